@@ -1,0 +1,131 @@
+/*
+ * schema: dispatch from a schema type to its engine, and the parsed-schema
+ * wrapper every caller uses.
+ */
+#include "compat/schema.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "compat/avro.h"
+
+struct schema {
+    const schema_engine_t *engine;
+    void *model;
+    char *canonical;
+    size_t canonical_len;
+};
+
+static const char *const type_names[SCHEMA_TYPE_COUNT] = {
+    [SCHEMA_AVRO] = "AVRO",
+    [SCHEMA_JSON] = "JSON",
+    [SCHEMA_PROTOBUF] = "PROTOBUF",
+};
+
+/* NULL entries are types not compiled in yet: they answer "not supported". */
+static const schema_engine_t *const engines[SCHEMA_TYPE_COUNT] = {
+    [SCHEMA_AVRO] = &avro_engine,
+};
+
+const char *schema_type_name(schema_type_t type)
+{
+    return type_names[type];
+}
+
+int schema_type_parse(const char *name, schema_type_t *out)
+{
+    if (!name) {
+        *out = SCHEMA_AVRO;
+        return 0;
+    }
+    for (int i = 0; i < SCHEMA_TYPE_COUNT; i++) {
+        if (strcmp(name, type_names[i]) == 0) {
+            *out = (schema_type_t)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int schema_type_enabled(schema_type_t type)
+{
+    return engines[type] != NULL;
+}
+
+const schema_engine_t *schema_engine(schema_type_t type)
+{
+    return engines[type];
+}
+
+schema_t *schema_parse(schema_type_t type, const char *text, size_t len,
+                       const schema_ref_t *refs, size_t nrefs, int flags, char **error)
+{
+    *error = NULL;
+    const schema_engine_t *engine = engines[type];
+    if (!engine) {
+        *error = strdup(type == SCHEMA_JSON ? "JSON schemas are not yet supported"
+                                            : "PROTOBUF schemas are not yet supported");
+        return NULL;
+    }
+    schema_t *s = calloc(1, sizeof *s);
+    if (!s) {
+        *error = strdup("out of memory");
+        return NULL;
+    }
+    s->engine = engine;
+    s->model = engine->parse(text, len, refs, nrefs, flags, &s->canonical, error);
+    if (!s->model) {
+        if (!*error)
+            *error = strdup("invalid schema");
+        free(s);
+        return NULL;
+    }
+    s->canonical_len = strlen(s->canonical);
+    return s;
+}
+
+void schema_free(schema_t *s)
+{
+    if (!s)
+        return;
+    s->engine->free(s->model);
+    free(s->canonical);
+    free(s);
+}
+
+schema_type_t schema_get_type(const schema_t *s)
+{
+    return s->engine->type;
+}
+
+const char *schema_canonical(const schema_t *s)
+{
+    return s->canonical;
+}
+
+size_t schema_canonical_len(const schema_t *s)
+{
+    return s->canonical_len;
+}
+
+const void *schema_model(const schema_t *s)
+{
+    return s->model;
+}
+
+int schema_backward(const schema_t *self, const schema_t *previous, strlist_t *out)
+{
+    if (self->engine != previous->engine)
+        return strlist_push(out, "Incompatible because of different schema type");
+    return self->engine->backward(self->model, previous->model, out);
+}
+
+char *schema_format(const schema_t *s, const char *format)
+{
+    if (format && *format && s->engine->format) {
+        char *text = s->engine->format(s->model, format);
+        if (text)
+            return text;
+    }
+    return strdup(s->canonical);
+}

@@ -1,0 +1,117 @@
+/*
+ * schema: one interface over the three schema engines (Avro, Protobuf, JSON Schema).
+ *
+ * Contents
+ *   1. Schema types
+ *   2. References handed to a parser
+ *   3. The engine table (what every format implements)
+ *   4. Parsed schemas: parse, canonical text, formats, the backward check
+ *
+ * A parsed schema_t is immutable once schema_parse() returns it, so one
+ * parsed schema may be shared by many threads (the registry caches them per
+ * id). Nothing here does I/O: references arrive already resolved, as text.
+ */
+#ifndef COMPAT_SCHEMA_H
+#define COMPAT_SCHEMA_H
+
+#include <stddef.h>
+
+#include "compat/strlist.h"
+
+/* ---- 1. Schema types ------------------------------------------------- */
+
+typedef enum schema_type {
+    SCHEMA_AVRO = 0,
+    SCHEMA_JSON = 1,
+    SCHEMA_PROTOBUF = 2,
+} schema_type_t;
+#define SCHEMA_TYPE_COUNT 3
+
+/* "AVRO", "JSON", "PROTOBUF". */
+const char *schema_type_name(schema_type_t type);
+/* Exact, case-sensitive match of a schemaType value; NULL means AVRO.
+ * Returns 0, or -1 for an unknown name. */
+int schema_type_parse(const char *name, schema_type_t *out);
+/* 1 when an engine for the type is compiled in (GET /schemas/types). */
+int schema_type_enabled(schema_type_t type);
+
+/* ---- 2. References ------------------------------------------------------ */
+
+/*
+ * A schema this one refers to. The caller resolves the whole transitive
+ * closure and passes it flattened, dependencies before their dependents,
+ * each (subject, version) once. All pointers are borrowed for the duration
+ * of the call.
+ *   Avro:     name = full name of a named type the text defines
+ *   Protobuf: name = import path ("common/money.proto")
+ *   JSON:     name = the $ref URL
+ */
+typedef struct schema_ref {
+    const char *name;
+    const char *subject;
+    int version;
+    const char *text;   /* the stored (canonical) text of the referenced version */
+} schema_ref_t;
+
+/* ---- 3. The engine table --------------------------------------------- */
+
+enum {
+    SCHEMA_PARSE_NEW = 1,        /* "validate as new": the stricter rules for registration */
+    SCHEMA_PARSE_NORMALIZE = 2,  /* apply the format's normalization before canonicalizing */
+};
+
+typedef struct schema_engine {
+    schema_type_t type;
+    /*
+     * Parses text (len bytes, not necessarily NUL-terminated). On success
+     * returns the model and sets *canonical (malloc'd, NUL-terminated).
+     * On failure returns NULL and sets *error (malloc'd, human readable,
+     * e.g. "Invalid default for field f: ..."). Never crashes on any input.
+     */
+    void *(*parse)(const char *text, size_t len, const schema_ref_t *refs, size_t nrefs,
+                   int flags, char **canonical, char **error);
+    void (*free)(void *model);
+    /*
+     * "self can be used as the reader / update of data or contracts of
+     * previous": appends one raw message per incompatibility to out. Raw
+     * messages may contain two "%s" placeholders, the first for self's role
+     * and the second for previous's role (compat_check substitutes "new" or
+     * "old"). Returns 0, or -1 when out of memory. Must be safe to call on
+     * models shared between threads.
+     */
+    int (*backward)(const void *self, const void *previous, strlist_t *out);
+    /*
+     * Renders the model in a named output format (the "format" query
+     * parameter). Returns malloc'd text, or NULL when the format is unknown
+     * for this type (the caller then serves the canonical text).
+     * May be NULL when a type has no formats.
+     */
+    char *(*format)(const void *model, const char *format);
+} schema_engine_t;
+
+/* The engine for a type, or NULL when the type is not compiled in. */
+const schema_engine_t *schema_engine(schema_type_t type);
+
+/* ---- 4. Parsed schemas ------------------------------------------------ */
+
+typedef struct schema schema_t;
+
+/* Parses with the type's engine. On failure returns NULL and *error (malloc'd). */
+schema_t *schema_parse(schema_type_t type, const char *text, size_t len,
+                       const schema_ref_t *refs, size_t nrefs, int flags, char **error);
+void schema_free(schema_t *s);
+
+schema_type_t schema_get_type(const schema_t *s);
+/* Borrowed; lives as long as s. */
+const char *schema_canonical(const schema_t *s);
+size_t schema_canonical_len(const schema_t *s);
+const void *schema_model(const schema_t *s);
+
+/* Raw backward messages of self against previous (see schema_engine_t.backward).
+ * Different types yield the single message "Incompatible because of different schema type". */
+int schema_backward(const schema_t *self, const schema_t *previous, strlist_t *out);
+
+/* Text in the requested format, malloc'd; falls back to a copy of the canonical text. */
+char *schema_format(const schema_t *s, const char *format);
+
+#endif

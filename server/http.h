@@ -1,0 +1,114 @@
+/*
+ * http: what a request handler sees. Handlers know nothing of h2o, threads
+ * or sockets: they read an http_call_t and fill in its reply.
+ *
+ * Contents
+ *   1. The call (request in, reply out)
+ *   2. Running a handler: on the loop, or on a database thread
+ *   3. Request helpers (query parameters)
+ *   4. Reply helpers (JSON, raw text, Confluent errors)
+ *   5. The route table and the router
+ *
+ * Execution model: every handler is first run on the event-loop thread with
+ * db == NULL. It answers from memory when it can; when it needs PostgreSQL
+ * it returns HTTP_NEED_DB without replying, and the server runs it again on
+ * a database worker thread with that thread's connection. The reply is then
+ * sent from the loop thread that owns the request (http_server.c).
+ */
+#ifndef SERVER_HTTP_H
+#define SERVER_HTTP_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "registry/registry.h"
+#include "server/config.h"
+
+/* ---- 1. The call ------------------------------------------------------- */
+
+typedef enum http_method {
+    HTTP_GET = 0,
+    HTTP_POST,
+    HTTP_PUT,
+    HTTP_DELETE,
+    HTTP_HEAD,
+    HTTP_OTHER,
+} http_method_t;
+
+typedef struct http_param {
+    char *name;    /* percent-decoded; '+' decoded as space in query strings */
+    char *value;   /* percent-decoded; "" for "?flag" and "?flag=" */
+} http_param_t;
+
+typedef struct http_call {
+    /* Request, owned by the server, valid until the reply is sent. */
+    http_method_t method;
+    char **seg;            /* path segments, percent-decoded one by one ("%2F" -> "/",
+                              '+' stays '+'); a single trailing '/' is dropped */
+    size_t nseg;
+    http_param_t *query;   /* in request order */
+    size_t nquery;
+    const char *body;      /* NULL when the request had no body */
+    size_t body_len;
+    int extended;          /* extended response profile (rest-api.md 1.5) */
+
+    /* Context, borrowed. */
+    registry_t *reg;
+    const server_config_t *cfg;
+
+    /* Reply, set by the handler through the helpers of section 4. */
+    int status;            /* 0 until replied */
+    char *reply;           /* malloc'd, freed by the server */
+    size_t reply_len;
+} http_call_t;
+
+/* ---- 2. Running a handler ---------------------------------------------- */
+
+typedef enum http_outcome {
+    HTTP_DONE = 0,      /* a reply is set */
+    HTTP_NEED_DB = 1,   /* run me again on a database thread (db != NULL) */
+} http_outcome_t;
+
+/* db is NULL on the loop thread; a connection of the worker's own otherwise. */
+typedef http_outcome_t (*http_handler_fn)(http_call_t *call, store_t *db);
+
+/* ---- 3. Request helpers ------------------------------------------------ */
+
+/* The first value of a query parameter, or NULL when absent. */
+const char *http_query(const http_call_t *c, const char *name);
+/* "true" (any case) is true; any other value false; absent -> dflt (rest-api 1.3). */
+int http_query_bool(const http_call_t *c, const char *name, int dflt);
+/* Decimal int; absent -> dflt. Returns 0, or -1 when present but unparseable. */
+int http_query_int(const http_call_t *c, const char *name, int dflt, int *out);
+
+/* ---- 4. Reply helpers -------------------------------------------------- */
+
+/* Serializes body compactly and takes ownership of it (json_decref). */
+void http_reply_json(http_call_t *c, int status, json_t *body);
+/* Takes a copy of text (the "raw schema" endpoints). */
+void http_reply_text(http_call_t *c, int status, const char *text, size_t len);
+/* {"error_code": code, "message": ...}; HTTP status = code for 3-digit codes, code / 100 otherwise. */
+void http_reply_error(http_call_t *c, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The reply for a registry error (its code and message). */
+void http_reply_reg_error(http_call_t *c, const reg_error_t *err);
+
+/* ---- 5. Routes --------------------------------------------------------- */
+
+/* A path pattern: literal segments and "*" for one parameter segment. */
+typedef struct http_route {
+    const char *pattern;           /* e.g. "/subjects/ * /versions" without spaces */
+    http_handler_fn get, post, put, del;
+} http_route_t;
+
+extern const http_route_t http_routes[];
+extern const size_t http_route_count;
+
+/*
+ * Finds the handler for (method, segments). Returns 200 with *handler set,
+ * 404 when no pattern matches, 405 when a pattern matches but not the method.
+ * HEAD is served by the GET handler.
+ */
+int http_route_find(http_method_t method, char *const *seg, size_t nseg, http_handler_fn *handler);
+
+#endif
