@@ -12,7 +12,6 @@
 #include "compat/jsonschema.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -600,13 +599,19 @@ static int jackson_number_text(const char *lexeme, size_t len, char **out)
         digits[nd++] = *p;
     }
     if (p < end && (*p == 'e' || *p == 'E')) {
-        errno = 0;
-        long long exp = strtoll(p + 1, NULL, 10);
-        if (errno != 0 || exp > 999999999LL || exp < -999999999LL) {
-            free(digits);
-            return -1;
+        /* The lexeme is not NUL-terminated: read the exponent by hand. */
+        int exp_negative = 0;
+        long long exp = 0;
+        if (++p < end && (*p == '+' || *p == '-'))
+            exp_negative = *p++ == '-';
+        for (; p < end; p++) {
+            exp = exp * 10 + (*p - '0');
+            if (exp > 999999999LL) {
+                free(digits);
+                return -1;
+            }
         }
-        scale -= exp;
+        scale -= exp_negative ? -exp : exp;
     }
     size_t skip = 0;
     while (skip + 1 < nd && digits[skip] == '0')
