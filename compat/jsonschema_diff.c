@@ -6,7 +6,6 @@
  * Chapters: 1. difference lists and contexts  2. the memo of pairs
  *           3. procedure C  4. the fixpoint and the public entry point
  */
-#define _GNU_SOURCE   /* asprintf */
 #include "compat/jsonschema.h"
 
 #include <stdint.h>

@@ -11,7 +11,6 @@
  * Chapters: 1. content models  2. required and properties
  *           3. dependencies and additional/unevaluated properties  4. the class
  */
-#define _GNU_SOURCE   /* asprintf */
 #include "compat/jsonschema.h"
 
 #include <regex.h>

@@ -6,7 +6,6 @@
  * Chapters: 1. dialects  2. parse and free  3. difference types
  *           4. messages  5. the engine table
  */
-#define _GNU_SOURCE   /* asprintf */
 #include "compat/jsonschema.h"
 
 #include <stdio.h>

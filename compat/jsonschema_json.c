@@ -8,7 +8,6 @@
  *
  * Chapters: 1. values  2. parsing  3. numbers  4. printing  5. sorting, equality
  */
-#define _GNU_SOURCE   /* asprintf */
 #include "compat/jsonschema.h"
 
 #include <ctype.h>

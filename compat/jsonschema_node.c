@@ -4,7 +4,6 @@
  * Chapters: 1. nodes and their lists  2. errors and keyword paths
  *           3. keyword value checks
  */
-#define _GNU_SOURCE   /* asprintf */
 #include "compat/jsonschema.h"
 
 #include <stdarg.h>

@@ -10,7 +10,6 @@
  *
  * Chapters: 1. URIs  2. the index  3. pointers  4. resolving deferred $refs
  */
-#define _GNU_SOURCE   /* asprintf */
 #include "compat/jsonschema.h"
 
 #include <ctype.h>
