@@ -9,6 +9,7 @@
  *   "normalized": "..."             canonical text with SCHEMA_PARSE_NORMALIZE
  *   "resolved":   "..."             format "resolved" (references inlined)
  *   "fingerprint": <int64>          CRC-64-AVRO of the Parsing Canonical Form, signed as in Java
+ *   "schema_text": "..."            raw input text used instead of "schema" (comments, BOM)
  *
  * Every mismatch is printed with the case name; the caller fails the test
  * when any case failed.
@@ -139,7 +140,8 @@ static int case_check_normalized(const json_t *c, const char *name, const char *
 static int case_run_validation(const json_t *c)
 {
     const char *name = json_string_value(json_object_get(c, "name"));
-    char *text = case_text(json_object_get(c, "schema"));
+    const char *raw = json_string_value(json_object_get(c, "schema_text"));
+    char *text = raw ? strdup(raw) : case_text(json_object_get(c, "schema"));
     case_refs_t refs = {0};
     if (!text || case_refs_load(c, &refs) != 0) {
         free(text);
