@@ -321,7 +321,8 @@ static void compare_imported(diff_ctx_t *c, const proto_symbol_t *o, const proto
         c->failed = 1;
         return;
     }
-    memcpy(sub.guard, c->guard, c->n_guard * sizeof *sub.guard);
+    if (c->n_guard)
+        memcpy(sub.guard, c->guard, c->n_guard * sizeof *sub.guard);
     sub.n_guard = sub.cap_guard = c->n_guard;
     /* Paths and scope restart at the local name ("outer.GoogleHome"). */
     char *parts = proto_arena_strdup(c->arena, local);

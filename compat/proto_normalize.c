@@ -166,7 +166,8 @@ static proto_value_t *merge_maps(const merger_t *mg, const proto_field_t *contai
     proto_value_t *m = new_map(mg->arena, a->n_entries + b->n_entries);
     if (!m)
         return NULL;
-    memcpy(m->entries, a->entries, a->n_entries * sizeof *m->entries);
+    if (a->n_entries)
+        memcpy(m->entries, a->entries, a->n_entries * sizeof *m->entries);
     m->n_entries = a->n_entries;
     for (size_t i = 0; i < b->n_entries; i++) {
         const char *key = b->entries[i].key;

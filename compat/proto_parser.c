@@ -638,6 +638,7 @@ static proto_rpc_t *read_rpc(parser_t *p, int line, int col)
         proto_lex_fail_at(&p->lx, line, col, "expected 'returns'");
     r->response_type = read_rpc_type(p, &r->response_streaming);
     if (proto_lex_accept(&p->lx, '{')) {
+        r->has_body = 1;
         decl_owner_t owner = {.rpc = r};
         while (!proto_lex_accept(&p->lx, '}'))
             declaration(p, CTX_RPC, &owner);

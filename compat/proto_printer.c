@@ -327,15 +327,33 @@ static const char *simple_name(const char *type)
     return dot ? dot + 1 : type;
 }
 
-static proto_value_kind_t default_kind(const char *type)
+static int is_word(const char *s, size_t len)
+{
+    if (len == 0)
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-' || c == '.'))
+            return 0;
+    }
+    return 1;
+}
+
+/*
+ * Confluent prints a bytes default unquoted, like a number. That only reads
+ * back when the value is a single word; anything else is quoted here so the
+ * stored text always parses again (a deliberate deviation).
+ */
+static proto_value_kind_t default_kind(const char *type, const char *text, size_t len)
 {
     const char *s = simple_name(type);
     if (!strcmp(s, "bool"))
         return PROTO_VALUE_BOOL;
-    if (!strcmp(s, "string"))
+    if (!strcmp(s, "string") || (!strcmp(s, "bytes") && !is_word(text, len)))
         return PROTO_VALUE_STRING;
     if (proto_is_scalar(s))
-        return PROTO_VALUE_NUMBER; /* bytes too: Confluent prints bytes defaults unquoted */
+        return PROTO_VALUE_NUMBER;
     return PROTO_VALUE_ENUM;
 }
 
@@ -400,7 +418,8 @@ static void put_field(printer_t *pr, proto_buf_t *out, const proto_field_t *f)
             fail_oom(pr);
     proto_option_t *o;
     if (f->default_value &&
-        (o = special_option(pr, "default", default_kind(type), f->default_value, f->default_len)) &&
+        (o = special_option(pr, "default", default_kind(type, f->default_value, f->default_len),
+                            f->default_value, f->default_len)) &&
         proto_arena_push(pr->arena, &opts.items, &opts.n, o) != 0)
         fail_oom(pr);
     if (f->json_name &&
@@ -954,7 +973,8 @@ static void put_imports(printer_t *pr, proto_buf_t *out, const char *keyword,
         fail_oom(pr);
         return;
     }
-    memcpy(sorted, paths, n * sizeof *sorted);
+    if (n)
+        memcpy(sorted, paths, n * sizeof *sorted);
     if (normalizing(pr))
         qsort(sorted, n, sizeof *sorted, compare_strings);
     for (size_t i = 0; i < n; i++) {

@@ -5,6 +5,7 @@
  */
 #include "compat/protobuf.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@ struct proto_symtab {
     proto_arena_t *arena;     /* the symbols and their names */
     symbol_map_t types;
     symbol_map_t extensions;
+    const proto_symtab_t *parent;   /* consulted for names this table lacks */
 };
 
 static uint64_t hash_name(const char *s)
@@ -96,8 +98,55 @@ const proto_symbol_t *proto_symtab_get(const proto_symtab_t *tab, const char *fu
 {
     if (full_name[0] == '.')
         full_name++;
-    const symbol_map_t *m = want_extension ? &tab->extensions : &tab->types;
-    return *map_slot(m, full_name);
+    for (; tab; tab = tab->parent) {
+        const symbol_map_t *m = want_extension ? &tab->extensions : &tab->types;
+        const proto_symbol_t *s = *map_slot(m, full_name);
+        if (s)
+            return s;
+    }
+    return NULL;
+}
+
+void proto_symtab_set_parent(proto_symtab_t *tab, const proto_symtab_t *parent)
+{
+    tab->parent = parent;
+}
+
+/* The extendee as a full name, resolved from where the extend block stands. */
+static const proto_symbol_t *extendee_of(const proto_symtab_t *tab, const proto_symbol_t *ext)
+{
+    size_t plen = strlen(ext->package);
+    const char *local = ext->scope;
+    if (plen && strncmp(local, ext->package, plen) == 0)
+        local += plen + (local[plen] == '.');
+    const char *names[PROTO_MAX_DEPTH + 1];
+    size_t n = 0;
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", local);
+    for (char *p = buf, *dot; *p && n <= PROTO_MAX_DEPTH; p = dot + 1) {
+        names[n++] = p;
+        dot = strchr(p, '.');
+        if (!dot)
+            break;
+        *dot = '\0';
+    }
+    return proto_symtab_resolve(tab, ext->package, names, n, ext->extendee, 0);
+}
+
+const proto_symbol_t *proto_symtab_find_extension(const proto_symtab_t *tab, const char *extendee,
+                                                  int32_t number)
+{
+    for (const proto_symtab_t *t = tab; t; t = t->parent) {
+        for (size_t i = 0; i < t->extensions.cap; i++) {
+            const proto_symbol_t *s = t->extensions.slots[i];
+            if (!s || s->field->tag != number || proto_symtab_get(tab, s->full_name, 1) != s)
+                continue;
+            const proto_symbol_t *target = extendee_of(tab, s);
+            if (target && strcmp(target->full_name, extendee) == 0)
+                return s;
+        }
+    }
+    return NULL;
 }
 
 /* ---- Collecting a file -------------------------------------------------- */

@@ -212,6 +212,7 @@ typedef struct proto_rpc {
     int request_streaming;
     int response_streaming;
     proto_options_t options;
+    int has_body;             /* written with { ... }: protoc then records empty options */
 } proto_rpc_t;
 
 typedef struct proto_service {
@@ -501,6 +502,12 @@ int proto_symtab_add_file(proto_symtab_t *tab, const proto_file_t *file, proto_o
 /* Exact lookup by full name (a leading dot is ignored). Borrowed or NULL. */
 const proto_symbol_t *proto_symtab_get(const proto_symtab_t *tab, const char *full_name,
                                        int want_extension);
+
+/* Names missing from tab are then looked up in parent (borrowed, outlives tab). */
+void proto_symtab_set_parent(proto_symtab_t *tab, const proto_symtab_t *parent);
+/* The extension of extendee (a full name) with that field number, or NULL. */
+const proto_symbol_t *proto_symtab_find_extension(const proto_symtab_t *tab, const char *extendee,
+                                                  int32_t number);
 
 /*
  * Name resolution as Confluent's diff Context does it: a leading dot means
