@@ -334,8 +334,10 @@ static proto_value_t *decode_message(reader_t *r, const proto_symtab_t *tab, con
         const proto_field_t *f = field_by_number(msg->message, (int32_t)(tag >> 3));
         if (!f)
             continue; /* unknown to the definition: nothing to name it by */
+        /* Names are copied: the definition may live in a model freed before this one. */
+        const char *name = dup(r, f->name);
         if (f->map_key) {
-            map_add(r, m, f->name, map_entry_value(r, &c, f, span, depth));
+            map_add(r, m, name, map_entry_value(r, &c, f, span, depth));
             continue;
         }
         int packed = (tag & 7) == 2 && proto_is_scalar(f->type) && strcmp(f->type, "string") &&
@@ -345,7 +347,7 @@ static proto_value_t *decode_message(reader_t *r, const proto_symtab_t *tab, con
             packed = s && s->kind == PROTO_SYMBOL_ENUM;
         }
         if (!packed) {
-            map_add(r, m, f->name, field_value(r, &c, f->type, (int)(tag & 7), num, span, depth));
+            map_add(r, m, name, field_value(r, &c, f->type, (int)(tag & 7), num, span, depth));
             continue;
         }
         /* A packed run: one value per element. */
@@ -356,7 +358,7 @@ static proto_value_t *decode_message(reader_t *r, const proto_symtab_t *tab, con
             uint64_t v;
             if (read_payload(&span, elem_wire, &v, NULL) != 0)
                 return NULL;
-            map_add(r, m, f->name, field_value(r, &c, f->type, elem_wire, v, (wire_t){0}, depth));
+            map_add(r, m, name, field_value(r, &c, f->type, elem_wire, v, (wire_t){0}, depth));
         }
     }
     return m;
@@ -380,7 +382,7 @@ static void decode_unknown(reader_t *r, const proto_symtab_t *tab, const char *e
         decode_ctx_t c = {tab, ext->package, ext->scope};
         proto_value_t *v = field_value(r, &c, ext->field->type, (int)u->wire_type, num, span, 0);
         if (v)
-            push(r, &out->items, &out->n, new_option(r, ext->full_name, 1, v));
+            push(r, &out->items, &out->n, new_option(r, dup(r, ext->full_name), 1, v));
     }
 }
 
@@ -941,24 +943,42 @@ typedef struct shortener {
     proto_scope_t scope;
 } shortener_t;
 
-/* The shortest suffix of ".full.Name" that resolves back to it from here. */
+/*
+ * How a person would most likely have written ".full.Name" here: inside its
+ * own package, the shortest suffix that resolves back to it; from another
+ * package, the package-qualified name (google.protobuf.Timestamp); the
+ * leading-dot form only when nothing shorter resolves to the same type.
+ */
+static const char *shortest_name(shortener_t *sh, const char *full, const char *fallback,
+                                 int extension)
+{
+    const proto_symbol_t *target = proto_symtab_get(sh->scope.tab, full, extension);
+    if (!target)
+        return fallback;
+    if (strcmp(target->package, sh->scope.package) != 0)
+        return proto_scope_resolve(&sh->scope, full, extension) == target ? full : fallback;
+    for (const char *c = full + strlen(full); c-- > full;) {
+        if (c != full && c[-1] != '.')
+            continue;
+        if (proto_scope_resolve(&sh->scope, c, extension) == target)
+            return c;
+    }
+    return fallback;
+}
+
 static const char *shortest(shortener_t *sh, const char *type)
 {
     if (!type || type[0] != '.')
         return type;
-    const char *full = type + 1;
-    const proto_symbol_t *target = proto_symtab_get(sh->scope.tab, full, 0);
-    if (!target)
-        return type;
-    size_t len = strlen(full);
-    for (size_t i = len; i-- > 0;) {
-        if (i > 0 && full[i - 1] != '.')
-            continue;
-        const proto_symbol_t *s = proto_scope_resolve(&sh->scope, full + i, 0);
-        if (s == target)
-            return full + i;
-    }
-    return type;
+    return shortest_name(sh, type + 1, type, 0);
+}
+
+/* Custom option names come fully qualified (without the dot). */
+static void shorten_options(shortener_t *sh, proto_options_t *opts)
+{
+    for (size_t i = 0; i < opts->n; i++)
+        if (opts->items[i]->parenthesized)
+            opts->items[i]->name = shortest_name(sh, opts->items[i]->name, opts->items[i]->name, 1);
 }
 
 static void shorten_field(shortener_t *sh, proto_field_t *f)
@@ -975,8 +995,22 @@ static void shorten_field(shortener_t *sh, proto_field_t *f)
 
 static void shorten_fields(shortener_t *sh, proto_field_t **fields, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         shorten_field(sh, fields[i]);
+        shorten_options(sh, &fields[i]->options);
+    }
+}
+
+static void shorten_enum(shortener_t *sh, proto_enum_t *e)
+{
+    if (proto_scope_enter(&sh->scope, e->name) != 0) {
+        sh->r->failed = 1;
+        return;
+    }
+    shorten_options(sh, &e->options);
+    for (size_t i = 0; i < e->n_values; i++)
+        shorten_options(sh, &e->values[i]->options);
+    proto_scope_leave(&sh->scope);
 }
 
 static void shorten_extends(shortener_t *sh, proto_extend_t **ext, size_t n)
@@ -993,15 +1027,23 @@ static void shorten_message(shortener_t *sh, proto_message_t *m)
         sh->r->failed = 1;
         return;
     }
+    shorten_options(sh, &m->options);
     shorten_fields(sh, m->fields, m->n_fields);
-    for (size_t i = 0; i < m->n_oneofs; i++)
+    for (size_t i = 0; i < m->n_oneofs; i++) {
+        shorten_options(sh, &m->oneofs[i]->options);
         shorten_fields(sh, m->oneofs[i]->fields, m->oneofs[i]->n_fields);
+    }
+    for (size_t i = 0; i < m->n_extensions; i++)
+        shorten_options(sh, &m->extensions[i]->options);
     for (size_t i = 0; i < m->n_groups; i++)
         shorten_fields(sh, m->groups[i]->fields, m->groups[i]->n_fields);
     shorten_extends(sh, m->extends, m->n_extends);
-    for (size_t i = 0; i < m->n_types; i++)
+    for (size_t i = 0; i < m->n_types; i++) {
         if (m->types[i]->kind == PROTO_TYPE_MESSAGE)
             shorten_message(sh, m->types[i]->message);
+        else
+            shorten_enum(sh, m->types[i]->enumeration);
+    }
     proto_scope_leave(&sh->scope);
 }
 
@@ -1014,16 +1056,23 @@ static int shorten_names(reader_t *r, proto_file_t *f, const proto_symtab_t *con
     }
     proto_symtab_set_parent(own, context);
     shortener_t sh = {r, {.tab = own, .package = f->package ? f->package : ""}};
-    for (size_t i = 0; i < f->n_types; i++)
+    shorten_options(&sh, &f->options);
+    for (size_t i = 0; i < f->n_types; i++) {
         if (f->types[i]->kind == PROTO_TYPE_MESSAGE)
             shorten_message(&sh, f->types[i]->message);
+        else
+            shorten_enum(&sh, f->types[i]->enumeration);
+    }
     shorten_extends(&sh, f->extends, f->n_extends);
-    for (size_t i = 0; i < f->n_services; i++)
+    for (size_t i = 0; i < f->n_services; i++) {
+        shorten_options(&sh, &f->services[i]->options);
         for (size_t k = 0; k < f->services[i]->n_rpcs; k++) {
             proto_rpc_t *rpc = f->services[i]->rpcs[k];
             rpc->request_type = shortest(&sh, rpc->request_type);
             rpc->response_type = shortest(&sh, rpc->response_type);
+            shorten_options(&sh, &rpc->options);
         }
+    }
     proto_scope_free(&sh.scope);
     proto_symtab_free(own);
     return 0;
