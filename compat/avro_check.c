@@ -21,7 +21,6 @@
  * twice, and none of them recurses. That is what lets bare primitives be
  * shared nodes here.
  */
-#define _GNU_SOURCE  /* asprintf */
 #include "compat/avro_internal.h"
 
 #include <stdio.h>

@@ -3,7 +3,6 @@
  * text, the backward check as Confluent's raw messages (spec 2.7), and the
  * "resolved" output format.
  */
-#define _GNU_SOURCE  /* asprintf */
 #include "compat/avro_internal.h"
 
 #include <stdio.h>

@@ -9,7 +9,6 @@
  *   3. Parsing (references first, then the schema, then normalization)
  *   4. Texts: canonical, resolved, Parsing Canonical Form, fingerprint
  */
-#define _GNU_SOURCE  /* asprintf */
 #include "compat/avro_internal.h"
 
 #include <stdio.h>

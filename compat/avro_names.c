@@ -6,7 +6,6 @@
  * letter; the UTF-8 decoder below reports such characters as "not a letter
  * or digit" and the result is the same.
  */
-#define _GNU_SOURCE  /* asprintf */
 #include "compat/avro_internal.h"
 
 #include <stdio.h>

@@ -17,7 +17,6 @@
  * Avro's default validation sees during the first pass; the second pass
  * runs on the resolved types, as Avro's resolving copy does.
  */
-#define _GNU_SOURCE  /* asprintf */
 #include "compat/avro_internal.h"
 
 #include <limits.h>
