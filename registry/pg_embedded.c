@@ -119,18 +119,18 @@ static void pgembed_child_setup(const pgembed_t *pg, int out_fd)
 /* Appends to a bounded buffer, keeping the tail (the errors come last). */
 static void pgembed_keep_tail(char *buf, size_t *len, const char *data, size_t n)
 {
-    if (n >= PGEMBED_OUTPUT_MAX) {
-        memcpy(buf, data + n - (PGEMBED_OUTPUT_MAX - 1), PGEMBED_OUTPUT_MAX - 1);
-        *len = PGEMBED_OUTPUT_MAX - 1;
-    } else {
-        if (*len + n >= PGEMBED_OUTPUT_MAX) {
-            size_t drop = *len + n - (PGEMBED_OUTPUT_MAX - 1);
-            memmove(buf, buf + drop, *len - drop);
-            *len -= drop;
-        }
-        memcpy(buf + *len, data, n);
-        *len += n;
+    const size_t cap = PGEMBED_OUTPUT_MAX - 1;
+    if (n > cap) {
+        data += n - cap;
+        n = cap;
     }
+    if (*len + n > cap) {
+        size_t drop = *len + n - cap;
+        memmove(buf, buf + drop, *len - drop);
+        *len -= drop;
+    }
+    memcpy(buf + *len, data, n);
+    *len += n;
     buf[*len] = '\0';
 }
 
@@ -315,7 +315,7 @@ static char *pgembed_conninfo_quote(const char *value)
  */
 static int pgembed_lock(pgembed_t *pg, const char *dir, char **error)
 {
-    char path[PATH_MAX];
+    char path[PATH_MAX + 8];
     snprintf(path, sizeof path, "%s/lock", dir);
     pg->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (pg->lock_fd < 0) {

@@ -189,8 +189,8 @@ static int config_apply(server_config_t *cfg, const config_key_t *key, const cha
         [CFG_MILLIS] = "milliseconds from 0 to 3600000",
         [CFG_BYTES] = "a byte count from 1 to 536870912",
         [CFG_PROFILE] = "classic or extended",
-        [CFG_LEVEL] = "NONE, BACKWARD, BACKWARD_TRANSITIVE, FORWARD, FORWARD_TRANSITIVE, FULL "
-                      "or FULL_TRANSITIVE",
+        [CFG_LEVEL] = ("NONE, BACKWARD, BACKWARD_TRANSITIVE, FORWARD, FORWARD_TRANSITIVE, FULL "
+                       "or FULL_TRANSITIVE"),
     };
     snprintf(err, errcap, "invalid value '%s' (expected %s)", value, expected[key->kind]);
     return -1;
