@@ -27,6 +27,8 @@
 
 /* ---- 1. Bytes ------------------------------------------------------------ */
 
+#define HTTP_NUL_STANDIN '\x01'
+
 static int http_hex(int c)
 {
     if (c >= '0' && c <= '9')
@@ -39,7 +41,11 @@ static int http_hex(int c)
  * Decodes src[0..len) into out (room for len + 1 bytes), NUL-terminates it.
  * Path mode: '+' is literal and a bad escape fails; query mode: '+' is a
  * space and a bad escape stays as typed. Returns the decoded length, or -1
- * for a bad escape (path mode) or an escaped NUL.
+ * for a bad escape in path mode.
+ *
+ * "%00" (or a raw NUL) becomes U+0001: segments are C strings, where a NUL would silently
+ * cut "bad%00name" to "bad". Any control character makes a subject invalid
+ * (42208), so handlers still refuse it as the spec wants.
  */
 static long http_percent_decode(const char *src, size_t len, char *out, int query_mode)
 {
@@ -51,7 +57,7 @@ static long http_percent_decode(const char *src, size_t len, char *out, int quer
             continue;
         }
         if (ch != '%') {
-            out[o++] = ch;
+            out[o++] = ch == '\0' ? HTTP_NUL_STANDIN : ch;   /* HTTP/2 can carry a raw one */
             continue;
         }
         int hi = i + 2 < len ? http_hex((unsigned char)src[i + 1]) : -1;
@@ -62,9 +68,7 @@ static long http_percent_decode(const char *src, size_t len, char *out, int quer
             out[o++] = ch;
             continue;
         }
-        if (hi == 0 && lo == 0)
-            return -1;
-        out[o++] = (char)(hi << 4 | lo);
+        out[o++] = (hi | lo) == 0 ? HTTP_NUL_STANDIN : (char)(hi << 4 | lo);
         i += 2;
     }
     out[o] = '\0';

@@ -47,7 +47,9 @@ void http_server_stop(http_server_t *srv);
 /*
  * What every decoder below guarantees to handlers: each segment, parameter
  * name and value is valid UTF-8 with no NUL byte, so it can go into JSON and
- * SQL as a C string. Anything else is a 400.
+ * SQL as a C string. Invalid UTF-8 is a 400; an escaped NUL ("%00") arrives
+ * as U+0001, still a control character (so a subject with it stays invalid,
+ * 42208) but one that does not end the string.
  */
 
 /* "GET" -> HTTP_GET ...; unknown methods -> HTTP_OTHER. */
@@ -57,7 +59,7 @@ http_method_t http_method_parse(const char *name, size_t len);
  * Splits a raw path (up to the '?') on '/', percent-decodes each segment on
  * its own ("%2F" -> '/', '+' stays '+') and drops one trailing empty segment.
  * Fills c->seg (one allocation) and c->nseg. Returns 0, 404 when the path
- * does not start with '/', or 400 for a bad %-escape, %00 or invalid UTF-8.
+ * does not start with '/', or 400 for a bad %-escape or invalid UTF-8.
  */
 int http_call_parse_path(http_call_t *c, const char *path, size_t len);
 
@@ -65,7 +67,7 @@ int http_call_parse_path(http_call_t *c, const char *path, size_t len);
  * Parses a query string (without the '?'): '&'-separated name[=value]
  * pairs, "%xx" and '+' (space) decoded, empty pairs skipped. Fills c->query
  * (one allocation) and c->nquery in request order. Returns 0, or 400 for
- * %00 or invalid UTF-8; a malformed %-escape is kept literally.
+ * invalid UTF-8; a malformed %-escape is kept literally.
  */
 int http_call_parse_query(http_call_t *c, const char *query, size_t len);
 

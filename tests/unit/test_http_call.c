@@ -119,11 +119,26 @@ static void test_path_rejects_bad_input(void **state)
     assert_int_equal(parse_path(&c, "/subjects/%zz"), 400);     /* not an escape */
     assert_int_equal(parse_path(&c, "/subjects/abc%4"), 400);   /* cut short */
     assert_int_equal(parse_path(&c, "/subjects/abc%"), 400);
-    assert_int_equal(parse_path(&c, "/subjects/a%00b"), 400);   /* would truncate the C string */
     assert_int_equal(parse_path(&c, "/subjects/%FF"), 400);     /* not UTF-8 */
     assert_int_equal(parse_path(&c, "/subjects/%C0%AF"), 400);  /* overlong '/' */
     assert_int_equal(parse_path(&c, "/subjects/%ED%A0%80"), 400); /* surrogate */
     assert_null(c.seg);
+}
+
+static void test_path_escaped_nul_stays_a_control_character(void **state)
+{
+    /* A NUL would cut the C string to "bad"; U+0001 keeps the subject invalid (42208). */
+    http_call_t c;
+    assert_int_equal(parse_path(&c, "/subjects/bad%00name/versions"), 0);
+    assert_int_equal(c.nseg, 3);
+    assert_string_equal(c.seg[1], "bad\x01name");
+    http_call_clear(&c);
+
+    static const char raw[] = "/subjects/bad\0name";
+    memset(&c, 0, sizeof c);
+    assert_int_equal(http_call_parse_path(&c, raw, sizeof raw - 1), 0);
+    assert_string_equal(c.seg[1], "bad\x01name");
+    http_call_clear(&c);
 }
 
 static void test_method_names(void **state)
@@ -186,10 +201,12 @@ static void test_query_bad_escape_kept_literally(void **state)
     http_call_clear(&c);
 }
 
-static void test_query_rejects_nul_and_bad_utf8(void **state)
+static void test_query_rejects_bad_utf8_and_keeps_nul_visible(void **state)
 {
     http_call_t c;
-    assert_int_equal(parse_query(&c, "subject=a%00b"), 400);
+    assert_int_equal(parse_query(&c, "subject=a%00b"), 0);
+    assert_string_equal(http_query(&c, "subject"), "a\x01" "b");
+    http_call_clear(&c);
     assert_int_equal(parse_query(&c, "subject=%FF"), 400);
     assert_int_equal(parse_query(&c, "%FF=1"), 400);
     assert_null(c.query);
@@ -407,12 +424,13 @@ int main(void)
         cmocka_unit_test(test_path_empty_segment_in_the_middle_is_kept),
         cmocka_unit_test(test_path_unicode_subject),
         cmocka_unit_test(test_path_rejects_bad_input),
+        cmocka_unit_test(test_path_escaped_nul_stays_a_control_character),
         cmocka_unit_test(test_method_names),
         cmocka_unit_test(test_query_decoding),
         cmocka_unit_test(test_query_empty_pairs_skipped_and_empty_values_kept),
         cmocka_unit_test(test_query_value_keeps_later_equals_signs),
         cmocka_unit_test(test_query_bad_escape_kept_literally),
-        cmocka_unit_test(test_query_rejects_nul_and_bad_utf8),
+        cmocka_unit_test(test_query_rejects_bad_utf8_and_keeps_nul_visible),
         cmocka_unit_test(test_query_first_occurrence_wins),
         cmocka_unit_test(test_query_bool_rules),
         cmocka_unit_test(test_query_int_rules),
