@@ -1,0 +1,408 @@
+/*
+ * config: defaults < file < SCHEMA_REGISTRY_* environment < flags (config.h).
+ *
+ * Contents
+ *   1. The key table (every setting, once)
+ *   2. Values: parse and validate one key
+ *   3. Sources: file, environment, argv
+ *   4. config_load / config_free
+ *
+ * Every key has three spellings derived from its one name in the table:
+ * file "db.threads", flag "--db-threads", environment SCHEMA_REGISTRY_DB_THREADS.
+ */
+#include "server/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "compat/level.h"
+#include "server/log.h"
+
+extern char **environ;
+
+#define CONFIG_ENV_PREFIX "SCHEMA_REGISTRY_"
+#define CONFIG_MAX_THREADS 1024
+#define CONFIG_MAX_SCHEMA_BYTES (512u * 1024 * 1024)   /* x8 must still fit h2o's limits */
+#define CONFIG_MAX_FEED_MS 3600000
+
+/* ---- 1. The key table ---------------------------------------------------- */
+
+typedef enum config_kind {
+    CFG_STRING,      /* char *, "" means unset */
+    CFG_LISTEN,      /* char *, HOST:PORT */
+    CFG_THREADS,     /* int, 0 = one per core */
+    CFG_COUNT,       /* int >= 1 */
+    CFG_MILLIS,      /* int >= 0 */
+    CFG_BYTES,       /* size_t >= 1 */
+    CFG_PROFILE,     /* int flag from classic|extended */
+    CFG_LEVEL,       /* char *, a compatibility level, stored upper-case */
+} config_kind_t;
+
+typedef struct config_key {
+    const char *name;
+    config_kind_t kind;
+    size_t offset;
+} config_key_t;
+
+#define FIELD(f) offsetof(server_config_t, f)
+
+static const config_key_t config_keys[] = {
+    {"listen", CFG_LISTEN, FIELD(listen)},
+    {"database.url", CFG_STRING, FIELD(database_url)},
+    {"data.dir", CFG_STRING, FIELD(data_dir)},
+    {"threads", CFG_THREADS, FIELD(threads)},
+    {"db.threads", CFG_COUNT, FIELD(db_threads)},
+    {"tls.cert", CFG_STRING, FIELD(tls_cert)},
+    {"tls.key", CFG_STRING, FIELD(tls_key)},
+    {"max.schema.bytes", CFG_BYTES, FIELD(max_schema_bytes)},
+    {"response.profile", CFG_PROFILE, FIELD(extended_profile)},
+    {"kafka.cluster.id", CFG_STRING, FIELD(kafka_cluster_id)},
+    {"group.id", CFG_STRING, FIELD(group_id)},
+    {"schema.compatibility.level", CFG_LEVEL, FIELD(default_compatibility)},
+    {"feed.interval.ms", CFG_MILLIS, FIELD(feed_interval_ms)},
+};
+#define CONFIG_KEY_COUNT (sizeof config_keys / sizeof config_keys[0])
+
+static const config_key_t *config_key_by_name(const char *name, size_t len)
+{
+    for (size_t i = 0; i < CONFIG_KEY_COUNT; i++)
+        if (strlen(config_keys[i].name) == len && memcmp(config_keys[i].name, name, len) == 0)
+            return &config_keys[i];
+    return NULL;
+}
+
+/* "db.threads" -> "db-threads" (flag, without "--") or "DB_THREADS" (env suffix). */
+static void config_spell(const char *name, int env, char *out, size_t cap)
+{
+    size_t i = 0;
+    for (; name[i] && i + 1 < cap; i++) {
+        char c = name[i];
+        if (c == '.')
+            c = env ? '_' : '-';
+        out[i] = env ? (char)toupper((unsigned char)c) : c;
+    }
+    out[i] = '\0';
+}
+
+static const config_key_t *config_key_by_flag(const char *flag, size_t len)
+{
+    char spelled[64];
+    for (size_t i = 0; i < CONFIG_KEY_COUNT; i++) {
+        config_spell(config_keys[i].name, 0, spelled, sizeof spelled);
+        if (strlen(spelled) == len && memcmp(spelled, flag, len) == 0)
+            return &config_keys[i];
+    }
+    return NULL;
+}
+
+/* ---- 2. Values ------------------------------------------------------------ */
+
+static int config_parse_long(const char *value, long min, long max, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(value, &end, 10);
+    if (errno || end == value || *end != '\0' || !isdigit((unsigned char)value[0]))
+        return -1;
+    if (v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* HOST:PORT, [V6]:PORT or :PORT; port 0 asks the kernel for a free one. */
+static int config_valid_listen(const char *value)
+{
+    const char *colon = strrchr(value, ':');
+    if (colon == NULL)
+        return 0;
+    if (value[0] == '[' && (colon == value || colon[-1] != ']'))
+        return 0;
+    if (value[0] != '[' && memchr(value, ':', (size_t)(colon - value)) != NULL)
+        return 0;   /* a bare IPv6 address needs brackets */
+    long port;
+    return config_parse_long(colon + 1, 0, 65535, &port) == 0;
+}
+
+static void config_set_string(char **field, const char *value)
+{
+    free(*field);
+    *field = value[0] ? strdup(value) : NULL;
+}
+
+/* Applies one value; on failure writes why into err. */
+static int config_apply(server_config_t *cfg, const config_key_t *key, const char *value,
+                        char *err, size_t errcap)
+{
+    char *base = (char *)cfg;
+    long n;
+    compat_level_t level;
+
+    switch (key->kind) {
+    case CFG_STRING:
+        config_set_string((char **)(base + key->offset), value);
+        return 0;
+    case CFG_LISTEN:
+        if (!config_valid_listen(value))
+            break;
+        config_set_string((char **)(base + key->offset), value);
+        return 0;
+    case CFG_THREADS:
+    case CFG_COUNT:
+        if (config_parse_long(value, key->kind == CFG_THREADS ? 0 : 1, CONFIG_MAX_THREADS, &n))
+            break;
+        *(int *)(base + key->offset) = (int)n;
+        return 0;
+    case CFG_MILLIS:
+        if (config_parse_long(value, 0, CONFIG_MAX_FEED_MS, &n))
+            break;
+        *(int *)(base + key->offset) = (int)n;
+        return 0;
+    case CFG_BYTES:
+        if (config_parse_long(value, 1, CONFIG_MAX_SCHEMA_BYTES, &n))
+            break;
+        *(size_t *)(base + key->offset) = (size_t)n;
+        return 0;
+    case CFG_PROFILE:
+        if (strcasecmp(value, "classic") != 0 && strcasecmp(value, "extended") != 0)
+            break;
+        *(int *)(base + key->offset) = strcasecmp(value, "extended") == 0;
+        return 0;
+    case CFG_LEVEL:
+        if (compat_level_parse(value, &level) != 0)
+            break;
+        config_set_string((char **)(base + key->offset), compat_level_name(level));
+        return 0;
+    }
+
+    static const char *const expected[] = {
+        [CFG_STRING] = "a string",
+        [CFG_LISTEN] = "HOST:PORT with a port from 0 to 65535",
+        [CFG_THREADS] = "a whole number from 0 (one per core) to 1024",
+        [CFG_COUNT] = "a whole number from 1 to 1024",
+        [CFG_MILLIS] = "milliseconds from 0 to 3600000",
+        [CFG_BYTES] = "a byte count from 1 to 536870912",
+        [CFG_PROFILE] = "classic or extended",
+        [CFG_LEVEL] = ("NONE, BACKWARD, BACKWARD_TRANSITIVE, FORWARD, FORWARD_TRANSITIVE, FULL "
+                       "or FULL_TRANSITIVE"),
+    };
+    snprintf(err, errcap, "invalid value '%s' (expected %s)", value, expected[key->kind]);
+    return -1;
+}
+
+static void config_defaults(server_config_t *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->listen = strdup("0.0.0.0:8081");
+    cfg->data_dir = strdup("./var");
+    cfg->threads = 0;
+    cfg->db_threads = 4;
+    cfg->max_schema_bytes = 1048576;
+    cfg->group_id = strdup("schema-registry");
+    cfg->default_compatibility = strdup("BACKWARD");
+    cfg->feed_interval_ms = 500;
+}
+
+/* Settings that follow from others, and rules across keys. */
+static int config_finish(server_config_t *cfg)
+{
+    if (cfg->threads == 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        cfg->threads = cores > 0 ? (int)(cores < CONFIG_MAX_THREADS ? cores : CONFIG_MAX_THREADS) : 1;
+    }
+    cfg->max_body_bytes = 8 * cfg->max_schema_bytes;
+    if ((cfg->tls_cert == NULL) != (cfg->tls_key == NULL)) {
+        log_error("config: tls.cert and tls.key must be set together");
+        return -1;
+    }
+    if (cfg->group_id == NULL) {
+        log_error("config: group.id must not be empty");
+        return -1;
+    }
+    if (cfg->data_dir == NULL && cfg->database_url == NULL) {
+        log_error("config: data.dir must not be empty without database.url (embedded database)");
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- 3. Sources ------------------------------------------------------------ */
+
+static char *config_trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1]))
+        s[--n] = '\0';
+    return s;
+}
+
+/* One "key = value" line; blank lines and '#' comment lines are skipped. */
+static int config_file_line(server_config_t *cfg, const char *path, int lineno, char *line)
+{
+    char err[512];
+    char *s = config_trim(line);
+    if (*s == '\0' || *s == '#')
+        return 0;
+    char *eq = strchr(s, '=');
+    if (eq == NULL) {
+        log_error("config: %s:%d: expected 'key = value'", path, lineno);
+        return -1;
+    }
+    *eq = '\0';
+    char *name = config_trim(s);
+    char *value = config_trim(eq + 1);
+    const config_key_t *key = config_key_by_name(name, strlen(name));
+    if (key == NULL) {
+        log_error("config: %s:%d: unknown key '%s'", path, lineno, name);
+        return -1;
+    }
+    if (config_apply(cfg, key, value, err, sizeof err) != 0) {
+        log_error("config: %s:%d: %s: %s", path, lineno, name, err);
+        return -1;
+    }
+    return 0;
+}
+
+static int config_from_file(server_config_t *cfg, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        log_error("config: cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    int lineno = 0, rc = 0;
+    while (rc == 0 && getline(&line, &cap, f) >= 0)
+        rc = config_file_line(cfg, path, ++lineno, line);
+    free(line);
+    fclose(f);
+    return rc;
+}
+
+/*
+ * Unknown SCHEMA_REGISTRY_* variables only warn: Confluent's own container
+ * images use that prefix (SCHEMA_REGISTRY_LISTENERS, ...), and a migrated
+ * deployment may still carry them.
+ */
+static void config_warn_unknown_env(void)
+{
+    char spelled[64];
+    for (char **e = environ; e && *e; e++) {
+        if (strncmp(*e, CONFIG_ENV_PREFIX, strlen(CONFIG_ENV_PREFIX)) != 0)
+            continue;
+        const char *suffix = *e + strlen(CONFIG_ENV_PREFIX);
+        size_t len = strcspn(suffix, "=");
+        int known = len == strlen("CONFIG") && strncmp(suffix, "CONFIG", len) == 0;
+        for (size_t i = 0; !known && i < CONFIG_KEY_COUNT; i++) {
+            config_spell(config_keys[i].name, 1, spelled, sizeof spelled);
+            known = strlen(spelled) == len && strncmp(spelled, suffix, len) == 0;
+        }
+        if (!known)
+            log_warn("config: ignoring unknown variable %s%.*s", CONFIG_ENV_PREFIX, (int)len, suffix);
+    }
+}
+
+static int config_from_env(server_config_t *cfg)
+{
+    char name[96], spelled[64], err[512];
+    for (size_t i = 0; i < CONFIG_KEY_COUNT; i++) {
+        config_spell(config_keys[i].name, 1, spelled, sizeof spelled);
+        snprintf(name, sizeof name, CONFIG_ENV_PREFIX "%s", spelled);
+        const char *value = getenv(name);
+        if (value == NULL)
+            continue;
+        if (config_apply(cfg, &config_keys[i], value, err, sizeof err) != 0) {
+            log_error("config: %s: %s", name, err);
+            return -1;
+        }
+    }
+    config_warn_unknown_env();
+    return 0;
+}
+
+/*
+ * Walks argv (argv[0] is the program or subcommand name and is skipped),
+ * accepting "--flag value" and "--flag=value". With apply == 0 it only finds
+ * --config; with apply == 1 it applies every other flag.
+ */
+static int config_from_argv(server_config_t *cfg, int argc, char **argv, int apply,
+                            const char **config_path)
+{
+    char err[512];
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0') {
+            log_error("config: unexpected argument '%s'", arg);
+            return -1;
+        }
+        const char *name = arg + 2;
+        const char *eq = strchr(name, '=');
+        size_t len = eq ? (size_t)(eq - name) : strlen(name);
+        const char *value = eq ? eq + 1 : NULL;
+        if (value == NULL) {
+            if (i + 1 >= argc) {
+                log_error("config: --%.*s needs a value", (int)len, name);
+                return -1;
+            }
+            value = argv[++i];
+        }
+        if (len == strlen("config") && strncmp(name, "config", len) == 0) {
+            *config_path = value;
+            continue;
+        }
+        const config_key_t *key = config_key_by_flag(name, len);
+        if (key == NULL) {
+            log_error("config: unknown flag --%.*s (see --help)", (int)len, name);
+            return -1;
+        }
+        if (apply && config_apply(cfg, key, value, err, sizeof err) != 0) {
+            log_error("config: --%.*s: %s", (int)len, name, err);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- 4. config_load / config_free ----------------------------------------- */
+
+int config_load(server_config_t *cfg, int argc, char **argv)
+{
+    const char *path = getenv(CONFIG_ENV_PREFIX "CONFIG");
+    config_defaults(cfg);
+    if (config_from_argv(cfg, argc, argv, 0, &path) != 0)
+        goto fail;
+    if (path != NULL && path[0] != '\0' && config_from_file(cfg, path) != 0)
+        goto fail;
+    if (config_from_env(cfg) != 0)
+        goto fail;
+    if (config_from_argv(cfg, argc, argv, 1, &path) != 0)
+        goto fail;
+    if (config_finish(cfg) != 0)
+        goto fail;
+    return 0;
+fail:
+    config_free(cfg);
+    return -1;
+}
+
+void config_free(server_config_t *cfg)
+{
+    free(cfg->listen);
+    free(cfg->database_url);
+    free(cfg->data_dir);
+    free(cfg->tls_cert);
+    free(cfg->tls_key);
+    free(cfg->kafka_cluster_id);
+    free(cfg->group_id);
+    free(cfg->default_compatibility);
+    memset(cfg, 0, sizeof *cfg);
+}

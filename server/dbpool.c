@@ -1,0 +1,239 @@
+/*
+ * dbpool: worker threads around a mutex + condvar FIFO (see dbpool.h).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE   /* vasprintf, asprintf, pipe2, close_range */
+#endif
+#include "server/dbpool.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "server/log.h"
+
+#define DBPOOL_BACKOFF_MIN_MS 100
+#define DBPOOL_BACKOFF_MAX_MS 5000
+/* Handlers parse JSON nested up to 2048 levels; jansson needs ~1 MB for that. */
+#define DBPOOL_STACK_BYTES (8u * 1024 * 1024)
+
+typedef struct dbpool_worker {
+    dbpool_t *pool;
+    int index;
+    pthread_t thread;
+    store_t *db;             /* NULL while disconnected */
+    uint64_t retry_at_ms;    /* next connection attempt (monotonic) */
+    unsigned backoff_ms;
+} dbpool_worker_t;
+
+struct dbpool {
+    char *conninfo;
+    pthread_mutex_t mutex;
+    pthread_cond_t cond;     /* a job arrived, or stop */
+    dbpool_job_t *head, *tail;
+    int stopping;
+    int nworkers;
+    dbpool_worker_t *workers;
+};
+
+static uint64_t dbpool_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* ---- Connections ------------------------------------------------------ */
+
+/* Called without the lock held: store_open blocks. */
+static void dbpool_connect(dbpool_worker_t *w)
+{
+    char *error = NULL;
+    w->db = store_open(w->pool->conninfo, &error);
+    if (w->db != NULL) {
+        if (w->backoff_ms > DBPOOL_BACKOFF_MIN_MS)
+            log_info("dbpool: worker %d connected to the database again", w->index);
+        w->backoff_ms = DBPOOL_BACKOFF_MIN_MS;
+        free(error);
+        return;
+    }
+    /* Log the first failure of an outage and each time the wait hits its cap, not every try. */
+    if (w->backoff_ms == DBPOOL_BACKOFF_MIN_MS || w->backoff_ms == DBPOOL_BACKOFF_MAX_MS)
+        log_warn("dbpool: worker %d cannot connect to the database (retry in %u ms): %s", w->index,
+                 w->backoff_ms, error ? error : "unknown error");
+    free(error);
+    w->retry_at_ms = dbpool_now_ms() + w->backoff_ms;
+    w->backoff_ms = w->backoff_ms * 2 > DBPOOL_BACKOFF_MAX_MS ? DBPOOL_BACKOFF_MAX_MS : w->backoff_ms * 2;
+}
+
+/* A connection that failed a job may be dead (a database restart): start over at once. */
+static void dbpool_disconnect(dbpool_worker_t *w)
+{
+    store_close(w->db);
+    w->db = NULL;
+    w->retry_at_ms = 0;
+    log_warn("dbpool: worker %d reconnects after a failed job", w->index);
+}
+
+/* ---- The queue ------------------------------------------------------------- */
+
+static dbpool_job_t *dbpool_pop(dbpool_t *pool)
+{
+    dbpool_job_t *job = pool->head;
+    if (job != NULL) {
+        pool->head = job->next;
+        if (pool->head == NULL)
+            pool->tail = NULL;
+        job->next = NULL;
+    }
+    return job;
+}
+
+/* Sleeps until a job, stop, or (while disconnected) the next connection attempt. */
+static void dbpool_wait(dbpool_worker_t *w)
+{
+    dbpool_t *pool = w->pool;
+    if (w->db != NULL) {
+        pthread_cond_wait(&pool->cond, &pool->mutex);
+        return;
+    }
+    uint64_t now = dbpool_now_ms();
+    if (now >= w->retry_at_ms)
+        return;
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    uint64_t ns = (uint64_t)until.tv_nsec + (w->retry_at_ms - now) * 1000000;
+    until.tv_sec += (time_t)(ns / 1000000000);
+    until.tv_nsec = (long)(ns % 1000000000);
+    pthread_cond_timedwait(&pool->cond, &pool->mutex, &until);
+}
+
+static void *dbpool_worker_main(void *arg)
+{
+    dbpool_worker_t *w = arg;
+    dbpool_t *pool = w->pool;
+
+    pthread_mutex_lock(&pool->mutex);
+    for (;;) {
+        if (w->db == NULL && !pool->stopping && dbpool_now_ms() >= w->retry_at_ms) {
+            pthread_mutex_unlock(&pool->mutex);
+            dbpool_connect(w);
+            pthread_mutex_lock(&pool->mutex);
+            continue;
+        }
+        dbpool_job_t *job = dbpool_pop(pool);
+        if (job != NULL) {
+            pthread_mutex_unlock(&pool->mutex);
+            if (job->run(job, w->db) != 0 && w->db != NULL)
+                dbpool_disconnect(w);
+            pthread_mutex_lock(&pool->mutex);
+            continue;
+        }
+        if (pool->stopping)
+            break;
+        dbpool_wait(w);
+    }
+    pthread_mutex_unlock(&pool->mutex);
+
+    if (w->db != NULL)
+        store_close(w->db);
+    w->db = NULL;
+    return NULL;
+}
+
+/* ---- Lifecycle -------------------------------------------------------------- */
+
+static int dbpool_cond_init(pthread_cond_t *cond)
+{
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);   /* timed waits immune to clock steps */
+    int rc = pthread_cond_init(cond, &attr);
+    pthread_condattr_destroy(&attr);
+    return rc;
+}
+
+static int dbpool_spawn(dbpool_t *pool, int nthreads, char **error)
+{
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, DBPOOL_STACK_BYTES);
+    for (int i = 0; i < nthreads; i++) {
+        dbpool_worker_t *w = &pool->workers[i];
+        w->pool = pool;
+        w->index = i;
+        w->backoff_ms = DBPOOL_BACKOFF_MIN_MS;
+        int rc = pthread_create(&w->thread, &attr, dbpool_worker_main, w);
+        if (rc != 0) {
+            if (asprintf(error, "cannot start database worker: %s", strerror(rc)) < 0)
+                *error = NULL;
+            pthread_attr_destroy(&attr);
+            return -1;
+        }
+        pool->nworkers++;
+    }
+    pthread_attr_destroy(&attr);
+    return 0;
+}
+
+dbpool_t *dbpool_new(const char *conninfo, int nthreads, char **error)
+{
+    dbpool_t *pool = calloc(1, sizeof *pool);
+    if (pool == NULL)
+        return NULL;
+    pool->conninfo = strdup(conninfo);
+    pool->workers = calloc((size_t)nthreads, sizeof *pool->workers);
+    pthread_mutex_init(&pool->mutex, NULL);
+    dbpool_cond_init(&pool->cond);
+    if (pool->conninfo == NULL || pool->workers == NULL) {
+        if (asprintf(error, "out of memory") < 0)
+            *error = NULL;
+        dbpool_free(pool);
+        return NULL;
+    }
+    if (dbpool_spawn(pool, nthreads, error) != 0) {
+        dbpool_free(pool);
+        return NULL;
+    }
+    return pool;
+}
+
+void dbpool_submit(dbpool_t *pool, dbpool_job_t *job)
+{
+    job->next = NULL;
+    pthread_mutex_lock(&pool->mutex);
+    if (pool->tail)
+        pool->tail->next = job;
+    else
+        pool->head = job;
+    pool->tail = job;
+    pthread_cond_signal(&pool->cond);
+    pthread_mutex_unlock(&pool->mutex);
+}
+
+void dbpool_free(dbpool_t *pool)
+{
+    if (pool == NULL)
+        return;
+    pthread_mutex_lock(&pool->mutex);
+    pool->stopping = 1;
+    pthread_cond_broadcast(&pool->cond);
+    pthread_mutex_unlock(&pool->mutex);
+    for (int i = 0; i < pool->nworkers; i++)
+        pthread_join(pool->workers[i].thread, NULL);
+
+    /* Without workers nobody else will: run what is left, with no connection. */
+    dbpool_job_t *job;
+    while ((job = dbpool_pop(pool)) != NULL)
+        (void)job->run(job, NULL);
+
+    pthread_cond_destroy(&pool->cond);
+    pthread_mutex_destroy(&pool->mutex);
+    free(pool->workers);
+    free(pool->conninfo);
+    free(pool);
+}

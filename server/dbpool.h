@@ -1,0 +1,44 @@
+/*
+ * dbpool: database worker threads, each with its own store_t connection,
+ * fed by one job queue.
+ *
+ * A worker that cannot reach PostgreSQL keeps retrying with backoff (100 ms
+ * doubling to 5 s); jobs that arrive meanwhile run at once with db == NULL,
+ * so the caller answers "database unavailable" instead of leaving a client
+ * hanging. dbpool knows nothing of HTTP: a job is a callback.
+ */
+#ifndef SERVER_DBPOOL_H
+#define SERVER_DBPOOL_H
+
+#include "registry/store.h"
+
+typedef struct dbpool dbpool_t;
+typedef struct dbpool_job dbpool_job_t;
+
+/*
+ * Runs on a worker thread. db is the worker's connection, or NULL when it
+ * has none. Returns 0, or -1 when the connection looked broken: the worker
+ * then closes it and connects afresh before its next job.
+ */
+typedef int (*dbpool_run_fn)(dbpool_job_t *job, store_t *db);
+
+/* Embed first in the caller's job struct; the pool owns next while queued. */
+struct dbpool_job {
+    dbpool_run_fn run;
+    dbpool_job_t *next;
+};
+
+/*
+ * Starts nthreads workers. They connect to conninfo (borrowed: copied) in
+ * the background, so a database that is down does not fail this call.
+ * NULL + malloc'd *error only when threads cannot be created.
+ */
+dbpool_t *dbpool_new(const char *conninfo, int nthreads, char **error);
+
+/* Queues a job; workers take jobs in submission order and run each exactly once. */
+void dbpool_submit(dbpool_t *pool, dbpool_job_t *job);
+
+/* Runs every job still queued, stops and joins the workers, closes their connections. */
+void dbpool_free(dbpool_t *pool);
+
+#endif

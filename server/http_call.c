@@ -1,0 +1,484 @@
+/*
+ * http_call: building an http_call_t from raw request parts, and the helpers
+ * handlers use to read it and to reply (http.h sections 3-4, http_server.h
+ * sections 2-3).
+ *
+ * Contents
+ *   1. Bytes: percent-decoding and UTF-8
+ *   2. The method and the path
+ *   3. The query string
+ *   4. Media types
+ *   5. Request helpers
+ *   6. Reply helpers
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE   /* vasprintf, asprintf, pipe2, close_range */
+#endif
+#include "server/http_server.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- 1. Bytes ------------------------------------------------------------ */
+
+#define HTTP_NUL_STANDIN '\x01'
+
+static int http_hex(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = tolower(c);
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/*
+ * Decodes src[0..len) into out (room for len + 1 bytes), NUL-terminates it.
+ * Path mode: '+' is literal and a bad escape fails; query mode: '+' is a
+ * space and a bad escape stays as typed. Returns the decoded length, or -1
+ * for a bad escape in path mode.
+ *
+ * "%00" (or a raw NUL) becomes U+0001: segments are C strings, where a NUL would silently
+ * cut "bad%00name" to "bad". Any control character makes a subject invalid
+ * (42208), so handlers still refuse it as the spec wants.
+ */
+static long http_percent_decode(const char *src, size_t len, char *out, int query_mode)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < len; i++) {
+        char ch = src[i];
+        if (ch == '+' && query_mode) {
+            out[o++] = ' ';
+            continue;
+        }
+        if (ch != '%') {
+            out[o++] = ch == '\0' ? HTTP_NUL_STANDIN : ch;   /* HTTP/2 can carry a raw one */
+            continue;
+        }
+        int hi = i + 2 < len ? http_hex((unsigned char)src[i + 1]) : -1;
+        int lo = i + 2 < len ? http_hex((unsigned char)src[i + 2]) : -1;
+        if (hi < 0 || lo < 0) {
+            if (!query_mode)
+                return -1;
+            out[o++] = ch;
+            continue;
+        }
+        out[o++] = (hi | lo) == 0 ? HTTP_NUL_STANDIN : (char)(hi << 4 | lo);
+        i += 2;
+    }
+    out[o] = '\0';
+    return (long)o;
+}
+
+int http_utf8_valid(const char *str, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t i = 0;
+    while (i < len) {
+        unsigned c = s[i];
+        size_t need;
+        unsigned min;
+        if (c < 0x80) {
+            i++;
+            continue;
+        } else if ((c & 0xe0) == 0xc0) {
+            need = 1, min = 0x80, c &= 0x1f;
+        } else if ((c & 0xf0) == 0xe0) {
+            need = 2, min = 0x800, c &= 0x0f;
+        } else if ((c & 0xf8) == 0xf0) {
+            need = 3, min = 0x10000, c &= 0x07;
+        } else {
+            return 0;
+        }
+        if (len - i <= need)
+            return 0;
+        for (size_t k = 1; k <= need; k++) {
+            if ((s[i + k] & 0xc0) != 0x80)
+                return 0;
+            c = c << 6 | (s[i + k] & 0x3f);
+        }
+        if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+            return 0;
+        i += need + 1;
+    }
+    return 1;
+}
+
+/* ---- 2. The method and the path ------------------------------------------ */
+
+http_method_t http_method_parse(const char *name, size_t len)
+{
+    static const struct {
+        const char *name;
+        http_method_t method;
+    } methods[] = {
+        {"GET", HTTP_GET}, {"POST", HTTP_POST}, {"PUT", HTTP_PUT}, {"DELETE", HTTP_DELETE}, {"HEAD", HTTP_HEAD},
+    };
+    for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
+        if (strlen(methods[i].name) == len && memcmp(methods[i].name, name, len) == 0)
+            return methods[i].method;
+    return HTTP_OTHER;
+}
+
+int http_call_parse_path(http_call_t *c, const char *path, size_t len)
+{
+    c->seg = NULL;
+    c->nseg = 0;
+    if (len == 0 || path[0] != '/')
+        return 404;
+
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += path[i] == '/';
+    if (path[len - 1] == '/')
+        n--;   /* the one trailing empty segment */
+
+    /* The pointer array, then every decoded segment with its NUL. */
+    char **seg = malloc((n + 1) * sizeof *seg + len + n + 1);
+    if (seg == NULL)
+        return 500;
+    char *out = (char *)(seg + n + 1);
+    const char *p = path + 1;
+    for (size_t k = 0; k < n; k++) {
+        const char *slash = memchr(p, '/', (size_t)(path + len - p));
+        size_t raw = slash ? (size_t)(slash - p) : (size_t)(path + len - p);
+        long dec = http_percent_decode(p, raw, out, 0);
+        if (dec < 0 || !http_utf8_valid(out, (size_t)dec)) {
+            free(seg);
+            return 400;
+        }
+        seg[k] = out;
+        out += dec + 1;
+        p += raw + 1;
+    }
+    seg[n] = NULL;
+    c->seg = seg;
+    c->nseg = n;
+    return 0;
+}
+
+/* ---- 3. The query string --------------------------------------------------- */
+
+/* Decodes one "name[=value]" pair into p, writing the text at *out. */
+static int http_query_pair(const char *s, size_t len, http_param_t *p, char **out)
+{
+    const char *eq = memchr(s, '=', len);
+    size_t nlen = eq ? (size_t)(eq - s) : len;
+    long dn = http_percent_decode(s, nlen, *out, 1);
+    if (dn < 0 || !http_utf8_valid(*out, (size_t)dn))
+        return -1;
+    p->name = *out;
+    *out += dn + 1;
+
+    const char *v = eq ? eq + 1 : s + len;
+    long dv = http_percent_decode(v, (size_t)(s + len - v), *out, 1);
+    if (dv < 0 || !http_utf8_valid(*out, (size_t)dv))
+        return -1;
+    p->value = *out;
+    *out += dv + 1;
+    return 0;
+}
+
+int http_call_parse_query(http_call_t *c, const char *query, size_t len)
+{
+    c->query = NULL;
+    c->nquery = 0;
+    size_t max = 1;
+    for (size_t i = 0; i < len; i++)
+        max += query[i] == '&';
+
+    /* The pairs, then every decoded name and value with their NULs. */
+    http_param_t *q = malloc(max * sizeof *q + len + 2 * max);
+    if (q == NULL)
+        return 500;
+    char *out = (char *)(q + max);
+    size_t n = 0;
+    const char *p = query, *end = query + len;
+    while (p < end) {
+        const char *amp = memchr(p, '&', (size_t)(end - p));
+        size_t plen = amp ? (size_t)(amp - p) : (size_t)(end - p);
+        if (plen > 0 && http_query_pair(p, plen, &q[n++], &out) != 0) {
+            free(q);
+            return 400;
+        }
+        p += plen + 1;
+    }
+    c->query = q;
+    c->nquery = n;
+    return 0;
+}
+
+void http_call_clear(http_call_t *c)
+{
+    free(c->seg);
+    free(c->query);
+    free(c->reply);
+    c->seg = NULL;
+    c->query = NULL;
+    c->reply = NULL;
+    c->nseg = c->nquery = c->reply_len = 0;
+}
+
+/* ---- 4. Media types ---------------------------------------------------------- */
+
+const char HTTP_MEDIA_V1[] = "application/vnd.schemaregistry.v1+json";
+const char HTTP_MEDIA_SR[] = "application/vnd.schemaregistry+json";
+const char HTTP_MEDIA_JSON[] = "application/json";
+
+typedef struct http_offer {
+    const char *type;
+    double quality;
+} http_offer_t;
+
+/* What the server produces, best first, with its own preference. */
+static const http_offer_t http_offers[] = {
+    {HTTP_MEDIA_V1, 1.0},
+    {HTTP_MEDIA_SR, 0.9},
+    {HTTP_MEDIA_JSON, 0.5},
+};
+
+/* s[0..len) trimmed of spaces and tabs. */
+static void http_trim(const char **s, size_t *len)
+{
+    while (*len > 0 && (**s == ' ' || **s == '\t'))
+        (*s)++, (*len)--;
+    while (*len > 0 && ((*s)[*len - 1] == ' ' || (*s)[*len - 1] == '\t'))
+        (*len)--;
+}
+
+static int http_ieq(const char *s, size_t len, const char *lit)
+{
+    return strlen(lit) == len && strncasecmp(s, lit, len) == 0;
+}
+
+int http_media_request_ok(const char *content_type, size_t len)
+{
+    if (content_type == NULL)
+        return 1;
+    const char *semi = memchr(content_type, ';', len);
+    size_t tlen = semi ? (size_t)(semi - content_type) : len;
+    http_trim(&content_type, &tlen);
+    if (tlen == 0)
+        return 1;
+    return http_ieq(content_type, tlen, HTTP_MEDIA_V1) || http_ieq(content_type, tlen, HTTP_MEDIA_SR) ||
+           http_ieq(content_type, tlen, HTTP_MEDIA_JSON) ||
+           http_ieq(content_type, tlen, "application/octet-stream");
+}
+
+/* One media range of an Accept header: its type and its q parameter. */
+typedef struct http_range {
+    const char *type;
+    size_t len;
+    double q;
+} http_range_t;
+
+static http_range_t http_range_parse(const char *s, size_t len)
+{
+    http_range_t r = {s, len, 1.0};
+    const char *semi = memchr(s, ';', len);
+    if (semi == NULL) {
+        http_trim(&r.type, &r.len);
+        return r;
+    }
+    r.len = (size_t)(semi - s);
+    http_trim(&r.type, &r.len);
+    const char *p = semi + 1, *end = s + len;
+    while (p < end) {
+        const char *next = memchr(p, ';', (size_t)(end - p));
+        const char *pe = next ? next : end;
+        const char *par = p;
+        size_t plen = (size_t)(pe - p);
+        http_trim(&par, &plen);
+        if (plen >= 2 && (par[0] == 'q' || par[0] == 'Q') && par[1] == '=') {
+            char num[16];
+            size_t nlen = plen - 2 < sizeof num - 1 ? plen - 2 : sizeof num - 1;
+            memcpy(num, par + 2, nlen);
+            num[nlen] = '\0';
+            char *e;
+            double q = strtod(num, &e);
+            r.q = (e != num && q >= 0 && q <= 1) ? q : 0;
+        }
+        p = pe + 1;
+    }
+    return r;
+}
+
+/* How specifically a range names type: 3 exact, 2 "application/...", 1 any, 0 not at all. */
+static int http_range_specificity(const http_range_t *r, const char *type)
+{
+    if (http_ieq(r->type, r->len, type))
+        return 3;
+    if (http_ieq(r->type, r->len, "application/*"))
+        return 2;
+    /* Java's HttpURLConnection sends a bare "*", which Jersey reads as any type. */
+    if (http_ieq(r->type, r->len, "*/*") || http_ieq(r->type, r->len, "*"))
+        return 1;
+    return 0;
+}
+
+/* The client's q for a type: that of its most specific matching range (RFC 9110 12.5.1). */
+static double http_accept_quality(const char *accept, size_t len, const char *type)
+{
+    int best = 0;
+    double q = 0;
+    const char *p = accept, *end = accept + len;
+    while (p < end) {
+        const char *comma = memchr(p, ',', (size_t)(end - p));
+        const char *re = comma ? comma : end;
+        http_range_t r = http_range_parse(p, (size_t)(re - p));
+        int spec = http_range_specificity(&r, type);
+        if (spec > best) {
+            best = spec;
+            q = r.q;
+        }
+        p = re + 1;
+    }
+    return q;
+}
+
+const char *http_media_negotiate(const char *accept, size_t len)
+{
+    if (accept != NULL)
+        http_trim(&accept, &len);
+    if (accept == NULL || len == 0)
+        return HTTP_MEDIA_V1;
+    const char *chosen = NULL;
+    double best = 0;
+    for (size_t i = 0; i < sizeof http_offers / sizeof http_offers[0]; i++) {
+        double score = http_offers[i].quality * http_accept_quality(accept, len, http_offers[i].type);
+        if (score > best) {
+            best = score;
+            chosen = http_offers[i].type;
+        }
+    }
+    return chosen;
+}
+
+/* ---- 5. Request helpers ------------------------------------------------------ */
+
+const char *http_query(const http_call_t *c, const char *name)
+{
+    for (size_t i = 0; i < c->nquery; i++)
+        if (strcmp(c->query[i].name, name) == 0)
+            return c->query[i].value;
+    return NULL;
+}
+
+int http_query_bool(const http_call_t *c, const char *name, int dflt)
+{
+    const char *v = http_query(c, name);
+    if (v == NULL)
+        return dflt;
+    return strcasecmp(v, "true") == 0;
+}
+
+/* An empty value counts as absent, as JAX-RS does for primitive parameters. */
+int http_query_int(const http_call_t *c, const char *name, int dflt, int *out)
+{
+    const char *v = http_query(c, name);
+    *out = dflt;
+    if (v == NULL || v[0] == '\0')
+        return 0;
+    const char *digits = (v[0] == '-' || v[0] == '+') ? v + 1 : v;
+    if (!isdigit((unsigned char)digits[0]))
+        return -1;
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno || *end != '\0' || n < INT_MIN || n > INT_MAX)
+        return -1;
+    *out = (int)n;
+    return 0;
+}
+
+/* ---- 6. Reply helpers -------------------------------------------------------- */
+
+static void http_set_reply(http_call_t *c, int status, char *text, size_t len)
+{
+    free(c->reply);
+    c->status = status;
+    c->reply = text;
+    c->reply_len = len;
+}
+
+void http_reply_json(http_call_t *c, int status, json_t *body)
+{
+    char *text = body ? json_dumps(body, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+    json_decref(body);
+    if (text == NULL) {
+        http_reply_error(c, 500, "Error while serializing the response");
+        return;
+    }
+    http_set_reply(c, status, text, strlen(text));
+}
+
+void http_reply_text(http_call_t *c, int status, const char *text, size_t len)
+{
+    char *copy = malloc(len + 1);
+    if (copy == NULL) {
+        http_reply_error(c, 500, "Out of memory");
+        return;
+    }
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    http_set_reply(c, status, copy, len);
+}
+
+/* Messages can quote client bytes; JSON needs UTF-8, so anything else becomes '?'. */
+static void http_utf8_scrub(char *s)
+{
+    size_t len = strlen(s);
+    for (size_t i = 0; i < len;) {
+        size_t run = 1;
+        while (run <= 4 && i + run <= len && !http_utf8_valid(s + i, run))
+            run++;
+        if (run > 4 || i + run > len) {
+            s[i++] = '?';
+            continue;
+        }
+        i += run;
+    }
+}
+
+/* The body goes out even when memory runs short: clients need a JSON error. */
+static void http_reply_error_text(http_call_t *c, int code, const char *msg)
+{
+    int status = code < 1000 ? code : code / 100;
+    json_t *body = json_object();
+    json_object_set_new(body, "error_code", json_integer(code));
+    json_object_set_new(body, "message", json_string(msg));
+    char *text = json_dumps(body, JSON_COMPACT);
+    json_decref(body);
+    if (text == NULL) {
+        static const char fallback[] = "{\"error_code\":500,\"message\":\"Internal Server Error\"}";
+        text = strdup(fallback);
+        status = 500;
+    }
+    http_set_reply(c, status, text, text ? strlen(text) : 0);
+}
+
+void http_reply_error(http_call_t *c, int code, const char *fmt, ...)
+{
+    char *msg = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&msg, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        msg = NULL;
+    if (msg)
+        http_utf8_scrub(msg);
+    http_reply_error_text(c, code, msg ? msg : "Internal Server Error");
+    free(msg);
+}
+
+void http_reply_reg_error(http_call_t *c, const reg_error_t *err)
+{
+    int code = err->code == REG_OK ? REG_INTERNAL : (int)err->code;
+    http_reply_error(c, code, "%s", err->message);
+}

@@ -1,0 +1,792 @@
+/*
+ * http_server: h2o 2.2.5 event loops, TLS, the request path from h2o to a
+ * handler and back, and shutdown (http_server.h section 1).
+ *
+ * Contents
+ *   1. Types
+ *   2. Jobs: one request on its way through a handler
+ *   3. Replying and the request log
+ *   4. Requests: h2o -> http_call_t -> handler
+ *   5. Database round trips: loop -> dbpool -> loop
+ *   6. Listening socket and TLS
+ *   7. Loops: setup, run, drain, dispose
+ *   8. Start and stop
+ *
+ * Memory: a request's http_call_t lives in a malloc'd job, not in h2o's
+ * request pool, because a database worker may still be using it after h2o
+ * has freed an HTTP/2 request whose client reset the stream. The job points
+ * back at the request only while a guard in the request's pool says it is
+ * alive (section 5).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE   /* vasprintf, asprintf, pipe2, close_range */
+#endif
+#include "server/http_server.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <h2o.h>
+
+#include "server/dbpool.h"
+#include "server/log.h"
+
+/* Handlers parse JSON nested up to 2048 levels; jansson needs ~1 MB for that. */
+#define HTTP_STACK_BYTES (8u * 1024 * 1024)
+/* How long stop() lets requests in flight finish before giving up on them. */
+#define HTTP_DRAIN_MS 5000
+#define HTTP_LOG_TARGET_MAX 512
+
+/* ---- 1. Types ------------------------------------------------------------ */
+
+typedef struct http_loop http_loop_t;
+typedef struct http_job http_job_t;
+
+struct http_loop {
+    http_server_t *srv;
+    int index;
+    pthread_t thread;
+    int inited;                    /* ctx and receivers exist */
+    int running;                   /* thread started */
+    int stopping;                  /* loop thread only */
+    size_t jobs_out;               /* handed to dbpool, not back yet; loop thread only */
+    h2o_context_t ctx;
+    h2o_accept_ctx_t accept_ctx;
+    h2o_socket_t *listener;
+    h2o_multithread_receiver_t done_recv;   /* jobs back from dbpool */
+    h2o_multithread_receiver_t stop_recv;
+    h2o_multithread_message_t stop_msg;
+};
+
+struct http_server {
+    const server_config_t *cfg;    /* borrowed */
+    registry_t *reg;               /* borrowed */
+    h2o_globalconf_t config;
+    int config_inited;
+    SSL_CTX *ssl_ctx;
+    int listen_fd;
+    char address[INET6_ADDRSTRLEN + 8];
+    dbpool_t *pool;
+    size_t nloops;
+    http_loop_t *loops;
+};
+
+/* The guard lives in the request's pool; h2o disposes it with the request. */
+typedef struct http_guard {
+    http_job_t *job;               /* NULL once the job no longer needs to know */
+} http_guard_t;
+
+struct http_job {
+    dbpool_job_t pool_job;         /* first: dbpool hands this pointer back */
+    h2o_multithread_message_t msg; /* the way home to the owning loop */
+    http_loop_t *owner;
+    http_call_t call;
+    http_handler_fn handler;
+    const char *content_type;      /* negotiated; static storage */
+    h2o_req_t *req;                /* NULL once h2o has freed the request */
+    http_guard_t *guard;
+    char *body_copy;               /* the body, copied when the job leaves the loop */
+    char *log_target;              /* method and path, copied likewise */
+    struct timespec started;
+};
+
+/* ---- 2. Jobs --------------------------------------------------------------- */
+
+static http_job_t *http_job_new(http_loop_t *loop)
+{
+    http_job_t *job = calloc(1, sizeof *job);
+    if (job == NULL)
+        return NULL;
+    clock_gettime(CLOCK_MONOTONIC, &job->started);
+    job->owner = loop;
+    job->call.reg = loop->srv->reg;
+    job->call.cfg = loop->srv->cfg;
+    job->content_type = HTTP_MEDIA_V1;
+    return job;
+}
+
+static void http_job_free(http_job_t *job)
+{
+    http_call_clear(&job->call);
+    free(job->body_copy);
+    free(job->log_target);
+    free(job);
+}
+
+static uint64_t http_job_elapsed_us(const http_job_t *job)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    int64_t us = (int64_t)(now.tv_sec - job->started.tv_sec) * 1000000 +
+                 (now.tv_nsec - job->started.tv_nsec) / 1000;
+    return us > 0 ? (uint64_t)us : 0;
+}
+
+/* ---- 3. Replying and the request log ------------------------------------------ */
+
+static const char *http_reason(int status)
+{
+    switch (status) {
+    case 200: return "OK";
+    case 201: return "Created";
+    case 204: return "No Content";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 406: return "Not Acceptable";
+    case 408: return "Request Timeout";
+    case 409: return "Conflict";
+    case 413: return "Payload Too Large";
+    case 415: return "Unsupported Media Type";
+    case 422: return "Unprocessable Entity";
+    case 429: return "Too Many Requests";
+    case 500: return "Internal Server Error";
+    case 503: return "Service Unavailable";
+    default: return status < 400 ? "OK" : "Error";
+    }
+}
+
+/* "METHOD /raw/target?q" with bytes a terminal should not see escaped as \xNN, cut short. */
+static char *http_log_target_new(const h2o_req_t *req)
+{
+    size_t cap = HTTP_LOG_TARGET_MAX;
+    char *out = malloc(cap + 8);
+    if (out == NULL)
+        return NULL;
+    size_t o = 0;
+    const h2o_iovec_t parts[2] = {req->method, req->path};
+    for (int p = 0; p < 2; p++) {
+        if (p == 1 && o < cap)
+            out[o++] = ' ';
+        for (size_t i = 0; i < parts[p].len && o < cap; i++) {
+            unsigned char c = (unsigned char)parts[p].base[i];
+            if (c >= 0x20 && c < 0x7f && c != '\\')
+                out[o++] = (char)c;
+            else
+                o += (size_t)snprintf(out + o, 5, "\\x%02x", c);
+        }
+    }
+    if (o >= cap)
+        o += (size_t)snprintf(out + o, 4, "...");
+    out[o] = '\0';
+    return out;
+}
+
+static void http_log_request(http_job_t *job, const char *target, const char *note)
+{
+    log_info("%s %d %" PRIu64 "us%s", target ? target : "-", job->call.status, http_job_elapsed_us(job),
+             note);
+}
+
+/* Sends the job's reply on req (which must be alive, on its own loop). */
+static void http_send(http_job_t *job, h2o_req_t *req)
+{
+    http_call_t *c = &job->call;
+    if (c->status == 0)
+        http_reply_error(c, 500, "The request handler did not reply");
+    req->res.status = c->status;
+    req->res.reason = http_reason(c->status);
+    h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CONTENT_TYPE, NULL, job->content_type,
+                   strlen(job->content_type));
+    /* Without it h2o 2.2.5 falls back to chunked encoding on HTTP/1.1. */
+    req->res.content_length = c->reply_len;
+    h2o_send_inline(req, c->reply ? c->reply : "", c->reply_len);
+}
+
+/* Logs, replies and frees a job whose request is alive and which never left the loop. */
+static void http_finish_on_loop(http_job_t *job, h2o_req_t *req)
+{
+    char *target = http_log_target_new(req);
+    http_send(job, req);
+    http_log_request(job, target, "");
+    free(target);
+    http_job_free(job);
+}
+
+/* ---- 4. Requests ---------------------------------------------------------------- */
+
+static h2o_iovec_t http_header(const h2o_req_t *req, const h2o_token_t *token)
+{
+    ssize_t i = h2o_find_header(&req->headers, token, -1);
+    return i < 0 ? h2o_iovec_init(NULL, 0) : req->headers.entries[i].value;
+}
+
+static int http_extended_profile(const http_server_t *srv, const h2o_req_t *req)
+{
+    if (srv->cfg->extended_profile)
+        return 1;
+    ssize_t i = h2o_find_header_by_str(&req->headers, H2O_STRLIT("confluent-accept-unknown-properties"), -1);
+    return i >= 0 && h2o_lcstris(req->headers.entries[i].value.base, req->headers.entries[i].value.len,
+                                 H2O_STRLIT("true"));
+}
+
+/*
+ * Everything between h2o and the handler, in the order JAX-RS applies it:
+ * body size, path, route (404/405), Content-Type (415), Accept (406).
+ * Returns 0 with job->handler set, or -1 with an error reply in the call.
+ */
+static int http_decode(http_job_t *job, h2o_req_t *req)
+{
+    const http_server_t *srv = job->owner->srv;
+    http_call_t *c = &job->call;
+    h2o_iovec_t accept = http_header(req, H2O_TOKEN_ACCEPT);
+    const char *negotiated = http_media_negotiate(accept.base, accept.len);
+    if (negotiated != NULL)
+        job->content_type = negotiated;
+
+    if (req->entity.len > srv->cfg->max_body_bytes) {
+        http_reply_error(c, 413, "Request body is larger than the limit of %zu bytes", srv->cfg->max_body_bytes);
+        return -1;
+    }
+    c->method = http_method_parse(req->method.base, req->method.len);
+    size_t path_len = req->query_at == SIZE_MAX ? req->path.len : req->query_at;
+    int rc = http_call_parse_path(c, req->path.base, path_len);
+    if (rc == 0 && req->query_at != SIZE_MAX)
+        rc = http_call_parse_query(c, req->path.base + req->query_at + 1, req->path.len - req->query_at - 1);
+    if (rc == 404 || rc == 500) {
+        http_reply_error(c, rc, rc == 404 ? "HTTP 404 Not Found" : "Out of memory");
+        return -1;
+    }
+    if (rc != 0) {
+        http_reply_error(c, 400, "Invalid request target: bad percent-encoding or not UTF-8");
+        return -1;
+    }
+    rc = http_route_find(c->method, c->seg, c->nseg, &job->handler);
+    if (rc != 200) {
+        http_reply_error(c, rc, rc == 404 ? "HTTP 404 Not Found" : "HTTP 405 Method Not Allowed");
+        return -1;
+    }
+    h2o_iovec_t ctype = http_header(req, H2O_TOKEN_CONTENT_TYPE);
+    if ((c->method == HTTP_POST || c->method == HTTP_PUT) && !http_media_request_ok(ctype.base, ctype.len)) {
+        http_reply_error(c, 415, "HTTP 415 Unsupported Media Type");
+        return -1;
+    }
+    if (negotiated == NULL) {
+        http_reply_error(c, 406, "HTTP 406 Not Acceptable");
+        return -1;
+    }
+    c->body = req->entity.base;
+    c->body_len = req->entity.base ? req->entity.len : 0;
+    c->extended = http_extended_profile(srv, req);
+    return 0;
+}
+
+static void http_submit(http_job_t *job, h2o_req_t *req);
+
+static int http_on_req(h2o_handler_t *self, h2o_req_t *req)
+{
+    http_loop_t *loop = H2O_STRUCT_FROM_MEMBER(http_loop_t, ctx, req->conn->ctx);
+    http_job_t *job = http_job_new(loop);
+    if (job == NULL) {
+        static const char oom[] = "{\"error_code\":500,\"message\":\"Out of memory\"}";
+        req->res.status = 500;
+        req->res.reason = "Internal Server Error";
+        req->res.content_length = sizeof oom - 1;
+        h2o_send_inline(req, oom, sizeof oom - 1);
+        return 0;
+    }
+    if (http_decode(job, req) == 0 && job->handler(&job->call, NULL) == HTTP_NEED_DB) {
+        http_submit(job, req);
+        return 0;
+    }
+    http_finish_on_loop(job, req);
+    return 0;
+}
+
+/* ---- 5. Database round trips --------------------------------------------------- */
+
+static void http_guard_dispose(void *p)
+{
+    http_guard_t *guard = p;
+    if (guard->job != NULL)
+        guard->job->req = NULL;
+}
+
+/*
+ * Worker thread: the handler's second run, then home to the owning loop.
+ * A 5xx may mean the connection died, so the pool gets a fresh one; a
+ * needless reconnect costs milliseconds, a dead connection every request.
+ */
+static int http_job_run_db(dbpool_job_t *pool_job, store_t *db)
+{
+    http_job_t *job = (http_job_t *)pool_job;
+    if (db == NULL)
+        http_reply_error(&job->call, 50001, "Error while connecting to the database");
+    else if (job->handler(&job->call, db) != HTTP_DONE)
+        http_reply_error(&job->call, 500, "The request handler asked for the database twice");
+    int suspect = job->call.status >= 500;
+    /* The job belongs to the loop from here on. */
+    h2o_multithread_send_message(&job->owner->done_recv, &job->msg);
+    return suspect ? -1 : 0;
+}
+
+/*
+ * Hands a job to the pool. Whatever the handler's first run left in the
+ * reply is dropped, and the body is copied: HTTP/2 frees the request (and
+ * its body) as soon as the client resets the stream.
+ */
+static void http_submit(http_job_t *job, h2o_req_t *req)
+{
+    http_call_t *c = &job->call;
+    free(c->reply);
+    c->reply = NULL;
+    c->reply_len = 0;
+    c->status = 0;
+    job->log_target = http_log_target_new(req);
+    if (c->body != NULL) {
+        job->body_copy = malloc(c->body_len + 1);
+        if (job->body_copy == NULL) {
+            http_reply_error(c, 500, "Out of memory");
+            http_finish_on_loop(job, req);
+            return;
+        }
+        memcpy(job->body_copy, c->body, c->body_len);
+        job->body_copy[c->body_len] = '\0';
+        c->body = job->body_copy;
+    }
+    job->guard = h2o_mem_alloc_shared(&req->pool, sizeof *job->guard, http_guard_dispose);
+    job->guard->job = job;
+    job->req = req;
+    job->pool_job.run = http_job_run_db;
+    job->owner->jobs_out++;
+    dbpool_submit(job->owner->srv->pool, &job->pool_job);
+}
+
+/* Loop thread: finished jobs, replied to only if h2o still has their request. */
+static void http_on_jobs_done(h2o_multithread_receiver_t *recv, h2o_linklist_t *messages)
+{
+    http_loop_t *loop = H2O_STRUCT_FROM_MEMBER(http_loop_t, done_recv, recv);
+    while (!h2o_linklist_is_empty(messages)) {
+        h2o_multithread_message_t *msg = H2O_STRUCT_FROM_MEMBER(h2o_multithread_message_t, link, messages->next);
+        h2o_linklist_unlink(&msg->link);
+        http_job_t *job = H2O_STRUCT_FROM_MEMBER(http_job_t, msg, msg);
+        loop->jobs_out--;
+        if (job->req != NULL) {
+            job->guard->job = NULL;
+            http_send(job, job->req);
+            http_log_request(job, job->log_target, "");
+        } else {
+            http_log_request(job, job->log_target, " (client gone, reply dropped)");
+        }
+        http_job_free(job);
+    }
+}
+
+/* ---- 6. Listening socket and TLS -------------------------------------------------- */
+
+static char *http_error_new(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *http_error_new(const char *fmt, ...)
+{
+    char *msg = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(&msg, fmt, ap) < 0)
+        msg = NULL;
+    va_end(ap);
+    return msg;
+}
+
+/* Splits "host:port" / "[v6]:port" into its parts (host "" = every interface). */
+static int http_split_listen(const char *listen, char *host, size_t hcap, char *port, size_t pcap)
+{
+    const char *colon = strrchr(listen, ':');
+    if (colon == NULL)
+        return -1;
+    const char *h = listen;
+    size_t hlen = (size_t)(colon - listen);
+    if (hlen >= 2 && h[0] == '[' && h[hlen - 1] == ']')
+        h++, hlen -= 2;
+    if (hlen >= hcap || strlen(colon + 1) >= pcap)
+        return -1;
+    memcpy(host, h, hlen);
+    host[hlen] = '\0';
+    strcpy(port, colon + 1);
+    return 0;
+}
+
+static int http_bind_one(const struct addrinfo *ai)
+{
+    int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
+    if (fd < 0)
+        return -1;
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    /* Linux hands TCP_NODELAY down to every accepted socket. */
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, SOMAXCONN) != 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
+static void http_format_address(int fd, char *out, size_t cap)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    char host[INET6_ADDRSTRLEN] = "?";
+    int port = 0;
+    if (getsockname(fd, (struct sockaddr *)&ss, &len) == 0) {
+        if (ss.ss_family == AF_INET6) {
+            struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+            inet_ntop(AF_INET6, &s6->sin6_addr, host, sizeof host);
+            port = ntohs(s6->sin6_port);
+            snprintf(out, cap, "[%s]:%d", host, port);
+            return;
+        }
+        struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+        inet_ntop(AF_INET, &s4->sin_addr, host, sizeof host);
+        port = ntohs(s4->sin_port);
+    }
+    snprintf(out, cap, "%s:%d", host, port);
+}
+
+/* One listening socket; every loop watches a dup of it (no SO_REUSEPORT: a second server must fail). */
+static int http_listen(http_server_t *srv, char **error)
+{
+    char host[256], port[16];
+    if (http_split_listen(srv->cfg->listen, host, sizeof host, port, sizeof port) != 0) {
+        *error = http_error_new("invalid listen address '%s'", srv->cfg->listen);
+        return -1;
+    }
+    struct addrinfo hints = {.ai_flags = AI_PASSIVE, .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+    struct addrinfo *res = NULL;
+    int gai = getaddrinfo(host[0] ? host : NULL, port, &hints, &res);
+    if (gai != 0) {
+        *error = http_error_new("cannot listen on %s: %s", srv->cfg->listen, gai_strerror(gai));
+        return -1;
+    }
+    int fd = -1, err = 0;
+    for (struct addrinfo *ai = res; ai != NULL && fd < 0; ai = ai->ai_next) {
+        fd = http_bind_one(ai);
+        if (fd < 0)
+            err = errno;
+    }
+    freeaddrinfo(res);
+    if (fd < 0) {
+        *error = http_error_new("cannot listen on %s: %s", srv->cfg->listen, strerror(err));
+        return -1;
+    }
+    srv->listen_fd = fd;
+    http_format_address(fd, srv->address, sizeof srv->address);
+    return 0;
+}
+
+static char *http_tls_error_new(const char *what, const char *path)
+{
+    char buf[256] = "unknown error";
+    unsigned long e = ERR_get_error();
+    if (e != 0)
+        ERR_error_string_n(e, buf, sizeof buf);
+    ERR_clear_error();
+    return http_error_new("TLS: cannot load %s %s: %s", what, path, buf);
+}
+
+/* TLS 1.2 and 1.3, ALPN offering h2 and http/1.1. */
+static int http_tls_setup(http_server_t *srv, char **error)
+{
+    const server_config_t *cfg = srv->cfg;
+    if (cfg->tls_cert == NULL)
+        return 0;
+    SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+    if (ctx == NULL) {
+        *error = http_error_new("TLS: cannot create a context");
+        return -1;
+    }
+    srv->ssl_ctx = ctx;
+    SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+    SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
+    if (SSL_CTX_use_certificate_chain_file(ctx, cfg->tls_cert) != 1) {
+        *error = http_tls_error_new("certificate", cfg->tls_cert);
+        return -1;
+    }
+    if (SSL_CTX_use_PrivateKey_file(ctx, cfg->tls_key, SSL_FILETYPE_PEM) != 1) {
+        *error = http_tls_error_new("private key", cfg->tls_key);
+        return -1;
+    }
+    if (SSL_CTX_check_private_key(ctx) != 1) {
+        *error = http_tls_error_new("private key (it does not match the certificate)", cfg->tls_key);
+        return -1;
+    }
+    /* h2o_alpn_protocols, not h2o_http2_alpn_protocols: the latter lacks http/1.1. */
+    h2o_ssl_register_alpn_protocols(ctx, h2o_alpn_protocols);
+    return 0;
+}
+
+static void http_h2o_config(http_server_t *srv)
+{
+    h2o_config_init(&srv->config);
+    srv->config_inited = 1;
+    srv->config.server_name = h2o_iovec_init(H2O_STRLIT("schema-registry"));
+    /*
+     * Above this h2o refuses the body itself: HTTP/1.1 clients get a bare 413,
+     * HTTP/2 clients a stream reset. Below it the body reaches http_decode,
+     * which answers a JSON 413 over either protocol.
+     */
+    srv->config.max_request_entity_size = 4 * srv->cfg->max_body_bytes;
+    srv->config.http2.graceful_shutdown_timeout = HTTP_DRAIN_MS / 2;
+    h2o_hostconf_t *host = h2o_config_register_host(&srv->config, h2o_iovec_init(H2O_STRLIT("default")), 65535);
+    h2o_pathconf_t *path = h2o_config_register_path(host, "/", 0);
+    h2o_handler_t *handler = h2o_create_handler(path, sizeof *handler);
+    handler->on_req = http_on_req;
+}
+
+/* ---- 7. Loops ------------------------------------------------------------------------ */
+
+static void http_on_accept(h2o_socket_t *listener, const char *err)
+{
+    http_loop_t *loop = listener->data;
+    if (err != NULL)
+        return;
+    /* Several per wake-up: every loop is woken for each connection on the shared socket. */
+    for (int i = 0; i < 16; i++) {
+        h2o_socket_t *sock = h2o_evloop_socket_accept(listener);
+        if (sock == NULL)
+            return;
+        h2o_accept(&loop->accept_ctx, sock);
+    }
+}
+
+/*
+ * Stop, on the loop thread: no new connections, Connection: close on HTTP/1.1
+ * replies, GOAWAY on HTTP/2, and idle connections closed at once by
+ * shortening their timeouts to zero (h2o 2.2.5 has no call for that).
+ */
+static void http_on_stop(h2o_multithread_receiver_t *recv, h2o_linklist_t *messages)
+{
+    http_loop_t *loop = H2O_STRUCT_FROM_MEMBER(http_loop_t, stop_recv, recv);
+    while (!h2o_linklist_is_empty(messages))
+        h2o_linklist_unlink(messages->next);
+    if (loop->stopping)
+        return;
+    loop->stopping = 1;
+    if (loop->listener != NULL) {
+        h2o_socket_read_stop(loop->listener);
+        h2o_socket_close(loop->listener);
+        loop->listener = NULL;
+    }
+    /* Only with HTTP/2 connections: the GOAWAY timer would hold every stop for a second. */
+    if (!h2o_linklist_is_empty(&loop->ctx.http2._conns))
+        h2o_context_request_shutdown(&loop->ctx);
+    loop->ctx.shutdown_requested = 1;
+    loop->ctx.http1.req_timeout.timeout = 0;
+    loop->ctx.http2.idle_timeout.timeout = 0;
+    loop->ctx.handshake_timeout.timeout = 0;
+}
+
+/* Nothing left that would touch the context: no connection, job, or timer. */
+static int http_loop_idle(http_loop_t *loop)
+{
+    h2o_context_t *ctx = &loop->ctx;
+    if (loop->jobs_out > 0 || !h2o_linklist_is_empty(&ctx->http1._conns) ||
+        !h2o_linklist_is_empty(&ctx->http2._conns))
+        return 0;
+    /* With no HTTP/2 connection left the GOAWAY resend has nothing to do. */
+    h2o_timeout_unlink(&ctx->http2._graceful_shutdown_timeout);
+    for (h2o_linklist_t *n = ctx->loop->_timeouts.next; n != &ctx->loop->_timeouts; n = n->next) {
+        h2o_timeout_t *t = H2O_STRUCT_FROM_MEMBER(h2o_timeout_t, _link, n);
+        if (!h2o_linklist_is_empty(&t->_entries))
+            return 0;
+    }
+    return 1;
+}
+
+static uint64_t http_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void *http_loop_main(void *arg)
+{
+    http_loop_t *loop = arg;
+    while (!loop->stopping)
+        h2o_evloop_run(loop->ctx.loop, INT32_MAX);
+    uint64_t deadline = http_now_ms() + HTTP_DRAIN_MS;
+    while (!http_loop_idle(loop) && http_now_ms() < deadline)
+        h2o_evloop_run(loop->ctx.loop, 10);
+    return NULL;
+}
+
+static int http_loop_init(http_server_t *srv, http_loop_t *loop, int index, char **error)
+{
+    loop->srv = srv;
+    loop->index = index;
+    h2o_context_init(&loop->ctx, h2o_evloop_create(), &srv->config);
+    h2o_multithread_register_receiver(loop->ctx.queue, &loop->done_recv, http_on_jobs_done);
+    h2o_multithread_register_receiver(loop->ctx.queue, &loop->stop_recv, http_on_stop);
+    loop->inited = 1;
+    loop->accept_ctx.ctx = &loop->ctx;
+    loop->accept_ctx.hosts = srv->config.hosts;
+    loop->accept_ctx.ssl_ctx = srv->ssl_ctx;
+
+    int fd = fcntl(srv->listen_fd, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0) {
+        *error = http_error_new("cannot duplicate the listening socket: %s", strerror(errno));
+        return -1;
+    }
+    loop->listener = h2o_evloop_socket_create(loop->ctx.loop, fd, H2O_SOCKET_FLAG_DONT_READ);
+    loop->listener->data = loop;
+    h2o_socket_read_start(loop->listener, http_on_accept);
+    return 0;
+}
+
+/* Runs the loop on the calling thread until the replies of finished jobs are out. */
+static void http_loop_flush(http_loop_t *loop)
+{
+    for (int i = 0; i < 100 && loop->jobs_out > 0; i++)
+        h2o_evloop_run(loop->ctx.loop, 10);
+}
+
+/*
+ * Frees a loop whose thread has ended. Returns -1 (and frees nothing) when
+ * connections outlived the drain: h2o would assert on their timers, so the
+ * memory is left to the process exit.
+ */
+static int http_loop_dispose(http_loop_t *loop)
+{
+    if (!loop->inited)
+        return 0;
+    if (loop->listener != NULL) {
+        h2o_socket_read_stop(loop->listener);
+        h2o_socket_close(loop->listener);
+        loop->listener = NULL;
+    }
+    h2o_evloop_run(loop->ctx.loop, 0);   /* let the closed listener go */
+    if (!http_loop_idle(loop))
+        return -1;
+    h2o_multithread_unregister_receiver(loop->ctx.queue, &loop->done_recv);
+    h2o_multithread_unregister_receiver(loop->ctx.queue, &loop->stop_recv);
+    h2o_evloop_t *evloop = loop->ctx.loop;
+    h2o_multithread_queue_t *queue = loop->ctx.queue;
+    h2o_context_dispose(&loop->ctx);
+    free(queue);   /* h2o 2.2.5's destroy_queue closes the queue but never frees it */
+    h2o_evloop_destroy(evloop);
+    loop->inited = 0;
+    return 0;
+}
+
+/* ---- 8. Start and stop ------------------------------------------------------------------ */
+
+static int http_spawn_loops(http_server_t *srv, char **error)
+{
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, HTTP_STACK_BYTES);
+    int rc = 0;
+    for (size_t i = 0; i < srv->nloops && rc == 0; i++) {
+        rc = pthread_create(&srv->loops[i].thread, &attr, http_loop_main, &srv->loops[i]);
+        if (rc != 0)
+            *error = http_error_new("cannot start HTTP thread: %s", strerror(rc));
+        else
+            srv->loops[i].running = 1;
+    }
+    pthread_attr_destroy(&attr);
+    return rc == 0 ? 0 : -1;
+}
+
+static void http_stop_loops(http_server_t *srv)
+{
+    for (size_t i = 0; i < srv->nloops; i++)
+        if (srv->loops[i].inited)
+            h2o_multithread_send_message(&srv->loops[i].stop_recv, &srv->loops[i].stop_msg);
+    for (size_t i = 0; i < srv->nloops; i++) {
+        if (srv->loops[i].running)
+            pthread_join(srv->loops[i].thread, NULL);
+        srv->loops[i].running = 0;
+    }
+}
+
+/* Keeps a server that could not be freed reachable, so leak checkers do not flag it. */
+static http_server_t *http_abandoned;
+
+static void http_teardown(http_server_t *srv)
+{
+    int leftovers = 0;
+    http_stop_loops(srv);
+    dbpool_free(srv->pool);   /* queued jobs come back as 50001 replies */
+    srv->pool = NULL;
+    for (size_t i = 0; i < srv->nloops; i++) {
+        if (!srv->loops[i].inited)
+            continue;
+        http_loop_flush(&srv->loops[i]);
+        if (http_loop_dispose(&srv->loops[i]) != 0)
+            leftovers = 1;
+    }
+    if (leftovers) {
+        log_warn("http: connections still open after %d ms; leaving them to the process exit", HTTP_DRAIN_MS);
+        http_abandoned = srv;
+        return;
+    }
+    if (srv->listen_fd >= 0)
+        close(srv->listen_fd);
+    if (srv->config_inited)
+        h2o_config_dispose(&srv->config);
+    SSL_CTX_free(srv->ssl_ctx);
+    free(srv->loops);
+    free(srv);
+}
+
+http_server_t *http_server_start(const server_config_t *cfg, registry_t *reg, const char *conninfo,
+                                 char **error)
+{
+    *error = NULL;
+    http_server_t *srv = calloc(1, sizeof *srv);
+    if (srv == NULL)
+        return NULL;
+    srv->cfg = cfg;
+    srv->reg = reg;
+    srv->listen_fd = -1;
+    srv->nloops = cfg->threads > 0 ? (size_t)cfg->threads : 1;
+    srv->loops = calloc(srv->nloops, sizeof *srv->loops);
+    if (srv->loops == NULL) {
+        free(srv);
+        return NULL;
+    }
+    http_h2o_config(srv);
+    if (http_tls_setup(srv, error) != 0 || http_listen(srv, error) != 0)
+        goto fail;
+    srv->pool = dbpool_new(conninfo, cfg->db_threads, error);
+    if (srv->pool == NULL)
+        goto fail;
+    for (size_t i = 0; i < srv->nloops; i++)
+        if (http_loop_init(srv, &srv->loops[i], (int)i, error) != 0)
+            goto fail;
+    if (http_spawn_loops(srv, error) != 0)
+        goto fail;
+    return srv;
+fail:
+    http_teardown(srv);
+    return NULL;
+}
+
+const char *http_server_address(const http_server_t *srv)
+{
+    return srv->address;
+}
+
+void http_server_stop(http_server_t *srv)
+{
+    if (srv != NULL)
+        http_teardown(srv);
+}

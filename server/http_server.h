@@ -1,0 +1,107 @@
+/*
+ * http_server: the HTTP edge behind server/http.h. h2o event loops, the
+ * database worker pool, and turning raw requests into http_call_t.
+ *
+ * Contents
+ *   1. The server (http_server.c): start, address, stop
+ *   2. Decoding a request into a call (http_call.c)
+ *   3. Media types (http_call.c)
+ *   4. Matching a route table (router.c)
+ *
+ * Threads: cfg->threads event loops share one listening socket (each loop
+ * watches its own dup of it). A request is decoded and its handler run on
+ * the loop that accepted it; HTTP_NEED_DB hands it to the database pool
+ * (dbpool.h), and the worker posts the finished call back to that same loop,
+ * which replies only if h2o still has the request (an HTTP/2 client may have
+ * reset it meanwhile).
+ */
+#ifndef SERVER_HTTP_SERVER_H
+#define SERVER_HTTP_SERVER_H
+
+#include <stddef.h>
+
+#include "server/http.h"
+
+/* ---- 1. The server ------------------------------------------------------- */
+
+typedef struct http_server http_server_t;
+
+/*
+ * Binds cfg->listen, loads the TLS files when configured, starts the database
+ * pool (cfg->db_threads connections to conninfo) and the loop threads.
+ * cfg and reg are borrowed and must outlive the server. On failure returns
+ * NULL and a malloc'd message in *error ("... Address already in use").
+ */
+http_server_t *http_server_start(const server_config_t *cfg, registry_t *reg,
+                                 const char *conninfo, char **error);
+/* The bound address as "host:port"; the real port when cfg asked for 0. */
+const char *http_server_address(const http_server_t *srv);
+/*
+ * Stops accepting, lets requests in flight finish (a few seconds at most),
+ * closes idle connections, joins every thread and frees the server.
+ */
+void http_server_stop(http_server_t *srv);
+
+/* ---- 2. Decoding a request into a call ------------------------------------ */
+
+/*
+ * What every decoder below guarantees to handlers: each segment, parameter
+ * name and value is valid UTF-8 with no NUL byte, so it can go into JSON and
+ * SQL as a C string. Invalid UTF-8 is a 400; an escaped NUL ("%00") arrives
+ * as U+0001, still a control character (so a subject with it stays invalid,
+ * 42208) but one that does not end the string.
+ */
+
+/* "GET" -> HTTP_GET ...; unknown methods -> HTTP_OTHER. */
+http_method_t http_method_parse(const char *name, size_t len);
+
+/*
+ * Splits a raw path (up to the '?') on '/', percent-decodes each segment on
+ * its own ("%2F" -> '/', '+' stays '+') and drops one trailing empty segment.
+ * Fills c->seg (one allocation) and c->nseg. Returns 0, 404 when the path
+ * does not start with '/', or 400 for a bad %-escape or invalid UTF-8.
+ */
+int http_call_parse_path(http_call_t *c, const char *path, size_t len);
+
+/*
+ * Parses a query string (without the '?'): '&'-separated name[=value]
+ * pairs, "%xx" and '+' (space) decoded, empty pairs skipped. Fills c->query
+ * (one allocation) and c->nquery in request order. Returns 0, or 400 for
+ * invalid UTF-8; a malformed %-escape is kept literally.
+ */
+int http_call_parse_query(http_call_t *c, const char *query, size_t len);
+
+/* Frees what the decoders and the reply helpers allocated (not body). */
+void http_call_clear(http_call_t *c);
+
+/* 1 when s[0..len) is well-formed UTF-8 (no overlongs, no surrogates). */
+int http_utf8_valid(const char *s, size_t len);
+
+/* ---- 3. Media types (rest-api.md 1.2) -------------------------------------- */
+
+extern const char HTTP_MEDIA_V1[];       /* application/vnd.schemaregistry.v1+json */
+extern const char HTTP_MEDIA_SR[];       /* application/vnd.schemaregistry+json */
+extern const char HTTP_MEDIA_JSON[];     /* application/json */
+
+/* 1 when a request Content-Type is accepted; NULL (absent) is accepted. */
+int http_media_request_ok(const char *content_type, size_t len);
+
+/*
+ * The response type for an Accept header (NULL = absent): one of the three
+ * constants above, or NULL when none is acceptable (406).
+ */
+const char *http_media_negotiate(const char *accept, size_t len);
+
+/* ---- 4. Matching a route table ----------------------------------------------- */
+
+/*
+ * http_route_find over an explicit table (tests use their own). A pattern
+ * matches when it has as many segments as the path and each literal equals
+ * its segment; "*" matches any one segment. Of the patterns that match and
+ * have a handler for the method, the most specific wins: at the first
+ * segment where two differ, a literal beats "*". Returns 200, 404 or 405.
+ */
+int http_route_match(const http_route_t *routes, size_t nroutes, http_method_t method,
+                     char *const *seg, size_t nseg, http_handler_fn *handler);
+
+#endif

@@ -1,0 +1,29 @@
+/*
+ * log: one line per event on stderr, safe to call from any thread.
+ *
+ *   2026-11-30T04:10:10.123Z INFO listening on 0.0.0.0:8081
+ *
+ * Each line leaves in a single write(2), so lines from different threads
+ * never interleave. Control characters in the message (a newline in a
+ * client-supplied path, say) are replaced so one event stays one line.
+ * Lines longer than LOG_LINE_MAX are cut and end in "...".
+ */
+#ifndef SERVER_LOG_H
+#define SERVER_LOG_H
+
+#include <stdarg.h>
+
+#define LOG_LINE_MAX 4096
+
+typedef enum log_level {
+    LOG_INFO = 0,
+    LOG_WARN,
+    LOG_ERROR,
+} log_level_t;
+
+void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_vwrite(log_level_t level, const char *fmt, va_list ap);
+
+#endif

@@ -1,0 +1,248 @@
+/*
+ * main: the schema-registry command.
+ *
+ *   schema-registry [serve] [flags]   run the server until SIGINT/SIGTERM
+ *   schema-registry migrate [flags]   apply the database migrations and exit
+ *   schema-registry --help | --version
+ *
+ * Exit status: 0 clean stop, 1 runtime or start-up failure, 2 bad usage or
+ * configuration.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compat/level.h"
+#include "registry/pg_embedded.h"
+#include "registry/registry.h"
+#include "registry/store.h"
+#include "server/config.h"
+#include "server/http_server.h"
+#include "server/log.h"
+
+static const char main_usage[] =
+    "Usage:\n"
+    "  schema-registry [serve] [flags]   run the server (the default command)\n"
+    "  schema-registry migrate [flags]   apply database migrations, then exit\n"
+    "  schema-registry --help            this text\n"
+    "  schema-registry --version         version and build commit\n"
+    "\n"
+    "Settings. Each has a flag, an environment variable and a config file key;\n"
+    "flags win over the environment, the environment over the file, the file\n"
+    "over the defaults. Flags take '--flag VALUE' or '--flag=VALUE'.\n"
+    "\n"
+    "  --config FILE                      SCHEMA_REGISTRY_CONFIG\n"
+    "      Config file of 'key = value' lines; '#' starts a comment line.\n"
+    "  --listen HOST:PORT                 SCHEMA_REGISTRY_LISTEN                      listen\n"
+    "      Address to serve on; [::]:PORT for IPv6, port 0 picks a free port.\n"
+    "      Default 0.0.0.0:8081.\n"
+    "  --database-url URL                 SCHEMA_REGISTRY_DATABASE_URL                database.url\n"
+    "      PostgreSQL as a libpq URL or conninfo. Unset: an embedded PostgreSQL\n"
+    "      cluster under data.dir, started and stopped with the server.\n"
+    "  --data-dir DIR                     SCHEMA_REGISTRY_DATA_DIR                    data.dir\n"
+    "      Home of the embedded cluster. Default ./var.\n"
+    "  --threads N                        SCHEMA_REGISTRY_THREADS                     threads\n"
+    "      HTTP event-loop threads; 0 = one per CPU core (the default).\n"
+    "  --db-threads N                     SCHEMA_REGISTRY_DB_THREADS                  db.threads\n"
+    "      Database worker threads, one connection each. Default 4.\n"
+    "  --tls-cert FILE                    SCHEMA_REGISTRY_TLS_CERT                    tls.cert\n"
+    "  --tls-key FILE                     SCHEMA_REGISTRY_TLS_KEY                     tls.key\n"
+    "      PEM certificate chain and private key; both set = HTTPS only\n"
+    "      (TLS 1.2+, ALPN h2 and http/1.1). Default: plain HTTP/1.1 and h2c.\n"
+    "  --max-schema-bytes N               SCHEMA_REGISTRY_MAX_SCHEMA_BYTES            max.schema.bytes\n"
+    "      Largest schema text accepted (error 42209 above). Request bodies may\n"
+    "      be 8 times this (413 above). Default 1048576.\n"
+    "  --response-profile classic|extended  SCHEMA_REGISTRY_RESPONSE_PROFILE          response.profile\n"
+    "      extended always sends the Confluent 8.x response fields; classic\n"
+    "      only when the request asks (Confluent-Accept-Unknown-Properties).\n"
+    "      Default classic.\n"
+    "  --kafka-cluster-id ID              SCHEMA_REGISTRY_KAFKA_CLUSTER_ID            kafka.cluster.id\n"
+    "      Reported by GET /v1/metadata/id. Default: derived from the database.\n"
+    "  --group-id ID                      SCHEMA_REGISTRY_GROUP_ID                    group.id\n"
+    "      schema-registry-cluster in GET /v1/metadata/id. Default schema-registry.\n"
+    "  --schema-compatibility-level LEVEL SCHEMA_REGISTRY_SCHEMA_COMPATIBILITY_LEVEL  schema.compatibility.level\n"
+    "      Global compatibility until PUT /config sets one: NONE, BACKWARD,\n"
+    "      BACKWARD_TRANSITIVE, FORWARD, FORWARD_TRANSITIVE, FULL, FULL_TRANSITIVE.\n"
+    "      Default BACKWARD.\n"
+    "  --feed-interval-ms N               SCHEMA_REGISTRY_FEED_INTERVAL_MS            feed.interval.ms\n"
+    "      How often a node polls the database for other nodes' changes;\n"
+    "      0 = never (single node). Default 500.\n"
+    "\n"
+    "Logs go to stderr, one line per event and per request. See docs/operations.md.\n";
+
+/* ---- The database: embedded or external, connected and migrated ------------ */
+
+typedef struct main_db {
+    pgembed_t *embedded;     /* NULL with an external database */
+    const char *conninfo;    /* borrowed from the config or from embedded */
+    store_t *store;
+} main_db_t;
+
+static void main_db_close(main_db_t *db)
+{
+    if (db->store)
+        store_close(db->store);
+    pgembed_stop(db->embedded);
+    memset(db, 0, sizeof *db);
+}
+
+static int main_db_fail(main_db_t *db, const char *what, char *error)
+{
+    log_error("%s: %s", what, error ? error : "unknown error");
+    free(error);
+    main_db_close(db);
+    return -1;
+}
+
+static int main_db_open(const server_config_t *cfg, main_db_t *db)
+{
+    char *error = NULL;
+    memset(db, 0, sizeof *db);
+    if (cfg->database_url != NULL) {
+        db->conninfo = cfg->database_url;
+        log_info("database: external PostgreSQL");
+    } else {
+        log_info("database: embedded PostgreSQL in %s", cfg->data_dir);
+        db->embedded = pgembed_start(cfg->data_dir, &error);
+        if (db->embedded == NULL)
+            return main_db_fail(db, "cannot start the embedded PostgreSQL", error);
+        db->conninfo = pgembed_conninfo(db->embedded);
+    }
+    db->store = store_open(db->conninfo, &error);
+    if (db->store == NULL)
+        return main_db_fail(db, "cannot connect to the database", error);
+    if (registry_migrate(db->store, &error) != 0)
+        return main_db_fail(db, "cannot apply database migrations", error);
+    return 0;
+}
+
+/* ---- Commands ----------------------------------------------------------------- */
+
+/* Blocks until SIGINT or SIGTERM (blocked in every thread since main() began). */
+static int main_wait_for_signal(void)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    for (;;) {
+        int sig = 0;
+        if (sigwait(&set, &sig) != 0)
+            continue;
+        if (sig != SIGHUP)
+            return sig;
+        log_info("SIGHUP ignored: settings are read at start only");
+    }
+}
+
+static int main_migrate(const server_config_t *cfg)
+{
+    main_db_t db;
+    if (main_db_open(cfg, &db) != 0)
+        return 1;
+    log_info("migrations applied");
+    main_db_close(&db);
+    return 0;
+}
+
+static int main_serve(const server_config_t *cfg)
+{
+    main_db_t db;
+    char *error = NULL;
+    compat_level_t level = COMPAT_BACKWARD;
+    compat_level_parse(cfg->default_compatibility, &level);   /* validated by config_load */
+
+    if (main_db_open(cfg, &db) != 0)
+        return 1;
+    registry_options_t opts = {db.conninfo, level, cfg->max_schema_bytes, cfg->feed_interval_ms};
+    registry_t *reg = registry_new(&opts, db.store, &error);
+    if (reg == NULL) {
+        main_db_fail(&db, "cannot load the registry", error);
+        return 1;
+    }
+    http_server_t *srv = http_server_start(cfg, reg, db.conninfo, &error);
+    if (srv == NULL) {
+        log_error("%s", error ? error : "cannot start the HTTP server");
+        free(error);
+        registry_free(reg);
+        main_db_close(&db);
+        return 1;
+    }
+    log_info("schema-registry %s listening on %s (%s; %d HTTP threads, %d database threads)", SR_VERSION,
+             http_server_address(srv), cfg->tls_cert ? "HTTPS, ALPN h2 + http/1.1" : "HTTP/1.1 + h2c",
+             cfg->threads, cfg->db_threads);
+
+    int sig = main_wait_for_signal();
+    log_info("received %s, shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    http_server_stop(srv);
+    registry_free(reg);
+    main_db_close(&db);
+    log_info("stopped");
+    return 0;
+}
+
+/* ---- Sanitizer builds ------------------------------------------------------------ */
+
+/*
+ * LeakSanitizer reads this hook at exit. h2o 2.2.5 keeps freed memory-pool
+ * chunks and HTTP/2 write buffers in thread-local free lists that no API
+ * empties; once a loop thread is joined they look leaked. Only memory that
+ * passed through that cache is exempt; everything else is still checked.
+ */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+    return "leak:h2o_mem_alloc_recycle\n";
+}
+
+/* ---- main ------------------------------------------------------------------------ */
+
+static int main_is(const char *arg, const char *a, const char *b)
+{
+    return strcmp(arg, a) == 0 || (b && strcmp(arg, b) == 0);
+}
+
+int main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (main_is(argv[i], "--help", "-h")) {
+            fputs(main_usage, stdout);
+            return 0;
+        }
+        if (main_is(argv[i], "--version", NULL)) {
+            printf("schema-registry %s (commit %s)\n", SR_VERSION, SR_COMMIT);
+            return 0;
+        }
+    }
+    int first = 1;
+    const char *command = "serve";
+    if (argc > 1 && argv[1][0] != '-') {
+        command = argv[1];
+        first = 2;
+    }
+    if (!main_is(command, "serve", "migrate")) {
+        fprintf(stderr, "schema-registry: unknown command '%s' (see --help)\n", command);
+        return 2;
+    }
+
+    /* Before any thread exists, so all of them inherit it and only sigwait() sees these. */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    /* libpq waits forever for an unreachable host unless told otherwise. */
+    setenv("PGCONNECT_TIMEOUT", "10", 0);
+
+    server_config_t cfg;
+    if (config_load(&cfg, argc - first + 1, argv + first - 1) != 0)
+        return 2;
+    int rc = strcmp(command, "migrate") == 0 ? main_migrate(&cfg) : main_serve(&cfg);
+    config_free(&cfg);
+    return rc;
+}

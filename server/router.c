@@ -1,0 +1,96 @@
+/*
+ * router: from (method, path segments) to a handler, over http_routes[].
+ *
+ * Patterns are read in place on every lookup: the table is a few dozen
+ * short strings, and comparing them costs less than the HTTP parsing that
+ * came before. Specificity is a bit mask with one bit per segment position,
+ * set where the pattern has "*", most significant first: the lower mask is
+ * the more specific pattern (a literal beats "*" at the first difference).
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "server/http_server.h"
+
+#define ROUTER_MAX_SEGMENTS 63
+
+static http_handler_fn router_method_handler(const http_route_t *r, http_method_t method)
+{
+    switch (method) {
+    case HTTP_GET:
+    case HTTP_HEAD:
+        return r->get;
+    case HTTP_POST:
+        return r->post;
+    case HTTP_PUT:
+        return r->put;
+    case HTTP_DELETE:
+        return r->del;
+    default:
+        return NULL;
+    }
+}
+
+/*
+ * Matches one pattern against the segments. Returns 1 and its wildcard mask
+ * in *mask, or 0. "/" (or "") is the pattern with no segments.
+ */
+static int router_pattern_match(const char *pattern, char *const *seg, size_t nseg, uint64_t *mask)
+{
+    const char *p = pattern;
+    uint64_t m = 0;
+    size_t k = 0;
+    if (*p == '/')
+        p++;
+    while (*p != '\0') {
+        const char *slash = strchr(p, '/');
+        size_t len = slash ? (size_t)(slash - p) : strlen(p);
+        if (k >= nseg)
+            return 0;
+        if (len == 1 && p[0] == '*')
+            m |= UINT64_C(1) << (ROUTER_MAX_SEGMENTS - k);
+        else if (strlen(seg[k]) != len || memcmp(seg[k], p, len) != 0)
+            return 0;
+        k++;
+        p += len;
+        if (*p == '/')
+            p++;
+    }
+    if (k != nseg)
+        return 0;
+    *mask = m;
+    return 1;
+}
+
+int http_route_match(const http_route_t *routes, size_t nroutes, http_method_t method,
+                     char *const *seg, size_t nseg, http_handler_fn *handler)
+{
+    int path_matched = 0;
+    uint64_t best_mask = UINT64_MAX;
+    http_handler_fn best = NULL;
+
+    *handler = NULL;
+    if (nseg > ROUTER_MAX_SEGMENTS)
+        return 404;
+    for (size_t i = 0; i < nroutes; i++) {
+        uint64_t mask;
+        if (!router_pattern_match(routes[i].pattern, seg, nseg, &mask))
+            continue;
+        path_matched = 1;
+        http_handler_fn fn = router_method_handler(&routes[i], method);
+        if (fn != NULL && (best == NULL || mask < best_mask)) {
+            best = fn;
+            best_mask = mask;
+        }
+    }
+    if (best != NULL) {
+        *handler = best;
+        return 200;
+    }
+    return path_matched ? 405 : 404;
+}
+
+int http_route_find(http_method_t method, char *const *seg, size_t nseg, http_handler_fn *handler)
+{
+    return http_route_match(http_routes, http_route_count, method, seg, nseg, handler);
+}

@@ -1,0 +1,192 @@
+/*
+ * test_http_router: pattern matching, specificity, 404 vs 405
+ * (server/router.c), and the shape of the real route table.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "server/http_server.h"
+
+/* Distinct handlers, so a test can tell which route won. */
+static http_outcome_t h_a(http_call_t *c, store_t *db) { return HTTP_DONE; }
+static http_outcome_t h_b(http_call_t *c, store_t *db) { return HTTP_DONE; }
+static http_outcome_t h_c(http_call_t *c, store_t *db) { return HTTP_DONE; }
+static http_outcome_t h_d(http_call_t *c, store_t *db) { return HTTP_DONE; }
+static http_outcome_t h_e(http_call_t *c, store_t *db) { return HTTP_DONE; }
+
+/* Wildcards first, so a router that takes the first match fails these tests. */
+static const http_route_t routes[] = {
+    {"/", h_a, h_b, NULL, NULL},
+    {"/schemas/ids/*/*", h_c, NULL, NULL, NULL},
+    {"/schemas/ids/*/schema", h_d, NULL, NULL, NULL},
+    {"/schemas/ids/*", h_a, NULL, NULL, NULL},
+    {"/subjects/*/versions/*", h_a, NULL, NULL, h_e},
+    {"/subjects/*/versions/latest", NULL, h_b, NULL, NULL},
+    {"/config", h_a, NULL, h_b, h_c},
+    {"/config/*", h_d, NULL, h_e, NULL},
+    {"/*/x", h_b, NULL, NULL, NULL},
+    {"/a/*", h_c, NULL, NULL, NULL},
+};
+#define NROUTES (sizeof routes / sizeof routes[0])
+
+/* Matches a path written as "/a/b/c" (no decoding here) and returns the status. */
+static int route(http_method_t m, const char *path, http_handler_fn *fn)
+{
+    char buf[512];
+    char *seg[64];
+    size_t n = 0;
+    snprintf(buf, sizeof buf, "%s", path);
+    char *p = buf[0] == '/' ? buf + 1 : buf;
+    while (*p != '\0' && n < 64) {
+        seg[n++] = p;
+        char *slash = strchr(p, '/');
+        if (slash == NULL)
+            break;
+        *slash = '\0';
+        p = slash + 1;
+    }
+    return http_route_match(routes, NROUTES, m, seg, n, fn);
+}
+
+static void test_root(void **state)
+{
+    http_handler_fn fn;
+    assert_int_equal(route(HTTP_GET, "/", &fn), 200);
+    assert_ptr_equal(fn, h_a);
+    assert_int_equal(route(HTTP_POST, "/", &fn), 200);
+    assert_ptr_equal(fn, h_b);
+    assert_int_equal(route(HTTP_DELETE, "/", &fn), 405);
+    assert_null(fn);
+}
+
+static void test_literal_beats_wildcard(void **state)
+{
+    http_handler_fn fn;
+    assert_int_equal(route(HTTP_GET, "/schemas/ids/7/schema", &fn), 200);
+    assert_ptr_equal(fn, h_d);
+    assert_int_equal(route(HTTP_GET, "/schemas/ids/7/other", &fn), 200);
+    assert_ptr_equal(fn, h_c);
+    /* "/a/x" matches both "one star, then x" and "a, then one star": the first segment decides. */
+    assert_int_equal(route(HTTP_GET, "/a/x", &fn), 200);
+    assert_ptr_equal(fn, h_c);
+    assert_int_equal(route(HTTP_GET, "/b/x", &fn), 200);
+    assert_ptr_equal(fn, h_b);
+}
+
+static void test_method_decides_between_matching_patterns(void **state)
+{
+    http_handler_fn fn;
+    /* The literal "latest" route has only POST; GET falls back to the wildcard route. */
+    assert_int_equal(route(HTTP_GET, "/subjects/s/versions/latest", &fn), 200);
+    assert_ptr_equal(fn, h_a);
+    assert_int_equal(route(HTTP_POST, "/subjects/s/versions/latest", &fn), 200);
+    assert_ptr_equal(fn, h_b);
+    assert_int_equal(route(HTTP_DELETE, "/subjects/s/versions/3", &fn), 200);
+    assert_ptr_equal(fn, h_e);
+    assert_int_equal(route(HTTP_PUT, "/subjects/s/versions/3", &fn), 405);
+}
+
+static void test_segment_count_must_match(void **state)
+{
+    http_handler_fn fn;
+    assert_int_equal(route(HTTP_GET, "/config", &fn), 200);
+    assert_ptr_equal(fn, h_a);
+    assert_int_equal(route(HTTP_GET, "/config/s", &fn), 200);
+    assert_ptr_equal(fn, h_d);
+    assert_int_equal(route(HTTP_GET, "/config/s/t", &fn), 404);
+    assert_int_equal(route(HTTP_GET, "/schemas/ids", &fn), 404);
+    assert_int_equal(route(HTTP_GET, "/schemas/ids/1/schema/extra", &fn), 404);
+}
+
+static void test_404_and_405(void **state)
+{
+    http_handler_fn fn = h_a;
+    assert_int_equal(route(HTTP_GET, "/associations/resources/x/y", &fn), 404);
+    assert_null(fn);
+    assert_int_equal(route(HTTP_GET, "/Config", &fn), 404);   /* literals are case-sensitive */
+    assert_int_equal(route(HTTP_POST, "/config", &fn), 405);
+    assert_int_equal(route(HTTP_OTHER, "/config", &fn), 405);
+    assert_int_equal(route(HTTP_OTHER, "/nowhere", &fn), 404);
+}
+
+static void test_head_uses_get(void **state)
+{
+    http_handler_fn fn;
+    assert_int_equal(route(HTTP_HEAD, "/schemas/ids/1/schema", &fn), 200);
+    assert_ptr_equal(fn, h_d);
+    assert_int_equal(route(HTTP_HEAD, "/subjects/s/versions/latest", &fn), 200);
+    assert_ptr_equal(fn, h_a);
+}
+
+static void test_wildcard_matches_odd_segments(void **state)
+{
+    /* Decoded segments may hold '/', '*' or nothing at all. */
+    http_handler_fn fn;
+    char *seg[] = {"config", "a/b"};
+    assert_int_equal(http_route_match(routes, NROUTES, HTTP_PUT, seg, 2, &fn), 200);
+    assert_ptr_equal(fn, h_e);
+    char *star[] = {"config", "*"};
+    assert_int_equal(http_route_match(routes, NROUTES, HTTP_GET, star, 2, &fn), 200);
+    assert_ptr_equal(fn, h_d);
+    char *empty[] = {"config", ""};
+    assert_int_equal(http_route_match(routes, NROUTES, HTTP_GET, empty, 2, &fn), 200);
+}
+
+static void test_very_long_paths(void **state)
+{
+    char *seg[200];
+    for (size_t i = 0; i < 200; i++)
+        seg[i] = "x";
+    http_handler_fn fn;
+    assert_int_equal(http_route_match(routes, NROUTES, HTTP_GET, seg, 200, &fn), 404);
+}
+
+/* ---- The real table (server/routes.c) ---------------------------------------- */
+
+static void test_route_table_is_well_formed(void **state)
+{
+    assert_true(http_route_count > 0);
+    for (size_t i = 0; i < http_route_count; i++) {
+        const http_route_t *r = &http_routes[i];
+        assert_non_null(r->pattern);
+        assert_int_equal(r->pattern[0], '/');
+        size_t len = strlen(r->pattern);
+        assert_true(len == 1 || r->pattern[len - 1] != '/');   /* trailing '/' is the router's job */
+        assert_null(strstr(r->pattern, "//"));
+        assert_true(r->get || r->post || r->put || r->del);
+        for (size_t j = 0; j < i; j++)
+            assert_true(strcmp(r->pattern, http_routes[j].pattern) != 0);   /* one entry per path */
+    }
+}
+
+static void test_route_table_has_root_and_no_associations(void **state)
+{
+    http_handler_fn fn;
+    assert_int_equal(http_route_find(HTTP_GET, NULL, 0, &fn), 200);   /* the liveness probe */
+    /* Newer Java serializers need a plain 404 here to fall back to topic naming. */
+    char *assoc[] = {"associations", "resources", "-", "orders"};
+    assert_int_equal(http_route_find(HTTP_GET, assoc, 4, &fn), 404);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_root),
+        cmocka_unit_test(test_literal_beats_wildcard),
+        cmocka_unit_test(test_method_decides_between_matching_patterns),
+        cmocka_unit_test(test_segment_count_must_match),
+        cmocka_unit_test(test_404_and_405),
+        cmocka_unit_test(test_head_uses_get),
+        cmocka_unit_test(test_wildcard_matches_odd_segments),
+        cmocka_unit_test(test_very_long_paths),
+        cmocka_unit_test(test_route_table_is_well_formed),
+        cmocka_unit_test(test_route_table_has_root_and_no_associations),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
