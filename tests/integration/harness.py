@@ -528,6 +528,11 @@ def make_self_signed_cert(directory):
 
 # ---- 6. RegistryTestCase ---------------------------------------------------
 
+def sql_literal(text):
+    """A SQL string literal (for assertions on subject names)."""
+    return "'" + text.replace("'", "''") + "'"
+
+
 def avro_record(name, fields, **extra):
     """Avro record schema text; fields are (name, type) or (name, type, default)."""
     out = []
@@ -553,13 +558,17 @@ class RegistryTestCase(unittest.TestCase):
         cls.server = Server(database_url=cls.db.url, args=cls.server_args,
                             name=cls.__name__.lower())
         cls.server.start()
-        cls.http = cls.server.client()
 
     @classmethod
     def tearDownClass(cls):
         cls.server.stop()
 
     # -- names and requests --
+
+    @property
+    def http(self):
+        """A client for the class's server (its port changes when it restarts)."""
+        return self.server.client()
 
     def sub(self, tag="s"):
         """A subject name no other test uses."""
