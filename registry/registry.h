@@ -4,9 +4,17 @@
  * in-memory index. Knows SQL (through store), never HTTP.
  *
  * Contents
- *   1. Errors (Confluent error codes, defined once)
+ *   1. Errors (Confluent error codes, defined once: registry/errors.h)
  *   2. Lifecycle
- *   (the domain operations follow in the sections below)
+ *   3. Reading (memory only)
+ *   4. Registering, looking up, checking, deleting
+ *   5. Config and mode
+ *
+ * Calling convention: every operation takes `db`, the calling thread's own
+ * connection, or NULL on an event-loop thread. An operation that cannot
+ * finish from memory returns REG_NEED_DB when db is NULL, and the caller
+ * runs it again on a database thread. Results are copies the caller owns
+ * (free with the matching _clear/_free) unless marked borrowed.
  */
 #ifndef REGISTRY_REGISTRY_H
 #define REGISTRY_REGISTRY_H
@@ -14,46 +22,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "compat/level.h"
 #include "compat/schema.h"
+#include "registry/errors.h"
 #include "registry/store.h"
 
-/* ---- 1. Errors ---------------------------------------------------------- */
-
-/* Values are the Confluent error codes; HTTP status = code / 100. */
-typedef enum reg_code {
-    REG_OK = 0,
-    REG_SUBJECT_NOT_FOUND = 40401,
-    REG_VERSION_NOT_FOUND = 40402,
-    REG_SCHEMA_NOT_FOUND = 40403,
-    REG_SUBJECT_SOFT_DELETED = 40404,
-    REG_SUBJECT_NOT_SOFT_DELETED = 40405,
-    REG_VERSION_SOFT_DELETED = 40406,
-    REG_VERSION_NOT_SOFT_DELETED = 40407,
-    REG_SUBJECT_LEVEL_COMPAT_NOT_CONFIGURED = 40408,
-    REG_SUBJECT_LEVEL_MODE_NOT_CONFIGURED = 40409,
-    REG_INCOMPATIBLE = 40901,
-    REG_INVALID_SCHEMA = 42201,
-    REG_INVALID_VERSION = 42202,
-    REG_INVALID_COMPATIBILITY = 42203,
-    REG_INVALID_MODE = 42204,
-    REG_OPERATION_NOT_PERMITTED = 42205,
-    REG_REFERENCE_EXISTS = 42206,
-    REG_INVALID_SUBJECT = 42208,
-    REG_SCHEMA_TOO_LARGE = 42209,
-    REG_STORE_ERROR = 50001,
-    REG_TIMEOUT = 50002,
-    REG_INTERNAL = 500,
-} reg_code_t;
-
-typedef struct reg_error {
-    reg_code_t code;
-    char message[1024];
-} reg_error_t;
-
-/* Sets err and returns its code. */
-reg_code_t reg_fail(reg_error_t *err, reg_code_t code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* ---- 1. Errors: registry/errors.h ------------------------------------- */
 
 /* ---- 2. Lifecycle ------------------------------------------------------- */
 
@@ -71,5 +47,116 @@ int registry_migrate(store_t *db, char **error);
 /* Loads the whole registry into memory and starts the change feed. */
 registry_t *registry_new(const registry_options_t *opts, store_t *db, char **error);
 void registry_free(registry_t *reg);
+
+/* ---- 3. Reading --------------------------------------------------------- */
+
+/* One subject version, with its schema (retained). */
+typedef struct reg_view {
+    char *subject;
+    int version;
+    int id;
+    int deleted;
+    int64_t ts_ms;
+    reg_schema_t *schema;
+} reg_view_t;
+
+void reg_view_clear(reg_view_t *v);
+
+/* A (subject, version) pair. */
+typedef struct reg_usage {
+    char *subject;
+    int version;
+} reg_usage_t;
+
+void reg_usages_free(reg_usage_t *u, size_t n);
+
+/* "latest" (any case), "-1", or [1, 2^31-1] with blanks/leading zeros: 0 and
+ * *version (-1 = latest); anything else -1 (42202). */
+int registry_version_parse(const char *text, int *version);
+/* 42202 with the reference's message. */
+reg_code_t registry_invalid_version(reg_error_t *err, const char *text);
+
+/* GET /subjects/{s}/versions/{v}. deleted=1 also finds soft-deleted versions. */
+reg_code_t registry_get_version(registry_t *reg, const char *subject, const char *version_text,
+                                int deleted, reg_view_t *out, reg_error_t *err);
+/* GET /subjects: sorted names; prefix NULL = all. */
+void registry_list_subjects(registry_t *reg, const char *prefix, int deleted, int deleted_only,
+                            strlist_t *out);
+/* GET /subjects/{s}/versions. */
+reg_code_t registry_list_versions(registry_t *reg, const char *subject, int deleted,
+                                  int deleted_only, int deleted_as_negative, int **out,
+                                  size_t *n, reg_error_t *err);
+/* GET /schemas: every version (live, or all when deleted), sorted by subject then version. */
+void registry_list_schemas(registry_t *reg, const char *prefix, int deleted, int latest_only,
+                           reg_view_t **out, size_t *n);
+/* GET /schemas/ids/{id}: the schema (retained) while some version carries it.
+ * A miss in memory is checked in the database before 40403. */
+reg_code_t registry_get_schema(registry_t *reg, store_t *db, int id, reg_schema_t **out,
+                               reg_error_t *err);
+/* The (subject, version) pairs carrying id, sorted; live only unless deleted. */
+reg_code_t registry_schema_usages(registry_t *reg, store_t *db, int id, int deleted,
+                                  reg_usage_t **out, size_t *n, reg_error_t *err);
+/* Highest schema id allocated so far (fetchMaxId). */
+int registry_max_id(registry_t *reg);
+/* GET .../versions/{v}/referencedby: sorted ids of schemas referring to it. */
+reg_code_t registry_referenced_by(registry_t *reg, const char *subject, const char *version_text,
+                                  int deleted, int **ids, size_t *n, reg_error_t *err);
+/* The schema's text in a named format ("resolved", "serialized", ...); malloc'd. */
+char *registry_schema_format(registry_t *reg, reg_schema_t *s, const char *format);
+
+/* ---- 4. Registering, looking up, checking, deleting ---------------------- */
+
+/* A registration / lookup / compatibility request body (all borrowed). */
+typedef struct reg_request {
+    const char *schema;        /* NULL or "" = empty */
+    const char *schema_type;   /* NULL = AVRO */
+    const reg_ref_t *refs;
+    size_t nrefs;
+    int id;                    /* IMPORT: explicit id; < 0 = none */
+    int version;               /* explicit version; <= 0 = none */
+    int normalize;             /* query parameter */
+    int force;                 /* skip the compatibility check */
+} reg_request_t;
+
+/* POST /subjects/{s}/versions (rest-api 5). out (may be NULL) gets the version. */
+reg_code_t registry_register(registry_t *reg, store_t *db, const char *subject,
+                             const reg_request_t *req, reg_view_t *out, reg_error_t *err);
+/* POST /subjects/{s}. */
+reg_code_t registry_lookup(registry_t *reg, store_t *db, const char *subject,
+                           const reg_request_t *req, int deleted, reg_view_t *out,
+                           reg_error_t *err);
+/* POST /compatibility/subjects/{s}/versions[/{v}]; version_text NULL = the
+ * register-time history. With verbose a parse failure is a message, not 42201. */
+reg_code_t registry_check(registry_t *reg, store_t *db, const char *subject,
+                          const char *version_text, const reg_request_t *req, int verbose,
+                          int *compatible, strlist_t *messages, reg_error_t *err);
+/* DELETE /subjects/{s}: the deleted version numbers, ascending. */
+reg_code_t registry_delete_subject(registry_t *reg, store_t *db, const char *subject,
+                                   int permanent, int **versions, size_t *n, reg_error_t *err);
+/* DELETE /subjects/{s}/versions/{v}: the deleted version number. */
+reg_code_t registry_delete_version(registry_t *reg, store_t *db, const char *subject,
+                                   const char *version_text, int permanent, int *version,
+                                   reg_error_t *err);
+
+/* ---- 5. Config and mode ------------------------------------------------- */
+
+/* subject NULL = global. Configs are ConfigUpdate-shaped objects (key
+ * "compatibility"); the caller renames for GET responses. */
+reg_code_t registry_config_get(registry_t *reg, const char *subject, int default_to_global,
+                               json_t **out, reg_error_t *err);
+/* Partial update: absent keys kept, null clears. *out = the stored result. */
+reg_code_t registry_config_set(registry_t *reg, store_t *db, const char *subject,
+                               const json_t *update, json_t **out, reg_error_t *err);
+/* *out = the previous config (the server default when none). */
+reg_code_t registry_config_delete(registry_t *reg, store_t *db, const char *subject,
+                                  json_t **out, reg_error_t *err);
+reg_code_t registry_mode_get(registry_t *reg, const char *subject, int default_to_global,
+                             char **out, reg_error_t *err);
+reg_code_t registry_mode_set(registry_t *reg, store_t *db, const char *subject, const char *mode,
+                             int force, reg_error_t *err);
+reg_code_t registry_mode_delete(registry_t *reg, store_t *db, const char *subject, char **out,
+                                reg_error_t *err);
+/* 42208 when a subject name is not acceptable (control characters, reserved names). */
+reg_code_t registry_check_subject_name(const char *subject, reg_error_t *err);
 
 #endif

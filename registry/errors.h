@@ -1,0 +1,44 @@
+/*
+ * errors: every registry failure as a Confluent error code, defined once.
+ * The HTTP status is derived from the code by the server (code / 100).
+ */
+#ifndef REGISTRY_ERRORS_H
+#define REGISTRY_ERRORS_H
+
+/* Values are the Confluent error codes; HTTP status = code / 100. */
+typedef enum reg_code {
+    REG_OK = 0,
+    REG_NEED_DB = 1,          /* not an error: call again with a database connection */
+    REG_SUBJECT_NOT_FOUND = 40401,
+    REG_VERSION_NOT_FOUND = 40402,
+    REG_SCHEMA_NOT_FOUND = 40403,
+    REG_SUBJECT_SOFT_DELETED = 40404,
+    REG_SUBJECT_NOT_SOFT_DELETED = 40405,
+    REG_VERSION_SOFT_DELETED = 40406,
+    REG_VERSION_NOT_SOFT_DELETED = 40407,
+    REG_SUBJECT_LEVEL_COMPAT_NOT_CONFIGURED = 40408,
+    REG_SUBJECT_LEVEL_MODE_NOT_CONFIGURED = 40409,
+    REG_INCOMPATIBLE = 40901,
+    REG_INVALID_SCHEMA = 42201,
+    REG_INVALID_VERSION = 42202,
+    REG_INVALID_COMPATIBILITY = 42203,
+    REG_INVALID_MODE = 42204,
+    REG_OPERATION_NOT_PERMITTED = 42205,
+    REG_REFERENCE_EXISTS = 42206,
+    REG_INVALID_SUBJECT = 42208,
+    REG_SCHEMA_TOO_LARGE = 42209,
+    REG_STORE_ERROR = 50001,
+    REG_TIMEOUT = 50002,
+    REG_INTERNAL = 500,
+} reg_code_t;
+
+typedef struct reg_error {
+    reg_code_t code;
+    char message[1024];
+} reg_error_t;
+
+/* Sets err and returns its code. */
+reg_code_t reg_fail(reg_error_t *err, reg_code_t code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,640 @@
+/*
+ * write: registration (rest-api.md section 5), lookup and the compatibility
+ * test endpoints. They share one step: turning a request into a candidate
+ * (parsed model, canonical text, identity key).
+ */
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "registry/internal.h"
+
+/* ---- Candidates ---------------------------------------------------------- */
+
+typedef struct candidate {
+    schema_type_t type;
+    schema_t *parsed;
+    reg_resolved_t res;
+    unsigned char key[REG_KEY_LEN];
+} candidate_t;
+
+static void candidate_clear(candidate_t *c)
+{
+    schema_free(c->parsed);
+    reg_resolved_clear(&c->res);
+    memset(c, 0, sizeof *c);
+}
+
+static void digest_add_be32(EVP_MD_CTX *ctx, int v)
+{
+    unsigned char b[4] = {(unsigned char)((unsigned)v >> 24), (unsigned char)(v >> 16),
+                          (unsigned char)(v >> 8), (unsigned char)v};
+    EVP_DigestUpdate(ctx, b, 4);
+}
+
+/* rest-api.md 2.3: MD5 over the canonical text, then each reference's name,
+ * subject and version (4 bytes, big-endian). */
+static void identity_key(const char *canonical, size_t len, const reg_ref_t *refs, size_t n,
+                         unsigned char out[REG_KEY_LEN])
+{
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    EVP_DigestInit_ex(ctx, EVP_md5(), NULL);
+    EVP_DigestUpdate(ctx, canonical, len);
+    for (size_t i = 0; i < n; i++) {
+        EVP_DigestUpdate(ctx, refs[i].name, strlen(refs[i].name));
+        EVP_DigestUpdate(ctx, refs[i].subject, strlen(refs[i].subject));
+        digest_add_be32(ctx, refs[i].version);
+    }
+    unsigned int olen = 0;
+    EVP_DigestFinal_ex(ctx, out, &olen);
+    EVP_MD_CTX_free(ctx);
+}
+
+static int request_is_empty(const reg_request_t *req)
+{
+    return !req->schema || !*req->schema;
+}
+
+static reg_code_t parse_type(const reg_request_t *req, schema_type_t *type, reg_error_t *err)
+{
+    if (schema_type_parse(req->schema_type, type) != 0)
+        return reg_fail(err, REG_INVALID_SCHEMA, "Invalid schema type %s", req->schema_type);
+    return REG_OK;
+}
+
+/* Parses the request. allow_deleted: soft-deleted reference targets count (lookups). */
+static reg_code_t candidate_parse(registry_t *reg, const reg_request_t *req, int flags,
+                                  int allow_deleted, candidate_t *c, reg_error_t *err)
+{
+    memset(c, 0, sizeof *c);
+    reg_code_t rc = parse_type(req, &c->type, err);
+    if (rc != REG_OK)
+        return rc;
+    if (request_is_empty(req))
+        return reg_fail(err, REG_INVALID_SCHEMA, "Empty schema");
+    rc = registry_resolve(reg, req->refs, req->nrefs, allow_deleted, &c->res, err);
+    if (rc != REG_OK)
+        return rc;
+    char *error = NULL;
+    c->parsed = schema_parse(c->type, req->schema, strlen(req->schema), c->res.refs, c->res.n,
+                             flags, &error);
+    if (!c->parsed) {
+        reg_fail(err, REG_INVALID_SCHEMA, "Invalid schema of type %s, details: %s",
+                 schema_type_name(c->type), error ? error : "unparseable");
+        free(error);
+        return REG_INVALID_SCHEMA;
+    }
+    identity_key(schema_canonical(c->parsed), schema_canonical_len(c->parsed), c->res.direct,
+                 c->res.ndirect, c->key);
+    return REG_OK;
+}
+
+/* ---- The request cache ------------------------------------------------------ */
+
+/* Fingerprint of what determines the identity key; 0 when the request is not
+ * cacheable ("version": -1 references move with the subject). */
+static int request_fingerprint(const reg_request_t *req, int normalize, unsigned char out[32])
+{
+    for (size_t i = 0; i < req->nrefs; i++)
+        if (req->refs[i].version < 0 || !req->refs[i].name || !req->refs[i].subject)
+            return 0;
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+    const char *type = req->schema_type ? req->schema_type : "AVRO";
+    EVP_DigestUpdate(ctx, type, strlen(type) + 1);
+    digest_add_be32(ctx, normalize);
+    EVP_DigestUpdate(ctx, req->schema, strlen(req->schema) + 1);
+    for (size_t i = 0; i < req->nrefs; i++) {
+        EVP_DigestUpdate(ctx, req->refs[i].name, strlen(req->refs[i].name) + 1);
+        EVP_DigestUpdate(ctx, req->refs[i].subject, strlen(req->refs[i].subject) + 1);
+        digest_add_be32(ctx, req->refs[i].version);
+    }
+    unsigned int olen = 0;
+    EVP_DigestFinal_ex(ctx, out, &olen);
+    EVP_MD_CTX_free(ctx);
+    return 1;
+}
+
+/* Bounded: a client sending endless distinct texts cannot grow memory forever. */
+#define REQUEST_CACHE_MAX 100000
+
+static void request_cache_put(registry_t *reg, const reg_request_t *req, int normalize,
+                              const unsigned char key[REG_KEY_LEN])
+{
+    unsigned char fp[32];
+    if (!request_fingerprint(req, normalize, fp))
+        return;
+    unsigned char *copy = malloc(REG_KEY_LEN);
+    if (!copy)
+        return;
+    memcpy(copy, key, REG_KEY_LEN);
+    pthread_mutex_lock(&reg->cache_lock);
+    if (reg->request_cache.used >= REQUEST_CACHE_MAX) {
+        for (size_t i = 0; i < reg->request_cache.cap; i++)
+            if (hmap_live(&reg->request_cache, i))
+                free(reg->request_cache.slots[i].value);
+        hmap_clear(&reg->request_cache);
+    }
+    free(hmap_put(&reg->request_cache, fp, sizeof fp, copy));
+    pthread_mutex_unlock(&reg->cache_lock);
+}
+
+static int request_cache_get(registry_t *reg, const reg_request_t *req, int normalize,
+                             unsigned char key[REG_KEY_LEN])
+{
+    unsigned char fp[32];
+    if (request_is_empty(req) || !request_fingerprint(req, normalize, fp))
+        return 0;
+    pthread_mutex_lock(&reg->cache_lock);
+    const unsigned char *hit = hmap_get(&reg->request_cache, fp, sizeof fp);
+    if (hit)
+        memcpy(key, hit, REG_KEY_LEN);
+    pthread_mutex_unlock(&reg->cache_lock);
+    return hit != NULL;
+}
+
+/* ---- Matching a candidate against a subject ------------------------------ */
+
+/* The newest version of subject whose schema has (type, key); live only unless deleted. */
+static reg_code_t find_by_key(registry_t *reg, const char *subject, schema_type_t type,
+                              const unsigned char key[REG_KEY_LEN], int deleted, reg_view_t *out)
+{
+    reg_code_t rc = REG_SCHEMA_NOT_FOUND;
+    pthread_rwlock_rdlock(&reg->idx.lock);
+    reg_schema_t *s = index_schema_by_key(&reg->idx, type, key);
+    reg_subject_t *subj = index_subject(&reg->idx, subject);
+    for (size_t i = subj && s ? subj->n : 0; i-- > 0;) {
+        const reg_version_t *v = &subj->v[i];
+        if (v->schema_id != s->id || (v->deleted && !deleted))
+            continue;
+        reg_schema_retain(s);
+        *out = (reg_view_t){strdup(subject), v->version, v->schema_id, v->deleted, v->ts_ms, s};
+        rc = REG_OK;
+        break;
+    }
+    pthread_rwlock_unlock(&reg->idx.lock);
+    return rc;
+}
+
+static int effective_normalize(registry_t *reg, const char *subject, const reg_request_t *req)
+{
+    return req->normalize || registry_effective_normalize(reg, subject);
+}
+
+static int request_matches_existing(const reg_request_t *req, const reg_view_t *v)
+{
+    return (req->id < 0 || req->id == v->id) && (req->version <= 0 || req->version == v->version);
+}
+
+/* ---- Registration --------------------------------------------------------- */
+
+static reg_code_t check_mode_for_register(registry_t *reg, const char *subject,
+                                          const reg_request_t *req, int *import,
+                                          reg_error_t *err)
+{
+    const char *mode = registry_effective_mode(reg, subject);
+    *import = strcmp(mode, "IMPORT") == 0;
+    if (strncmp(mode, "READONLY", 8) == 0)
+        return reg_fail(err, REG_OPERATION_NOT_PERMITTED, "Subject %s in context . is in read-only mode",
+                        subject);
+    if (req->id >= 0 && !*import)
+        return reg_fail(err, REG_OPERATION_NOT_PERMITTED, "Subject %s in context . is not in import mode",
+                        subject);
+    if (req->id < 0 && *import)
+        return reg_fail(err, REG_OPERATION_NOT_PERMITTED,
+                        "Subject %s in context . is not in read-write mode", subject);
+    return REG_OK;
+}
+
+/* The schema record for an id, loading it from the database when this node lacks it. */
+static reg_schema_t *schema_for_id(registry_t *reg, store_t *db, int id, reg_error_t *err)
+{
+    pthread_rwlock_rdlock(&reg->idx.lock);
+    reg_schema_t *s = index_schema(&reg->idx, id);
+    if (s)
+        reg_schema_retain(s);
+    pthread_rwlock_unlock(&reg->idx.lock);
+    if (s)
+        return s;
+    if (store_load_schema(db, id, &s, err) != 0 || !s)
+        return NULL;
+    reg_schema_retain(s);
+    pthread_rwlock_wrlock(&reg->idx.lock);
+    index_add_schema(&reg->idx, s);
+    reg_schema_t *kept = index_schema(&reg->idx, id);
+    if (kept != s) {
+        reg_schema_retain(kept);
+        reg_schema_release(s);
+        s = kept;
+    }
+    pthread_rwlock_unlock(&reg->idx.lock);
+    return s;
+}
+
+/* Live versions of subj as the compatibility history; schemas retained in *held. */
+static reg_code_t build_history(registry_t *reg, store_t *db, const reg_subject_t *subj,
+                                int only_version, compat_previous_t **history, size_t *n,
+                                reg_schema_t ***held, reg_error_t *err)
+{
+    *history = calloc(subj->n + 1, sizeof **history);
+    *held = calloc(subj->n + 1, sizeof **held);
+    *n = 0;
+    for (size_t i = 0; i < subj->n; i++) {
+        const reg_version_t *v = &subj->v[i];
+        if (v->deleted || (only_version > 0 && v->version != only_version))
+            continue;
+        reg_schema_t *s = db ? schema_for_id(reg, db, v->schema_id, err) : NULL;
+        if (!s) {
+            pthread_rwlock_rdlock(&reg->idx.lock);
+            s = index_schema(&reg->idx, v->schema_id);
+            if (s)
+                reg_schema_retain(s);
+            pthread_rwlock_unlock(&reg->idx.lock);
+        }
+        if (!s)
+            return reg_fail(err, REG_STORE_ERROR, "Error while loading schema %d", v->schema_id);
+        (*held)[*n] = s;
+        const schema_t *parsed = registry_parsed(reg, s, err);
+        if (!parsed) {
+            (*n)++;
+            return err->code;
+        }
+        (*history)[(*n)++] = (compat_previous_t){parsed, v->version};
+    }
+    return REG_OK;
+}
+
+static void history_free(compat_previous_t *history, reg_schema_t **held, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        reg_schema_release(held[i]);
+    free(held);
+    free(history);
+}
+
+/* "[m1, m2]" as Java's List.toString renders it. */
+static void join_messages(const strlist_t *m, char *out, size_t cap)
+{
+    size_t w = (size_t)snprintf(out, cap, "[");
+    for (size_t i = 0; i < m->n && w < cap; i++)
+        w += (size_t)snprintf(out + w, cap - w, "%s%s", i ? ", " : "", m->items[i]);
+    if (w < cap)
+        snprintf(out + w, cap - w, "]");
+}
+
+static reg_code_t check_compatible(registry_t *reg, store_t *db, const char *subject,
+                                   const reg_subject_t *fresh, const candidate_t *c,
+                                   reg_error_t *err)
+{
+    compat_level_t level = registry_effective_level(reg, subject);
+    if (level == COMPAT_NONE)
+        return REG_OK;
+    compat_previous_t *history;
+    reg_schema_t **held;
+    size_t n;
+    reg_code_t rc = build_history(reg, db, fresh, 0, &history, &n, &held, err);
+    if (rc == REG_OK) {
+        strlist_t messages = {0};
+        int ok = compat_check(level, c->parsed, history, n, 0, &messages);
+        if (ok == 0) {
+            char details[sizeof err->message];
+            join_messages(&messages, details, sizeof details);
+            rc = reg_fail(err, REG_INCOMPATIBLE,
+                          "Schema being registered is incompatible with an earlier schema for "
+                          "subject \"%s\", details: %s",
+                          subject, details);
+        } else if (ok < 0) {
+            rc = reg_fail(err, REG_INTERNAL, "Out of memory during the compatibility check");
+        }
+        strlist_clear(&messages);
+    }
+    history_free(history, held, n);
+    return rc;
+}
+
+/* IMPORT: the schema row for an explicit id, or 42205 when the id is someone else's. */
+static reg_code_t import_schema(registry_t *reg, store_t *db, const candidate_t *c, int id,
+                                reg_error_t *err)
+{
+    reg_schema_t *existing;
+    if (store_load_schema(db, id, &existing, err) != 0)
+        return err->code;
+    if (existing) {
+        int same = existing->type == c->type && memcmp(existing->key, c->key, REG_KEY_LEN) == 0;
+        reg_schema_release(existing);
+        return same ? REG_OK
+                    : reg_fail(err, REG_OPERATION_NOT_PERMITTED,
+                               "Overwrite new schema with id %d in context . is not permitted.", id);
+    }
+    reg_schema_t *row = reg_schema_new(id, c->type, schema_canonical(c->parsed), c->key, 0);
+    for (size_t i = 0; i < c->res.ndirect; i++)
+        reg_schema_add_ref(row, c->res.direct[i].name, c->res.direct[i].subject,
+                           c->res.direct[i].version);
+    int rc = store_schema_import(db, row, err);
+    reg_schema_release(row);
+    if (rc != 0 && strstr(err->message, "identity_key"))
+        return reg_fail(err, REG_OPERATION_NOT_PERMITTED,
+                        "Overwrite new schema with id %d in context . is not permitted: the same "
+                        "schema is registered under another id.", id);
+    return rc == 0 ? REG_OK : err->code;
+}
+
+static reg_code_t store_schema_row(store_t *db, const candidate_t *c, int *id, reg_error_t *err)
+{
+    reg_schema_t *row = reg_schema_new(0, c->type, schema_canonical(c->parsed), c->key, 0);
+    for (size_t i = 0; i < c->res.ndirect; i++)
+        reg_schema_add_ref(row, c->res.direct[i].name, c->res.direct[i].subject,
+                           c->res.direct[i].version);
+    int created;
+    int rc = store_schema_upsert(db, row, id, &created, err);
+    reg_schema_release(row);
+    return rc == 0 ? REG_OK : err->code;
+}
+
+/* Step 11: soft-deleted versions of the subject that carry the id go away,
+ * unless another schema still refers to them. */
+static reg_code_t drop_soft_deleted_twins(registry_t *reg, store_t *db, const reg_subject_t *fresh,
+                                          int id, reg_error_t *err)
+{
+    for (size_t i = 0; i < fresh->n; i++) {
+        const reg_version_t *v = &fresh->v[i];
+        if (!v->deleted || v->schema_id != id)
+            continue;
+        int *ids;
+        pthread_rwlock_rdlock(&reg->idx.lock);
+        size_t nref = registry_referrers_locked(reg, fresh->name, v->version, 1, &ids);
+        pthread_rwlock_unlock(&reg->idx.lock);
+        free(ids);
+        if (nref == 0 && store_version_hard_delete(db, fresh->name, v->version, err) != 0)
+            return err->code;
+    }
+    return REG_OK;
+}
+
+static int next_version(const reg_subject_t *fresh)
+{
+    return fresh->n ? fresh->v[fresh->n - 1].version + 1 : 1;
+}
+
+static int live_version_with_id(const reg_subject_t *fresh, int id)
+{
+    for (size_t i = 0; i < fresh->n; i++)
+        if (!fresh->v[i].deleted && fresh->v[i].schema_id == id)
+            return 1;
+    return 0;
+}
+
+typedef struct register_tx {
+    const char *subject;
+    const reg_request_t *req;
+    const candidate_t *c;
+    int import;
+    int id;             /* out */
+} register_tx_t;
+
+/* Steps 6-12, inside registry_write_tx (under the subject's lock). */
+static reg_code_t register_in_tx(registry_t *reg, store_t *db, void *arg, reg_error_t *err)
+{
+    register_tx_t *tx = arg;
+    const reg_request_t *req = tx->req;
+    reg_subject_t *fresh = NULL;
+    if (store_load_subject(db, tx->subject, &fresh, err) != 0)
+        return err->code;
+    int explicit_id = tx->import && req->id >= 0;
+    reg_code_t rc = explicit_id ? import_schema(reg, db, tx->c, req->id, err)
+                                : store_schema_row(db, tx->c, &tx->id, err);
+    if (explicit_id)
+        tx->id = req->id;
+    /* Another writer (maybe another node) registered the same content while we parsed. */
+    if (rc == REG_OK && !tx->import && live_version_with_id(fresh, tx->id)) {
+        reg_subject_free(fresh);
+        return REG_OK;
+    }
+    if (rc == REG_OK && !tx->import && !req->force)
+        rc = check_compatible(reg, db, tx->subject, fresh, tx->c, err);
+    int version = next_version(fresh);
+    if (rc == REG_OK && req->version > 0) {
+        if (tx->import)
+            version = req->version;
+        else if (req->version != version)
+            rc = reg_fail(err, REG_INVALID_SCHEMA, "Version is not one more than previous version");
+    }
+    if (rc == REG_OK)
+        rc = drop_soft_deleted_twins(reg, db, fresh, tx->id, err);
+    if (rc == REG_OK && schema_canonical_len(tx->c->parsed) > reg->opts.max_schema_bytes)
+        rc = reg_fail(err, REG_SCHEMA_TOO_LARGE, "Register operation failed because schema is too large");
+    if (rc == REG_OK && store_version_insert(db, tx->subject, version, tx->id, err) != 0)
+        rc = err->code;
+    reg_subject_free(fresh);
+    return rc;
+}
+
+static reg_code_t view_by_id(registry_t *reg, const char *subject, int id, reg_view_t *out,
+                             reg_error_t *err)
+{
+    reg_code_t rc = REG_SCHEMA_NOT_FOUND;
+    pthread_rwlock_rdlock(&reg->idx.lock);
+    reg_subject_t *subj = index_subject(&reg->idx, subject);
+    reg_schema_t *s = index_schema(&reg->idx, id);
+    for (size_t i = subj && s ? subj->n : 0; i-- > 0;) {
+        const reg_version_t *v = &subj->v[i];
+        if (v->schema_id == id && !v->deleted) {
+            reg_schema_retain(s);
+            *out = (reg_view_t){strdup(subject), v->version, id, 0, v->ts_ms, s};
+            rc = REG_OK;
+            break;
+        }
+    }
+    pthread_rwlock_unlock(&reg->idx.lock);
+    return rc == REG_OK ? rc : reg_fail(err, REG_INTERNAL, "Registered schema %d vanished", id);
+}
+
+/* Empty schema: reuse the latest live version's text, type and references (step 4). */
+static reg_code_t inherit_latest(registry_t *reg, const char *subject, reg_request_t *req,
+                                 reg_schema_t **held, reg_error_t *err)
+{
+    reg_view_t latest = {0};
+    if (registry_get_version(reg, subject, "latest", 0, &latest, &(reg_error_t){0}) != REG_OK)
+        return reg_fail(err, REG_INVALID_SCHEMA, "Empty schema");
+    *held = latest.schema;
+    latest.schema = NULL;
+    reg_view_clear(&latest);
+    req->schema = (*held)->text;
+    req->schema_type = schema_type_name((*held)->type);
+    req->refs = (*held)->refs;
+    req->nrefs = (*held)->nrefs;
+    return REG_OK;
+}
+
+reg_code_t registry_register(registry_t *reg, store_t *db, const char *subject,
+                             const reg_request_t *request, reg_view_t *out, reg_error_t *err)
+{
+    reg_view_t scratch = {0};
+    reg_view_t *view = out ? out : &scratch;
+    int normalize = effective_normalize(reg, subject, request);
+    unsigned char key[REG_KEY_LEN];
+    schema_type_t type;
+
+    /* The hot path: known content already live in this subject, from memory. */
+    if (parse_type(request, &type, err) == REG_OK && request_cache_get(reg, request, normalize, key) &&
+        find_by_key(reg, subject, type, key, 0, view) == REG_OK && request_matches_existing(request, view))
+        goto done;
+    reg_view_clear(view);
+    if (!db)
+        return REG_NEED_DB;
+
+    reg_code_t rc = registry_check_subject_name(subject, err);
+    if (rc != REG_OK)
+        return rc;
+    candidate_t c;
+    if (!request_is_empty(request)) {
+        rc = candidate_parse(reg, request, normalize ? SCHEMA_PARSE_NORMALIZE : 0, 1, &c, err);
+        if (rc == REG_OK) {
+            request_cache_put(reg, request, normalize, c.key);
+            rc = find_by_key(reg, subject, c.type, c.key, 0, view);
+            int hit = rc == REG_OK && request_matches_existing(request, view);
+            if (!hit)
+                reg_view_clear(view);
+            rc = hit ? REG_OK : REG_SCHEMA_NOT_FOUND;
+        }
+        candidate_clear(&c);
+        if (rc == REG_OK)
+            goto done;
+        if (rc != REG_SCHEMA_NOT_FOUND)
+            return rc;
+    }
+
+    int import;
+    rc = check_mode_for_register(reg, subject, request, &import, err);
+    if (rc != REG_OK)
+        return rc;
+    reg_request_t req = *request;
+    reg_schema_t *inherited = NULL;
+    if (request_is_empty(&req) && !import && (rc = inherit_latest(reg, subject, &req, &inherited, err)) != REG_OK)
+        return rc;
+    int flags = SCHEMA_PARSE_NEW | (normalize && !import ? SCHEMA_PARSE_NORMALIZE : 0);
+    rc = candidate_parse(reg, &req, flags, 0, &c, err);
+    register_tx_t tx = {subject, &req, &c, import, 0};
+    if (rc == REG_OK)
+        rc = registry_write_tx(reg, db, subject, register_in_tx, &tx, err);
+    candidate_clear(&c);
+    reg_schema_release(inherited);
+    int id = tx.id;
+    if (rc == REG_OK)
+        rc = view_by_id(reg, subject, id, view, err);
+    if (rc != REG_OK)
+        return rc;
+done:
+    if (!out)
+        reg_view_clear(view);
+    return REG_OK;
+}
+
+/* ---- Lookup ------------------------------------------------------------------ */
+
+reg_code_t registry_lookup(registry_t *reg, store_t *db, const char *subject,
+                           const reg_request_t *req, int deleted, reg_view_t *out,
+                           reg_error_t *err)
+{
+    int normalize = effective_normalize(reg, subject, req);
+    unsigned char key[REG_KEY_LEN];
+    schema_type_t type;
+    if (parse_type(req, &type, err) == REG_OK && request_cache_get(reg, req, normalize, key) &&
+        find_by_key(reg, subject, type, key, deleted, out) == REG_OK)
+        return REG_OK;
+    if (!db)
+        return REG_NEED_DB;
+    candidate_t c;
+    reg_code_t rc = candidate_parse(reg, req, normalize ? SCHEMA_PARSE_NORMALIZE : 0, 1, &c, err);
+    if (rc != REG_OK) {
+        candidate_clear(&c);
+        return rc;
+    }
+    request_cache_put(reg, req, normalize, c.key);
+    rc = find_by_key(reg, subject, c.type, c.key, deleted, out);
+    candidate_clear(&c);
+    if (rc == REG_OK)
+        return REG_OK;
+    pthread_rwlock_rdlock(&reg->idx.lock);
+    reg_subject_t *subj = index_subject(&reg->idx, subject);
+    int exists = subj && (deleted ? subj->n > 0 : reg_subject_live_count(subj) > 0);
+    pthread_rwlock_unlock(&reg->idx.lock);
+    if (!exists)
+        return reg_fail(err, REG_SUBJECT_NOT_FOUND, "Subject '%s' not found.", subject);
+    return reg_fail(err, REG_SCHEMA_NOT_FOUND, "Schema not found");
+}
+
+/* ---- Compatibility test endpoints ---------------------------------------- */
+
+/* A single version is checked in the level's direction without transitivity. */
+static compat_level_t single_version_level(compat_level_t level)
+{
+    switch (level) {
+    case COMPAT_BACKWARD_TRANSITIVE: return COMPAT_BACKWARD;
+    case COMPAT_FORWARD_TRANSITIVE: return COMPAT_FORWARD;
+    case COMPAT_FULL_TRANSITIVE: return COMPAT_FULL;
+    default: return level;
+    }
+}
+
+/* A copy of the subject's versions (or an empty one), so the check runs without the lock. */
+static reg_subject_t *subject_snapshot(registry_t *reg, const char *subject)
+{
+    reg_subject_t *copy = reg_subject_new(subject);
+    pthread_rwlock_rdlock(&reg->idx.lock);
+    reg_subject_t *subj = index_subject(&reg->idx, subject);
+    for (size_t i = 0; subj && i < subj->n; i++)
+        reg_subject_add_version(copy, subj->v[i].version, subj->v[i].schema_id, subj->v[i].deleted,
+                                subj->v[i].ts_ms);
+    pthread_rwlock_unlock(&reg->idx.lock);
+    return copy;
+}
+
+reg_code_t registry_check(registry_t *reg, store_t *db, const char *subject,
+                          const char *version_text, const reg_request_t *req, int verbose,
+                          int *compatible, strlist_t *messages, reg_error_t *err)
+{
+    int only_version = 0;
+    if (version_text && registry_version_parse(version_text, &only_version) != 0)
+        return registry_invalid_version(err, version_text);
+    if (!db)
+        return REG_NEED_DB;   /* parsing and checking are CPU work: keep them off the loop */
+
+    reg_subject_t *snap = subject_snapshot(reg, subject);
+    compat_level_t level = registry_effective_level(reg, subject);
+    reg_code_t rc = REG_OK;
+    if (version_text) {
+        const reg_version_t *v =
+            only_version == -1 ? reg_subject_latest(snap) : reg_subject_find(snap, only_version);
+        if (only_version != -1 && (!v || v->deleted))
+            rc = reg_fail(err, REG_VERSION_NOT_FOUND, "Version %d not found.", only_version);
+        only_version = v ? v->version : -1;   /* latest with no live version: empty history */
+        level = single_version_level(level);
+    }
+    candidate_t c = {0};
+    int normalize = effective_normalize(reg, subject, req);
+    if (rc == REG_OK)
+        rc = candidate_parse(reg, req, SCHEMA_PARSE_NEW | (normalize ? SCHEMA_PARSE_NORMALIZE : 0), 0,
+                             &c, err);
+    if (rc == REG_INVALID_SCHEMA && verbose) {
+        *compatible = 0;
+        strlist_push(messages, err->message);
+        rc = REG_OK;
+    } else if (rc == REG_OK) {
+        compat_previous_t *history;
+        reg_schema_t **held;
+        size_t n;
+        rc = build_history(reg, db, snap, only_version, &history, &n, &held, err);
+        if (rc == REG_OK) {
+            int ok = compat_check(level, c.parsed, history, n, 0, messages);
+            *compatible = ok == 1;
+            if (ok < 0)
+                rc = reg_fail(err, REG_INTERNAL, "Out of memory during the compatibility check");
+        }
+        history_free(history, held, n);
+    }
+    candidate_clear(&c);
+    reg_subject_free(snap);
+    return rc;
+}

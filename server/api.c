@@ -1,0 +1,236 @@
+/*
+ * api: request decoding and response rendering shared by the handlers.
+ */
+#include "server/api.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- 1. Outcomes --------------------------------------------------------- */
+
+http_outcome_t api_outcome(http_call_t *c, reg_code_t rc, const reg_error_t *err)
+{
+    if (rc == REG_NEED_DB)
+        return HTTP_NEED_DB;
+    if (rc != REG_OK)
+        http_reply_reg_error(c, err);
+    return HTTP_DONE;
+}
+
+/* ---- 2. Request bodies --------------------------------------------------- */
+
+json_t *api_json_object(http_call_t *c)
+{
+    if (!c->body || c->body_len == 0) {
+        http_reply_error(c, 422, "Request body is missing");
+        return NULL;
+    }
+    json_error_t je;
+    json_t *j = json_loadb(c->body, c->body_len, JSON_DECODE_ANY, &je);
+    if (!j) {
+        http_reply_error(c, 400, "Unexpected character: %s (line %d, column %d)", je.text, je.line,
+                         je.column);
+        return NULL;
+    }
+    if (json_is_null(j)) {
+        json_decref(j);
+        http_reply_error(c, 422, "Request body is missing");
+        return NULL;
+    }
+    if (!json_is_object(j)) {
+        json_decref(j);
+        http_reply_error(c, 400, "Request body must be a JSON object");
+        return NULL;
+    }
+    return j;
+}
+
+/* A field that must be a string when present (null = absent). */
+static int field_string(http_call_t *c, json_t *obj, const char *name, const char **out)
+{
+    json_t *v = json_object_get(obj, name);
+    *out = NULL;
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_string(v)) {
+        http_reply_error(c, 400, "Field '%s' must be a string", name);
+        return -1;
+    }
+    *out = json_string_value(v);
+    return 0;
+}
+
+/* A field that must be an integer when present (null = absent -> dflt). */
+static int field_int(http_call_t *c, json_t *obj, const char *name, int dflt, int *out)
+{
+    json_t *v = json_object_get(obj, name);
+    *out = dflt;
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_integer(v) || json_integer_value(v) > INT32_MAX || json_integer_value(v) < INT32_MIN) {
+        http_reply_error(c, 400, "Field '%s' must be a 32-bit integer", name);
+        return -1;
+    }
+    *out = (int)json_integer_value(v);
+    return 0;
+}
+
+static int decode_references(http_call_t *c, api_body_t *b)
+{
+    json_t *arr = json_object_get(b->json, "references");
+    if (!arr || json_is_null(arr))
+        return 0;
+    if (!json_is_array(arr)) {
+        http_reply_error(c, 400, "Field 'references' must be an array");
+        return -1;
+    }
+    size_t n = json_array_size(arr);
+    b->refs = calloc(n + 1, sizeof *b->refs);
+    for (size_t i = 0; i < n; i++) {
+        json_t *r = json_array_get(arr, i);
+        if (!json_is_object(r)) {
+            http_reply_error(c, 400, "Each reference must be an object");
+            return -1;
+        }
+        int version;
+        const char *name, *subject;
+        if (field_string(c, r, "name", &name) != 0 || field_string(c, r, "subject", &subject) != 0 ||
+            field_int(c, r, "version", INT32_MIN, &version) != 0)
+            return -1;
+        if (!name || !subject || version == INT32_MIN) {
+            http_reply_error(c, REG_INVALID_SCHEMA,
+                             "Invalid schema: a reference needs name, subject and version");
+            return -1;
+        }
+        b->refs[i] = (reg_ref_t){(char *)name, (char *)subject, version};
+    }
+    b->req.refs = b->refs;
+    b->req.nrefs = n;
+    return 0;
+}
+
+int api_body_decode(http_call_t *c, api_body_t *b)
+{
+    memset(b, 0, sizeof *b);
+    b->req.id = -1;
+    b->json = api_json_object(c);
+    if (!b->json)
+        return -1;
+    if (field_string(c, b->json, "schema", &b->req.schema) != 0 ||
+        field_string(c, b->json, "schemaType", &b->req.schema_type) != 0 ||
+        field_int(c, b->json, "id", -1, &b->req.id) != 0 ||
+        field_int(c, b->json, "version", 0, &b->req.version) != 0 || decode_references(c, b) != 0) {
+        api_body_free(b);
+        return -1;
+    }
+    b->req.normalize = http_query_bool(c, "normalize", 0);
+    b->req.force = http_query_bool(c, "force", 0);
+    return 0;
+}
+
+void api_body_free(api_body_t *b)
+{
+    json_decref(b->json);
+    free(b->refs);
+    memset(b, 0, sizeof *b);
+}
+
+/* ---- 3. Response objects --------------------------------------------------- */
+
+static json_t *guid_string(const reg_schema_t *s)
+{
+    const unsigned char *k = s->key;
+    char g[37];
+    snprintf(g, sizeof g,
+             "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", k[0], k[1],
+             k[2], k[3], k[4], k[5], k[6], k[7], k[8], k[9], k[10], k[11], k[12], k[13], k[14], k[15]);
+    return json_string(g);
+}
+
+json_t *api_references(const reg_schema_t *s)
+{
+    if (s->nrefs == 0)
+        return NULL;
+    json_t *arr = json_array();
+    for (size_t i = 0; i < s->nrefs; i++)
+        json_array_append_new(arr, json_pack("{s:s, s:s, s:i}", "name", s->refs[i].name, "subject",
+                                             s->refs[i].subject, "version", s->refs[i].version));
+    return arr;
+}
+
+char *api_schema_text(http_call_t *c, reg_schema_t *s)
+{
+    return registry_schema_format(c->reg, s, http_query(c, "format"));
+}
+
+/* schemaType, references and schema, in the order of rest-api 2.9. */
+static void add_schema_fields(http_call_t *c, json_t *o, reg_schema_t *s)
+{
+    if (c->extended || s->type != SCHEMA_AVRO)
+        json_object_set_new(o, "schemaType", json_string(schema_type_name(s->type)));
+    json_t *refs = api_references(s);
+    if (refs)
+        json_object_set_new(o, "references", refs);
+    char *text = api_schema_text(c, s);
+    json_object_set_new(o, "schema", json_string(text ? text : s->text));
+    free(text);
+}
+
+json_t *api_schema_object(http_call_t *c, const reg_view_t *v)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "subject", json_string(v->subject));
+    json_object_set_new(o, "version", json_integer(v->version));
+    json_object_set_new(o, "id", json_integer(v->id));
+    if (c->extended)
+        json_object_set_new(o, "guid", guid_string(v->schema));
+    add_schema_fields(c, o, v->schema);
+    if (c->extended) {
+        json_object_set_new(o, "ts", json_integer(v->ts_ms));
+        json_object_set_new(o, "deleted", json_boolean(v->deleted));
+    }
+    return o;
+}
+
+json_t *api_schema_string(http_call_t *c, const reg_schema_t *cs)
+{
+    reg_schema_t *s = (reg_schema_t *)cs;
+    json_t *o = json_object();
+    if (c->extended)
+        json_object_set_new(o, "guid", guid_string(s));
+    add_schema_fields(c, o, s);
+    if (http_query_bool(c, "fetchMaxId", 0))
+        json_object_set_new(o, "maxId", json_integer(registry_max_id(c->reg)));
+    if (c->extended)
+        json_object_set_new(o, "ts", json_integer(s->ts_ms));
+    return o;
+}
+
+json_t *api_int_array(const int *v, size_t n)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(arr, json_integer(v[i]));
+    return arr;
+}
+
+const char *api_subject(const http_call_t *c, size_t index)
+{
+    return index < c->nseg ? c->seg[index] : "";
+}
+
+int api_page(http_call_t *c, size_t n, size_t max, size_t *start, size_t *count)
+{
+    int offset, limit;
+    if (http_query_int(c, "offset", 0, &offset) != 0 || http_query_int(c, "limit", -1, &limit) != 0) {
+        http_reply_error(c, 404, "HTTP 404 Not Found");
+        return -1;
+    }
+    size_t off = offset < 0 ? 0 : (size_t)offset;
+    /* [Ref] limits above the maximum fall back to the default, not to the maximum. */
+    size_t lim = limit <= 0 || (max && (size_t)limit > max) ? (max ? max : n) : (size_t)limit;
+    *start = off < n ? off : n;
+    *count = n - *start < lim ? n - *start : lim;
+    return 0;
+}

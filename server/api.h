@@ -1,0 +1,57 @@
+/*
+ * api: what the resource handlers share -- decoding request bodies into
+ * registry requests and rendering registry records as Confluent JSON.
+ *
+ * Contents
+ *   1. Registry outcomes -> replies
+ *   2. Request bodies
+ *   3. Response objects (rest-api.md 2.9, both profiles of 1.5)
+ */
+#ifndef SERVER_API_H
+#define SERVER_API_H
+
+#include <jansson.h>
+
+#include "registry/registry.h"
+#include "server/http.h"
+
+/* ---- 1. Outcomes --------------------------------------------------------- */
+
+/* REG_NEED_DB -> HTTP_NEED_DB; an error -> its Confluent reply; REG_OK -> HTTP_DONE (no reply). */
+http_outcome_t api_outcome(http_call_t *c, reg_code_t rc, const reg_error_t *err);
+
+/* ---- 2. Request bodies --------------------------------------------------- */
+
+/* A decoded registration body. req borrows from json and refs. */
+typedef struct api_body {
+    json_t *json;
+    reg_ref_t *refs;
+    reg_request_t req;
+} api_body_t;
+
+/* Decodes a RegisterSchemaRequest (rest-api 1.4, 4.3.5). On failure replies
+ * (400 malformed / wrong types, 422 missing body, 42201 bad reference) and returns -1. */
+int api_body_decode(http_call_t *c, api_body_t *body);
+void api_body_free(api_body_t *body);
+/* Parses the body as a JSON object; replies 400/422 and returns NULL on failure. */
+json_t *api_json_object(http_call_t *c);
+
+/* ---- 3. Response objects --------------------------------------------------- */
+
+/* Schema object: subject, version, id, [guid], schemaType, references, schema, [ts, deleted]. */
+json_t *api_schema_object(http_call_t *c, const reg_view_t *v);
+/* SchemaString object for /schemas/ids/{id}. */
+json_t *api_schema_string(http_call_t *c, const reg_schema_t *s);
+/* The "references" array of a schema, or NULL when it has none. */
+json_t *api_references(const reg_schema_t *s);
+/* The schema text in the requested ?format= (malloc'd). */
+char *api_schema_text(http_call_t *c, reg_schema_t *s);
+/* JSON array of ints. */
+json_t *api_int_array(const int *v, size_t n);
+/* offset/limit of rest-api 1.7 over n items: *start and *count. max 0 = unlimited.
+ * Returns -1 (after replying 404) when a parameter is not an integer. */
+int api_page(http_call_t *c, size_t n, size_t max, size_t *start, size_t *count);
+/* The subject path parameter ("/subjects/{s}/..." -> seg[1]). */
+const char *api_subject(const http_call_t *c, size_t index);
+
+#endif

@@ -1,0 +1,39 @@
+/*
+ * handler_root: "/", the server metadata and the schema types.
+ */
+#include <stdio.h>
+
+#include "server/api.h"
+#include "server/handlers.h"
+
+http_outcome_t handle_root(http_call_t *c, store_t *db)
+{
+    http_reply_json(c, 200, json_object());
+    return HTTP_DONE;
+}
+
+http_outcome_t handle_metadata_id(http_call_t *c, store_t *db)
+{
+    const char *kafka = c->cfg->kafka_cluster_id ? c->cfg->kafka_cluster_id : "schema-registry-postgresql";
+    const char *group = c->cfg->group_id ? c->cfg->group_id : "schema-registry";
+    http_reply_json(c, 200,
+                    json_pack("{s:{s:[], s:{s:s, s:s}}}", "scope", "path", "clusters", "kafka-cluster",
+                              kafka, "schema-registry-cluster", group));
+    return HTTP_DONE;
+}
+
+http_outcome_t handle_metadata_version(http_call_t *c, store_t *db)
+{
+    http_reply_json(c, 200, json_pack("{s:s, s:s}", "version", SR_VERSION, "commitId", SR_COMMIT));
+    return HTTP_DONE;
+}
+
+http_outcome_t handle_schema_types(http_call_t *c, store_t *db)
+{
+    json_t *types = json_array();
+    for (int t = 0; t < SCHEMA_TYPE_COUNT; t++)
+        if (schema_type_enabled((schema_type_t)t))
+            json_array_append_new(types, json_string(schema_type_name((schema_type_t)t)));
+    http_reply_json(c, 200, types);
+    return HTTP_DONE;
+}

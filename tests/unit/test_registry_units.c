@@ -1,0 +1,94 @@
+/*
+ * Unit tests of the registry pieces that need no database: the hash map,
+ * version parsing (42202 rules), subject-name validation (42208).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "registry/hmap.h"
+#include "registry/registry.h"
+
+static void test_hmap_put_get_delete_grow(void **state)
+{
+    hmap_t m = {0};
+    char key[32];
+    for (int i = 0; i < 5000; i++) {
+        snprintf(key, sizeof key, "subject-%d", i);
+        assert_null(hmap_puts(&m, key, (void *)(intptr_t)(i + 1)));
+    }
+    assert_int_equal(m.used, 5000);
+    for (int i = 0; i < 5000; i += 2) {
+        snprintf(key, sizeof key, "subject-%d", i);
+        assert_int_equal((intptr_t)hmap_dels(&m, key), i + 1);
+    }
+    for (int i = 0; i < 5000; i++) {
+        snprintf(key, sizeof key, "subject-%d", i);
+        void *v = hmap_gets(&m, key);
+        if (i % 2)
+            assert_int_equal((intptr_t)v, i + 1);
+        else
+            assert_null(v);
+    }
+    /* Replacing returns the old value; int keys work as 4-byte strings. */
+    int id = 42;
+    assert_null(hmap_put(&m, &id, sizeof id, "a"));
+    assert_string_equal(hmap_put(&m, &id, sizeof id, "b"), "a");
+    assert_string_equal(hmap_get(&m, &id, sizeof id), "b");
+    assert_int_equal(m.used, 2501);
+    hmap_clear(&m);
+    assert_null(hmap_gets(&m, "subject-1"));
+}
+
+static void test_version_parse(void **state)
+{
+    int v = 0;
+    assert_int_equal(registry_version_parse("latest", &v), 0);
+    assert_int_equal(v, -1);
+    assert_int_equal(registry_version_parse("LaTeSt", &v), 0);
+    assert_int_equal(v, -1);
+    assert_int_equal(registry_version_parse("-1", &v), 0);
+    assert_int_equal(v, -1);
+    assert_int_equal(registry_version_parse("7", &v), 0);
+    assert_int_equal(v, 7);
+    assert_int_equal(registry_version_parse(" 007 ", &v), 0);
+    assert_int_equal(v, 7);
+    assert_int_equal(registry_version_parse("2147483647", &v), 0);
+    assert_int_equal(v, 2147483647);
+    const char *bad[] = {"0", "-2", "2147483648", "99999999999999999999", "abc", "", "1.5", "+1", "1 2", NULL};
+    for (int i = 0; bad[i]; i++)
+        assert_int_equal(registry_version_parse(bad[i], &v), -1);
+    assert_int_equal(registry_version_parse(NULL, &v), -1);
+}
+
+static void test_subject_names(void **state)
+{
+    reg_error_t err;
+    assert_int_equal(registry_check_subject_name("orders-value", &err), REG_OK);
+    assert_int_equal(registry_check_subject_name("com/acme/common.proto", &err), REG_OK);
+    assert_int_equal(registry_check_subject_name("*", &err), REG_OK);
+    assert_int_equal(registry_check_subject_name("caf\xc3\xa9", &err), REG_OK);
+    assert_int_equal(registry_check_subject_name("bad\x01name", &err), REG_INVALID_SUBJECT);
+    assert_int_equal(registry_check_subject_name("tab\tname", &err), REG_INVALID_SUBJECT);
+    assert_int_equal(registry_check_subject_name("del\x7f", &err), REG_INVALID_SUBJECT);
+    assert_int_equal(registry_check_subject_name("c1\xc2\x85", &err), REG_INVALID_SUBJECT);
+    assert_int_equal(registry_check_subject_name("__GLOBAL", &err), REG_INVALID_SUBJECT);
+    assert_int_equal(registry_check_subject_name("__EMPTY", &err), REG_INVALID_SUBJECT);
+    assert_int_equal(err.code, REG_INVALID_SUBJECT);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hmap_put_get_delete_grow),
+        cmocka_unit_test(test_version_parse),
+        cmocka_unit_test(test_subject_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
