@@ -282,6 +282,7 @@ class Server:
         self.port = None
         self.proc = None
         self.exit_codes = []           # one per stop(), for tests that look
+        self._death_reported = False
 
     @property
     def scheme(self):
@@ -368,6 +369,12 @@ class Server:
             raise ServerError(f"server exited with status {proc.returncode} after SIGTERM "
                               f"(sanitizer report or crash?)\n--- server log ---\n{tail(self.log)}")
         return proc.returncode
+
+    def assert_running(self):
+        if self.proc is not None and self.proc.poll() is not None:
+            log = "" if self._death_reported else f"\n--- server log ---\n{tail(self.log)}"
+            self._death_reported = True
+            raise ServerError(f"server died with status {self.proc.returncode}{log}")
 
     def kill(self):
         """Last-resort cleanup: no assertion, no waiting for a clean shutdown."""
@@ -562,6 +569,11 @@ class RegistryTestCase(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         cls.server.stop()
+
+    def setUp(self):
+        # A server that died in an earlier test would make every later test
+        # fail with "connection refused"; say what happened instead.
+        self.server.assert_running()
 
     # -- names and requests --
 

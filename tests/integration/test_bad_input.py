@@ -15,6 +15,7 @@ class BadInput(harness.RegistryTestCase):
     server_args = ("--max-schema-bytes", str(MAX_SCHEMA))
 
     def setUp(self):
+        super().setUp()
         # Something to not change.
         self.existing = self.sub("existing")
         self.register_ok(self.existing, avro_record("Keep", [("a", "string")]))

