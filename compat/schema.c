@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "compat/avro.h"
+#include "compat/jsonschema.h"
 
 struct schema {
     const schema_engine_t *engine;
@@ -25,6 +26,7 @@ static const char *const type_names[SCHEMA_TYPE_COUNT] = {
 /* NULL entries are types not compiled in yet: they answer "not supported". */
 static const schema_engine_t *const engines[SCHEMA_TYPE_COUNT] = {
     [SCHEMA_AVRO] = &avro_engine,
+    [SCHEMA_JSON] = &jsonschema_engine,
 };
 
 const char *schema_type_name(schema_type_t type)

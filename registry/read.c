@@ -233,6 +233,20 @@ reg_code_t registry_get_schema(registry_t *reg, store_t *db, int id, reg_schema_
     return *out ? REG_OK : reg_fail(err, REG_SCHEMA_NOT_FOUND, "Schema %d not found", id);
 }
 
+reg_code_t registry_get_schema_by_guid(registry_t *reg, const unsigned char guid[16],
+                                       reg_schema_t **out, reg_error_t *err)
+{
+    *out = NULL;
+    pthread_rwlock_rdlock(&reg->idx.lock);
+    for (int t = 0; t < SCHEMA_TYPE_COUNT && !*out; t++) {
+        reg_schema_t *s = index_schema_by_key(&reg->idx, (schema_type_t)t, guid);
+        if (s)
+            *out = resolvable_schema_locked(reg, s->id);
+    }
+    pthread_rwlock_unlock(&reg->idx.lock);
+    return *out ? REG_OK : reg_fail(err, REG_SCHEMA_NOT_FOUND, "Schema not found");
+}
+
 static int cmp_usage(const void *a, const void *b)
 {
     const reg_usage_t *x = a, *y = b;

@@ -93,6 +93,9 @@ void registry_list_schemas(registry_t *reg, const char *prefix, int deleted, int
  * A miss in memory is checked in the database before 40403. */
 reg_code_t registry_get_schema(registry_t *reg, store_t *db, int id, reg_schema_t **out,
                                reg_error_t *err);
+/* GET /schemas/guids/{guid}: the schema (retained) whose identity key is guid. */
+reg_code_t registry_get_schema_by_guid(registry_t *reg, const unsigned char guid[16],
+                                       reg_schema_t **out, reg_error_t *err);
 /* The (subject, version) pairs carrying id, sorted; live only unless deleted. */
 reg_code_t registry_schema_usages(registry_t *reg, store_t *db, int id, int deleted,
                                   reg_usage_t **out, size_t *n, reg_error_t *err);

@@ -2,6 +2,7 @@
  * handler_schemas: /schemas and /schemas/ids/{id}[/schema|/subjects|/versions].
  * The hot path of every consumer: answered from memory.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,5 +108,64 @@ http_outcome_t handle_schemas(http_call_t *c, store_t *db)
     for (size_t i = 0; i < n; i++)
         reg_view_clear(&views[i]);
     free(views);
+    return HTTP_DONE;
+}
+
+/* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" -> 16 bytes. */
+static int parse_guid(const char *text, unsigned char out[16])
+{
+    size_t n = 0;
+    for (const char *p = text; *p; p++) {
+        if (*p == '-')
+            continue;
+        int hi = *p, lo = p[1];
+        if (!lo || n == 16 || !isxdigit(hi) || !isxdigit(lo))
+            return -1;
+        out[n++] = (unsigned char)(strtol((char[]){(char)hi, (char)lo, 0}, NULL, 16));
+        p++;
+    }
+    return n == 16 && strlen(text) == 36 ? 0 : -1;
+}
+
+static http_outcome_t get_by_guid(http_call_t *c, reg_schema_t **s)
+{
+    unsigned char guid[16];
+    reg_error_t err;
+    if (parse_guid(api_subject(c, 2), guid) != 0) {
+        reg_fail(&err, REG_SCHEMA_NOT_FOUND, "Schema %s not found", api_subject(c, 2));
+        return api_outcome(c, err.code, &err);
+    }
+    return api_outcome(c, registry_get_schema_by_guid(c->reg, guid, s, &err), &err);
+}
+
+http_outcome_t handle_schema_by_guid(http_call_t *c, store_t *db)
+{
+    reg_schema_t *s = NULL;
+    http_outcome_t o = get_by_guid(c, &s);
+    if (s) {
+        http_reply_json(c, 200, api_schema_string(c, s));
+        reg_schema_release(s);
+    }
+    return o;
+}
+
+http_outcome_t handle_schema_guid_ids(http_call_t *c, store_t *db)
+{
+    unsigned char guid[16];
+    reg_schema_t *s = NULL;
+    json_t *arr = json_array();
+    if (parse_guid(api_subject(c, 2), guid) == 0 &&
+        registry_get_schema_by_guid(c->reg, guid, &s, &(reg_error_t){0}) == REG_OK) {
+        json_array_append_new(arr, json_pack("{s:s, s:i}", "context", ".", "id", s->id));
+        reg_schema_release(s);
+    }
+    http_reply_json(c, 200, arr);
+    return HTTP_DONE;
+}
+
+/* One context only: the default one (contexts are not separate namespaces yet). */
+http_outcome_t handle_contexts(http_call_t *c, store_t *db)
+{
+    http_reply_json(c, 200, json_pack("[s]", "."));
     return HTTP_DONE;
 }

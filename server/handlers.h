@@ -19,6 +19,9 @@ http_outcome_t handle_schema_by_id(http_call_t *c, store_t *db);
 http_outcome_t handle_schema_text_by_id(http_call_t *c, store_t *db);
 http_outcome_t handle_schema_subjects(http_call_t *c, store_t *db);
 http_outcome_t handle_schema_versions(http_call_t *c, store_t *db);
+http_outcome_t handle_schema_by_guid(http_call_t *c, store_t *db);
+http_outcome_t handle_schema_guid_ids(http_call_t *c, store_t *db);
+http_outcome_t handle_contexts(http_call_t *c, store_t *db);
 
 /* handler_subjects.c */
 http_outcome_t handle_subjects(http_call_t *c, store_t *db);

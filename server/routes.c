@@ -18,6 +18,10 @@ const http_route_t http_routes[] = {
     ROUTE("/schemas/ids/*/subjects", handle_schema_subjects, NULL, NULL, NULL),
     ROUTE("/schemas/ids/*/versions", handle_schema_versions, NULL, NULL, NULL),
 
+    ROUTE("/schemas/guids/*", handle_schema_by_guid, NULL, NULL, NULL),
+    ROUTE("/schemas/guids/*/ids", handle_schema_guid_ids, NULL, NULL, NULL),
+    ROUTE("/contexts", handle_contexts, NULL, NULL, NULL),
+
     ROUTE("/subjects", handle_subjects, NULL, NULL, NULL),
     ROUTE("/subjects/*", NULL, handle_subject_lookup, NULL, handle_subject_delete),
     ROUTE("/subjects/*/versions", handle_versions_list, handle_register, NULL, NULL),
