@@ -6,6 +6,7 @@
 #   make build   build/      (RelWithDebInfo)
 #   make asan    build-asan/ (Debug, -DSR_SANITIZE=ON)
 #   make fuzz    build tests/fuzz/*.c with libFuzzer (clang-14) and run each for FUZZ_SECONDS
+#   make bench   load runs against build/ (h2load), reported as ratios to a same-run baseline
 #   make clean   remove the build directories
 #
 # RUN_ARGS is appended to `schema-registry serve` (e.g. make run RUN_ARGS='--listen 127.0.0.1:9000').
@@ -23,7 +24,7 @@ FUZZ_SECONDS ?= 20
 FUZZ_CC      ?= clang-14
 RUN_ARGS     ?=
 
-.PHONY: deps build asan run test fuzz clean
+.PHONY: deps build asan run test fuzz bench clean
 
 deps:
 	./scripts/install-deps.sh
@@ -94,6 +95,9 @@ fuzz: deps
 	  fi
 	done
 	(( bad == 0 ))
+
+bench: build
+	/usr/bin/python3 bench/bench.py --binary $(BUILD_DIR)/schema-registry
 
 clean:
 	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR) tests/integration/.tmp*

@@ -77,7 +77,8 @@ def at_exit(fn):
         _cleanups.append(fn)
 
 
-def _run_cleanups():
+def cleanup():
+    """Runs every pending cleanup now (also registered with atexit)."""
     while True:
         with _cleanup_lock:
             if not _cleanups:
@@ -89,7 +90,7 @@ def _run_cleanups():
             print(f"harness: cleanup failed: {exc!r}", file=sys.stderr)
 
 
-atexit.register(_run_cleanups)
+atexit.register(cleanup)
 
 
 def _on_sigterm(signum, frame):
@@ -668,4 +669,4 @@ def main():
     try:
         unittest.main(verbosity=2, buffer=False)
     finally:
-        _run_cleanups()
+        cleanup()
