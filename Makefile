@@ -44,7 +44,7 @@ run: build
 # everything; a build that does not compile counts as one failure. The last
 # line is the one CI and people read.
 test: deps
-	set +e
+	@set +e
 	passed=0; failed=0
 	for spec in "$(BUILD_DIR):-DCMAKE_BUILD_TYPE=RelWithDebInfo" \
 	            "$(ASAN_DIR):-DCMAKE_BUILD_TYPE=Debug -DSR_SANITIZE=ON"; do
@@ -72,7 +72,7 @@ test: deps
 # (fuzzer-no-link); each target is linked here because the fuzz flags must not
 # reach the normal builds.
 fuzz: deps
-	shopt -s nullglob
+	@shopt -s nullglob
 	targets=(tests/fuzz/*.c)
 	if (( $${#targets[@]} == 0 )); then echo "make fuzz: no tests/fuzz/*.c targets"; exit 0; fi
 	CC=$(FUZZ_CC) cmake -S . -B $(FUZZ_DIR) -DCMAKE_BUILD_TYPE=Debug \
