@@ -9,6 +9,7 @@
 
 #include "compat/avro.h"
 #include "compat/jsonschema.h"
+#include "compat/protobuf.h"
 
 struct schema {
     const schema_engine_t *engine;
@@ -23,10 +24,11 @@ static const char *const type_names[SCHEMA_TYPE_COUNT] = {
     [SCHEMA_PROTOBUF] = "PROTOBUF",
 };
 
-/* NULL entries are types not compiled in yet: they answer "not supported". */
+/* A NULL entry would be a type not compiled in: it answers "not supported". */
 static const schema_engine_t *const engines[SCHEMA_TYPE_COUNT] = {
     [SCHEMA_AVRO] = &avro_engine,
     [SCHEMA_JSON] = &jsonschema_engine,
+    [SCHEMA_PROTOBUF] = &protobuf_engine,
 };
 
 const char *schema_type_name(schema_type_t type)

@@ -324,8 +324,32 @@ static int store_insert_references(store_t *db, const reg_schema_t *s, int id, r
     return 0;
 }
 
+int store_schema_find(store_t *db, schema_type_t type, const unsigned char key[REG_KEY_LEN], int *id,
+                      reg_error_t *err)
+{
+    char hex[2 * REG_KEY_LEN + 1];
+    for (int i = 0; i < REG_KEY_LEN; i++)
+        sprintf(hex + 2 * i, "%02x", key[i]);
+    const char *p[2] = {schema_type_name(type), hex};
+    PGresult *res;
+    if (store_query(db,
+                    "SELECT id FROM schemas WHERE schema_type = $1 AND identity_key = decode($2, 'hex')",
+                    2, p, &res, err, "finding a schema") != 0)
+        return -1;
+    int found = PQntuples(res) == 1;
+    *id = found ? atoi(PQgetvalue(res, 0, 0)) : 0;
+    PQclear(res);
+    return found;
+}
+
 int store_schema_upsert(store_t *db, const reg_schema_t *s, int *id, int *created, reg_error_t *err)
 {
+    /* Look first: the INSERT below draws a sequence value even when it conflicts,
+     * and ids should not jump for content that already exists. */
+    int found = store_schema_find(db, s->type, s->key, id, err);
+    *created = 0;
+    if (found != 0)
+        return found < 0 ? -1 : 0;
     char hex[2 * REG_KEY_LEN + 1];
     key_hex(s, hex);
     char *refs = refs_json(s);
@@ -348,19 +372,10 @@ int store_schema_upsert(store_t *db, const reg_schema_t *s, int *id, int *create
         return store_insert_references(db, s, *id, err);
     }
     PQclear(res);
-    const char *q[2] = {schema_type_name(s->type), hex};
-    if (store_query(db,
-                    "SELECT id FROM schemas WHERE schema_type = $1 AND identity_key = decode($2, 'hex')",
-                    2, q, &res, err, "finding a schema") != 0)
-        return -1;
-    if (PQntuples(res) != 1) {
-        PQclear(res);
+    found = store_schema_find(db, s->type, s->key, id, err);
+    if (found == 0)
         reg_fail(err, REG_STORE_ERROR, "Error while finding a schema: row vanished");
-        return -1;
-    }
-    *id = atoi(PQgetvalue(res, 0, 0));
-    PQclear(res);
-    return 0;
+    return found == 1 ? 0 : -1;
 }
 
 int store_schema_import(store_t *db, const reg_schema_t *s, reg_error_t *err)

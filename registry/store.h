@@ -51,6 +51,9 @@ int store_subjects_of_schema(store_t *db, int id, strlist_t *out, reg_error_t *e
 
 /* ---- 3. Writes -------------------------------------------------------------- */
 
+/* The id of the schema row with (type, identity key): 1 found, 0 not, -1 error. */
+int store_schema_find(store_t *db, schema_type_t type, const unsigned char key[REG_KEY_LEN], int *id,
+                      reg_error_t *err);
 /* Find-or-create by (type, identity key); *created = 1 when this call inserted it. */
 int store_schema_upsert(store_t *db, const reg_schema_t *s, int *id, int *created, reg_error_t *err);
 /* IMPORT: inserts the row under s->id and lifts the id sequence above it. */

@@ -402,17 +402,21 @@ static reg_code_t register_in_tx(registry_t *reg, store_t *db, void *arg, reg_er
     if (store_load_subject(db, tx->subject, &fresh, err) != 0)
         return err->code;
     int explicit_id = tx->import && req->id >= 0;
-    reg_code_t rc = explicit_id ? import_schema(reg, db, tx->c, req->id, err)
-                                : store_schema_row(db, tx->c, &tx->id, err);
-    if (explicit_id)
-        tx->id = req->id;
+    int existing = explicit_id ? 0 : store_schema_find(db, tx->c->type, tx->c->key, &tx->id, err);
+    reg_code_t rc = existing < 0 ? err->code : REG_OK;
     /* Another writer (maybe another node) registered the same content while we parsed. */
-    if (rc == REG_OK && !tx->import && live_version_with_id(fresh, tx->id)) {
+    if (rc == REG_OK && existing && !tx->import && live_version_with_id(fresh, tx->id)) {
         reg_subject_free(fresh);
         return REG_OK;
     }
     if (rc == REG_OK && !tx->import && !req->force)
         rc = check_compatible(reg, db, tx->subject, fresh, tx->c, err);
+    if (rc == REG_OK && explicit_id) {
+        rc = import_schema(reg, db, tx->c, req->id, err);
+        tx->id = req->id;
+    } else if (rc == REG_OK && !existing) {
+        rc = store_schema_row(db, tx->c, &tx->id, err);
+    }
     int version = next_version(fresh);
     if (rc == REG_OK && req->version > 0) {
         if (tx->import)
