@@ -1,0 +1,103 @@
+# The build contract. Everything real lives in CMake; this file only names
+# the everyday entry points and the order in which they run.
+#
+#   make run     install deps, build build/, serve on 0.0.0.0:8081 (embedded DB in ./var)
+#   make test    install deps, build build/ and build-asan/, ctest both, one summary line
+#   make build   build/      (RelWithDebInfo)
+#   make asan    build-asan/ (Debug, -DSR_SANITIZE=ON)
+#   make fuzz    build tests/fuzz/*.c with libFuzzer (clang-14) and run each for FUZZ_SECONDS
+#   make bench   load runs against build/ (h2load), reported as ratios to a same-run baseline
+#   make clean   remove the build directories
+#
+# RUN_ARGS is appended to `schema-registry serve` (e.g. make run RUN_ARGS='--listen 127.0.0.1:9000').
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.ONESHELL:
+.DEFAULT_GOAL := build
+
+JOBS         ?= 2
+BUILD_DIR    := build
+ASAN_DIR     := build-asan
+FUZZ_DIR     := build-fuzz
+FUZZ_SECONDS ?= 20
+FUZZ_CC      ?= clang-14
+RUN_ARGS     ?=
+
+.PHONY: deps build asan run test fuzz bench clean
+
+deps:
+	./scripts/install-deps.sh
+
+build: deps
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake --build $(BUILD_DIR) -j$(JOBS)
+
+asan: deps
+	cmake -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=Debug -DSR_SANITIZE=ON
+	cmake --build $(ASAN_DIR) -j$(JOBS)
+
+run: build
+	exec ./$(BUILD_DIR)/schema-registry serve $(RUN_ARGS)
+
+# Both builds are tested even when the first fails, so one run shows
+# everything; a build that does not compile counts as one failure. The last
+# line is the one CI and people read.
+test: deps
+	@set +e
+	passed=0; failed=0
+	for spec in "$(BUILD_DIR):-DCMAKE_BUILD_TYPE=RelWithDebInfo" \
+	            "$(ASAN_DIR):-DCMAKE_BUILD_TYPE=Debug -DSR_SANITIZE=ON"; do
+	  dir=$${spec%%:*}; flags=$${spec#*:}
+	  if ! { cmake -S . -B "$$dir" $$flags && cmake --build "$$dir" -j$(JOBS); }; then
+	    echo "make test: build of $$dir FAILED" >&2
+	    failed=$$((failed + 1)); continue
+	  fi
+	  ctest --test-dir "$$dir" --output-on-failure -j$(JOBS) 2>&1 | tee "$$dir/ctest.log"
+	  rc=$${PIPESTATUS[0]}
+	  summary=$$(grep -Eo '[0-9]+ tests? failed out of [0-9]+' "$$dir/ctest.log" | tail -n 1)
+	  if [[ -n "$$summary" ]]; then
+	    f=$$(awk '{print $$1}' <<<"$$summary"); n=$$(awk '{print $$NF}' <<<"$$summary")
+	    passed=$$((passed + n - f)); failed=$$((failed + f))
+	    # ctest failing without a failed test (a crash, a bad config) still fails.
+	    if (( rc != 0 && f == 0 )); then failed=$$((failed + 1)); fi
+	  elif (( rc != 0 )); then
+	    failed=$$((failed + 1))
+	  fi
+	done
+	echo "make test: $$passed passed, $$failed failed"
+	(( failed == 0 ))
+
+# libFuzzer: compat is built by CMake with coverage instrumentation
+# (fuzzer-no-link); each target is linked here because the fuzz flags must not
+# reach the normal builds.
+fuzz: deps
+	@shopt -s nullglob
+	targets=(tests/fuzz/*.c)
+	if (( $${#targets[@]} == 0 )); then echo "make fuzz: no tests/fuzz/*.c targets"; exit 0; fi
+	CC=$(FUZZ_CC) cmake -S . -B $(FUZZ_DIR) -DCMAKE_BUILD_TYPE=Debug \
+	  "-DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -O1"
+	cmake --build $(FUZZ_DIR) -j$(JOBS) --target compat
+	includes=$$(find $(FUZZ_DIR) -name '*.h' -printf '-I%h\n' | sort -u)
+	libs=$$(pkg-config --libs jansson libprotobuf-c libcrypto)
+	mkdir -p $(FUZZ_DIR)/artifacts
+	bad=0
+	for src in "$${targets[@]}"; do
+	  name=$$(basename "$$src" .c)
+	  $(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer \
+	    -I. $$includes "$$src" $(FUZZ_DIR)/libcompat.a $$libs -lm -o "$(FUZZ_DIR)/$$name"
+	  corpus=$(FUZZ_DIR)/corpus/$$name; mkdir -p "$$corpus"
+	  seeds=(); [[ -d tests/fuzz/corpus/$$name ]] && seeds=(tests/fuzz/corpus/$$name)
+	  echo "make fuzz: $$name for $(FUZZ_SECONDS) s"
+	  if ! "$(FUZZ_DIR)/$$name" -max_total_time=$(FUZZ_SECONDS) \
+	       -artifact_prefix=$(FUZZ_DIR)/artifacts/$$name- "$$corpus" "$${seeds[@]}"; then
+	    echo "make fuzz: $$name FAILED (see $(FUZZ_DIR)/artifacts/)" >&2; bad=1
+	  fi
+	done
+	(( bad == 0 ))
+
+bench: build
+	/usr/bin/python3 bench/bench.py --binary $(BUILD_DIR)/schema-registry
+
+clean:
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR) tests/integration/.tmp*

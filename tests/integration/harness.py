@@ -1,0 +1,672 @@
+"""
+harness: the world an integration test runs in -- a private PostgreSQL, the
+real server binary, and small HTTP clients. Standard library only; runs with
+/usr/bin/python3 as root (CI) or as an ordinary user.
+
+Contents
+  1. Environment (binary path, temp dirs, free ports, cleanup on exit)
+  2. PostgreSQL: a private cluster per test module, a database per test class
+  3. Server: start, wait until it answers, stop with SIGTERM and a clean exit
+  4. HTTP/1.1 client (http.client) and Response
+  5. curl (h2c, TLS + ALPN) and TLS certificates (openssl CLI)
+  6. RegistryTestCase: one database + one server per class, helpers, asserts
+  7. main()
+
+The server contract used here (rest-api.md, server/config.h):
+  $SR_BINARY serve --listen HOST:PORT [--database-url URL] [--data-dir DIR]
+                   [--threads N] [--max-schema-bytes N] [--tls-cert F --tls-key F]
+"""
+
+import atexit
+import http.client
+import itertools
+import json
+import os
+import pwd
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+import urllib.parse
+
+# ---- 1. Environment ---------------------------------------------------------
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+IS_ROOT = os.geteuid() == 0
+# PostgreSQL refuses to run as root; as root every server-side PostgreSQL
+# command runs as this user instead.
+PG_USER = "postgres"
+KEEP_TMP = os.environ.get("SR_KEEP_TMP") == "1"
+
+# The media type every Confluent client sends, and the Accept header Java's
+# HttpURLConnection adds when the client sets none (rest-api.md 1.2, 8.1).
+SR_V1 = "application/vnd.schemaregistry.v1+json"
+JAVA_DEFAULT_ACCEPT = "text/html, image/gif, image/jpeg, *; q=.2, */*; q=.2"
+
+STARTUP_TIMEOUT = float(os.environ.get("SR_STARTUP_TIMEOUT", "90"))
+SHUTDOWN_TIMEOUT = float(os.environ.get("SR_SHUTDOWN_TIMEOUT", "60"))
+REQUEST_TIMEOUT = 60
+
+
+def server_binary():
+    """The server under test: $SR_BINARY (set by ctest), else build/."""
+    path = os.environ.get("SR_BINARY") or os.path.join(HERE, "..", "..", "build", "schema-registry")
+    path = os.path.abspath(path)
+    if not os.access(path, os.X_OK):
+        raise RuntimeError(f"server binary not found or not executable: {path} (set SR_BINARY)")
+    return path
+
+
+def pg_bindir():
+    out = subprocess.run(["pg_config", "--bindir"], check=True, capture_output=True, text=True)
+    return out.stdout.strip()
+
+
+_cleanups = []          # LIFO, run at exit even when a test run is interrupted
+_cleanup_lock = threading.Lock()
+
+
+def at_exit(fn):
+    with _cleanup_lock:
+        _cleanups.append(fn)
+
+
+def cleanup():
+    """Runs every pending cleanup now (also registered with atexit)."""
+    while True:
+        with _cleanup_lock:
+            if not _cleanups:
+                return
+            fn = _cleanups.pop()
+        try:
+            fn()
+        except Exception as exc:  # cleanup must go on: a stray cluster outlives the test
+            print(f"harness: cleanup failed: {exc!r}", file=sys.stderr)
+
+
+atexit.register(cleanup)
+
+
+def _on_sigterm(signum, frame):
+    # ctest kills a test that times out with SIGTERM; turn that into a normal
+    # exit so atexit stops PostgreSQL and the servers.
+    raise SystemExit(128 + signum)
+
+
+signal.signal(signal.SIGTERM, _on_sigterm)
+
+
+def make_temp_dir(prefix):
+    """A fresh directory, removed at exit unless SR_KEEP_TMP=1. Mode 0755 so
+    the postgres user can reach what the tests place inside it."""
+    path = tempfile.mkdtemp(prefix=f"sr-it-{prefix}-")
+    os.chmod(path, 0o755)
+    if not KEEP_TMP:
+        at_exit(lambda: shutil.rmtree(path, ignore_errors=True))
+    return path
+
+
+def give_to_pg_user(path):
+    """Make path (recursively) owned by the PostgreSQL user when running as root."""
+    if not IS_ROOT:
+        return
+    pw = pwd.getpwnam(PG_USER)
+    for dirpath, dirnames, filenames in os.walk(path):
+        os.chown(dirpath, pw.pw_uid, pw.pw_gid)
+        for name in filenames:
+            os.chown(os.path.join(dirpath, name), pw.pw_uid, pw.pw_gid)
+
+
+def as_pg_user(argv):
+    return ["runuser", "-u", PG_USER, "--"] + argv if IS_ROOT else argv
+
+
+def free_port():
+    """A port that was free a moment ago. Racy by nature: callers retry."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def tail(path, limit=6000):
+    try:
+        with open(path, "r", errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return "(no log)"
+    return text[-limit:]
+
+
+def pgrep(pattern):
+    """Pids of processes whose full command line contains pattern (pgrep -f)."""
+    out = subprocess.run(["pgrep", "-f", "--", pattern], capture_output=True, text=True)
+    return [int(p) for p in out.stdout.split()]
+
+
+# ---- 2. PostgreSQL ---------------------------------------------------------
+
+class Postgres:
+    """A private cluster: initdb into a temp dir, trust auth, 127.0.0.1 and a
+    unix socket dir, a random free port."""
+
+    def __init__(self):
+        self.bindir = pg_bindir()
+        self.dir = make_temp_dir("pg")
+        self.data = os.path.join(self.dir, "data")
+        self.sock = os.path.join(self.dir, "sock")
+        self.log = os.path.join(self.dir, "postgres.log")
+        self.port = None
+        self._dbs = itertools.count(1)
+
+    def _bin(self, name):
+        return os.path.join(self.bindir, name)
+
+    def start(self):
+        os.mkdir(self.sock)
+        give_to_pg_user(self.dir)
+        subprocess.run(as_pg_user([self._bin("initdb"), "-D", self.data, "-A", "trust",
+                                   "-U", "postgres", "--no-sync", "-E", "UTF8",
+                                   "--locale=C.UTF-8"]),
+                       check=True, capture_output=True)
+        for attempt in range(5):
+            self.port = free_port()
+            opts = (f"-k {self.sock} -p {self.port} -c listen_addresses=127.0.0.1 "
+                    "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
+                    "-c max_connections=200")
+            run = subprocess.run(as_pg_user([self._bin("pg_ctl"), "-D", self.data, "-l", self.log,
+                                             "-o", opts, "-w", "-t", "60", "start"]),
+                                 capture_output=True, text=True)
+            if run.returncode == 0:
+                at_exit(self.stop)
+                return self
+        raise RuntimeError(f"PostgreSQL did not start:\n{run.stdout}{run.stderr}\n{tail(self.log)}")
+
+    def stop(self):
+        if self.port is None:
+            return
+        subprocess.run(as_pg_user([self._bin("pg_ctl"), "-D", self.data, "-m", "fast", "-w", "stop"]),
+                       capture_output=True)
+        self.port = None
+
+    def url(self, dbname="postgres"):
+        return f"postgresql://postgres@127.0.0.1:{self.port}/{dbname}"
+
+    def sql(self, query, dbname="postgres"):
+        """Runs one statement; returns the rows as tuples of strings (NULL -> None)."""
+        run = subprocess.run([self._bin("psql"), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
+                              "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres",
+                              "-d", dbname, "-P", "null=\x1d", "-F", "\x1f", "-R", "\x1e",
+                              "-c", query],
+                             capture_output=True, text=True)
+        if run.returncode != 0:
+            raise RuntimeError(f"psql failed ({query!r}): {run.stderr}")
+        out = run.stdout.rstrip("\n")
+        if not out:
+            return []
+        return [tuple(None if v == "\x1d" else v for v in rec.split("\x1f"))
+                for rec in out.split("\x1e") if rec != ""]
+
+    def new_database(self, prefix="sr"):
+        name = f"{prefix}_{os.getpid()}_{next(self._dbs)}"
+        self.sql(f'CREATE DATABASE "{name}"')
+        return Database(self, name)
+
+
+class Database:
+    def __init__(self, cluster, name):
+        self.cluster = cluster
+        self.name = name
+
+    @property
+    def url(self):
+        return self.cluster.url(self.name)
+
+    def sql(self, query):
+        return self.cluster.sql(query, self.name)
+
+    def value(self, query):
+        """The single value of a one-row, one-column query (as a string)."""
+        rows = self.sql(query)
+        if len(rows) != 1 or len(rows[0]) != 1:
+            raise AssertionError(f"expected one value from {query!r}, got {rows!r}")
+        return rows[0][0]
+
+    def count(self, table, where="true"):
+        return int(self.value(f"SELECT count(*) FROM {table} WHERE {where}"))
+
+    def state(self):
+        """Row counts of every registry table and the last change-feed seq:
+        what must stay the same after a refused request."""
+        counts = {t: self.count(t) for t in
+                  ("schemas", "subject_versions", "schema_references", "configs", "modes")}
+        counts["changes.max_seq"] = self.value("SELECT coalesce(max(seq), 0) FROM changes")
+        return counts
+
+
+_cluster = None
+
+
+def cluster():
+    """The test module's cluster, started on first use, stopped at exit."""
+    global _cluster
+    if _cluster is None:
+        _cluster = Postgres().start()
+    return _cluster
+
+
+# ---- 3. Server -------------------------------------------------------------
+
+class ServerError(AssertionError):
+    pass
+
+
+class Server:
+    """One schema-registry process. stop() asserts a clean exit (status 0): a
+    sanitizer report makes the status non-zero and so fails the test."""
+
+    def __init__(self, database_url=None, args=(), data_dir=None, tls=None, name="server",
+                 threads=2):
+        self.binary = server_binary()
+        self.database_url = database_url
+        self.args = list(args)
+        self.data_dir = data_dir
+        self.tls = tls                 # (cert_path, key_path) or None
+        self.threads = threads
+        self.dir = make_temp_dir(name)
+        self.log = os.path.join(self.dir, "stderr.log")
+        self.port = None
+        self.proc = None
+        self.exit_codes = []           # one per stop(), for tests that look
+        self._death_reported = False
+
+    @property
+    def scheme(self):
+        return "https" if self.tls else "http"
+
+    @property
+    def base_url(self):
+        return f"{self.scheme}://127.0.0.1:{self.port}"
+
+    def client(self):
+        return Client("127.0.0.1", self.port, tls=bool(self.tls))
+
+    def _argv(self):
+        argv = [self.binary, "serve", "--listen", f"127.0.0.1:{self.port}",
+                "--threads", str(self.threads)]
+        if self.database_url:
+            argv += ["--database-url", self.database_url]
+        if self.data_dir:
+            argv += ["--data-dir", self.data_dir]
+        if self.tls:
+            argv += ["--tls-cert", self.tls[0], "--tls-key", self.tls[1]]
+        return argv + self.args
+
+    def _env(self):
+        env = dict(os.environ)
+        # Leak checking is the point of the sanitizer build; make sure it is on.
+        env.setdefault("ASAN_OPTIONS", "detect_leaks=1")
+        env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1")
+        for key in [k for k in env if k.startswith("SCHEMA_REGISTRY_")]:
+            del env[key]       # the flags above must be the whole configuration
+        return env
+
+    def start(self, timeout=STARTUP_TIMEOUT):
+        for attempt in range(3):
+            self.port = free_port()
+            logf = open(self.log, "ab")
+            try:
+                self.proc = subprocess.Popen(self._argv(), stdin=subprocess.DEVNULL, stdout=logf,
+                                             stderr=logf, env=self._env(), cwd=self.dir)
+            finally:
+                logf.close()
+            if self._wait_ready(timeout):
+                at_exit(self.kill)
+                return self
+            if self.proc.poll() is None:
+                self.kill()
+                raise ServerError(f"server did not answer GET / within {timeout} s\n"
+                                  f"--- server log ---\n{tail(self.log)}")
+            if "in use" not in tail(self.log, 2000).lower():
+                break
+        raise ServerError(f"server exited during start-up with status {self.proc.returncode}\n"
+                          f"argv: {self._argv()}\n--- server log ---\n{tail(self.log)}")
+
+    def _wait_ready(self, timeout):
+        deadline = time.monotonic() + timeout
+        probe = self.client()
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                return False
+            try:
+                if probe.request("GET", "/", timeout=2).status == 200:
+                    return True
+            except (OSError, http.client.HTTPException):
+                pass
+            time.sleep(0.1)
+        return False
+
+    def stop(self, check=True):
+        """SIGTERM, wait, and (check=True) assert exit status 0."""
+        if self.proc is None:
+            return None
+        proc, self.proc = self.proc, None
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=SHUTDOWN_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+                raise ServerError(f"server ignored SIGTERM for {SHUTDOWN_TIMEOUT} s\n"
+                                  f"--- server log ---\n{tail(self.log)}")
+        self.exit_codes.append(proc.returncode)
+        if check and proc.returncode != 0:
+            raise ServerError(f"server exited with status {proc.returncode} after SIGTERM "
+                              f"(sanitizer report or crash?)\n--- server log ---\n{tail(self.log)}")
+        return proc.returncode
+
+    def assert_running(self):
+        if self.proc is not None and self.proc.poll() is not None:
+            log = "" if self._death_reported else f"\n--- server log ---\n{tail(self.log)}"
+            self._death_reported = True
+            raise ServerError(f"server died with status {self.proc.returncode}{log}")
+
+    def kill(self):
+        """Last-resort cleanup: no assertion, no waiting for a clean shutdown."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=SHUTDOWN_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def log_text(self):
+        return tail(self.log, 1 << 20)
+
+
+# ---- 4. HTTP/1.1 client ----------------------------------------------------
+
+class Response:
+    """Unpacks as (status, body, headers). body is parsed JSON when the reply
+    is JSON, else text; .text is always the raw text."""
+
+    def __init__(self, status, text, headers):
+        self.status = status
+        self.text = text
+        self.headers = headers
+        self.body = self._parse(text, headers.get("Content-Type", ""))
+
+    @staticmethod
+    def _parse(text, content_type):
+        if text == "":
+            return None
+        if "json" in content_type:
+            try:
+                return json.loads(text)
+            except ValueError:
+                pass
+        return text
+
+    def __iter__(self):
+        return iter((self.status, self.body, self.headers))
+
+    def __repr__(self):
+        return f"Response({self.status}, {self.text[:500]!r})"
+
+
+def quote(segment):
+    """Percent-encodes one path segment the way Confluent clients do ('/' -> %2F)."""
+    return urllib.parse.quote(segment, safe="")
+
+
+def path_with_query(path, params):
+    if not params:
+        return path
+    return path + "?" + urllib.parse.urlencode(params)
+
+
+class Client:
+    def __init__(self, host, port, tls=False, headers=None):
+        self.host = host
+        self.port = port
+        self.tls = tls
+        self.headers = {"Content-Type": SR_V1, "Accept": JAVA_DEFAULT_ACCEPT}
+        self.headers.update(headers or {})
+
+    def _connection(self, timeout):
+        if self.tls:
+            ctx = ssl.create_default_context()
+            ctx.check_hostname = False
+            ctx.verify_mode = ssl.CERT_NONE
+            return http.client.HTTPSConnection(self.host, self.port, timeout=timeout, context=ctx)
+        return http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+
+    def request(self, method, path, body=None, headers=None, params=None, timeout=REQUEST_TIMEOUT):
+        """body: dict/list (sent as JSON), str, bytes, or None (no body).
+        headers: merged over the defaults; a value of None removes a default."""
+        merged = dict(self.headers)
+        for k, v in (headers or {}).items():
+            merged.pop(k, None)
+            if v is not None:
+                merged[k] = v
+        if isinstance(body, (dict, list)):
+            body = json.dumps(body)
+        if isinstance(body, str):
+            body = body.encode("utf-8")
+        conn = self._connection(timeout)
+        try:
+            conn.request(method, path_with_query(path, params), body=body, headers=merged)
+            resp = conn.getresponse()
+            raw = resp.read()
+            return Response(resp.status, raw.decode("utf-8", errors="replace"), resp.headers)
+        finally:
+            conn.close()
+
+    def get(self, path, **kw):
+        return self.request("GET", path, **kw)
+
+    def post(self, path, body=None, **kw):
+        return self.request("POST", path, body=body, **kw)
+
+    def put(self, path, body=None, **kw):
+        return self.request("PUT", path, body=body, **kw)
+
+    def delete(self, path, **kw):
+        return self.request("DELETE", path, **kw)
+
+
+# ---- 5. curl and TLS -------------------------------------------------------
+
+class CurlResult:
+    def __init__(self, status, http_version, text):
+        self.status = status
+        self.http_version = http_version
+        self.text = text
+        try:
+            self.body = json.loads(text) if text else None
+        except ValueError:
+            self.body = text
+
+    def __repr__(self):
+        return f"CurlResult({self.status}, HTTP/{self.http_version}, {self.text[:300]!r})"
+
+
+def curl(url, method="GET", body=None, headers=None, mode="h2c"):
+    """mode: 'h2c' (HTTP/2 prior knowledge), 'h2' (TLS, ALPN offering h2),
+    'http1.1' (plain or TLS, HTTP/1.1 only). TLS certificates are not verified."""
+    marker = "\n--curl-status--"
+    argv = ["curl", "-s", "-S", "-X", method, "-w", marker + "%{http_code} %{http_version}",
+            "-H", f"Content-Type: {SR_V1}", "--max-time", "60"]
+    argv += {"h2c": ["--http2-prior-knowledge"], "h2": ["--http2"], "http1.1": ["--http1.1"]}[mode]
+    if url.startswith("https:"):
+        argv.append("-k")
+    for k, v in (headers or {}).items():
+        argv += ["-H", f"{k}: {v}"]
+    data = None
+    if body is not None:
+        data = (json.dumps(body) if isinstance(body, (dict, list)) else body)
+        data = data.encode() if isinstance(data, str) else data
+        argv += ["--data-binary", "@-"]
+    run = subprocess.run(argv + [url], input=data, capture_output=True)
+    out = run.stdout.decode("utf-8", errors="replace")
+    if run.returncode != 0 or marker not in out:
+        raise AssertionError(f"curl failed ({run.returncode}): {run.stderr.decode(errors='replace')}")
+    text, _, status_line = out.rpartition(marker)
+    code, version = status_line.split()
+    return CurlResult(int(code), version, text)
+
+
+def make_self_signed_cert(directory):
+    """A throwaway key and certificate for 127.0.0.1/localhost; returns (cert, key)."""
+    cert = os.path.join(directory, "cert.pem")
+    key = os.path.join(directory, "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-sha256",
+                    "-days", "2", "-subj", "/CN=localhost", "-keyout", key, "-out", cert,
+                    "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    return cert, key
+
+
+# ---- 6. RegistryTestCase ---------------------------------------------------
+
+def sql_literal(text):
+    """A SQL string literal (for assertions on subject names)."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def avro_record(name, fields, **extra):
+    """Avro record schema text; fields are (name, type) or (name, type, default)."""
+    out = []
+    for f in fields:
+        field = {"name": f[0], "type": f[1]}
+        if len(f) > 2:
+            field["default"] = f[2]
+        out.append(field)
+    return json.dumps(dict({"type": "record", "name": name, "fields": out}, **extra))
+
+
+class RegistryTestCase(unittest.TestCase):
+    """Each subclass gets its own database and its own server process.
+    server_args: extra command-line flags for that server."""
+
+    server_args = ()
+    _names = itertools.count(1)
+
+    @classmethod
+    def setUpClass(cls):
+        cls.pg = cluster()
+        cls.db = cls.pg.new_database()
+        cls.server = Server(database_url=cls.db.url, args=cls.server_args,
+                            name=cls.__name__.lower())
+        cls.server.start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    def setUp(self):
+        # A server that died in an earlier test would make every later test
+        # fail with "connection refused"; say what happened instead.
+        self.server.assert_running()
+
+    # -- names and requests --
+
+    @property
+    def http(self):
+        """A client for the class's server (its port changes when it restarts)."""
+        return self.server.client()
+
+    def sub(self, tag="s"):
+        """A subject name no other test uses."""
+        return f"{self._testMethodName}-{tag}-{next(self._names)}"
+
+    def get(self, path, **kw):
+        return self.http.get(path, **kw)
+
+    def post(self, path, body=None, **kw):
+        return self.http.post(path, body, **kw)
+
+    def put(self, path, body=None, **kw):
+        return self.http.put(path, body, **kw)
+
+    def delete(self, path, **kw):
+        return self.http.delete(path, **kw)
+
+    # -- registry operations (paths built with per-segment encoding) --
+
+    @staticmethod
+    def schema_body(schema, schema_type=None, references=None, **extra):
+        body = {"schema": schema}
+        if schema_type is not None:
+            body["schemaType"] = schema_type
+        if references is not None:
+            body["references"] = references
+        body.update(extra)
+        return body
+
+    def register(self, subject, schema, schema_type=None, references=None, params=None, **extra):
+        return self.post(f"/subjects/{quote(subject)}/versions",
+                         self.schema_body(schema, schema_type, references, **extra), params=params)
+
+    def register_ok(self, subject, schema, **kw):
+        """Registers and returns the id, failing the test on anything but 200."""
+        r = self.register(subject, schema, **kw)
+        self.assertEqual(r.status, 200, r)
+        self.assertIsInstance(r.body.get("id"), int, r)
+        return r.body["id"]
+
+    def lookup(self, subject, schema, schema_type=None, references=None, params=None):
+        return self.post(f"/subjects/{quote(subject)}",
+                         self.schema_body(schema, schema_type, references), params=params)
+
+    def version(self, subject, version, params=None):
+        return self.get(f"/subjects/{quote(subject)}/versions/{version}", params=params)
+
+    def versions(self, subject, params=None):
+        return self.get(f"/subjects/{quote(subject)}/versions", params=params)
+
+    def delete_subject(self, subject, permanent=False):
+        return self.delete(f"/subjects/{quote(subject)}",
+                           params={"permanent": "true"} if permanent else None)
+
+    def delete_version(self, subject, version, permanent=False):
+        return self.delete(f"/subjects/{quote(subject)}/versions/{version}",
+                           params={"permanent": "true"} if permanent else None)
+
+    def subjects(self, params=None):
+        r = self.get("/subjects", params=params)
+        self.assertEqual(r.status, 200, r)
+        return r.body
+
+    # -- assertions --
+
+    def assert_error(self, resp, status, error_code):
+        """A Confluent error: the status, and a body of exactly error_code + message."""
+        self.assertEqual(resp.status, status, resp)
+        self.assertIsInstance(resp.body, dict, resp)
+        self.assertEqual(set(resp.body), {"error_code", "message"}, resp)
+        self.assertEqual(resp.body["error_code"], error_code, resp)
+        self.assertIsInstance(resp.body["message"], str, resp)
+
+    def assert_ok(self, resp, body=None):
+        self.assertEqual(resp.status, 200, resp)
+        if body is not None:
+            self.assertEqual(resp.body, body, resp)
+        return resp.body
+
+
+# ---- 7. main ---------------------------------------------------------------
+
+def main():
+    """unittest.main with cleanup guaranteed and a non-zero status on failure."""
+    try:
+        unittest.main(verbosity=2, buffer=False)
+    finally:
+        cleanup()

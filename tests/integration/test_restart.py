@@ -1,0 +1,81 @@
+"""Persistence across a server restart: schemas, versions, deletes, config,
+mode; ids continue above the old ones (rest-api.md 2.1, 5)."""
+
+import json
+
+import harness
+from harness import avro_record, quote
+
+
+def rec(n):
+    return avro_record("Restart", [(f"f{i}", "string", "") for i in range(n)])
+
+
+class Restart(harness.RegistryTestCase):
+
+    def tearDown(self):
+        self.delete("/config")
+
+    def restart(self):
+        self.server.stop()                       # asserts a clean exit
+        self.server.start()
+
+    def test_everything_survives_a_restart(self):
+        a, b, c = self.sub("a"), self.sub("b"), self.sub("c")
+        ids = [self.register_ok(a, rec(n)) for n in (1, 2, 3)]
+        shared = self.register_ok(b, rec(2))
+        self.assertEqual(shared, ids[1])
+        self.register_ok(c, rec(1))
+        self.assert_ok(self.delete_version(a, 2))
+        self.assert_ok(self.delete_subject(c), [1])
+        self.assert_ok(self.put(f"/config/{quote(a)}", {"compatibility": "FULL", "normalize": True}))
+        self.assert_ok(self.put("/config", {"compatibility": "FORWARD"}))
+        self.assert_ok(self.put(f"/mode/{quote(b)}", {"mode": "READONLY"}))
+
+        def snapshot():
+            return {
+                "subjects": self.subjects(),
+                "subjects_deleted": self.subjects({"deleted": "true"}),
+                "a_versions": self.assert_ok(self.versions(a, {"deleted": "true"})),
+                "a_live": self.assert_ok(self.versions(a)),
+                "a_latest": self.assert_ok(self.version(a, "latest")),
+                "a_2": self.assert_ok(self.version(a, 2, {"deleted": "true"})),
+                "by_id": [self.assert_ok(self.get(f"/schemas/ids/{i}")) for i in ids],
+                "id_subjects": self.assert_ok(self.get(f"/schemas/ids/{ids[1]}/subjects")),
+                "config_a": self.assert_ok(self.get(f"/config/{quote(a)}")),
+                "config": self.assert_ok(self.get("/config")),
+                "mode_b": self.assert_ok(self.get(f"/mode/{quote(b)}")),
+                "mode": self.assert_ok(self.get("/mode")),
+                "db": self.db.state(),
+            }
+
+        before = snapshot()
+        self.restart()
+        self.assertEqual(snapshot(), before)
+
+        # Still enforced after the restart.
+        self.assert_error(self.register(b, rec(4)), 422, 42205)
+        self.assert_error(self.get(f"/subjects/{quote(c)}/versions"), 404, 40401)
+
+        # Ids continue above every id handed out before.
+        fresh = self.register_ok(self.sub("fresh"), avro_record("Fresh", [("z", "string")]))
+        self.assertGreater(fresh, max(ids))
+        self.assertEqual(self.register_ok(a, rec(3)), ids[2])            # nothing new
+        self.assert_ok(self.versions(a), [1, 3])
+
+    def test_restart_twice_keeps_latest_state(self):
+        s = self.sub()
+        first = self.register_ok(s, rec(1))
+        self.restart()
+        second = self.register_ok(s, rec(2))
+        self.assertGreater(second, first)
+        self.restart()
+        self.assert_ok(self.versions(s), [1, 2])
+        body = self.assert_ok(self.version(s, "latest"))
+        self.assertEqual((body["version"], body["id"]), (2, second))
+        self.assertEqual(json.loads(body["schema"]), json.loads(rec(2)))
+        self.assertEqual(self.server.exit_codes[-2:], [0, 0])
+
+
+if __name__ == "__main__":
+    harness.main()
