@@ -93,7 +93,9 @@ static void norm_sorted_strings(norm_ctx_t *c, const char *key, char **strings, 
 
 static void norm_field_aliases(norm_ctx_t *c, const avro_field_t *f)
 {
-    char **copy = malloc((f->n_aliases ? f->n_aliases : 1) * sizeof *copy);
+    if (!f->n_aliases)
+        return;
+    char **copy = malloc(f->n_aliases * sizeof *copy);
     if (!copy) {
         c->b->failed = 1;
         return;
