@@ -21,7 +21,9 @@
  * twice, and none of them recurses. That is what lets bare primitives be
  * shared nodes here.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE  /* asprintf */
+#endif
 #include "compat/avro_internal.h"
 
 #include <stdio.h>

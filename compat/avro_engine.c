@@ -3,7 +3,9 @@
  * text, the backward check as Confluent's raw messages (spec 2.7), and the
  * "resolved" output format.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE  /* asprintf */
+#endif
 #include "compat/avro_internal.h"
 
 #include <stdio.h>

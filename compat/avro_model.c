@@ -9,7 +9,9 @@
  *   3. Parsing (references first, then the schema, then normalization)
  *   4. Texts: canonical, resolved, Parsing Canonical Form, fingerprint
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE  /* asprintf */
+#endif
 #include "compat/avro_internal.h"
 
 #include <stdio.h>

@@ -13,7 +13,9 @@
  * turns a float default into Float precision, drops a default that matches
  * only a later union branch, and fails where Confluent's code throws.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE  /* asprintf */
+#endif
 #include "compat/avro_internal.h"
 
 #include <math.h>
