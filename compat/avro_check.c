@@ -21,6 +21,8 @@
  * twice, and none of them recurses. That is what lets bare primitives be
  * shared nodes here.
  */
+#ifndef _GNU_SOURCE
+#endif
 #include "compat/avro_internal.h"
 
 #include <stdio.h>
@@ -109,24 +111,32 @@ static void token_pop(check_ctx_t *c, size_t mark)
     c->top = mark;
 }
 
-/* Avro's getLocation: the tokens after the root of the current stack, "/"-joined. */
+/* Avro's getLocation: the tokens after the root of the current stack,
+ * "/"-joined, written straight into the arena (issues are frequent in
+ * failed union-branch attempts, which Avro computes and caches too). */
 static const char *location_string(check_ctx_t *c, size_t base)
 {
-    avro_buf_t b = {0};
-    avro_buf_putc(&b, '/');
+    char num[24];
+    size_t len = 1;
+    for (size_t i = base + 1; i < c->top; i++)
+        len += (i > base + 1) + (c->tokens[i].word ? strlen(c->tokens[i].word)
+                                                   : (size_t)snprintf(num, sizeof num, "%zu", c->tokens[i].num));
+    char *loc = avro_arena_alloc(&c->arena, len + 1);
+    if (!loc) {
+        c->oom = 1;
+        return NULL;
+    }
+    char *w = loc;
+    *w++ = '/';
     for (size_t i = base + 1; i < c->top; i++) {
         if (i > base + 1)
-            avro_buf_putc(&b, '/');
+            *w++ = '/';
         if (c->tokens[i].word)
-            avro_buf_puts(&b, c->tokens[i].word);
+            w = stpcpy(w, c->tokens[i].word);
         else
-            avro_buf_printf(&b, "%zu", c->tokens[i].num);
+            w += sprintf(w, "%zu", c->tokens[i].num);
     }
-    char *tmp = avro_buf_take(&b);
-    char *loc = tmp ? avro_arena_strdup(&c->arena, tmp) : NULL;
-    free(tmp);
-    if (!loc)
-        c->oom = 1;
+    *w = '\0';
     return loc;
 }
 
@@ -161,13 +171,16 @@ static void add_issue(check_ctx_t *c, check_result_t **acc, size_t base, avro_is
 static void add_issue(check_ctx_t *c, check_result_t **acc, size_t base, avro_issue_type_t type,
                       const char *fmt, ...)
 {
-    char *tmp = NULL;
     va_list ap;
     va_start(ap, fmt);
-    int rc = vasprintf(&tmp, fmt, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    const char *message = rc < 0 ? NULL : avro_arena_strdup(&c->arena, tmp);
-    free(tmp);
+    char *message = n < 0 ? NULL : avro_arena_alloc(&c->arena, (size_t)n + 1);
+    if (message) {
+        va_start(ap, fmt);
+        vsnprintf(message, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
     const char *location = location_string(c, base);
     check_piece_t *p = message && location ? piece_append(c, acc) : NULL;
     if (!p) {

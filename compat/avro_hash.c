@@ -71,14 +71,20 @@ uint64_t avro_hash_str(const char *s)
     return sip13((const unsigned char *)s, strlen(s));
 }
 
-/* Addresses are not chosen by the input; a multiplicative mix is enough. */
+/* Addresses are not chosen by the input, but arena addresses are close
+ * together and 16-byte aligned: both halves go through a full 64-bit
+ * finalizer (splitmix64) before they are combined. */
+static uint64_t mix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
 static uint64_t hash_pair(const void *a, const void *b)
 {
-    uint64_t x = (uint64_t)(uintptr_t)a * 0x9e3779b97f4a7c15ull;
-    x ^= (uint64_t)(uintptr_t)b + 0x7f4a7c159e3779b9ull + (x << 6) + (x >> 2);
-    x ^= x >> 31;
-    x *= 0xbf58476d1ce4e5b9ull;
-    return x ^ (x >> 29);
+    return mix64((uint64_t)(uintptr_t)a ^ mix64((uint64_t)(uintptr_t)b));
 }
 
 static size_t pow2_at_least(size_t n)

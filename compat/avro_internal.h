@@ -32,9 +32,12 @@
 #define AVRO_MAX_DEPTH 1000
 /* Reader/writer pairs nested inside one another while checking (cycles of
  * different lengths on both sides can nest deeper than either schema). */
-#define AVRO_CHECK_MAX_DEPTH 3000
-/* Work units (pairs computed, fields and branches visited) of one check. */
-#define AVRO_CHECK_MAX_WORK 20000000L
+#define AVRO_CHECK_MAX_DEPTH 1500
+/* Work units (pairs computed, fields and branches visited) of one check.
+ * Memory grows with them, since Avro caches every pair it tries: about
+ * 40 MB at the limit, which a union of some 750 records checked against
+ * itself reaches (a 100,000-field record needs a fifth of it). */
+#define AVRO_CHECK_MAX_WORK 1000000L
 /* Incompatibilities reported by one check; cached sub-results are repeated
  * the way Avro repeats them, which can grow exponentially on hostile input. */
 #define AVRO_CHECK_MAX_ISSUES 10000

@@ -13,6 +13,8 @@
  * turns a float default into Float precision, drops a default that matches
  * only a later union branch, and fails where Confluent's code throws.
  */
+#ifndef _GNU_SOURCE
+#endif
 #include "compat/avro_internal.h"
 
 #include <math.h>
@@ -92,7 +94,9 @@ static void norm_sorted_strings(norm_ctx_t *c, const char *key, char **strings, 
 
 static void norm_field_aliases(norm_ctx_t *c, const avro_field_t *f)
 {
-    char **copy = malloc((f->n_aliases ? f->n_aliases : 1) * sizeof *copy);
+    if (!f->n_aliases)
+        return;
+    char **copy = malloc(f->n_aliases * sizeof *copy);
     if (!copy) {
         c->b->failed = 1;
         return;

@@ -11,6 +11,8 @@
  *   "fingerprint": <int64>          CRC-64-AVRO of the Parsing Canonical Form, signed as in Java
  *   "schema_text": "..."            raw input text used instead of "schema" (comments, BOM)
  *
+ * "error_as_new" is compared literally: the engine reproduces Avro's texts.
+ *
  * Every mismatch is printed with the case name; the caller fails the test
  * when any case failed.
  */
@@ -105,8 +107,11 @@ static int case_check_parse(const json_t *c, const char *name, const char *text,
     avro_model_t *m = avro_model_parse(text, strlen(text), refs->items, refs->n, flags, &error);
     int bad = 0;
     const char *mode = (flags & SCHEMA_PARSE_NEW) ? "valid_as_new" : "valid_existing";
+    const char *want_error = json_string_value(json_object_get(c, "error_as_new"));
     if (!m != !want_valid)
         bad = case_report(name, mode, want_valid ? "valid" : "invalid", m ? "valid" : error);
+    else if (!m && (flags & SCHEMA_PARSE_NEW) && want_error && strcmp(error, want_error) != 0)
+        bad = case_report(name, "error_as_new", want_error, error);
     if (m && check_texts) {
         bad |= case_expect_text(name, "canonical", json_object_get(c, "canonical"), avro_model_canonical(m));
         bad |= case_expect_text(name, "parsing_canonical_form", json_object_get(c, "parsing_canonical_form"),
