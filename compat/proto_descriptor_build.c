@@ -46,6 +46,11 @@ static void fail(builder_t *b, const char *fmt, const char *detail)
         snprintf(b->error, n, fmt, detail);
 }
 
+static int file_is_proto3(const proto_file_t *f)
+{
+    return f->syntax == PROTO_SYNTAX_PROTO3 || f->syntax == PROTO_SYNTAX_EDITION;
+}
+
 static void *alloc_message(builder_t *b, const ProtobufCMessageDescriptor *desc)
 {
     void *m = proto_arena_alloc(b->arena, desc->sizeof_message);
@@ -177,22 +182,6 @@ static int scalar_type(const char *name, Google__Protobuf__FieldDescriptorProto_
     return 0;
 }
 
-/* Wire keeps Java chars: "\377" is U+00FF. Bytes want the byte back. */
-static size_t latin1_bytes(const char *s, size_t len, uint8_t *out)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if ((c & 0xE0) == 0xC0 && i + 1 < len && c <= 0xC3 && ((unsigned char)s[i + 1] & 0xC0) == 0x80) {
-            out[n++] = (uint8_t)(((c & 0x1F) << 6) | ((unsigned char)s[i + 1] & 0x3F));
-            i++;
-        } else {
-            out[n++] = c;
-        }
-    }
-    return n;
-}
-
 /* protobuf's CEscape: C escapes, octal for the unprintable. */
 static char *c_escape(builder_t *b, const char *s, size_t len)
 {
@@ -202,7 +191,7 @@ static char *c_escape(builder_t *b, const char *s, size_t len)
         fail(b, "%sout of memory", "");
         return NULL;
     }
-    size_t n = latin1_bytes(s, len, bytes), o = 0;
+    size_t n = proto_text_to_bytes(s, len, bytes), o = 0;
     for (size_t i = 0; i < n; i++) {
         uint8_t c = bytes[i];
         const char *esc = c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : c == '"' ? "\\\""
@@ -234,26 +223,6 @@ static char *format_double(builder_t *b, double v)
     return dup(b, buf);
 }
 
-static int parse_double(const char *text, double *out)
-{
-    const char *t = text[0] == '-' ? text + 1 : text;
-    double sign = text[0] == '-' ? -1.0 : 1.0;
-    if (strcmp(t, "inf") == 0 || strcmp(t, "infinity") == 0) {
-        *out = sign * INFINITY;
-        return 0;
-    }
-    if (strcmp(t, "nan") == 0) {
-        *out = NAN;
-        return 0;
-    }
-    char *end = NULL;
-    if (t[0] == '0' && (t[1] == 'x' || t[1] == 'X'))
-        *out = sign * (double)strtoull(t, &end, 16);
-    else
-        *out = strtod(text, &end);
-    return *end ? -1 : 0;
-}
-
 /* The default value as protoc spells it in the descriptor. */
 static char *default_value(builder_t *b, const proto_field_t *f,
                            Google__Protobuf__FieldDescriptorProto__Type type)
@@ -269,7 +238,7 @@ static char *default_value(builder_t *b, const proto_field_t *f,
     case GOOGLE__PROTOBUF__FIELD_DESCRIPTOR_PROTO__TYPE__TYPE_FLOAT:
     case GOOGLE__PROTOBUF__FIELD_DESCRIPTOR_PROTO__TYPE__TYPE_DOUBLE: {
         double v;
-        if (parse_double(text, &v) != 0)
+        if (proto_parse_double(text, &v) != 0)
             break;
         return format_double(b, v);
     }
@@ -296,371 +265,6 @@ static char *default_value(builder_t *b, const proto_field_t *f,
     }
     fail(b, "Invalid default value: %s", text);
     return NULL;
-}
-
-/* ---- Custom options: extension fields encoded by hand ------------------------------------- */
-
-static void put_varint(proto_buf_t *out, uint64_t v)
-{
-    do {
-        char byte = (char)(v & 0x7F);
-        v >>= 7;
-        if (v)
-            byte = (char)(byte | 0x80);
-        proto_buf_putc(out, byte);
-    } while (v);
-}
-
-static void put_fixed(proto_buf_t *out, uint64_t v, int bytes)
-{
-    for (int i = 0; i < bytes; i++)
-        proto_buf_putc(out, (char)((v >> (8 * i)) & 0xFF));
-}
-
-static void put_tag(proto_buf_t *out, int32_t number, int wire_type)
-{
-    put_varint(out, ((uint64_t)(uint32_t)number << 3) | (uint64_t)wire_type);
-}
-
-enum { WIRE_VARINT = 0, WIRE_FIXED64 = 1, WIRE_LEN = 2, WIRE_FIXED32 = 5 };
-
-/* A field of a message type (or an extension), with what resolves its type. */
-typedef struct typed_field {
-    const proto_field_t *field;
-    const char *package;      /* the defining file's package */
-    const char *scope;        /* full name of the message (or scope) defining it */
-    int proto3;               /* the defining file's syntax, for packing */
-} typed_field_t;
-
-/* Resolves a type name as seen from a full-name scope ("pkg.Outer"). */
-static const proto_symbol_t *resolve_from(builder_t *b, const char *package, const char *scope,
-                                          const char *name, int want_extension)
-{
-    size_t plen = strlen(package);
-    const char *local = scope;
-    if (plen && strncmp(scope, package, plen) == 0)
-        local = scope[plen] == '.' ? scope + plen + 1 : scope + plen;
-    proto_scope_t s = {.tab = b->tab, .package = package};
-    char *parts = proto_arena_strdup(b->arena, local);
-    for (char *p = parts, *dot; p && *p; p = dot ? dot + 1 : NULL) {
-        dot = strchr(p, '.');
-        if (dot)
-            *dot = '\0';
-        if (proto_scope_enter(&s, p) != 0)
-            break;
-    }
-    const proto_symbol_t *sym = proto_scope_resolve(&s, name, want_extension);
-    proto_scope_free(&s);
-    return sym;
-}
-
-static int file_is_proto3(const proto_file_t *f)
-{
-    return f->syntax == PROTO_SYNTAX_PROTO3 || f->syntax == PROTO_SYNTAX_EDITION;
-}
-
-static int encode_message(builder_t *b, const proto_symbol_t *msg, const proto_value_t *map,
-                          proto_buf_t *out);
-
-static int number_text(const proto_value_t *v, const char **text)
-{
-    if (v->kind != PROTO_VALUE_NUMBER && v->kind != PROTO_VALUE_ENUM && v->kind != PROTO_VALUE_BOOL)
-        return -1;
-    *text = v->text;
-    return 0;
-}
-
-/* One scalar value of a known scalar type, without its tag. Returns the wire type or -1. */
-static int encode_scalar(builder_t *b, const char *type, const proto_value_t *v, proto_buf_t *out)
-{
-    const char *text;
-    char *end = NULL;
-    if (!strcmp(type, "string") || !strcmp(type, "bytes")) {
-        if (v->kind != PROTO_VALUE_STRING)
-            return -1;
-        uint8_t *bytes = proto_arena_alloc(b->arena, v->len + 1);
-        size_t n = v->len;
-        if (!bytes)
-            return -1;
-        if (!strcmp(type, "bytes"))
-            n = latin1_bytes(v->text, v->len, bytes);
-        else
-            memcpy(bytes, v->text, n);
-        put_varint(out, n);
-        proto_buf_put(out, (const char *)bytes, n);
-        return WIRE_LEN;
-    }
-    if (number_text(v, &text) != 0)
-        return -1;
-    if (!strcmp(type, "bool")) {
-        if (strcmp(text, "true") && strcmp(text, "false") && strcmp(text, "1") && strcmp(text, "0"))
-            return -1;
-        put_varint(out, !strcmp(text, "true") || !strcmp(text, "1"));
-        return WIRE_VARINT;
-    }
-    if (!strcmp(type, "float") || !strcmp(type, "double")) {
-        double d;
-        if (parse_double(text, &d) != 0)
-            return -1;
-        if (!strcmp(type, "float")) {
-            float f = (float)d;
-            uint32_t bits;
-            memcpy(&bits, &f, 4);
-            put_fixed(out, bits, 4);
-            return WIRE_FIXED32;
-        }
-        uint64_t bits;
-        memcpy(&bits, &d, 8);
-        put_fixed(out, bits, 8);
-        return WIRE_FIXED64;
-    }
-    int is_unsigned = type[0] == 'u' || !strcmp(type, "fixed32") || !strcmp(type, "fixed64");
-    uint64_t u = is_unsigned ? strtoull(text, &end, 0) : (uint64_t)strtoll(text, &end, 0);
-    if (*end || (is_unsigned && text[0] == '-'))
-        return -1;
-    if (!strcmp(type, "sint32") || !strcmp(type, "sint64")) {
-        int64_t s = (int64_t)u;
-        put_varint(out, ((uint64_t)s << 1) ^ (uint64_t)(s >> 63));
-        return WIRE_VARINT;
-    }
-    if (!strcmp(type, "fixed32") || !strcmp(type, "sfixed32")) {
-        put_fixed(out, u, 4);
-        return WIRE_FIXED32;
-    }
-    if (!strcmp(type, "fixed64") || !strcmp(type, "sfixed64")) {
-        put_fixed(out, u, 8);
-        return WIRE_FIXED64;
-    }
-    if (!strcmp(type, "int32"))
-        u = (uint64_t)(int64_t)(int32_t)u; /* negative int32 takes ten bytes */
-    put_varint(out, u);
-    return WIRE_VARINT;
-}
-
-static int enum_number(const proto_enum_t *e, const proto_value_t *v, int64_t *out)
-{
-    if (v->kind == PROTO_VALUE_ENUM) {
-        for (size_t i = 0; i < e->n_values; i++)
-            if (strcmp(e->values[i]->name, v->text) == 0) {
-                *out = e->values[i]->tag;
-                return 0;
-            }
-        return -1;
-    }
-    if (v->kind != PROTO_VALUE_NUMBER)
-        return -1;
-    char *end = NULL;
-    *out = strtoll(v->text, &end, 0);
-    return *end ? -1 : 0;
-}
-
-/* One value of field tf (tag included) appended to out. */
-static int encode_field_value(builder_t *b, const typed_field_t *tf, const char *type,
-                              const proto_value_t *v, proto_buf_t *out)
-{
-    int32_t number = tf->field->tag;
-    proto_buf_t payload = {0};
-    int wire;
-    if (proto_is_scalar(type)) {
-        wire = encode_scalar(b, type, v, &payload);
-    } else {
-        const proto_symbol_t *s = resolve_from(b, tf->package, tf->scope, type, 0);
-        int64_t n;
-        if (!s) {
-            wire = -1;
-        } else if (s->kind == PROTO_SYMBOL_ENUM) {
-            wire = enum_number(s->enumeration, v, &n) == 0 ? WIRE_VARINT : -1;
-            if (wire >= 0)
-                put_varint(&payload, (uint64_t)n);
-        } else if (v->kind == PROTO_VALUE_MAP) {
-            proto_buf_t body = {0};
-            wire = encode_message(b, s, v, &body) == 0 ? WIRE_LEN : -1;
-            put_varint(&payload, body.len);
-            proto_buf_put(&payload, body.data ? body.data : "", body.len);
-            proto_buf_free(&body);
-        } else {
-            wire = -1;
-        }
-    }
-    if (wire < 0 || payload.failed) {
-        proto_buf_free(&payload);
-        fail(b, "Invalid value for option field %s", tf->field->name);
-        return -1;
-    }
-    put_tag(out, number, wire);
-    proto_buf_put(out, payload.data ? payload.data : "", payload.len);
-    proto_buf_free(&payload);
-    return 0;
-}
-
-static int is_packable(const char *type, const proto_symbol_t *enum_sym)
-{
-    return enum_sym || (proto_is_scalar(type) && strcmp(type, "string") && strcmp(type, "bytes"));
-}
-
-static const char *packed_option(const proto_field_t *f)
-{
-    const char *v = NULL;
-    for (size_t i = 0; i < f->options.n; i++)
-        if (!f->options.items[i]->parenthesized && !strcmp(f->options.items[i]->name, "packed"))
-            v = f->options.items[i]->value->text;
-    return v;
-}
-
-/* A map<K, V> field's entries are messages {key = 1, value = 2}. */
-static int encode_map_entry(builder_t *b, const typed_field_t *tf, const proto_value_t *entry,
-                            proto_buf_t *out)
-{
-    proto_field_t key = {.name = "key", .type = tf->field->map_key, .tag = 1};
-    proto_field_t value = {.name = "value", .type = tf->field->map_value, .tag = 2};
-    typed_field_t tk = *tf, tv = *tf;
-    tk.field = &key;
-    tv.field = &value;
-    proto_buf_t body = {0};
-    int rc = 0;
-    /* Key before value, whatever the text's order: field number order. */
-    for (int pass = 0; pass < 2 && rc == 0; pass++) {
-        const typed_field_t *t = pass == 0 ? &tk : &tv;
-        for (size_t i = 0; i < entry->n_entries && rc == 0; i++) {
-            const char *k = entry->entries[i].key;
-            if (strcmp(k, "key") && strcmp(k, "value"))
-                rc = -1;
-            else if (!strcmp(k, t->field->name))
-                rc = encode_field_value(b, t, t->field->type, entry->entries[i].value, &body);
-        }
-    }
-    put_tag(out, tf->field->tag, WIRE_LEN);
-    put_varint(out, body.len);
-    proto_buf_put(out, body.data ? body.data : "", body.len);
-    proto_buf_free(&body);
-    return rc;
-}
-
-/* All values of one field: repeated items one by one, or packed. */
-static int encode_field(builder_t *b, const typed_field_t *tf, const proto_value_t *v,
-                        proto_buf_t *out)
-{
-    const proto_field_t *f = tf->field;
-    size_t n = v->kind == PROTO_VALUE_LIST ? v->n_items : 1;
-    proto_value_t *const *items = v->kind == PROTO_VALUE_LIST ? v->items : (proto_value_t *const *)&v;
-    if (f->map_key) {
-        for (size_t i = 0; i < n; i++)
-            if (items[i]->kind != PROTO_VALUE_MAP || encode_map_entry(b, tf, items[i], out) != 0)
-                return -1;
-        return 0;
-    }
-    const proto_symbol_t *s = proto_is_scalar(f->type) ? NULL
-                                                       : resolve_from(b, tf->package, tf->scope, f->type, 0);
-    const proto_symbol_t *enum_sym = s && s->kind == PROTO_SYMBOL_ENUM ? s : NULL;
-    const char *packed = packed_option(f);
-    int pack = f->label == PROTO_LABEL_REPEATED && is_packable(f->type, enum_sym) &&
-               (packed ? !strcmp(packed, "true") : tf->proto3);
-    if (!pack) {
-        for (size_t i = 0; i < n; i++)
-            if (encode_field_value(b, tf, f->type, items[i], out) != 0)
-                return -1;
-        return 0;
-    }
-    proto_buf_t body = {0};
-    for (size_t i = 0; i < n; i++) {
-        proto_buf_t one = {0};
-        if (encode_field_value(b, tf, f->type, items[i], &one) != 0) {
-            proto_buf_free(&one);
-            proto_buf_free(&body);
-            return -1;
-        }
-        /* Drop the per-item tag: a packed field has one tag for all. */
-        size_t skip = 0;
-        while (skip < one.len && (one.data[skip] & 0x80))
-            skip++;
-        proto_buf_put(&body, one.data + skip + 1, one.len - skip - 1);
-        proto_buf_free(&one);
-    }
-    put_tag(out, f->tag, WIRE_LEN);
-    put_varint(out, body.len);
-    proto_buf_put(out, body.data ? body.data : "", body.len);
-    proto_buf_free(&body);
-    return 0;
-}
-
-static const proto_field_t *message_field(const proto_message_t *m, const char *name)
-{
-    for (size_t i = 0; i < m->n_fields; i++)
-        if (strcmp(m->fields[i]->name, name) == 0)
-            return m->fields[i];
-    for (size_t i = 0; i < m->n_oneofs; i++)
-        for (size_t j = 0; j < m->oneofs[i]->n_fields; j++)
-            if (strcmp(m->oneofs[i]->fields[j]->name, name) == 0)
-                return m->oneofs[i]->fields[j];
-    return NULL;
-}
-
-typedef struct pending {
-    typed_field_t tf;
-    const proto_value_t *value;
-    size_t index;
-} pending_t;
-
-static int compare_pending(const void *a, const void *b)
-{
-    const pending_t *x = a, *y = b;
-    if (x->tf.field->tag != y->tf.field->tag)
-        return x->tf.field->tag < y->tf.field->tag ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
-}
-
-/* An aggregate value { ... } as a message of type msg, fields in number
- * order as protoc serializes the parsed message. */
-static int encode_message(builder_t *b, const proto_symbol_t *msg, const proto_value_t *map,
-                          proto_buf_t *out)
-{
-    pending_t *p = proto_arena_alloc(b->arena, (map->n_entries + 1) * sizeof *p);
-    if (!p)
-        return -1;
-    int proto3 = file_is_proto3(msg->file);
-    for (size_t i = 0; i < map->n_entries; i++) {
-        const char *key = map->entries[i].key;
-        size_t klen = strlen(key);
-        if (key[0] == '[' && klen > 2) {
-            char *inner = proto_arena_strndup(b->arena, key + 1, klen - 2);
-            const proto_symbol_t *ext = inner ? resolve_from(b, msg->package, msg->full_name, inner, 1) : NULL;
-            if (!ext)
-                return -1;
-            p[i].tf = (typed_field_t){ext->field, ext->package, ext->scope, file_is_proto3(ext->file)};
-        } else {
-            const proto_field_t *f = message_field(msg->message, key);
-            if (!f) {
-                fail(b, "Unknown option field: %s", key);
-                return -1;
-            }
-            p[i].tf = (typed_field_t){f, msg->package, msg->full_name, proto3};
-        }
-        p[i].value = map->entries[i].value;
-        p[i].index = i;
-    }
-    qsort(p, map->n_entries, sizeof *p, compare_pending);
-    for (size_t i = 0; i < map->n_entries; i++)
-        if (encode_field(b, &p[i].tf, p[i].value, out) != 0)
-            return -1;
-    return 0;
-}
-
-/* `(a).b.c = v` is the aggregate { b: { c: v } } for extension a. */
-static const proto_value_t *chain_to_map(builder_t *b, const proto_value_t *v)
-{
-    if (v->kind != PROTO_VALUE_OPTION)
-        return v;
-    proto_value_t *m = proto_arena_alloc(b->arena, sizeof *m);
-    proto_map_entry_t *e = proto_arena_alloc(b->arena, sizeof *e);
-    if (!m || !e)
-        return NULL;
-    m->kind = PROTO_VALUE_MAP;
-    m->entries = e;
-    m->n_entries = 1;
-    e->key = v->option->parenthesized ? proto_arena_printf(b->arena, "[%s]", v->option->name)
-                                      : v->option->name;
-    e->value = (proto_value_t *)chain_to_map(b, v->option->value);
-    return e->value && e->key ? m : NULL;
 }
 
 static void add_unknown_field(builder_t *b, ProtobufCMessage *msg, const proto_buf_t *record)
@@ -693,61 +297,57 @@ static void add_unknown_field(builder_t *b, ProtobufCMessage *msg, const proto_b
     msg->n_unknown_fields = n + 1;
 }
 
-static void set_custom_option(builder_t *b, ProtobufCMessage *msg, const proto_option_t *o)
+/* Splits encoded records (tag + value) into protobuf-c unknown fields. */
+static void add_records(builder_t *b, ProtobufCMessage *msg, const proto_buf_t *records)
 {
-    const proto_symbol_t *ext = proto_scope_resolve(&b->scope, o->name, 1);
-    if (!ext) {
-        fail(b, "Option \"(%s)\" unknown.", o->name);
-        return;
-    }
-    typed_field_t tf = {ext->field, ext->package, ext->scope, file_is_proto3(ext->file)};
-    const proto_value_t *v = chain_to_map(b, o->value);
-    proto_buf_t record = {0};
-    if (!v || encode_field(b, &tf, v, &record) != 0 || record.failed) {
-        fail(b, "Invalid value for option (%s)", o->name);
-    } else {
-        /* A repeated or packed value may have produced several records. */
-        size_t pos = 0;
-        while (pos < record.len && !b->error) {
-            size_t start = pos;
-            uint64_t tag = 0;
-            int shift = 0;
-            while (pos < record.len) {
-                uint8_t c = (uint8_t)record.data[pos++];
-                tag |= (uint64_t)(c & 0x7F) << shift;
-                shift += 7;
+    size_t pos = 0;
+    while (pos < records->len && !b->error) {
+        size_t start = pos;
+        uint64_t tag = 0;
+        for (int shift = 0; pos < records->len; shift += 7) {
+            uint8_t c = (uint8_t)records->data[pos++];
+            tag |= (uint64_t)(c & 0x7F) << shift;
+            if (!(c & 0x80))
+                break;
+        }
+        size_t len;
+        switch (tag & 7) {
+        case 0:
+            for (len = 0; pos + len < records->len && (records->data[pos + len] & 0x80);)
+                len++;
+            len++;
+            break;
+        case 1: len = 8; break;
+        case 5: len = 4; break;
+        default: {
+            uint64_t n = 0;
+            size_t q = pos;
+            for (int shift = 0; q < records->len; shift += 7) {
+                uint8_t c = (uint8_t)records->data[q++];
+                n |= (uint64_t)(c & 0x7F) << shift;
                 if (!(c & 0x80))
                     break;
             }
-            size_t len = 0;
-            switch (tag & 7) {
-            case WIRE_VARINT:
-                while (pos + len < record.len && (record.data[pos + len] & 0x80))
-                    len++;
-                len++;
-                break;
-            case WIRE_FIXED64: len = 8; break;
-            case WIRE_FIXED32: len = 4; break;
-            default: {
-                uint64_t l = 0;
-                int sh = 0;
-                size_t q = pos;
-                while (q < record.len) {
-                    uint8_t c = (uint8_t)record.data[q++];
-                    l |= (uint64_t)(c & 0x7F) << sh;
-                    sh += 7;
-                    if (!(c & 0x80))
-                        break;
-                }
-                len = (q - pos) + (size_t)l;
-            }
-            }
-            pos += len;
-            proto_buf_t one = {record.data + start, pos - start, 0, 0};
-            add_unknown_field(b, msg, &one);
+            len = (q - pos) + (size_t)n;
         }
+        }
+        pos += len;
+        proto_buf_t one = {records->data + start, pos - start, 0, 0};
+        add_unknown_field(b, msg, &one);
     }
-    proto_buf_free(&record);
+}
+
+static void set_custom_option(builder_t *b, ProtobufCMessage *msg, const proto_option_t *o)
+{
+    proto_buf_t records = {0};
+    char *error = NULL;
+    if (proto_option_encode(&b->scope, b->arena, o, &records, &error) != 0) {
+        fail(b, "%s", error ? error : "out of memory");
+        free(error);
+    } else {
+        add_records(b, msg, &records);
+    }
+    proto_buf_free(&records);
 }
 
 /* ---- Built-in options: typed fields of the options message, by reflection ---------------------- */
@@ -805,14 +405,14 @@ static int builtin_value(builder_t *b, const ProtobufCFieldDescriptor *fd, const
         uint8_t *data = proto_arena_alloc(b->arena, v->len + 1);
         if (!data)
             return -1;
-        ((ProtobufCBinaryData *)out)->len = latin1_bytes(t, v->len, data);
+        ((ProtobufCBinaryData *)out)->len = proto_text_to_bytes(t, v->len, data);
         ((ProtobufCBinaryData *)out)->data = data;
         return 0;
     }
     case PROTOBUF_C_TYPE_FLOAT:
     case PROTOBUF_C_TYPE_DOUBLE: {
         double d;
-        if (!t || parse_double(t, &d) != 0)
+        if (!t || proto_parse_double(t, &d) != 0)
             return -1;
         if (fd->type == PROTOBUF_C_TYPE_FLOAT)
             *(float *)out = (float)d;
@@ -1389,12 +989,15 @@ static void file_edition(builder_t *b, FileProto *fp, const proto_file_t *f)
     fp->syntax = dup(b, "editions");
     long edition = strtol(f->edition, NULL, 10);
     uint64_t value = edition == 2023 ? 1000 : edition == 2024 ? 1001 : (uint64_t)edition;
-    proto_buf_t record = {0};
-    put_tag(&record, 14, WIRE_VARINT);
-    put_varint(&record, value);
-    if (!record.failed)
-        add_unknown_field(b, &fp->base, &record);
-    proto_buf_free(&record);
+    /* Field 14 as a varint: tag byte 0x70, then the value. */
+    char bytes[12] = {0x70};
+    size_t n = 1;
+    do {
+        bytes[n++] = (char)((value & 0x7F) | (value > 0x7F ? 0x80 : 0));
+        value >>= 7;
+    } while (value);
+    proto_buf_t record = {bytes, n, 0, 0};
+    add_unknown_field(b, &fp->base, &record);
 }
 
 static FileProto *build_file(builder_t *b, const proto_file_t *f, const char *name)
@@ -1450,7 +1053,8 @@ int proto_descriptor_build(const proto_schema_t *schema, const char *name, uint8
         *error = strdup("out of memory");
         return -1;
     }
-    FileProto *fp = build_file(&b, f, name ? name : "schema.proto");
+    /* Confluent names the file "default" in format=serialized. */
+    FileProto *fp = build_file(&b, f, name ? name : "default");
     if (fp && !b.error) {
         size_t n = protobuf_c_message_get_packed_size(&fp->base);
         *out = malloc(n ? n : 1);

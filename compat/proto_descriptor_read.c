@@ -64,45 +64,27 @@ static void push(reader_t *r, void *items_ptr, size_t *n, void *item)
 
 static proto_value_t *text_value(reader_t *r, proto_value_kind_t kind, const char *text, size_t len)
 {
-    proto_value_t *v = NEW(r, proto_value_t);
+    proto_value_t *v = proto_value_text(r->arena, kind, text, len);
     if (!v)
-        return NULL;
-    v->kind = kind;
-    v->text = proto_arena_strndup(r->arena, text, len);
-    v->len = len;
-    if (!v->text)
         r->failed = 1;
     return v;
 }
 
-static proto_value_t *number_value(reader_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static proto_value_t *number_value(reader_t *r, const char *fmt, ...)
-{
-    char buf[64];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    return text_value(r, PROTO_VALUE_NUMBER, buf, n > 0 ? (size_t)n : 0);
-}
-
-/* Latin-1 bytes as the code points Wire would hold (see proto_lexer.c). */
 static proto_value_t *bytes_value(reader_t *r, const uint8_t *data, size_t len)
 {
-    char *buf = alloc(r, len * 2 + 1);
-    if (!buf)
-        return NULL;
-    size_t n = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (data[i] < 0x80) {
-            buf[n++] = (char)data[i];
-        } else {
-            buf[n++] = (char)(0xC0 | (data[i] >> 6));
-            buf[n++] = (char)(0x80 | (data[i] & 0x3F));
-        }
-    }
-    return text_value(r, PROTO_VALUE_STRING, buf, n);
+    proto_value_t *v = proto_value_bytes(r->arena, data, len);
+    if (!v)
+        r->failed = 1;
+    return v;
+}
+
+#define number_value(r, ...) checked((r), proto_value_number((r)->arena, __VA_ARGS__))
+
+static proto_value_t *checked(reader_t *r, proto_value_t *v)
+{
+    if (!v)
+        r->failed = 1;
+    return v;
 }
 
 static proto_option_t *new_option(reader_t *r, const char *name, int parenthesized, proto_value_t *v)
@@ -118,251 +100,11 @@ static proto_option_t *new_option(reader_t *r, const char *name, int parenthesiz
 
 static void map_add(reader_t *r, proto_value_t *map, const char *key, proto_value_t *v)
 {
-    if (!v)
-        return;
-    for (size_t i = 0; i < map->n_entries; i++) {
-        if (strcmp(map->entries[i].key, key) != 0)
-            continue;
-        /* Repeated fields gather into a list, in order. */
-        proto_value_t *prev = map->entries[i].value;
-        if (prev->kind != PROTO_VALUE_LIST || !prev->text) {
-            proto_value_t *list = NEW(r, proto_value_t);
-            if (!list)
-                return;
-            list->kind = PROTO_VALUE_LIST;
-            list->text = ""; /* marks a list this reader made */
-            push(r, &list->items, &list->n_items, prev);
-            map->entries[i].value = prev = list;
-        }
-        push(r, &prev->items, &prev->n_items, v);
-        return;
-    }
-    size_t n = map->n_entries;
-    proto_map_entry_t *grown = alloc(r, (n + 1) * sizeof *grown);
-    if (!grown)
-        return;
-    if (n)
-        memcpy(grown, map->entries, n * sizeof *grown);
-    grown[n].key = key;
-    grown[n].value = v;
-    map->entries = grown;
-    map->n_entries = n + 1;
+    if (v && proto_value_map_add(r->arena, map, key, v) != 0)
+        r->failed = 1;
 }
 
-/* ---- Decoding extension values from wire bytes ---------------------------------------------- */
-
-typedef struct wire {
-    const uint8_t *p;
-    size_t len;
-} wire_t;
-
-static int read_varint(wire_t *w, uint64_t *v)
-{
-    *v = 0;
-    for (int shift = 0; shift < 64 && w->len; shift += 7) {
-        uint8_t c = *w->p++;
-        w->len--;
-        *v |= (uint64_t)(c & 0x7F) << shift;
-        if (!(c & 0x80))
-            return 0;
-    }
-    return -1;
-}
-
-static int read_fixed(wire_t *w, int bytes, uint64_t *v)
-{
-    if (w->len < (size_t)bytes)
-        return -1;
-    *v = 0;
-    for (int i = 0; i < bytes; i++)
-        *v |= (uint64_t)w->p[i] << (8 * i);
-    w->p += bytes;
-    w->len -= (size_t)bytes;
-    return 0;
-}
-
-/* One field's payload: a varint/fixed value in *num, or a span in *span. */
-static int read_payload(wire_t *w, int wire_type, uint64_t *num, wire_t *span)
-{
-    switch (wire_type) {
-    case 0: return read_varint(w, num);
-    case 1: return read_fixed(w, 8, num);
-    case 5: return read_fixed(w, 4, num);
-    case 2: {
-        uint64_t n;
-        if (read_varint(w, &n) != 0 || n > w->len)
-            return -1;
-        span->p = w->p;
-        span->len = (size_t)n;
-        w->p += n;
-        w->len -= (size_t)n;
-        return 0;
-    }
-    default: return -1;
-    }
-}
-
-static proto_value_t *decode_message(reader_t *r, const proto_symtab_t *tab, const proto_symbol_t *msg,
-                                     wire_t w, int depth);
-
-typedef struct decode_ctx {
-    const proto_symtab_t *tab;
-    const char *package;
-    const char *scope;        /* full name the field's type resolves from */
-} decode_ctx_t;
-
-static const proto_symbol_t *resolve_in(const proto_symtab_t *tab, const char *package,
-                                        const char *scope, const char *name)
-{
-    size_t plen = strlen(package);
-    const char *local = scope;
-    if (plen && strncmp(scope, package, plen) == 0)
-        local = scope + plen + (scope[plen] == '.');
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", local);
-    const char *names[PROTO_MAX_DEPTH + 1];
-    size_t n = 0;
-    for (char *p = buf, *dot; *p && n <= PROTO_MAX_DEPTH; p = dot + 1) {
-        names[n++] = p;
-        if (!(dot = strchr(p, '.')))
-            break;
-        *dot = '\0';
-    }
-    return proto_symtab_resolve(tab, package, names, n, name, 0);
-}
-
-/* A scalar of the given .proto type from its wire value. */
-static proto_value_t *scalar_value(reader_t *r, const char *type, uint64_t num, wire_t span)
-{
-    if (!strcmp(type, "string"))
-        return text_value(r, PROTO_VALUE_STRING, (const char *)span.p, span.len);
-    if (!strcmp(type, "bytes"))
-        return bytes_value(r, span.p, span.len);
-    if (!strcmp(type, "bool"))
-        return text_value(r, PROTO_VALUE_BOOL, num ? "true" : "false", num ? 4 : 5);
-    if (!strcmp(type, "double") || !strcmp(type, "float")) {
-        double d;
-        if (!strcmp(type, "float")) {
-            uint32_t bits = (uint32_t)num;
-            float f;
-            memcpy(&f, &bits, 4);
-            d = f;
-        } else {
-            memcpy(&d, &num, 8);
-        }
-        return number_value(r, "%.17g", d);
-    }
-    if (!strcmp(type, "sint32") || !strcmp(type, "sint64"))
-        return number_value(r, "%lld", (long long)((num >> 1) ^ (~(num & 1) + 1)));
-    if (!strcmp(type, "int32") || !strcmp(type, "sfixed32"))
-        return number_value(r, "%d", (int32_t)(uint32_t)num);
-    if (!strcmp(type, "int64") || !strcmp(type, "sfixed64"))
-        return number_value(r, "%lld", (long long)num);
-    return number_value(r, "%llu", (unsigned long long)num);
-}
-
-static proto_value_t *field_value(reader_t *r, const decode_ctx_t *c, const char *type, int wire_type,
-                                  uint64_t num, wire_t span, int depth)
-{
-    if (proto_is_scalar(type)) {
-        if ((wire_type == 2) != (!strcmp(type, "string") || !strcmp(type, "bytes")))
-            return NULL;
-        return scalar_value(r, type, num, span);
-    }
-    const proto_symbol_t *s = resolve_in(c->tab, c->package, c->scope, type);
-    if (!s)
-        return NULL;
-    if (s->kind == PROTO_SYMBOL_ENUM) {
-        for (size_t i = 0; i < s->enumeration->n_values; i++)
-            if (s->enumeration->values[i]->tag == (int32_t)num)
-                return text_value(r, PROTO_VALUE_ENUM, s->enumeration->values[i]->name,
-                                  strlen(s->enumeration->values[i]->name));
-        return number_value(r, "%d", (int32_t)num);
-    }
-    if (wire_type != 2 || depth > PROTO_MAX_DEPTH)
-        return NULL;
-    return decode_message(r, c->tab, s, span, depth + 1);
-}
-
-static const proto_field_t *field_by_number(const proto_message_t *m, int32_t number)
-{
-    for (size_t i = 0; i < m->n_fields; i++)
-        if (m->fields[i]->tag == number)
-            return m->fields[i];
-    for (size_t i = 0; i < m->n_oneofs; i++)
-        for (size_t j = 0; j < m->oneofs[i]->n_fields; j++)
-            if (m->oneofs[i]->fields[j]->tag == number)
-                return m->oneofs[i]->fields[j];
-    return NULL;
-}
-
-/* A map<K, V> entry message as the aggregate { key: k, value: v }. */
-static proto_value_t *map_entry_value(reader_t *r, const decode_ctx_t *c, const proto_field_t *f,
-                                      wire_t w, int depth)
-{
-    proto_value_t *m = NEW(r, proto_value_t);
-    if (!m)
-        return NULL;
-    m->kind = PROTO_VALUE_MAP;
-    while (w.len) {
-        uint64_t tag, num = 0;
-        wire_t span = {0};
-        if (read_varint(&w, &tag) != 0 || read_payload(&w, (int)(tag & 7), &num, &span) != 0)
-            return NULL;
-        const char *type = (tag >> 3) == 1 ? f->map_key : (tag >> 3) == 2 ? f->map_value : NULL;
-        if (!type)
-            continue;
-        map_add(r, m, (tag >> 3) == 1 ? "key" : "value",
-                field_value(r, c, type, (int)(tag & 7), num, span, depth));
-    }
-    return m;
-}
-
-static proto_value_t *decode_message(reader_t *r, const proto_symtab_t *tab, const proto_symbol_t *msg,
-                                     wire_t w, int depth)
-{
-    proto_value_t *m = NEW(r, proto_value_t);
-    if (!m)
-        return NULL;
-    m->kind = PROTO_VALUE_MAP;
-    decode_ctx_t c = {tab, msg->package, msg->full_name};
-    while (w.len) {
-        uint64_t tag, num = 0;
-        wire_t span = {0};
-        if (read_varint(&w, &tag) != 0 || read_payload(&w, (int)(tag & 7), &num, &span) != 0)
-            return NULL;
-        const proto_field_t *f = field_by_number(msg->message, (int32_t)(tag >> 3));
-        if (!f)
-            continue; /* unknown to the definition: nothing to name it by */
-        /* Names are copied: the definition may live in a model freed before this one. */
-        const char *name = dup(r, f->name);
-        if (f->map_key) {
-            map_add(r, m, name, map_entry_value(r, &c, f, span, depth));
-            continue;
-        }
-        int packed = (tag & 7) == 2 && proto_is_scalar(f->type) && strcmp(f->type, "string") &&
-                     strcmp(f->type, "bytes");
-        if (!packed && (tag & 7) == 2 && !proto_is_scalar(f->type)) {
-            const proto_symbol_t *s = resolve_in(tab, msg->package, msg->full_name, f->type);
-            packed = s && s->kind == PROTO_SYMBOL_ENUM;
-        }
-        if (!packed) {
-            map_add(r, m, name, field_value(r, &c, f->type, (int)(tag & 7), num, span, depth));
-            continue;
-        }
-        /* A packed run: one value per element. */
-        int elem_wire = !strcmp(f->type, "double") || !strcmp(f->type, "fixed64") || !strcmp(f->type, "sfixed64") ? 1
-                      : !strcmp(f->type, "float") || !strcmp(f->type, "fixed32") || !strcmp(f->type, "sfixed32") ? 5
-                      : 0;
-        while (span.len) {
-            uint64_t v;
-            if (read_payload(&span, elem_wire, &v, NULL) != 0)
-                return NULL;
-            map_add(r, m, name, field_value(r, &c, f->type, elem_wire, v, (wire_t){0}, depth));
-        }
-    }
-    return m;
-}
+/* ---- Custom options ------------------------------------------------------------------------ */
 
 /* Custom options: the unknown fields of an options message that name an
  * extension of it the schema can see; one option per value, like Confluent. */
@@ -374,17 +116,12 @@ static void decode_unknown(reader_t *r, const proto_symtab_t *tab, const char *e
         const proto_symbol_t *ext = proto_symtab_find_extension(tab, extendee, (int32_t)u->tag);
         if (!ext)
             continue;
-        wire_t w = {u->data, u->len};
-        uint64_t num = 0;
-        wire_t span = {0};
-        if (read_payload(&w, (int)u->wire_type, &num, &span) != 0)
-            continue;
-        decode_ctx_t c = {tab, ext->package, ext->scope};
-        proto_value_t *v = field_value(r, &c, ext->field->type, (int)u->wire_type, num, span, 0);
+        proto_value_t *v = proto_option_decode(tab, ext, (int)u->wire_type, u->data, u->len, r->arena);
         if (v)
             push(r, &out->items, &out->n, new_option(r, dup(r, ext->full_name), 1, v));
     }
 }
+
 
 /* ---- Built-in options by reflection ------------------------------------------------------------ */
 
@@ -474,7 +211,7 @@ static void read_options(reader_t *r, const ProtobufCMessage *msg, const proto_s
         proto_value_t *v = all->entries[i].value;
         if (!strcmp(name, "uninterpreted_option") || (skip && !strcmp(name, skip)))
             continue;
-        if (v->kind == PROTO_VALUE_LIST && v->text) {
+        if (v->kind == PROTO_VALUE_LIST) {
             for (size_t k = 0; k < v->n_items; k++)
                 push(r, &out->items, &out->n, new_option(r, name, 0, v->items[k]));
         } else {
@@ -924,10 +661,10 @@ static void read_syntax(reader_t *r, proto_file_t *f, const FileProto *fp)
         f->edition = "2023";
         for (unsigned i = 0; i < fp->base.n_unknown_fields; i++) {
             const ProtobufCMessageUnknownField *u = &fp->base.unknown_fields[i];
-            wire_t w = {u->data, u->len};
-            uint64_t v;
-            if (u->tag == 14 && u->wire_type == PROTOBUF_C_WIRE_TYPE_VARINT && read_varint(&w, &v) == 0)
-                f->edition = v == 1001 ? "2024" : "2023";
+            /* EDITION_2024 is 1001, a two-byte varint: e9 07. */
+            if (u->tag == 14 && u->wire_type == PROTOBUF_C_WIRE_TYPE_VARINT && u->len == 2 &&
+                u->data[0] == 0xE9 && u->data[1] == 0x07)
+                f->edition = "2024";
         }
     } else {
         /* protoc leaves proto2's syntax unset; most proto2 files declare it. */
@@ -1080,18 +817,6 @@ static int shorten_names(reader_t *r, proto_file_t *f, const proto_symtab_t *con
 
 /* ---- Entry point ----------------------------------------------------------------------------------- */
 
-static proto_file_t *new_file(void)
-{
-    proto_arena_t *arena = proto_arena_new();
-    proto_file_t *f = arena ? proto_arena_alloc(arena, sizeof *f) : NULL;
-    if (!f) {
-        proto_arena_free(arena);
-        return NULL;
-    }
-    f->arena = arena;
-    return f;
-}
-
 static int read_file(reader_t *r, proto_file_t *f, const FileProto *fp, const proto_symtab_t *tab)
 {
     read_syntax(r, f, fp);
@@ -1132,7 +857,7 @@ proto_file_t *proto_descriptor_read(const uint8_t *data, size_t len, const proto
         *error = strdup("not a serialized FileDescriptorProto");
         return NULL;
     }
-    proto_file_t *f = new_file();
+    proto_file_t *f = proto_file_new();
     if (!f) {
         google__protobuf__file_descriptor_proto__free_unpacked(fp, NULL);
         *error = strdup("out of memory");
@@ -1147,7 +872,7 @@ proto_file_t *proto_descriptor_read(const uint8_t *data, size_t len, const proto
     proto_file_t *second = NULL;
     if (own && proto_symtab_add_file(own, f, PROTO_ORIGIN_SELF, "", -1) == 0) {
         proto_symtab_set_parent(own, context);
-        second = new_file();
+        second = proto_file_new();
         reader_t r2 = {.file = second, .arena = second ? second->arena : NULL};
         if (second && (read_file(&r2, second, fp, own) != 0 || r2.failed)) {
             proto_file_free(second);

@@ -847,40 +847,7 @@ static void declaration(parser_t *p, decl_context_t ctx, decl_owner_t *owner)
     }
 }
 
-/* ---- Entry points ------------------------------------------------------------------ */
-
-static const char *const scalar_names[] = {
-    "bool", "bytes", "double", "float", "fixed32", "fixed64", "int32", "int64",
-    "sfixed32", "sfixed64", "sint32", "sint64", "string", "uint32", "uint64",
-};
-
-int proto_is_scalar(const char *type)
-{
-    for (size_t i = 0; i < sizeof scalar_names / sizeof *scalar_names; i++)
-        if (strcmp(type, scalar_names[i]) == 0)
-            return 1;
-    return 0;
-}
-
-void proto_file_free(proto_file_t *file)
-{
-    if (file)
-        proto_arena_free(file->arena);
-}
-
-static proto_file_t *new_file(void)
-{
-    proto_arena_t *arena = proto_arena_new();
-    if (!arena)
-        return NULL;
-    proto_file_t *f = proto_arena_alloc(arena, sizeof *f);
-    if (!f) {
-        proto_arena_free(arena);
-        return NULL;
-    }
-    f->arena = arena;
-    return f;
-}
+/* ---- Entry point -------------------------------------------------------------------- */
 
 proto_file_t *proto_parse(const char *text, size_t len, char **error)
 {
@@ -888,7 +855,7 @@ proto_file_t *proto_parse(const char *text, size_t len, char **error)
     /* The parser state is static-free and large (jmp_buf); keep it off the
      * caller's frame chain by allocating it. */
     parser_t *p = calloc(1, sizeof *p);
-    proto_file_t *file = new_file();
+    proto_file_t *file = proto_file_new();
     if (!p || !file) {
         free(p);
         proto_file_free(file);

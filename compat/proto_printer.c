@@ -341,17 +341,17 @@ static int is_word(const char *s, size_t len)
 }
 
 /*
- * Confluent prints a bytes default unquoted, like a number. That only reads
- * back when the value is a single word; anything else is quoted here so the
- * stored text always parses again (a deliberate deviation).
+ * Confluent prints every non-string default unquoted (bytes too), which only
+ * reads back when the value is a single word; anything else is quoted here
+ * so the stored text always parses again (a deliberate deviation).
  */
 static proto_value_kind_t default_kind(const char *type, const char *text, size_t len)
 {
     const char *s = simple_name(type);
+    if (!strcmp(s, "string") || !is_word(text, len))
+        return PROTO_VALUE_STRING;
     if (!strcmp(s, "bool"))
         return PROTO_VALUE_BOOL;
-    if (!strcmp(s, "string") || (!strcmp(s, "bytes") && !is_word(text, len)))
-        return PROTO_VALUE_STRING;
     if (proto_is_scalar(s))
         return PROTO_VALUE_NUMBER;
     return PROTO_VALUE_ENUM;
@@ -519,8 +519,10 @@ typedef struct range_list {
 static void put_range(printer_t *pr, proto_buf_t *out, const proto_range_t *r)
 {
     if (r->name) {
+        /* Confluent does not escape reserved names; valid ones (identifiers)
+         * print the same either way, and escaping keeps odd ones readable. */
         proto_buf_putc(out, '"');
-        proto_buf_puts(out, r->name);
+        put_escaped(out, r->name, strlen(r->name));
         proto_buf_putc(out, '"');
     } else if (!r->is_range || (normalizing(pr) && r->start == r->end)) {
         proto_buf_printf(out, "%d", (int)r->start);
@@ -980,15 +982,20 @@ static void put_imports(printer_t *pr, proto_buf_t *out, const char *keyword,
     for (size_t i = 0; i < n; i++) {
         if (normalizing(pr) && i > 0 && strcmp(sorted[i], sorted[i - 1]) == 0)
             continue;
-        proto_buf_printf(out, "%s \"%s\";\n", keyword, sorted[i]);
+        proto_buf_printf(out, "%s \"", keyword);
+        put_escaped(out, sorted[i], strlen(sorted[i]));
+        proto_buf_puts(out, "\";\n");
     }
 }
 
 static void put_file(printer_t *pr, proto_buf_t *out, const proto_file_t *f)
 {
-    if (f->syntax == PROTO_SYNTAX_EDITION)
-        proto_buf_printf(out, "edition = \"%s\";\n", f->edition);
-    else if (f->syntax == PROTO_SYNTAX_PROTO3 || (f->syntax == PROTO_SYNTAX_PROTO2 && !normalizing(pr)))
+    if (f->syntax == PROTO_SYNTAX_EDITION) {
+        proto_buf_puts(out, "edition = \"");
+        put_escaped(out, f->edition, strlen(f->edition));
+        proto_buf_puts(out, "\";\n");
+    }
+    if (f->syntax == PROTO_SYNTAX_PROTO3 || (f->syntax == PROTO_SYNTAX_PROTO2 && !normalizing(pr)))
         proto_buf_printf(out, "syntax = \"%s\";\n",
                          f->syntax == PROTO_SYNTAX_PROTO3 ? "proto3" : "proto2");
     if (f->package)

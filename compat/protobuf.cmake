@@ -61,4 +61,6 @@ add_custom_command(
 target_sources(compat PRIVATE ${PROTO_DESCRIPTOR_C} ${PROTO_WKT_C})
 # PUBLIC: tests read protoc's descriptor sets with the same generated code.
 target_include_directories(compat PUBLIC ${PROTO_GEN_DIR})
-target_link_libraries(compat PUBLIC PkgConfig::PROTOBUFC)
+# pthread_once guards the one-time parse of the built-in files.
+find_package(Threads REQUIRED)
+target_link_libraries(compat PUBLIC PkgConfig::PROTOBUFC Threads::Threads)

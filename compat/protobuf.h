@@ -317,7 +317,7 @@ const char *proto_builtin_text(const char *path);
  * The FileDescriptorProto of the schema's own file, serialized, as protoc
  * --descriptor_set_out would write it (without source info): fully-qualified
  * type names, map entry messages, json_name on every field, custom options as
- * extension fields. name is the file name to record ("schema.proto" if NULL).
+ * extension fields. name is the file name to record ("default" if NULL, as Confluent).
  * Returns 0, or -1 with *error set (e.g. a type that does not resolve).
  */
 int proto_descriptor_build(const proto_schema_t *schema, const char *name,
@@ -458,6 +458,22 @@ const char *proto_lex_string(proto_lexer_t *lx, size_t *len);
 /* A type: a dotted name or "map<K, V>"; first is an already-read word or NULL. */
 const char *proto_lex_data_type(proto_lexer_t *lx, const char *first);
 
+/* Model pieces (proto_model.c). Values are allocated in arena; NULL or -1
+ * when out of memory. */
+proto_file_t *proto_file_new(void);
+proto_value_t *proto_value_text(proto_arena_t *arena, proto_value_kind_t kind, const char *text,
+                                size_t len);
+proto_value_t *proto_value_number(proto_arena_t *arena, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Bytes as Wire holds them: each byte one character (so >= 0x80 is UTF-8). */
+proto_value_t *proto_value_bytes(proto_arena_t *arena, const uint8_t *data, size_t len);
+/* The reverse for text of len bytes; out needs len bytes. Returns the count. */
+size_t proto_text_to_bytes(const char *text, size_t len, uint8_t *out);
+/* Adds key: v to an aggregate; a repeated key gathers its values into a list. */
+int proto_value_map_add(proto_arena_t *arena, proto_value_t *map, const char *key, proto_value_t *v);
+/* A numeric literal (decimal, 0x hex, inf, nan, with sign) as a double: 0 or -1. */
+int proto_parse_double(const char *text, double *out);
+
 /*
  * Symbols: every message, enum and extension field visible to a schema,
  * keyed by full name without the leading dot ("pkg.Outer.Inner").
@@ -534,6 +550,16 @@ void proto_scope_leave(proto_scope_t *s);
 void proto_scope_free(proto_scope_t *s);
 const proto_symbol_t *proto_scope_resolve(const proto_scope_t *s, const char *name,
                                           int want_extension);
+
+/* Custom options on the wire (proto_option_wire.c). encode appends option
+ * o's extension field records (tag + value), resolving from scope; 0, or -1
+ * with *error. decode reads one value of extension ext from a payload as
+ * protobuf-c keeps unknown fields (length prefix included). */
+int proto_option_encode(const proto_scope_t *scope, proto_arena_t *arena, const proto_option_t *o,
+                        proto_buf_t *out, char **error);
+proto_value_t *proto_option_decode(const proto_symtab_t *tab, const proto_symbol_t *ext,
+                                   int wire_type, const uint8_t *data, size_t len,
+                                   proto_arena_t *arena);
 
 /* Normalization pieces (proto_normalize.c), used by the printer. Results live
  * in arena; functions return 0, or -1 when out of memory. */

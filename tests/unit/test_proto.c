@@ -49,11 +49,16 @@ static proto_schema_t *schema(const char *text, int flags, char **canonical)
     return s;
 }
 
+/* The canonical text of text is expected, and is its own canonical text. */
 static void assert_canonical(const char *text, const char *expected)
 {
-    char *canonical = NULL;
+    char *canonical = NULL, *again = NULL;
     proto_schema_t *s = schema(text, 0, &canonical);
     assert_string_equal(canonical, expected);
+    proto_schema_t *s2 = schema(canonical, 0, &again);
+    assert_string_equal(again, expected);
+    free(again);
+    proto_schema_free(s2);
     free(canonical);
     proto_schema_free(s);
 }
@@ -356,6 +361,29 @@ static void test_canonical_options(void **state)
                      "  optional bytes b = 2 [default = \"a b\"];\n"
                      "  optional bytes c = 3 [default = word];\n"
                      "  optional E e = 4 [default = E1];\n"
+                     "}\n");
+}
+
+/* Where Confluent's printer would write text that does not parse again
+ * (raw values), the canonical text quotes or escapes them instead. */
+static void test_canonical_always_reparses(void **state)
+{
+    assert_canonical("syntax = \"proto2\";\n"
+                     "import \"odd\\\"name.proto\";\n"
+                     "message M {\n"
+                     "  reserved \"a\\nb\";\n"
+                     "  optional E e = 1 [default = \"not a word\"];\n"
+                     "  optional string s = 2 [default = \"nul\\0inside\"];\n"
+                     "}\n",
+                     "syntax = \"proto2\";\n"
+                     "\n"
+                     "import \"odd\\\"name.proto\";\n"
+                     "\n"
+                     "message M {\n"
+                     "  reserved \"a\\nb\";\n"
+                     "\n"
+                     "  optional E e = 1 [default = \"not a word\"];\n"
+                     "  optional string s = 2 [default = \"nul\\0inside\"];\n"
                      "}\n");
 }
 
@@ -1000,6 +1028,7 @@ int main(void)
         cmocka_unit_test(test_parse_edition),
         cmocka_unit_test(test_canonical_layout),
         cmocka_unit_test(test_canonical_options),
+        cmocka_unit_test(test_canonical_always_reparses),
         cmocka_unit_test(test_canonical_proto2_groups_and_extensions),
         cmocka_unit_test(test_ignore_extensions),
         cmocka_unit_test(test_normalize),
