@@ -10,7 +10,6 @@
  *   6. Start and stop
  */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE   /* vasprintf, asprintf, pipe2, close_range */
 #endif
 #include "registry/pg_embedded.h"
 

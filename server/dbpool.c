@@ -2,7 +2,6 @@
  * dbpool: worker threads around a mutex + condvar FIFO (see dbpool.h).
  */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE   /* vasprintf, asprintf, pipe2, close_range */
 #endif
 #include "server/dbpool.h"
 

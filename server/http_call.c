@@ -12,7 +12,6 @@
  *   6. Reply helpers
  */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE   /* vasprintf, asprintf, pipe2, close_range */
 #endif
 #include "server/http_server.h"
 

@@ -19,7 +19,6 @@
  * alive (section 5).
  */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE   /* vasprintf, asprintf, pipe2, close_range */
 #endif
 #include "server/http_server.h"
 
