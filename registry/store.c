@@ -91,7 +91,7 @@ int store_exec_script(store_t *db, const char *sql, reg_error_t *err)
 int store_migration_applied(store_t *db, const char *name, int *applied, reg_error_t *err)
 {
     const char *p[1] = {name};
-    PGresult *res;
+    PGresult *res = NULL;
     if (store_query(db, "SELECT 1 FROM schema_migrations WHERE name = $1", 1, p, &res, err,
                     "reading migrations") != 0)
         return -1;
@@ -178,7 +178,7 @@ static json_t *config_from_text(const char *text)
 
 int store_load_all(store_t *db, reg_index_t *idx, reg_error_t *err)
 {
-    PGresult *res;
+    PGresult *res = NULL;
     if (store_query(db, "SELECT " SCHEMA_COLUMNS " FROM schemas", 0, NULL, &res, err,
                     "loading schemas") != 0)
         return -1;
@@ -215,7 +215,7 @@ static int store_load_scope_settings(store_t *db, const char *scope, json_t **co
                                      reg_error_t *err)
 {
     const char *p[1] = {scope};
-    PGresult *res;
+    PGresult *res = NULL;
     *config = NULL;
     *mode = NULL;
     if (store_query(db,
@@ -234,7 +234,7 @@ static int store_load_scope_settings(store_t *db, const char *scope, json_t **co
 int store_load_subject(store_t *db, const char *name, reg_subject_t **out, reg_error_t *err)
 {
     const char *p[1] = {name};
-    PGresult *res;
+    PGresult *res = NULL;
     if (store_query(db,
                     "SELECT version, schema_id, deleted::int,"
                     " (extract(epoch from created_at) * 1000)::bigint"
@@ -264,7 +264,7 @@ int store_load_schema(store_t *db, int id, reg_schema_t **out, reg_error_t *err)
     char ids[16];
     snprintf(ids, sizeof ids, "%d", id);
     const char *p[1] = {ids};
-    PGresult *res;
+    PGresult *res = NULL;
     if (store_query(db, "SELECT " SCHEMA_COLUMNS " FROM schemas WHERE id = $1", 1, p, &res, err,
                     "loading a schema") != 0)
         return -1;
@@ -278,7 +278,7 @@ int store_subjects_of_schema(store_t *db, int id, strlist_t *out, reg_error_t *e
     char ids[16];
     snprintf(ids, sizeof ids, "%d", id);
     const char *p[1] = {ids};
-    PGresult *res;
+    PGresult *res = NULL;
     if (store_query(db, "SELECT DISTINCT subject FROM subject_versions WHERE schema_id = $1", 1, p,
                     &res, err, "finding subjects of a schema") != 0)
         return -1;
@@ -331,7 +331,7 @@ int store_schema_find(store_t *db, schema_type_t type, const unsigned char key[R
     for (int i = 0; i < REG_KEY_LEN; i++)
         sprintf(hex + 2 * i, "%02x", key[i]);
     const char *p[2] = {schema_type_name(type), hex};
-    PGresult *res;
+    PGresult *res = NULL;
     if (store_query(db,
                     "SELECT id FROM schemas WHERE schema_type = $1 AND identity_key = decode($2, 'hex')",
                     2, p, &res, err, "finding a schema") != 0)
@@ -354,7 +354,7 @@ int store_schema_upsert(store_t *db, const reg_schema_t *s, int *id, int *create
     key_hex(s, hex);
     char *refs = refs_json(s);
     const char *p[4] = {schema_type_name(s->type), s->text, hex, refs};
-    PGresult *res;
+    PGresult *res = NULL;
     /* Concurrent inserts of the same content wait on the unique index and
      * then see the winner's row: one id, no global lock. */
     int rc = store_query(db,
@@ -473,7 +473,7 @@ int store_change(store_t *db, const char *scope, reg_error_t *err)
 
 int store_last_change(store_t *db, int64_t *seq, reg_error_t *err)
 {
-    PGresult *res;
+    PGresult *res = NULL;
     if (store_query(db, "SELECT coalesce(max(seq), 0) FROM changes", 0, NULL, &res, err,
                     "reading the change feed") != 0)
         return -1;
@@ -489,7 +489,7 @@ int store_changes_since(store_t *db, int64_t after, int limit, int64_t **seqs, s
     snprintf(a, sizeof a, "%lld", (long long)after);
     snprintf(l, sizeof l, "%d", limit);
     const char *p[2] = {a, l};
-    PGresult *res;
+    PGresult *res = NULL;
     if (store_query(db, "SELECT seq, scope FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2", 2, p,
                     &res, err, "reading the change feed") != 0)
         return -1;
