@@ -20,6 +20,7 @@ struct registry {
     hmap_t request_cache;
 
     /* The change feed between nodes. */
+    int64_t feed_start;         /* last change seq seen before the initial load */
     pthread_t feed_thread;
     int feed_started;
     int feed_stop;              /* atomic */

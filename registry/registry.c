@@ -110,13 +110,16 @@ static int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Reloads the scopes changed after *seq; advances *seq past what is settled. */
-static void feed_poll(registry_t *reg, store_t *db, int64_t *seq, int64_t *gap_since)
+/* Reloads the scopes changed after *seq; advances *seq past what is settled.
+ * Returns -1 when the database could not be read (the caller reconnects). */
+static int feed_poll(registry_t *reg, store_t *db, int64_t *seq, int64_t *gap_since)
 {
     reg_error_t err;
     int64_t *seqs = NULL;
     strlist_t scopes = {0};
     int n = store_changes_since(db, *seq, 1000, &seqs, &scopes, &err);
+    if (n < 0)
+        return -1;
     int64_t settled = *seq;
     int gap = 0;
     for (int i = 0; i < n; i++) {
@@ -138,23 +141,21 @@ static void feed_poll(registry_t *reg, store_t *db, int64_t *seq, int64_t *gap_s
     *seq = settled;
     free(seqs);
     strlist_clear(&scopes);
+    return 0;
 }
 
 static void *feed_main(void *arg)
 {
     registry_t *reg = arg;
     store_t *db = NULL;
-    int64_t seq = -1, gap_since = 0;
+    int64_t seq = reg->feed_start, gap_since = 0;
     while (!__atomic_load_n(&reg->feed_stop, __ATOMIC_ACQUIRE)) {
         if (!db)
             db = store_open(reg->conninfo, NULL);
-        if (db && seq < 0) {
-            reg_error_t err;
-            if (store_last_change(db, &seq, &err) != 0)
-                seq = -1;
+        if (db && feed_poll(reg, db, &seq, &gap_since) != 0) {
+            store_close(db);
+            db = NULL;
         }
-        if (db && seq >= 0)
-            feed_poll(reg, db, &seq, &gap_since);
         pthread_mutex_lock(&reg->feed_lock);
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
@@ -185,8 +186,12 @@ registry_t *registry_new(const registry_options_t *opts, store_t *db, char **err
     pthread_cond_init(&reg->feed_wake, NULL);
 
     reg_error_t err;
+    /* The feed starts from the change log's end as it was BEFORE the load:
+     * a write landing during the load is then replayed, never missed. */
+    int rc = store_last_change(db, &reg->feed_start, &err);
     pthread_rwlock_wrlock(&reg->idx.lock);
-    int rc = store_load_all(db, &reg->idx, &err);
+    if (rc == 0)
+        rc = store_load_all(db, &reg->idx, &err);
     pthread_rwlock_unlock(&reg->idx.lock);
     if (rc != 0) {
         if (error)
