@@ -128,7 +128,8 @@ void registry_list_subjects(registry_t *reg, const char *prefix, int deleted, in
             strlist_push(out, subj->name);
     }
     pthread_rwlock_unlock(&reg->idx.lock);
-    qsort(out->items, out->n, sizeof *out->items, cmp_str);
+    if (out->n > 1)
+        qsort(out->items, out->n, sizeof *out->items, cmp_str);
 }
 
 reg_code_t registry_list_versions(registry_t *reg, const char *subject, int deleted,
@@ -190,7 +191,8 @@ void registry_list_schemas(registry_t *reg, const char *prefix, int deleted, int
         }
     }
     pthread_rwlock_unlock(&reg->idx.lock);
-    qsort(*out, *n, sizeof **out, cmp_view);
+    if (*n > 1)
+        qsort(*out, *n, sizeof **out, cmp_view);
 }
 
 /* The schema if some version carries it (lock held), retained. */
@@ -280,7 +282,8 @@ reg_code_t registry_schema_usages(registry_t *reg, store_t *db, int id, int dele
         }
     }
     pthread_rwlock_unlock(&reg->idx.lock);
-    qsort(*out, *n, sizeof **out, cmp_usage);
+    if (*n > 1)
+        qsort(*out, *n, sizeof **out, cmp_usage);
     return REG_OK;
 }
 
@@ -321,7 +324,8 @@ size_t registry_referrers_locked(registry_t *reg, const char *subject, int versi
             break;
         }
     }
-    qsort(*ids, n, sizeof **ids, cmp_int);
+    if (n > 1)
+        qsort(*ids, n, sizeof **ids, cmp_int);
     return n;
 }
 
