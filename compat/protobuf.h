@@ -521,9 +521,10 @@ const proto_symbol_t *proto_symtab_get(const proto_symtab_t *tab, const char *fu
 
 /* Names missing from tab are then looked up in parent (borrowed, outlives tab). */
 void proto_symtab_set_parent(proto_symtab_t *tab, const proto_symtab_t *parent);
-/* The extension of extendee (a full name) with that field number, or NULL. */
+/* The extension of extendee (a full name) with that field number, or NULL.
+ * Each call spends from *budget and gives up (NULL) once it is used up. */
 const proto_symbol_t *proto_symtab_find_extension(const proto_symtab_t *tab, const char *extendee,
-                                                  int32_t number);
+                                                  int32_t number, long *budget);
 
 /*
  * Name resolution as Confluent's diff Context does it: a leading dot means
@@ -551,15 +552,18 @@ void proto_scope_free(proto_scope_t *s);
 const proto_symbol_t *proto_scope_resolve(const proto_scope_t *s, const char *name,
                                           int want_extension);
 
-/* Custom options on the wire (proto_option_wire.c). encode appends option
- * o's extension field records (tag + value), resolving from scope; 0, or -1
- * with *error. decode reads one value of extension ext from a payload as
- * protobuf-c keeps unknown fields (length prefix included). */
-int proto_option_encode(const proto_scope_t *scope, proto_arena_t *arena, const proto_option_t *o,
-                        proto_buf_t *out, char **error);
-proto_value_t *proto_option_decode(const proto_symtab_t *tab, const proto_symbol_t *ext,
-                                   int wire_type, const uint8_t *data, size_t len,
-                                   proto_arena_t *arena);
+/* Custom options on the wire (proto_option_wire.c). A codec serves one
+ * descriptor build or read (it caches per-message lookups) and lives in
+ * arena. encode appends option o's extension field records (tag + value),
+ * resolving from scope; 0, or -1 with *error (malloc'd). decode reads one
+ * value of extension ext from a payload as protobuf-c keeps unknown fields
+ * (length prefix included), allocating in the codec's arena. */
+typedef struct proto_option_codec proto_option_codec_t;
+proto_option_codec_t *proto_option_codec_new(const proto_symtab_t *tab, proto_arena_t *arena);
+int proto_option_encode(proto_option_codec_t *codec, const proto_scope_t *scope,
+                        const proto_option_t *o, proto_buf_t *out, char **error);
+proto_value_t *proto_option_decode(proto_option_codec_t *codec, const proto_symbol_t *ext,
+                                   int wire_type, const uint8_t *data, size_t len);
 
 /* Normalization pieces (proto_normalize.c), used by the printer. Results live
  * in arena; functions return 0, or -1 when out of memory. */
