@@ -30,6 +30,7 @@ typedef Google__Protobuf__MethodDescriptorProto MethodProto;
 
 typedef struct builder {
     const proto_symtab_t *tab;
+    proto_option_codec_t *codec;   /* custom options */
     proto_scope_t scope;      /* package + enclosing messages of what is being built */
     int proto3;               /* the file's implicit-presence rules (proto3 or editions) */
     proto_arena_t *arena;
@@ -280,14 +281,18 @@ static void add_unknown_field(builder_t *b, ProtobufCMessage *msg, const proto_b
             break;
     }
     size_t n = msg->n_unknown_fields;
-    ProtobufCMessageUnknownField *fields = proto_arena_alloc(b->arena, (n + 1) * sizeof *fields);
+    ProtobufCMessageUnknownField *fields = msg->unknown_fields;
+    /* Capacity doubles, implied by n being a power of two (or zero). */
+    if ((n & (n - 1)) == 0) {
+        fields = proto_arena_alloc(b->arena, (n ? n * 2 : 1) * sizeof *fields);
+        if (fields && n)
+            memcpy(fields, msg->unknown_fields, n * sizeof *fields);
+    }
     uint8_t *data = proto_arena_alloc(b->arena, record->len - tag_len + 1);
     if (!fields || !data) {
         fail(b, "%sout of memory", "");
         return;
     }
-    if (n)
-        memcpy(fields, msg->unknown_fields, n * sizeof *fields);
     memcpy(data, record->data + tag_len, record->len - tag_len);
     fields[n].tag = (uint32_t)(tag >> 3);
     fields[n].wire_type = (ProtobufCWireType)(tag & 7);
@@ -341,7 +346,7 @@ static void set_custom_option(builder_t *b, ProtobufCMessage *msg, const proto_o
 {
     proto_buf_t records = {0};
     char *error = NULL;
-    if (proto_option_encode(&b->scope, b->arena, o, &records, &error) != 0) {
+    if (proto_option_encode(b->codec, &b->scope, o, &records, &error) != 0) {
         fail(b, "%s", error ? error : "out of memory");
         free(error);
     } else {
@@ -1049,7 +1054,8 @@ int proto_descriptor_build(const proto_schema_t *schema, const char *name, uint8
     };
     b.scope.tab = b.tab;
     b.scope.package = proto_schema_package(schema);
-    if (!b.arena) {
+    if (!b.arena || !(b.codec = proto_option_codec_new(b.tab, b.arena))) {
+        proto_arena_free(b.arena);
         *error = strdup("out of memory");
         return -1;
     }

@@ -32,6 +32,8 @@ typedef Google__Protobuf__EnumDescriptorProto EnumProto;
 typedef struct reader {
     proto_file_t *file;
     proto_arena_t *arena;     /* the file's arena */
+    proto_option_codec_t *codec;   /* custom options; NULL without symbols */
+    long budget;              /* extension lookups left (hostile descriptors) */
     int proto3;
     int failed;               /* out of memory */
 } reader_t;
@@ -113,10 +115,10 @@ static void decode_unknown(reader_t *r, const proto_symtab_t *tab, const char *e
 {
     for (unsigned i = 0; tab && i < msg->n_unknown_fields; i++) {
         const ProtobufCMessageUnknownField *u = &msg->unknown_fields[i];
-        const proto_symbol_t *ext = proto_symtab_find_extension(tab, extendee, (int32_t)u->tag);
+        const proto_symbol_t *ext = proto_symtab_find_extension(tab, extendee, (int32_t)u->tag, &r->budget);
         if (!ext)
             continue;
-        proto_value_t *v = proto_option_decode(tab, ext, (int)u->wire_type, u->data, u->len, r->arena);
+        proto_value_t *v = proto_option_decode(r->codec, ext, (int)u->wire_type, u->data, u->len);
         if (v)
             push(r, &out->items, &out->n, new_option(r, dup(r, ext->full_name), 1, v));
     }
@@ -819,6 +821,8 @@ static int shorten_names(reader_t *r, proto_file_t *f, const proto_symtab_t *con
 
 static int read_file(reader_t *r, proto_file_t *f, const FileProto *fp, const proto_symtab_t *tab)
 {
+    r->codec = tab ? proto_option_codec_new(tab, r->arena) : NULL;
+    r->budget = 20000000;
     read_syntax(r, f, fp);
     if (fp->package && *fp->package)
         f->package = dup(r, fp->package);

@@ -76,6 +76,23 @@ typedef struct str_stack {
     size_t cap;
 } str_stack_t;
 
+/*
+ * Results of imported-type comparisons, by (original, update) message pair.
+ * Confluent compares an imported type again for every field that uses it,
+ * which is exponential along chains of imported types; here a pair is
+ * compared once and later uses only report FIELD_NAMED_TYPE_CHANGED again
+ * (so identical inner differences are listed once, not once per use).
+ */
+typedef struct memo_slot {
+    const proto_message_t *orig, *upd;
+    int incompatible;
+} memo_slot_t;
+
+typedef struct memo {
+    memo_slot_t *slots;
+    size_t cap, n;
+} memo_t;
+
 typedef struct diff_ctx {
     side_t orig, upd;
     str_stack_t path;         /* the "#/..." segments */
@@ -84,8 +101,40 @@ typedef struct diff_ctx {
     size_t n_guard, cap_guard;
     proto_changes_t *out;
     proto_arena_t *arena;     /* segment strings */
+    memo_t *memo;             /* shared by a diff and all its sub-diffs */
     int failed;               /* out of memory */
 } diff_ctx_t;
+
+static memo_slot_t *memo_slot(const memo_t *m, const proto_message_t *o, const proto_message_t *u)
+{
+    size_t mask = m->cap - 1;
+    size_t h = (size_t)(((uintptr_t)o * 0x9E3779B97F4A7C15ULL) ^ ((uintptr_t)u >> 3));
+    for (size_t i = h & mask;; i = (i + 1) & mask)
+        if (!m->slots[i].orig || (m->slots[i].orig == o && m->slots[i].upd == u))
+            return &m->slots[i];
+}
+
+static int memo_put(memo_t *m, const proto_message_t *o, const proto_message_t *u, int incompatible)
+{
+    if ((m->n + 1) * 2 > m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 32;
+        memo_t grown = {calloc(cap, sizeof *grown.slots), cap, 0};
+        if (!grown.slots)
+            return -1;
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->slots[i].orig) {
+                *memo_slot(&grown, m->slots[i].orig, m->slots[i].upd) = m->slots[i];
+                grown.n++;
+            }
+        free(m->slots);
+        *m = grown;
+    }
+    memo_slot_t *slot = memo_slot(m, o, u);
+    if (!slot->orig)
+        m->n++;
+    *slot = (memo_slot_t){o, u, incompatible};
+    return 0;
+}
 
 static void str_push(diff_ctx_t *c, str_stack_t *s, const char *item)
 {
@@ -309,12 +358,21 @@ static int has_incompatible(const proto_changes_t *changes)
 static void compare_imported(diff_ctx_t *c, const proto_symbol_t *o, const proto_symbol_t *u,
                              const char *local)
 {
+    if (c->memo->cap) {
+        const memo_slot_t *seen = memo_slot(c->memo, o->message, u->message);
+        if (seen->orig) {
+            if (seen->incompatible)
+                add_change(c, PROTO_FIELD_NAMED_TYPE_CHANGED);
+            return;
+        }
+    }
     proto_changes_t sub_out = {0};
     diff_ctx_t sub = {
         .orig = {c->orig.tab, o->package},
         .upd = {c->upd.tab, u->package},
         .out = &sub_out,
         .arena = c->arena,
+        .memo = c->memo,
     };
     sub.guard = malloc((c->n_guard + 1) * sizeof *sub.guard);
     if (!sub.guard) {
@@ -355,6 +413,8 @@ static void compare_imported(diff_ctx_t *c, const proto_symbol_t *o, const proto
         sub_out.items[i].path = NULL;
     }
     int incompatible = has_incompatible(&sub_out);
+    if (memo_put(c->memo, o->message, u->message, incompatible) != 0)
+        c->failed = 1;
     proto_changes_clear(&sub_out);
     free(sub.guard);
     free(sub.path.items);
@@ -484,27 +544,75 @@ static const tagged_t *find_tag(const field_index_t *idx, int32_t tag)
     return NULL;
 }
 
-/* The oneof of that name (the last one, as a HashMap keeps it). */
-static const proto_oneof_t *find_oneof(const proto_message_t *m, const char *name)
+/* A message's oneofs by name, sorted; of two with one name the last counts
+ * (a HashMap). deleted: gone by name with none of its members left anywhere
+ * in the update -- a complete, compatible deletion. */
+typedef struct oneof_entry {
+    const char *name;
+    const proto_oneof_t *oneof;
+    size_t pos;
+    int deleted;
+} oneof_entry_t;
+
+typedef struct oneof_index {
+    oneof_entry_t *items;
+    size_t n;
+} oneof_index_t;
+
+static int compare_oneof_entries(const void *a, const void *b)
 {
-    const proto_oneof_t *found = NULL;
-    for (size_t i = 0; i < m->n_oneofs; i++)
-        if (strcmp(m->oneofs[i]->name, name) == 0)
-            found = m->oneofs[i];
-    return found;
+    const oneof_entry_t *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    if (c)
+        return c;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-static int completely_deleted(const proto_message_t *orig, const proto_message_t *upd,
-                              const field_index_t *upd_idx, const char *oneof)
+static int index_oneofs(const proto_message_t *m, oneof_index_t *idx)
 {
-    if (find_oneof(upd, oneof))
-        return 0;
-    const proto_oneof_t *o = find_oneof(orig, oneof);
-    for (size_t i = 0; o && i < o->n_fields; i++)
-        if (find_tag(upd_idx, o->fields[i]->tag))
-            return 0;
-    return 1;
+    idx->items = malloc((m->n_oneofs + 1) * sizeof *idx->items);
+    if (!idx->items)
+        return -1;
+    for (size_t i = 0; i < m->n_oneofs; i++)
+        idx->items[i] = (oneof_entry_t){m->oneofs[i]->name, m->oneofs[i], i, 0};
+    qsort(idx->items, m->n_oneofs, sizeof *idx->items, compare_oneof_entries);
+    size_t w = 0;
+    for (size_t r = 0; r < m->n_oneofs; r++) {
+        if (w > 0 && strcmp(idx->items[w - 1].name, idx->items[r].name) == 0)
+            w--;
+        idx->items[w++] = idx->items[r];
+    }
+    idx->n = w;
+    return 0;
 }
+
+static oneof_entry_t *lookup_oneof(const oneof_index_t *idx, const char *name)
+{
+    size_t lo = 0, hi = idx->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(idx->items[mid].name, name);
+        if (c == 0)
+            return &idx->items[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+static void mark_deleted_oneofs(oneof_index_t *orig, const oneof_index_t *upd, const field_index_t *ui)
+{
+    for (size_t i = 0; i < orig->n; i++) {
+        oneof_entry_t *e = &orig->items[i];
+        e->deleted = lookup_oneof(upd, e->name) == NULL;
+        for (size_t k = 0; e->deleted && k < e->oneof->n_fields; k++)
+            e->deleted = find_tag(ui, e->oneof->fields[k]->tag) == NULL;
+    }
+}
+
+static int compare_names(const void *a, const void *b);
 
 /* Newly mutually exclusive fields: members of an update oneof coming from
  * more than one original group (a oneof, or a top-level field each). */
@@ -513,37 +621,32 @@ static void check_oneof_merges(diff_ctx_t *c, const proto_message_t *upd, const 
     for (size_t i = 0; i < upd->n_oneofs; i++) {
         const proto_oneof_t *o = upd->oneofs[i];
         const char **groups = malloc((o->n_fields + 1) * sizeof *groups);
-        int32_t *fields = malloc((o->n_fields + 1) * sizeof *fields);
-        if (!groups || !fields) {
-            free(groups);
-            free(fields);
+        if (!groups) {
             c->failed = 1;
             return;
         }
-        size_t n_oneof_groups = 0, moved_in = 0;
+        size_t n = 0, moved_in = 0;
         for (size_t j = 0; j < o->n_fields; j++) {
             const tagged_t *t = find_tag(oi, o->fields[j]->tag);
             if (!t)
                 continue; /* brand new: old data never set it */
-            if (t->oneof) {
-                int seen = 0;
-                for (size_t k = 0; k < n_oneof_groups; k++)
-                    seen |= strcmp(groups[k], t->oneof) == 0;
-                if (!seen)
-                    groups[n_oneof_groups++] = t->oneof;
+            if (!t->oneof) {
+                moved_in++;
+                groups[n++] = tag_text(c, t->tag); /* "7": no oneof name is a number */
             } else {
-                int seen = 0;
-                for (size_t k = 0; k < moved_in; k++)
-                    seen |= fields[k] == t->tag;
-                if (!seen)
-                    fields[moved_in++] = t->tag;
+                groups[n++] = proto_arena_printf(c->arena, "%s.", t->oneof);
             }
+            if (!groups[n - 1])
+                n--, c->failed = 1;
         }
-        if (n_oneof_groups + moved_in > 1)
+        qsort(groups, n, sizeof *groups, compare_names);
+        size_t distinct = 0;
+        for (size_t k = 0; k < n; k++)
+            distinct += k == 0 || strcmp(groups[k], groups[k - 1]) != 0;
+        if (distinct > 1)
             add_change_at(c, o->name, moved_in > 1 ? PROTO_MULTIPLE_FIELDS_MOVED_TO_ONEOF
                                                    : PROTO_FIELD_MOVED_TO_EXISTING_ONEOF);
         free(groups);
-        free(fields);
     }
 }
 
@@ -553,28 +656,17 @@ static int compare_names(const void *a, const void *b)
 }
 
 /* ONEOF_REMOVED / ONEOF_ADDED by name, in sorted name order. */
-static void check_oneof_names(diff_ctx_t *c, const proto_message_t *orig, const proto_message_t *upd)
+static void check_oneof_names(diff_ctx_t *c, const oneof_index_t *o, const oneof_index_t *u)
 {
-    size_t n = orig->n_oneofs + upd->n_oneofs;
-    const char **names = malloc((n ? n : 1) * sizeof *names);
-    if (!names) {
-        c->failed = 1;
-        return;
+    for (size_t i = 0, j = 0; i < o->n || j < u->n;) {
+        int cmp = i == o->n ? 1 : j == u->n ? -1 : strcmp(o->items[i].name, u->items[j].name);
+        if (cmp < 0)
+            add_change_at(c, o->items[i].name, PROTO_ONEOF_REMOVED);
+        else if (cmp > 0)
+            add_change_at(c, u->items[j].name, PROTO_ONEOF_ADDED);
+        i += cmp <= 0;
+        j += cmp >= 0;
     }
-    for (size_t i = 0; i < orig->n_oneofs; i++)
-        names[i] = orig->oneofs[i]->name;
-    for (size_t i = 0; i < upd->n_oneofs; i++)
-        names[orig->n_oneofs + i] = upd->oneofs[i]->name;
-    qsort(names, n, sizeof *names, compare_names);
-    for (size_t i = 0; i < n; i++) {
-        if (i > 0 && strcmp(names[i], names[i - 1]) == 0)
-            continue;
-        if (!find_oneof(upd, names[i]))
-            add_change_at(c, names[i], PROTO_ONEOF_REMOVED);
-        else if (!find_oneof(orig, names[i]))
-            add_change_at(c, names[i], PROTO_ONEOF_ADDED);
-    }
-    free(names);
 }
 
 static void add_field_change(diff_ctx_t *c, const char *oneof, int32_t tag, proto_change_type_t type)
@@ -584,15 +676,16 @@ static void add_field_change(diff_ctx_t *c, const char *oneof, int32_t tag, prot
     leave(c, m);
 }
 
-static void compare_one_tag(diff_ctx_t *c, const proto_message_t *orig, const proto_message_t *upd,
-                            const field_index_t *ui, const tagged_t *o, const tagged_t *u)
+static void compare_one_tag(diff_ctx_t *c, const oneof_index_t *orig_oneofs, const tagged_t *o,
+                            const tagged_t *u)
 {
     if (!u) {
+        const oneof_entry_t *e = o->oneof ? lookup_oneof(orig_oneofs, o->oneof) : NULL;
         if (!o->oneof)
             add_field_change(c, NULL, o->tag, o->field->label == PROTO_LABEL_REQUIRED
                                                   ? PROTO_REQUIRED_FIELD_REMOVED
                                                   : PROTO_FIELD_REMOVED);
-        else if (!completely_deleted(orig, upd, ui, o->oneof))
+        else if (!e || !e->deleted)
             add_field_change(c, o->oneof, o->tag, PROTO_ONEOF_FIELD_REMOVED);
         return;
     }
@@ -617,14 +710,15 @@ static void compare_one_tag(diff_ctx_t *c, const proto_message_t *orig, const pr
 static void compare_fields(diff_ctx_t *c, const proto_message_t *orig, const proto_message_t *upd)
 {
     field_index_t oi = {0}, ui = {0};
-    if (index_fields(orig, &oi) != 0 || index_fields(upd, &ui) != 0) {
+    oneof_index_t oo = {0}, uo = {0};
+    if (index_fields(orig, &oi) != 0 || index_fields(upd, &ui) != 0 ||
+        index_oneofs(orig, &oo) != 0 || index_oneofs(upd, &uo) != 0) {
         c->failed = 1;
-        free(oi.items);
-        free(ui.items);
-        return;
+        goto done;
     }
+    mark_deleted_oneofs(&oo, &uo, &ui);
     check_oneof_merges(c, upd, &oi);
-    check_oneof_names(c, orig, upd);
+    check_oneof_names(c, &oo, &uo);
     /* Both indexes are sorted by tag: walk them like a merge. */
     size_t i = 0, j = 0;
     while (i < oi.n || j < ui.n) {
@@ -639,10 +733,13 @@ static void compare_fields(diff_ctx_t *c, const proto_message_t *orig, const pro
             o = NULL;
             j++;
         }
-        compare_one_tag(c, orig, upd, &ui, o, u);
+        compare_one_tag(c, &oo, o, u);
     }
+done:
     free(oi.items);
     free(ui.items);
+    free(oo.items);
+    free(uo.items);
 }
 
 static int guarded(const diff_ctx_t *c, const proto_message_t *m)
@@ -677,56 +774,81 @@ static void compare_message(diff_ctx_t *c, const proto_message_t *orig, const pr
         c->n_guard--;
 }
 
-static void compare_enum(diff_ctx_t *c, const proto_enum_t *orig, const proto_enum_t *upd)
+typedef struct numbered {
+    int32_t tag;
+    const proto_enum_value_t *value;
+    size_t pos;
+} numbered_t;
+
+static int compare_numbered(const void *a, const void *b)
 {
-    /* By number; of several values with one number the last counts. */
-    for (size_t i = 0; i < orig->n_values; i++) {
-        const proto_enum_value_t *o = orig->values[i], *u = NULL;
-        int last = 1;
-        for (size_t k = i + 1; k < orig->n_values; k++)
-            last &= orig->values[k]->tag != o->tag;
-        if (!last)
-            continue;
-        for (size_t k = 0; k < upd->n_values; k++)
-            if (upd->values[k]->tag == o->tag)
-                u = upd->values[k];
-        if (!u)
-            add_change_at(c, tag_text(c, o->tag), PROTO_ENUM_CONST_REMOVED);
-        else if (strcmp(o->name, u->name) != 0)
-            add_change_at(c, tag_text(c, o->tag), PROTO_ENUM_CONST_CHANGED);
-    }
-    for (size_t k = 0; k < upd->n_values; k++) {
-        int known = 0, first = 1;
-        for (size_t i = 0; i < orig->n_values; i++)
-            known |= orig->values[i]->tag == upd->values[k]->tag;
-        for (size_t j = 0; j < k; j++)
-            first &= upd->values[j]->tag != upd->values[k]->tag;
-        if (!known && first)
-            add_change_at(c, tag_text(c, upd->values[k]->tag), PROTO_ENUM_CONST_ADDED);
-    }
+    const numbered_t *x = a, *y = b;
+    if (x->tag != y->tag)
+        return x->tag < y->tag ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-/* The message (and its index among messages) or enum named name in a type list. */
-static const proto_type_t *find_type(proto_type_t *const *types, size_t n, const char *name,
-                                     proto_type_kind_t kind, long *message_index)
+/* An enum's values by number, sorted; of several with one number the last
+ * counts, as a HashMap keyed by number keeps it. */
+static numbered_t *index_values(const proto_enum_t *e, size_t *n)
 {
-    const proto_type_t *found = NULL;
-    long index = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (types[i]->kind != kind) {
-            continue;
-        }
-        const char *tn = kind == PROTO_TYPE_MESSAGE ? types[i]->message->name
-                                                    : types[i]->enumeration->name;
-        if (strcmp(tn, name) == 0) {
-            found = types[i];
-            if (message_index)
-                *message_index = index;
-        }
-        if (kind == PROTO_TYPE_MESSAGE)
-            index++;
+    numbered_t *v = malloc((e->n_values + 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    for (size_t i = 0; i < e->n_values; i++)
+        v[i] = (numbered_t){e->values[i]->tag, e->values[i], i};
+    qsort(v, e->n_values, sizeof *v, compare_numbered);
+    size_t w = 0;
+    for (size_t r = 0; r < e->n_values; r++) {
+        if (w > 0 && v[w - 1].tag == v[r].tag)
+            w--;
+        v[w++] = v[r];
     }
-    return found;
+    *n = w;
+    return v;
+}
+
+static void compare_enum(diff_ctx_t *c, const proto_enum_t *orig, const proto_enum_t *upd)
+{
+    size_t no = 0, nu = 0;
+    numbered_t *o = index_values(orig, &no), *u = index_values(upd, &nu);
+    if (!o || !u) {
+        c->failed = 1;
+        free(o);
+        free(u);
+        return;
+    }
+    for (size_t i = 0, j = 0; i < no || j < nu;) {
+        if (j == nu || (i < no && o[i].tag < u[j].tag)) {
+            add_change_at(c, tag_text(c, o[i++].tag), PROTO_ENUM_CONST_REMOVED);
+        } else if (i == no || u[j].tag < o[i].tag) {
+            add_change_at(c, tag_text(c, u[j++].tag), PROTO_ENUM_CONST_ADDED);
+        } else {
+            if (strcmp(o[i].value->name, u[j].value->name) != 0)
+                add_change_at(c, tag_text(c, o[i].tag), PROTO_ENUM_CONST_CHANGED);
+            i++, j++;
+        }
+    }
+    free(o);
+    free(u);
+}
+
+/* A type list's messages (or enums) by simple name, sorted; a later
+ * definition of a name wins, as in a HashMap. index: among messages. */
+typedef struct named {
+    const char *name;
+    const proto_type_t *type;
+    long index;
+    size_t pos;
+} named_t;
+
+static int compare_named(const void *a, const void *b)
+{
+    const named_t *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    if (c)
+        return c;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
 static const char *type_name(const proto_type_t *t)
@@ -734,22 +856,32 @@ static const char *type_name(const proto_type_t *t)
     return t->kind == PROTO_TYPE_MESSAGE ? t->message->name : t->enumeration->name;
 }
 
-/* Whether name was already handled earlier in the same pass. */
-static int seen_before(proto_type_t *const *types, size_t upto, const char *name,
-                       proto_type_kind_t kind)
+static named_t *index_types(proto_type_t *const *types, size_t n, proto_type_kind_t kind, size_t *count)
 {
-    for (size_t i = 0; i < upto; i++)
-        if (types[i]->kind == kind && strcmp(type_name(types[i]), name) == 0)
-            return 1;
-    return 0;
+    named_t *v = malloc((n + 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    size_t m = 0;
+    long messages = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (types[i]->kind == PROTO_TYPE_MESSAGE)
+            messages++;
+        if (types[i]->kind == kind)
+            v[m++] = (named_t){type_name(types[i]), types[i], messages - 1, i};
+    }
+    qsort(v, m, sizeof *v, compare_named);
+    size_t w = 0;
+    for (size_t r = 0; r < m; r++) {
+        if (w > 0 && strcmp(v[w - 1].name, v[r].name) == 0)
+            w--;
+        v[w++] = v[r];
+    }
+    *count = w;
+    return v;
 }
 
-static void compare_named_message(diff_ctx_t *c, const char *name, proto_type_t *const *orig,
-                                  size_t no, proto_type_t *const *upd, size_t nu)
+static void compare_named_message(diff_ctx_t *c, const char *name, const named_t *o, const named_t *u)
 {
-    long oi = -1, ui = -1;
-    const proto_type_t *o = find_type(orig, no, name, PROTO_TYPE_MESSAGE, &oi);
-    const proto_type_t *u = find_type(upd, nu, name, PROTO_TYPE_MESSAGE, &ui);
     mark_t m = enter_name(c, name);
     if (!u) {
         const proto_symbol_t *s = resolve(c, &c->orig, name);
@@ -760,25 +892,22 @@ static void compare_named_message(diff_ctx_t *c, const char *name, proto_type_t 
         if (s && !s->is_map_entry)
             add_change(c, PROTO_MESSAGE_ADDED);
     } else {
-        compare_message(c, o->message, u->message);
-        if (oi != ui)
+        compare_message(c, o->type->message, u->type->message);
+        if (o->index != u->index)
             add_change(c, PROTO_MESSAGE_MOVED);
     }
     leave(c, m);
 }
 
-static void compare_named_enum(diff_ctx_t *c, const char *name, proto_type_t *const *orig,
-                               size_t no, proto_type_t *const *upd, size_t nu)
+static void compare_named_enum(diff_ctx_t *c, const char *name, const named_t *o, const named_t *u)
 {
-    const proto_type_t *o = find_type(orig, no, name, PROTO_TYPE_ENUM, NULL);
-    const proto_type_t *u = find_type(upd, nu, name, PROTO_TYPE_ENUM, NULL);
     mark_t m = enter_name(c, name);
     if (!u)
         add_change(c, PROTO_ENUM_REMOVED);
     else if (!o)
         add_change(c, PROTO_ENUM_ADDED);
     else
-        compare_enum(c, o->enumeration, u->enumeration);
+        compare_enum(c, o->type->enumeration, u->type->enumeration);
     leave(c, m);
 }
 
@@ -786,25 +915,27 @@ static void compare_named_enum(diff_ctx_t *c, const char *name, proto_type_t *co
 static void compare_types(diff_ctx_t *c, proto_type_t *const *orig, size_t no,
                           proto_type_t *const *upd, size_t nu)
 {
-    for (int kind = PROTO_TYPE_MESSAGE; kind <= PROTO_TYPE_ENUM; kind++) {
-        for (size_t i = 0; i < no && !c->failed; i++) {
-            if ((int)orig[i]->kind != kind || seen_before(orig, i, type_name(orig[i]), kind))
-                continue;
-            if (kind == PROTO_TYPE_MESSAGE)
-                compare_named_message(c, type_name(orig[i]), orig, no, upd, nu);
-            else
-                compare_named_enum(c, type_name(orig[i]), orig, no, upd, nu);
+    for (int kind = PROTO_TYPE_MESSAGE; kind <= PROTO_TYPE_ENUM && !c->failed; kind++) {
+        size_t n_o = 0, n_u = 0;
+        named_t *o = index_types(orig, no, (proto_type_kind_t)kind, &n_o);
+        named_t *u = index_types(upd, nu, (proto_type_kind_t)kind, &n_u);
+        if (!o || !u) {
+            c->failed = 1;
+        } else {
+            for (size_t i = 0, j = 0; (i < n_o || j < n_u) && !c->failed;) {
+                int cmp = i == n_o ? 1 : j == n_u ? -1 : strcmp(o[i].name, u[j].name);
+                const named_t *a = cmp <= 0 ? &o[i] : NULL, *b = cmp >= 0 ? &u[j] : NULL;
+                const char *name = a ? a->name : b->name;
+                if (kind == PROTO_TYPE_MESSAGE)
+                    compare_named_message(c, name, a, b);
+                else
+                    compare_named_enum(c, name, a, b);
+                i += a != NULL;
+                j += b != NULL;
+            }
         }
-        for (size_t i = 0; i < nu && !c->failed; i++) {
-            const char *name = type_name(upd[i]);
-            if ((int)upd[i]->kind != kind || seen_before(upd, i, name, kind) ||
-                find_type(orig, no, name, kind, NULL))
-                continue;
-            if (kind == PROTO_TYPE_MESSAGE)
-                compare_named_message(c, name, orig, no, upd, nu);
-            else
-                compare_named_enum(c, name, orig, no, upd, nu);
-        }
+        free(o);
+        free(u);
     }
 }
 
@@ -813,7 +944,9 @@ static void compare_types(diff_ctx_t *c, proto_type_t *const *orig, size_t no,
 int proto_diff_changes(const proto_schema_t *original, const proto_schema_t *update,
                        proto_changes_t *out)
 {
+    memo_t memo = {0};
     diff_ctx_t c = {
+        .memo = &memo,
         .orig = {proto_schema_symtab(original), proto_schema_package(original)},
         .upd = {proto_schema_symtab(update), proto_schema_package(update)},
         .out = out,
@@ -828,6 +961,7 @@ int proto_diff_changes(const proto_schema_t *original, const proto_schema_t *upd
     free(c.path.items);
     free(c.names.items);
     free(c.guard);
+    free(memo.slots);
     proto_arena_free(c.arena);
     return c.failed ? -1 : 0;
 }

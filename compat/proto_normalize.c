@@ -121,9 +121,13 @@ static const proto_field_t *field_named(const proto_message_t *m, const char *na
 static proto_value_t *merge_maps(const merger_t *mg, const proto_field_t *container,
                                  const proto_value_t *a, const proto_value_t *b);
 
+/* Distinct values, as a LinkedHashSet keeps them. Past MAX_DEDUPE items a
+ * list is only appended to, so hostile input cannot make this quadratic. */
+#define MAX_DEDUPE 1024
+
 static int list_add_unique(proto_arena_t *arena, proto_value_t *list, proto_value_t *v)
 {
-    for (size_t i = 0; i < list->n_items; i++)
+    for (size_t i = 0; i < list->n_items && list->n_items < MAX_DEDUPE; i++)
         if (value_equal(list->items[i], v))
             return 0;
     return proto_arena_push(arena, &list->items, &list->n_items, v);
@@ -225,6 +229,8 @@ static int compare_indexed(const void *a, const void *b)
     return x->index < y->index ? -1 : x->index > y->index;
 }
 
+#define MAX_MERGE 64
+
 /* Custom option names become fully qualified; the list is sorted by name
  * (stably) and repeated statements of a non-repeated extension merge. */
 int proto_normalize_options(const proto_scope_t *scope, proto_arena_t *arena,
@@ -258,7 +264,9 @@ int proto_normalize_options(const proto_scope_t *scope, proto_arena_t *arena,
         while (j < in->n && strcmp(tmp[j].option->name, tmp[i].option->name) == 0)
             j++;
         const proto_symbol_t *ext = proto_symtab_get(scope->tab, tmp[i].option->name, 1);
-        if (ext && ext->field->label != PROTO_LABEL_REPEATED) {
+        /* Merging is quadratic in the statements merged; past MAX_MERGE
+         * statements of one option they print as they are. */
+        if (ext && ext->field->label != PROTO_LABEL_REPEATED && j - i <= MAX_MERGE) {
             proto_option_t *merged = tmp[i].option;
             for (size_t k = i + 1; k < j && merged; k++)
                 merged = merge_option(&mg, ext->field, merged, tmp[k].option);
@@ -275,10 +283,18 @@ int proto_normalize_options(const proto_scope_t *scope, proto_arena_t *arena,
 
 /* ---- Aggregate values -------------------------------------------------------------- */
 
+typedef struct keyed_entry {
+    proto_map_entry_t entry;
+    size_t pos;
+} keyed_entry_t;
+
 static int compare_entries(const void *a, const void *b)
 {
-    const proto_map_entry_t *x = a, *y = b;
-    return strcmp(x->key, y->key);
+    const keyed_entry_t *x = a, *y = b;
+    int c = strcmp(x->entry.key, y->entry.key);
+    if (c)
+        return c;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
 /* Entries sorted by key (a TreeMap), empty lists dropped, extension keys
@@ -286,9 +302,13 @@ static int compare_entries(const void *a, const void *b)
 int proto_normalize_map(const proto_scope_t *scope, proto_arena_t *arena,
                         const proto_value_t *map, proto_value_t **out)
 {
+    keyed_entry_t *tmp = calloc(map->n_entries + 1, sizeof *tmp);
     proto_value_t *m = new_map(arena, map->n_entries);
-    if (!m)
+    if (!tmp || !m) {
+        free(tmp);
         return -1;
+    }
+    size_t n = 0;
     for (size_t i = 0; i < map->n_entries; i++) {
         const char *key = map->entries[i].key;
         proto_value_t *value = map->entries[i].value;
@@ -297,22 +317,22 @@ int proto_normalize_map(const proto_scope_t *scope, proto_arena_t *arena,
         size_t klen = strlen(key);
         if (klen > 2 && key[0] == '[' && key[klen - 1] == ']') {
             char *inner = proto_arena_strndup(arena, key + 1, klen - 2);
-            if (!inner)
+            const proto_symbol_t *ext = inner ? proto_scope_resolve(scope, inner, 1) : NULL;
+            if (!inner || (ext && !(key = proto_arena_printf(arena, "[%s]", ext->full_name)))) {
+                free(tmp);
                 return -1;
-            const proto_symbol_t *ext = proto_scope_resolve(scope, inner, 1);
-            if (ext && !(key = proto_arena_printf(arena, "[%s]", ext->full_name)))
-                return -1;
+            }
         }
-        int duplicate = 0;
-        for (size_t j = 0; j < m->n_entries; j++)
-            duplicate |= strcmp(m->entries[j].key, key) == 0;
-        if (duplicate)
-            continue;
-        m->entries[m->n_entries].key = key;
-        m->entries[m->n_entries++].value = value;
+        tmp[n].entry.key = key;
+        tmp[n].entry.value = value;
+        tmp[n].pos = n;
+        n++;
     }
-    /* Keys are unique now, so an unstable sort is still deterministic. */
-    qsort(m->entries, m->n_entries, sizeof *m->entries, compare_entries);
+    qsort(tmp, n, sizeof *tmp, compare_entries);
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || strcmp(tmp[i].entry.key, tmp[i - 1].entry.key) != 0)
+            m->entries[m->n_entries++] = tmp[i].entry;
+    free(tmp);
     *out = m;
     return 0;
 }

@@ -16,11 +16,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct codec {
+/* A message's fields sorted two ways, built once per message per codec. */
+typedef struct field_tables {
+    const proto_message_t *message;
+    const proto_field_t **by_name;
+    const proto_field_t **by_number;
+    size_t n;
+} field_tables_t;
+
+#define FIELD_CACHE 64
+
+struct proto_option_codec {
     const proto_symtab_t *tab;
-    proto_arena_t *arena;     /* temporaries, or the values decoded */
-    char *error;              /* encoding: the first failure */
-} codec_t;
+    proto_arena_t *arena;     /* temporaries, the values decoded, the cache */
+    char *error;              /* encoding: the first failure of one call */
+    field_tables_t cache[FIELD_CACHE];
+};
+
+typedef struct proto_option_codec codec_t;
 
 static void fail(codec_t *b, const char *fmt, const char *detail)
 {
@@ -323,16 +336,51 @@ static int encode_field(codec_t *b, const typed_field_t *tf, const proto_value_t
     return 0;
 }
 
-static const proto_field_t *message_field(const proto_message_t *m, const char *name)
+/* A message's fields (top level and oneof members) sorted by name and by
+ * number, for lookups in O(log n): option values may name thousands, and
+ * one message type may be decoded thousands of times. */
+static int by_name(const void *a, const void *b)
 {
-    for (size_t i = 0; i < m->n_fields; i++)
-        if (strcmp(m->fields[i]->name, name) == 0)
-            return m->fields[i];
+    return strcmp((*(const proto_field_t *const *)a)->name, (*(const proto_field_t *const *)b)->name);
+}
+
+static int by_number(const void *a, const void *b)
+{
+    int32_t x = (*(const proto_field_t *const *)a)->tag, y = (*(const proto_field_t *const *)b)->tag;
+    return (x > y) - (x < y);
+}
+
+static const field_tables_t *field_tables(codec_t *b, const proto_message_t *m)
+{
+    field_tables_t *t = &b->cache[((uintptr_t)m >> 4) % FIELD_CACHE];
+    if (t->message == m)
+        return t;
+    size_t n = m->n_fields;
     for (size_t i = 0; i < m->n_oneofs; i++)
-        for (size_t j = 0; j < m->oneofs[i]->n_fields; j++)
-            if (strcmp(m->oneofs[i]->fields[j]->name, name) == 0)
-                return m->oneofs[i]->fields[j];
-    return NULL;
+        n += m->oneofs[i]->n_fields;
+    const proto_field_t **names = proto_arena_alloc(b->arena, (n + 1) * sizeof *names);
+    const proto_field_t **numbers = proto_arena_alloc(b->arena, (n + 1) * sizeof *numbers);
+    if (!names || !numbers)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < m->n_fields; i++)
+        names[k++] = m->fields[i];
+    for (size_t i = 0; i < m->n_oneofs; i++)
+        for (size_t f = 0; f < m->oneofs[i]->n_fields; f++)
+            names[k++] = m->oneofs[i]->fields[f];
+    memcpy(numbers, names, n * sizeof *names);
+    qsort(names, n, sizeof *names, by_name);
+    qsort(numbers, n, sizeof *numbers, by_number);
+    *t = (field_tables_t){m, names, numbers, n};
+    return t;
+}
+
+static const proto_field_t *field_lookup(const proto_field_t *const *table, size_t n,
+                                         const proto_field_t *probe,
+                                         int (*order)(const void *, const void *))
+{
+    const proto_field_t *const *hit = bsearch(&probe, table, n, sizeof *table, order);
+    return hit ? *hit : NULL;
 }
 
 typedef struct pending {
@@ -355,7 +403,8 @@ static int encode_message(codec_t *b, const proto_symbol_t *msg, const proto_val
                           proto_buf_t *out)
 {
     pending_t *p = proto_arena_alloc(b->arena, (map->n_entries + 1) * sizeof *p);
-    if (!p)
+    const field_tables_t *fields = field_tables(b, msg->message);
+    if (!p || !fields)
         return -1;
     int proto3 = file_is_proto3(msg->file);
     for (size_t i = 0; i < map->n_entries; i++) {
@@ -368,7 +417,8 @@ static int encode_message(codec_t *b, const proto_symbol_t *msg, const proto_val
                 return -1;
             p[i].tf = (typed_field_t){ext->field, ext->package, ext->scope, file_is_proto3(ext->file)};
         } else {
-            const proto_field_t *f = message_field(msg->message, key);
+            proto_field_t probe = {.name = key};
+            const proto_field_t *f = field_lookup(fields->by_name, fields->n, &probe, by_name);
             if (!f) {
                 fail(b, "Unknown option field: %s", key);
                 return -1;
@@ -517,18 +567,6 @@ static proto_value_t *field_value(codec_t *r, const decode_ctx_t *c, const char 
     return decode_message(r, s, span, depth + 1);
 }
 
-static const proto_field_t *field_by_number(const proto_message_t *m, int32_t number)
-{
-    for (size_t i = 0; i < m->n_fields; i++)
-        if (m->fields[i]->tag == number)
-            return m->fields[i];
-    for (size_t i = 0; i < m->n_oneofs; i++)
-        for (size_t j = 0; j < m->oneofs[i]->n_fields; j++)
-            if (m->oneofs[i]->fields[j]->tag == number)
-                return m->oneofs[i]->fields[j];
-    return NULL;
-}
-
 /* A map<K, V> entry message as the aggregate { key: k, value: v }. */
 static proto_value_t *map_entry_value(codec_t *r, const decode_ctx_t *c, const proto_field_t *f,
                                       wire_t w, int depth)
@@ -551,82 +589,190 @@ static proto_value_t *map_entry_value(codec_t *r, const decode_ctx_t *c, const p
     return m;
 }
 
-static proto_value_t *decode_message(codec_t *r, const proto_symbol_t *msg, wire_t w, int depth)
+/* One decoded value of a message field, before values are grouped by field. */
+typedef struct decoded {
+    const proto_field_t *field;
+    proto_value_t *value;
+    size_t pos;
+} decoded_t;
+
+typedef struct decoded_list {
+    decoded_t *items;
+    size_t n, cap;
+} decoded_list_t;
+
+static int decoded_add(codec_t *r, decoded_list_t *l, const proto_field_t *f, proto_value_t *v)
 {
-    proto_value_t *m = proto_arena_alloc(r->arena, sizeof(proto_value_t));
-    if (!m)
+    if (!v)
+        return -1;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        decoded_t *grown = proto_arena_alloc(r->arena, cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        if (l->n)
+            memcpy(grown, l->items, l->n * sizeof *grown);
+        l->items = grown;
+        l->cap = cap;
+    }
+    l->items[l->n] = (decoded_t){f, v, l->n};
+    l->n++;
+    return 0;
+}
+
+static int compare_decoded(const void *a, const void *b)
+{
+    const decoded_t *x = a, *y = b;
+    if (x->field->tag != y->field->tag)
+        return x->field->tag < y->field->tag ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static int compare_first_pos(const void *a, const void *b)
+{
+    const decoded_t *x = a, *y = b;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Values grouped by field (a repeated field's values become one list), the
+ * fields in order of first appearance, as text format would write them. */
+static proto_value_t *decoded_to_map(codec_t *r, decoded_list_t *l)
+{
+    proto_value_t *m = proto_arena_alloc(r->arena, sizeof *m);
+    decoded_t *groups = proto_arena_alloc(r->arena, (l->n + 1) * sizeof *groups);
+    if (!m || !groups)
         return NULL;
     m->kind = PROTO_VALUE_MAP;
+    if (l->n)
+        qsort(l->items, l->n, sizeof *l->items, compare_decoded);
+    size_t ng = 0;
+    for (size_t i = 0; i < l->n;) {
+        size_t j = i + 1;
+        while (j < l->n && l->items[j].field == l->items[i].field)
+            j++;
+        groups[ng] = l->items[i];
+        if (j - i > 1) {
+            proto_value_t *list = proto_arena_alloc(r->arena, sizeof *list);
+            if (!list)
+                return NULL;
+            list->kind = PROTO_VALUE_LIST;
+            for (size_t k = i; k < j; k++)
+                if (proto_arena_push(r->arena, &list->items, &list->n_items, l->items[k].value) != 0)
+                    return NULL;
+            groups[ng].value = list;
+        }
+        ng++;
+        i = j;
+    }
+    qsort(groups, ng, sizeof *groups, compare_first_pos);
+    m->entries = proto_arena_alloc(r->arena, (ng + 1) * sizeof *m->entries);
+    if (!m->entries)
+        return NULL;
+    for (size_t g = 0; g < ng; g++) {
+        /* Names are copied: the definition may live in a model freed before this one. */
+        m->entries[g].key = proto_arena_strdup(r->arena, groups[g].field->name);
+        m->entries[g].value = groups[g].value;
+        if (!m->entries[g].key)
+            return NULL;
+    }
+    m->n_entries = ng;
+    return m;
+}
+
+static int elem_wire_type(const char *type)
+{
+    if (!strcmp(type, "double") || !strcmp(type, "fixed64") || !strcmp(type, "sfixed64"))
+        return 1;
+    if (!strcmp(type, "float") || !strcmp(type, "fixed32") || !strcmp(type, "sfixed32"))
+        return 5;
+    return 0;
+}
+
+static int is_packed_run(codec_t *r, const proto_symbol_t *msg, const proto_field_t *f, int wire_type)
+{
+    if (wire_type != 2 || !strcmp(f->type, "string") || !strcmp(f->type, "bytes"))
+        return 0;
+    if (proto_is_scalar(f->type))
+        return 1;
+    const proto_symbol_t *s = resolve_from(r, msg->package, msg->full_name, f->type, 0);
+    return s && s->kind == PROTO_SYMBOL_ENUM;
+}
+
+static proto_value_t *decode_message(codec_t *r, const proto_symbol_t *msg, wire_t w, int depth)
+{
+    const field_tables_t *fields = field_tables(r, msg->message);
+    decoded_list_t values = {0};
+    if (!fields)
+        return NULL;
     decode_ctx_t c = {msg->package, msg->full_name};
     while (w.len) {
         uint64_t tag, num = 0;
         wire_t span = {0};
         if (read_varint(&w, &tag) != 0 || read_payload(&w, (int)(tag & 7), &num, &span) != 0)
             return NULL;
-        const proto_field_t *f = field_by_number(msg->message, (int32_t)(tag >> 3));
+        proto_field_t probe = {.tag = (int32_t)(tag >> 3)};
+        const proto_field_t *f = field_lookup(fields->by_number, fields->n, &probe, by_number);
         if (!f)
             continue; /* unknown to the definition: nothing to name it by */
-        /* Names are copied: the definition may live in a model freed before this one. */
-        const char *name = proto_arena_strdup(r->arena, f->name);
+        int wire_type = (int)(tag & 7);
         if (f->map_key) {
-            map_add(r, m, name, map_entry_value(r, &c, f, span, depth));
-            continue;
-        }
-        int packed = (tag & 7) == 2 && proto_is_scalar(f->type) && strcmp(f->type, "string") &&
-                     strcmp(f->type, "bytes");
-        if (!packed && (tag & 7) == 2 && !proto_is_scalar(f->type)) {
-            const proto_symbol_t *s = resolve_from(r, msg->package, msg->full_name, f->type, 0);
-            packed = s && s->kind == PROTO_SYMBOL_ENUM;
-        }
-        if (!packed) {
-            map_add(r, m, name, field_value(r, &c, f->type, (int)(tag & 7), num, span, depth));
-            continue;
-        }
-        /* A packed run: one value per element. */
-        int elem_wire = !strcmp(f->type, "double") || !strcmp(f->type, "fixed64") || !strcmp(f->type, "sfixed64") ? 1
-                      : !strcmp(f->type, "float") || !strcmp(f->type, "fixed32") || !strcmp(f->type, "sfixed32") ? 5
-                      : 0;
-        while (span.len) {
-            uint64_t v;
-            if (read_payload(&span, elem_wire, &v, NULL) != 0)
+            if (decoded_add(r, &values, f, map_entry_value(r, &c, f, span, depth)) != 0)
                 return NULL;
-            map_add(r, m, name, field_value(r, &c, f->type, elem_wire, v, (wire_t){0}, depth));
+        } else if (!is_packed_run(r, msg, f, wire_type)) {
+            if (decoded_add(r, &values, f, field_value(r, &c, f->type, wire_type, num, span, depth)) != 0)
+                return NULL;
+        } else {
+            int elem = elem_wire_type(f->type);
+            while (span.len) {
+                uint64_t v;
+                if (read_payload(&span, elem, &v, NULL) != 0 ||
+                    decoded_add(r, &values, f, field_value(r, &c, f->type, elem, v, (wire_t){0}, depth)) != 0)
+                    return NULL;
+            }
         }
     }
-    return m;
+    return decoded_to_map(r, &values);
 }
-
 
 /* ---- Entry points ---------------------------------------------------------------------- */
 
-int proto_option_encode(const proto_scope_t *scope, proto_arena_t *arena, const proto_option_t *o,
+proto_option_codec_t *proto_option_codec_new(const proto_symtab_t *tab, proto_arena_t *arena)
+{
+    codec_t *c = proto_arena_alloc(arena, sizeof *c);
+    if (c) {
+        c->tab = tab;
+        c->arena = arena;
+    }
+    return c;
+}
+
+int proto_option_encode(proto_option_codec_t *b, const proto_scope_t *scope, const proto_option_t *o,
                         proto_buf_t *out, char **error)
 {
     *error = NULL;
-    codec_t b = {scope->tab, arena, NULL};
+    b->error = NULL;
     const proto_symbol_t *ext = proto_scope_resolve(scope, o->name, 1);
     if (!ext) {
-        fail(&b, "Option \"(%s)\" unknown.", o->name);
+        fail(b, "Option \"(%s)\" unknown.", o->name);
     } else {
         typed_field_t tf = {ext->field, ext->package, ext->scope, file_is_proto3(ext->file)};
-        const proto_value_t *v = chain_to_map(&b, o->value);
-        if ((!v || encode_field(&b, &tf, v, out) != 0 || out->failed) && !b.error)
-            fail(&b, "Invalid value for option (%s)", o->name);
+        const proto_value_t *v = chain_to_map(b, o->value);
+        if ((!v || encode_field(b, &tf, v, out) != 0 || out->failed) && !b->error)
+            fail(b, "Invalid value for option (%s)", o->name);
     }
-    *error = b.error;
-    return b.error ? -1 : 0;
+    *error = b->error;
+    b->error = NULL;
+    return *error ? -1 : 0;
 }
 
-proto_value_t *proto_option_decode(const proto_symtab_t *tab, const proto_symbol_t *ext,
-                                   int wire_type, const uint8_t *data, size_t len,
-                                   proto_arena_t *arena)
+proto_value_t *proto_option_decode(proto_option_codec_t *r, const proto_symbol_t *ext, int wire_type,
+                                   const uint8_t *data, size_t len)
 {
-    codec_t r = {tab, arena, NULL};
     wire_t w = {data, len};
     uint64_t num = 0;
     wire_t span = {0};
     if (read_payload(&w, wire_type, &num, &span) != 0)
         return NULL;
     decode_ctx_t c = {ext->package, ext->scope};
-    return field_value(&r, &c, ext->field->type, wire_type, num, span, 0);
+    return field_value(r, &c, ext->field->type, wire_type, num, span, 0);
 }

@@ -19,11 +19,35 @@ typedef enum decl_context {
     CTX_SERVICE,
 } decl_context_t;
 
+/* Top-level names seen so far (a hash set: files may declare thousands). */
+typedef struct name_set {
+    const char **slots;
+    size_t cap;               /* a power of two */
+    size_t n;
+} name_set_t;
+
+/* Where each key of each aggregate value sits, so that an aggregate with
+ * many keys is built in linear time. */
+typedef struct key_slot {
+    const proto_value_t *map;
+    const char *key;
+    size_t index;
+} key_slot_t;
+
+typedef struct key_index {
+    key_slot_t *slots;
+    size_t cap;               /* a power of two */
+    size_t n;
+} key_index_t;
+
 typedef struct parser {
     proto_lexer_t lx;
     proto_file_t *file;
     int decl_count;           /* declarations read so far, file-wide */
     int depth;                /* current nesting of messages and option values */
+    name_set_t types;         /* top-level message and enum names */
+    name_set_t services;
+    key_index_t keys;
 } parser_t;
 
 /* The enclosing element a declaration is added to. */
@@ -102,21 +126,58 @@ static proto_value_t *text_value(parser_t *p, proto_value_kind_t kind, const cha
 
 static proto_option_t *read_option(parser_t *p, char separator);
 
-static proto_map_entry_t *map_find(proto_value_t *map, const char *key)
+static uint64_t hash_name(const char *s);
+
+static size_t key_hash(const proto_value_t *map, const char *key)
 {
-    for (size_t i = 0; i < map->n_entries; i++)
-        if (strcmp(map->entries[i].key, key) == 0)
-            return &map->entries[i];
-    return NULL;
+    return (size_t)(hash_name(key) ^ ((uintptr_t)map * 0x9E3779B97F4A7C15ULL));
+}
+
+static key_slot_t *key_slot(const key_index_t *ix, const proto_value_t *map, const char *key)
+{
+    size_t mask = ix->cap - 1;
+    for (size_t i = key_hash(map, key) & mask;; i = (i + 1) & mask) {
+        key_slot_t *slot = &ix->slots[i];
+        if (!slot->map || (slot->map == map && strcmp(slot->key, key) == 0))
+            return slot;
+    }
+}
+
+static void key_index_grow(parser_t *p)
+{
+    key_index_t *ix = &p->keys;
+    size_t cap = ix->cap ? ix->cap * 2 : 256;
+    key_slot_t *old = ix->slots;
+    size_t old_cap = ix->cap;
+    ix->slots = calloc(cap, sizeof *ix->slots);
+    if (!ix->slots) {
+        ix->slots = old;
+        proto_lex_fail(&p->lx, "out of memory");
+    }
+    ix->cap = cap;
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i].map)
+            *key_slot(ix, old[i].map, old[i].key) = old[i];
+    free(old);
+}
+
+static proto_map_entry_t *map_find(parser_t *p, proto_value_t *map, const char *key)
+{
+    if (!p->keys.cap)
+        return NULL;
+    key_slot_t *slot = key_slot(&p->keys, map, key);
+    return slot->map ? &map->entries[slot->index] : NULL;
 }
 
 static void map_put(parser_t *p, proto_value_t *map, const char *key, proto_value_t *value)
 {
-    proto_map_entry_t *e = map_find(map, key);
+    proto_map_entry_t *e = map_find(p, map, key);
     if (e) {
         e->value = value;
         return;
     }
+    if ((p->keys.n + 1) * 2 > p->keys.cap)
+        key_index_grow(p);
     /* Entries are structs, not pointers: grow by hand, doubling. */
     size_t n = map->n_entries;
     if ((n & (n - 1)) == 0) {
@@ -128,6 +189,8 @@ static void map_put(parser_t *p, proto_value_t *map, const char *key, proto_valu
     map->entries[n].key = key;
     map->entries[n].value = value;
     map->n_entries = n + 1;
+    *key_slot(&p->keys, map, key) = (key_slot_t){map, key, n};
+    p->keys.n++;
 }
 
 static void list_add(parser_t *p, proto_value_t *list, proto_value_t *value)
@@ -158,7 +221,7 @@ static void map_add_entry(parser_t *p, proto_value_t *map, proto_option_t *entry
 {
     proto_value_t *value = entry->value;
     if (value->kind == PROTO_VALUE_OPTION) {
-        proto_map_entry_t *e = map_find(map, entry->name);
+        proto_map_entry_t *e = map_find(p, map, entry->name);
         proto_value_t *nested = e && e->value->kind == PROTO_VALUE_MAP ? e->value : NULL;
         if (!nested) {
             nested = new_value(p, PROTO_VALUE_MAP);
@@ -168,7 +231,7 @@ static void map_add_entry(parser_t *p, proto_value_t *map, proto_option_t *entry
         map_put(p, nested, inner->name, nested_raw_value(p, inner->value));
         return;
     }
-    proto_map_entry_t *e = map_find(map, entry->name);
+    proto_map_entry_t *e = map_find(p, map, entry->name);
     if (!e) {
         map_put(p, map, entry->name, value);
     } else if (e->value->kind == PROTO_VALUE_LIST) {
@@ -710,15 +773,64 @@ static const char *type_name(const proto_type_t *t)
     return t->kind == PROTO_TYPE_MESSAGE ? t->message->name : t->enumeration->name;
 }
 
-static void add_type(parser_t *p, proto_type_t ***types, size_t *n, proto_type_t *t, int line,
-                     int col, int check_duplicates)
+static uint64_t hash_name(const char *s)
 {
-    if (check_duplicates) {
-        for (size_t i = 0; i < *n; i++)
-            if (strcmp(type_name((*types)[i]), type_name(t)) == 0)
-                proto_lex_fail_at(&p->lx, line, col, "%s is already defined", type_name(t));
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+/* Adds name; returns 0 when it was new, 1 when already present, -1 when out of memory. */
+static int name_set_add(name_set_t *set, const char *name)
+{
+    if ((set->n + 1) * 2 > set->cap) {
+        size_t cap = set->cap ? set->cap * 2 : 64;
+        const char **slots = calloc(cap, sizeof *slots);
+        if (!slots)
+            return -1;
+        for (size_t i = 0; i < set->cap; i++) {
+            if (!set->slots[i])
+                continue;
+            size_t j = hash_name(set->slots[i]) & (cap - 1);
+            while (slots[j])
+                j = (j + 1) & (cap - 1);
+            slots[j] = set->slots[i];
+        }
+        free(set->slots);
+        set->slots = slots;
+        set->cap = cap;
     }
-    push(p, types, n, t);
+    size_t j = hash_name(name) & (set->cap - 1);
+    for (; set->slots[j]; j = (j + 1) & (set->cap - 1))
+        if (strcmp(set->slots[j], name) == 0)
+            return 1;
+    set->slots[j] = name;
+    set->n++;
+    return 0;
+}
+
+/* Wire refuses two top-level types (or services) of one name. */
+static void check_unique(parser_t *p, name_set_t *set, const char *name, int line, int col)
+{
+    int rc = name_set_add(set, name);
+    if (rc < 0)
+        proto_lex_fail(&p->lx, "out of memory");
+    if (rc > 0)
+        proto_lex_fail_at(&p->lx, line, col, "%s is already defined", name);
+}
+
+static void type_declaration(parser_t *p, decl_context_t ctx, decl_owner_t *owner,
+                             proto_type_t *t, int line, int col)
+{
+    if (ctx == CTX_FILE) {
+        check_unique(p, &p->types, type_name(t), line, col);
+        push(p, &p->file->types, &p->file->n_types, t);
+        return;
+    }
+    if (t->kind == PROTO_TYPE_MESSAGE)
+        t->message->nested_order = (*owner->order)++;
+    push(p, &owner->message->types, &owner->message->n_types, t);
 }
 
 static proto_options_t *owner_options(decl_context_t ctx, decl_owner_t *owner, proto_file_t *file)
@@ -746,18 +858,6 @@ static void add_member(parser_t *p, decl_context_t ctx, decl_owner_t *owner, fie
         push(p, &msg->fields, &msg->n_fields, m.field);
     else
         push(p, &msg->groups, &msg->n_groups, m.group);
-}
-
-static void type_declaration(parser_t *p, decl_context_t ctx, decl_owner_t *owner,
-                             proto_type_t *t, int line, int col)
-{
-    if (ctx == CTX_FILE) {
-        add_type(p, &p->file->types, &p->file->n_types, t, line, col, 1);
-        return;
-    }
-    if (t->kind == PROTO_TYPE_MESSAGE)
-        t->message->nested_order = (*owner->order)++;
-    add_type(p, &owner->message->types, &owner->message->n_types, t, line, col, 0);
 }
 
 static int permits(decl_context_t ctx, const char *kw)
@@ -817,9 +917,7 @@ static void declaration(parser_t *p, decl_context_t ctx, decl_owner_t *owner)
         type_declaration(p, ctx, owner, t, line, col);
     } else if (!strcmp(word, "service") && permits(ctx, word)) {
         proto_service_t *s = read_service(p);
-        for (size_t i = 0; i < p->file->n_services; i++)
-            if (!strcmp(p->file->services[i]->name, s->name))
-                proto_lex_fail_at(&p->lx, line, col, "%s is already defined", s->name);
+        check_unique(p, &p->services, s->name, line, col);
         push(p, &p->file->services, &p->file->n_services, s);
     } else if (!strcmp(word, "extend") && permits(ctx, word)) {
         if (ctx == CTX_FILE) {
@@ -867,6 +965,9 @@ proto_file_t *proto_parse(const char *text, size_t len, char **error)
     if (setjmp(p->lx.fail) != 0) {
         *error = strdup(p->lx.error);
         proto_buf_free(&p->lx.scratch);
+        free(p->types.slots);
+        free(p->services.slots);
+        free(p->keys.slots);
         free(p);
         proto_file_free(file);
         return NULL;
@@ -875,6 +976,9 @@ proto_file_t *proto_parse(const char *text, size_t len, char **error)
     while (!proto_lex_at_end(&p->lx))
         declaration(p, CTX_FILE, &owner);
     proto_buf_free(&p->lx.scratch);
+    free(p->types.slots);
+    free(p->services.slots);
+    free(p->keys.slots);
     free(p);
     return file;
 }

@@ -97,7 +97,7 @@ static void put_escaped(proto_buf_t *out, const char *s, size_t len)
         case '\\': proto_buf_puts(out, "\\\\"); break;
         case '\'': proto_buf_puts(out, "\\'"); break;
         case '"': proto_buf_puts(out, "\\\""); break;
-        case '\0': proto_buf_puts(out, "\\0"); break;
+        case '\0': proto_buf_puts(out, "\\000"); break; /* three digits: a digit may follow */
         default: proto_buf_putc(out, s[i]);
         }
     }
@@ -676,30 +676,45 @@ static void put_extends(printer_t *pr, proto_buf_t *out, proto_extend_t *const *
         }
         return;
     }
-    const char **targets = proto_arena_alloc(pr->arena, (n + 1) * sizeof *targets);
-    if (!targets) {
-        fail_oom(pr);
+    /* Sort blocks by target (ties in order), group, then print the groups
+     * in order of their first block. */
+    keyed_t *k = keyed_new(pr, n);
+    if (!k)
         return;
-    }
     for (size_t i = 0; i < n; i++)
-        targets[i] = qualify(pr, ext[i]->name);
-    for (size_t i = 0; i < n; i++) {
-        int seen = 0;
-        for (size_t j = 0; j < i; j++)
-            seen |= strcmp(targets[j], targets[i]) == 0;
-        if (seen)
-            continue;
+        k[i] = (keyed_t){ext[i], 0, qualify(pr, ext[i]->name), i};
+    keyed_sort(k, n);
+    keyed_t *groups = keyed_new(pr, n);
+    if (!groups)
+        return;
+    size_t ng = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
         proto_field_t **fields = NULL;
         size_t nf = 0;
-        for (size_t j = i; j < n; j++) {
-            if (strcmp(targets[j], targets[i]) != 0)
-                continue;
-            for (size_t f = 0; f < ext[j]->n_fields; f++)
-                if (proto_arena_push(pr->arena, &fields, &nf, ext[j]->fields[f]) != 0)
+        for (; j < n && strcmp(k[j].text, k[i].text) == 0; j++) {
+            const proto_extend_t *x = k[j].item;
+            for (size_t f = 0; f < x->n_fields; f++)
+                if (proto_arena_push(pr->arena, &fields, &nf, x->fields[f]) != 0)
                     fail_oom(pr);
         }
+        proto_extend_t *merged = proto_arena_alloc(pr->arena, sizeof *merged);
+        if (!merged) {
+            fail_oom(pr);
+            return;
+        }
+        merged->name = k[i].text;
+        merged->fields = fields;
+        merged->n_fields = nf;
+        groups[ng] = (keyed_t){merged, (long long)k[i].index, NULL, ng};
+        ng++;
+        i = j;
+    }
+    keyed_sort(groups, ng);
+    for (size_t g = 0; g < ng; g++) {
+        const proto_extend_t *x = groups[g].item;
         proto_buf_t block = {0};
-        put_extend(pr, &block, targets[i], fields, nf);
+        put_extend(pr, &block, x->name, x->fields, x->n_fields);
         if (indent) {
             append_indented_buf(out, &block);
         } else {

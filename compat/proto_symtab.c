@@ -134,13 +134,18 @@ static const proto_symbol_t *extendee_of(const proto_symtab_t *tab, const proto_
 }
 
 const proto_symbol_t *proto_symtab_find_extension(const proto_symtab_t *tab, const char *extendee,
-                                                  int32_t number)
+                                                  int32_t number, long *budget)
 {
+    /* A scan: lookups by number are rare (reading descriptors), but a
+     * hostile descriptor could make them quadratic, hence the budget. */
     for (const proto_symtab_t *t = tab; t; t = t->parent) {
         for (size_t i = 0; i < t->extensions.cap; i++) {
+            if (--*budget <= 0)
+                return NULL;
             const proto_symbol_t *s = t->extensions.slots[i];
             if (!s || s->field->tag != number || proto_symtab_get(tab, s->full_name, 1) != s)
                 continue;
+            *budget -= 32;
             const proto_symbol_t *target = extendee_of(tab, s);
             if (target && strcmp(target->full_name, extendee) == 0)
                 return s;

@@ -13,7 +13,10 @@
  *   5. Schemas: a file with its references and the built-in files
  *   6. Descriptors: FileDescriptorProto in and out, base64
  *   7. The Confluent diff and the backward check
- *   8. Building blocks shared by the proto_*.c files (arena, buffers, symbols)
+ *   8. Building blocks shared by the proto_*.c files:
+ *      a. arena and text buffers   b. lexer   c. model helpers
+ *      d. symbols and scopes       e. custom options on the wire
+ *      f. normalization pieces     g. embedded sources
  *
  * Spec: ../shared/spec/compatibility.md section 3; rest-api.md 2.2 and 4.2.3.
  * Everything here is pure: no I/O, no globals except the built-in files,
@@ -301,8 +304,10 @@ char *proto_print(const proto_file_t *file, proto_print_mode_t mode,
 proto_schema_t *proto_schema_new(const char *text, size_t len, const schema_ref_t *refs,
                                  size_t nrefs, int flags, char **canonical, char **error);
 void proto_schema_free(proto_schema_t *schema);
-/* Borrowed; lives as long as schema. */
+/* Borrowed; live as long as schema. The package is "" when there is none. */
 const proto_file_t *proto_schema_file(const proto_schema_t *schema);
+const proto_symtab_t *proto_schema_symtab(const proto_schema_t *schema);
+const char *proto_schema_package(const proto_schema_t *schema);
 
 /* The built-in file for an import path, or NULL (parsed once, never freed). */
 const proto_file_t *proto_builtin_file(const char *path);
@@ -386,14 +391,7 @@ int proto_backward(const proto_schema_t *update, const proto_schema_t *original,
 
 /* ---- 8. Building blocks for the proto_*.c files -------------------------- */
 
-/* Embedded .proto sources: the Google ones are generated at build time
- * (compat/protobuf.cmake), the Confluent ones live in proto_wkt.c. */
-typedef struct proto_builtin_source {
-    const char *path;
-    const char *text;
-} proto_builtin_source_t;
-extern const proto_builtin_source_t proto_builtin_google[];
-extern const size_t proto_builtin_google_count;
+/* -- 8a. Arena and text buffers (proto_arena.c) -- */
 
 /* Arena: bump allocation, freed at once. Allocation failure aborts the
  * current operation through a NULL return that callers propagate. */
@@ -422,6 +420,8 @@ void proto_buf_printf(proto_buf_t *b, const char *fmt, ...) __attribute__((forma
 /* Hands the text over (malloc'd) and resets b; NULL after any failure. */
 char *proto_buf_take(proto_buf_t *b);
 void proto_buf_free(proto_buf_t *b);
+
+/* -- 8b. The lexer (proto_lexer.c) -- */
 
 /*
  * The lexer (proto_lexer.c), used by the parser only. Failures longjmp to
@@ -458,6 +458,8 @@ const char *proto_lex_string(proto_lexer_t *lx, size_t *len);
 /* A type: a dotted name or "map<K, V>"; first is an already-read word or NULL. */
 const char *proto_lex_data_type(proto_lexer_t *lx, const char *first);
 
+/* -- 8c. Model helpers (proto_model.c) -- */
+
 /* Model pieces (proto_model.c). Values are allocated in arena; NULL or -1
  * when out of memory. */
 proto_file_t *proto_file_new(void);
@@ -473,6 +475,8 @@ size_t proto_text_to_bytes(const char *text, size_t len, uint8_t *out);
 int proto_value_map_add(proto_arena_t *arena, proto_value_t *map, const char *key, proto_value_t *v);
 /* A numeric literal (decimal, 0x hex, inf, nan, with sign) as a double: 0 or -1. */
 int proto_parse_double(const char *text, double *out);
+
+/* -- 8d. Symbols and scopes (proto_symtab.c) -- */
 
 /*
  * Symbols: every message, enum and extension field visible to a schema,
@@ -521,9 +525,10 @@ const proto_symbol_t *proto_symtab_get(const proto_symtab_t *tab, const char *fu
 
 /* Names missing from tab are then looked up in parent (borrowed, outlives tab). */
 void proto_symtab_set_parent(proto_symtab_t *tab, const proto_symtab_t *parent);
-/* The extension of extendee (a full name) with that field number, or NULL. */
+/* The extension of extendee (a full name) with that field number, or NULL.
+ * Each call spends from *budget and gives up (NULL) once it is used up. */
 const proto_symbol_t *proto_symtab_find_extension(const proto_symtab_t *tab, const char *extendee,
-                                                  int32_t number);
+                                                  int32_t number, long *budget);
 
 /*
  * Name resolution as Confluent's diff Context does it: a leading dot means
@@ -551,15 +556,22 @@ void proto_scope_free(proto_scope_t *s);
 const proto_symbol_t *proto_scope_resolve(const proto_scope_t *s, const char *name,
                                           int want_extension);
 
-/* Custom options on the wire (proto_option_wire.c). encode appends option
- * o's extension field records (tag + value), resolving from scope; 0, or -1
- * with *error. decode reads one value of extension ext from a payload as
- * protobuf-c keeps unknown fields (length prefix included). */
-int proto_option_encode(const proto_scope_t *scope, proto_arena_t *arena, const proto_option_t *o,
-                        proto_buf_t *out, char **error);
-proto_value_t *proto_option_decode(const proto_symtab_t *tab, const proto_symbol_t *ext,
-                                   int wire_type, const uint8_t *data, size_t len,
-                                   proto_arena_t *arena);
+/* -- 8e. Custom options on the wire (proto_option_wire.c) -- */
+
+/* Custom options on the wire (proto_option_wire.c). A codec serves one
+ * descriptor build or read (it caches per-message lookups) and lives in
+ * arena. encode appends option o's extension field records (tag + value),
+ * resolving from scope; 0, or -1 with *error (malloc'd). decode reads one
+ * value of extension ext from a payload as protobuf-c keeps unknown fields
+ * (length prefix included), allocating in the codec's arena. */
+typedef struct proto_option_codec proto_option_codec_t;
+proto_option_codec_t *proto_option_codec_new(const proto_symtab_t *tab, proto_arena_t *arena);
+int proto_option_encode(proto_option_codec_t *codec, const proto_scope_t *scope,
+                        const proto_option_t *o, proto_buf_t *out, char **error);
+proto_value_t *proto_option_decode(proto_option_codec_t *codec, const proto_symbol_t *ext,
+                                   int wire_type, const uint8_t *data, size_t len);
+
+/* -- 8f. Normalization pieces (proto_normalize.c) -- */
 
 /* Normalization pieces (proto_normalize.c), used by the printer. Results live
  * in arena; functions return 0, or -1 when out of memory. */
@@ -572,8 +584,15 @@ int proto_normalize_map(const proto_scope_t *scope, proto_arena_t *arena,
  * fraction digits; anything unparseable unchanged. */
 void proto_normalize_number(const char *raw, proto_buf_t *out);
 
-/* The schema's symbol table and its own package ("" when none). Borrowed. */
-const proto_symtab_t *proto_schema_symtab(const proto_schema_t *schema);
-const char *proto_schema_package(const proto_schema_t *schema);
+/* -- 8g. Embedded sources (proto_wkt.c; the Google ones generated) -- */
+
+/* Embedded .proto sources: the Google ones are generated at build time
+ * (compat/protobuf.cmake), the Confluent ones live in proto_wkt.c. */
+typedef struct proto_builtin_source {
+    const char *path;
+    const char *text;
+} proto_builtin_source_t;
+extern const proto_builtin_source_t proto_builtin_google[];
+extern const size_t proto_builtin_google_count;
 
 #endif

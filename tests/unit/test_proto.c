@@ -373,7 +373,7 @@ static void test_canonical_always_reparses(void **state)
                      "message M {\n"
                      "  reserved \"a\\nb\";\n"
                      "  optional E e = 1 [default = \"not a word\"];\n"
-                     "  optional string s = 2 [default = \"nul\\0inside\"];\n"
+                     "  optional string s = 2 [default = \"nul\\0001\"];\n"
                      "}\n",
                      "syntax = \"proto2\";\n"
                      "\n"
@@ -383,7 +383,7 @@ static void test_canonical_always_reparses(void **state)
                      "  reserved \"a\\nb\";\n"
                      "\n"
                      "  optional E e = 1 [default = \"not a word\"];\n"
-                     "  optional string s = 2 [default = \"nul\\0inside\"];\n"
+                     "  optional string s = 2 [default = \"nul\\0001\"];\n"
                      "}\n");
 }
 
@@ -739,6 +739,40 @@ static void test_diff_imported_types(void **state)
     proto_schema_free(same);
 }
 
+/* Ten fields per level over twelve levels of imported types would be 10^11
+ * comparisons done naively; each pair of types is compared once. */
+static void test_diff_import_chain_is_linear(void **state)
+{
+    char d1[8192], d2[8192];
+    int n1 = sprintf(d1, "syntax = \"proto3\"; package d; message C0 { int32 x = 1; }\n");
+    int n2 = sprintf(d2, "syntax = \"proto3\"; package d; message C0 { string x = 1; }\n");
+    for (int i = 1; i < 12; i++) {
+        n1 += sprintf(d1 + n1, "message C%d {", i);
+        n2 += sprintf(d2 + n2, "message C%d {", i);
+        for (int f = 1; f <= 10; f++) {
+            n1 += sprintf(d1 + n1, " C%d f%d = %d;", i - 1, f, f);
+            n2 += sprintf(d2 + n2, " C%d f%d = %d;", i - 1, f, f);
+        }
+        n1 += sprintf(d1 + n1, "}\n");
+        n2 += sprintf(d2 + n2, "}\n");
+    }
+    const char *text = P3 "import \"dep.proto\"; message M { d.C11 f = 1; }";
+    schema_ref_t r1 = {"dep.proto", "dep", 1, d1}, r2 = {"dep.proto", "dep", 2, d2};
+    char *error = NULL;
+    proto_schema_t *o = proto_schema_new(text, strlen(text), &r1, 1, 0, NULL, &error);
+    proto_schema_t *u = proto_schema_new(text, strlen(text), &r2, 1, 0, NULL, &error);
+    assert_non_null(o);
+    assert_non_null(u);
+    strlist_t changes = {0};
+    assert_int_equal(proto_diff(o, u, &changes), 0);
+    /* C0/1 once, every field of C1..C11 once, and M's field. */
+    assert_int_equal(changes.n, 1 + 11 * 10 + 1);
+    assert_string_equal(changes.items[0], "FIELD_SCALAR_KIND_CHANGED #/C0/1");
+    strlist_clear(&changes);
+    proto_schema_free(o);
+    proto_schema_free(u);
+}
+
 static void test_backward_messages(void **state)
 {
     proto_schema_t *o = schema(P3 "package p; message M { int32 a = 1; }", 0, NULL);
@@ -1042,6 +1076,7 @@ int main(void)
         cmocka_unit_test(test_diff_oneofs),
         cmocka_unit_test(test_diff_maps_and_recursion),
         cmocka_unit_test(test_diff_imported_types),
+        cmocka_unit_test(test_diff_import_chain_is_linear),
         cmocka_unit_test(test_backward_messages),
         cmocka_unit_test(test_levels),
         cmocka_unit_test(test_serialized_round_trip),

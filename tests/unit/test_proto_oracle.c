@@ -262,6 +262,90 @@ done:
     return ok;
 }
 
+/* Drops the json_names protoc derived, as the descriptors embedded in
+ * generated code (what the Python serializer registers) only keep the ones
+ * written in the source. */
+static void strip_json_names(Google__Protobuf__DescriptorProto *m)
+{
+    for (size_t i = 0; i < m->n_field; i++) {
+        Google__Protobuf__FieldDescriptorProto *f = m->field[i];
+        char derived[256];
+        size_t n = 0;
+        int upper = 0;
+        for (const char *c = f->name; *c && n + 1 < sizeof derived; c++) {
+            if (*c == '_') {
+                upper = 1;
+            } else {
+                derived[n++] = upper && *c >= 'a' && *c <= 'z' ? (char)(*c - 32) : *c;
+                upper = 0;
+            }
+        }
+        derived[n] = '\0';
+        if (f->json_name && strcmp(f->json_name, derived) == 0) {
+            free(f->json_name);
+            f->json_name = NULL;
+        }
+    }
+    for (size_t i = 0; i < m->n_nested_type; i++)
+        strip_json_names(m->nested_type[i]);
+}
+
+/* protoc's descriptor of path as a client would send it: base64, no
+ * json_name, no source info. */
+static char *client_form(const char *include_dir, const char *path)
+{
+    size_t len;
+    uint8_t *bytes = protoc_descriptor(include_dir, path, &len);
+    if (!bytes)
+        return NULL;
+    Google__Protobuf__FileDescriptorProto *fp =
+        google__protobuf__file_descriptor_proto__unpack(NULL, len, bytes);
+    free(bytes);
+    if (!fp)
+        return NULL;
+    for (size_t i = 0; i < fp->n_message_type; i++)
+        strip_json_names(fp->message_type[i]);
+    size_t n = google__protobuf__file_descriptor_proto__get_packed_size(fp);
+    uint8_t *packed = malloc(n ? n : 1);
+    google__protobuf__file_descriptor_proto__pack(fp, packed);
+    google__protobuf__file_descriptor_proto__free_unpacked(fp, NULL);
+    char *b64 = proto_base64_encode(packed, n);
+    free(packed);
+    return b64;
+}
+
+/* The text and protoc's descriptor of it register as the same canonical text. */
+static int check_client_form(const char *include_dir, const char *path)
+{
+    char full[1024];
+    snprintf(full, sizeof full, "%s/%s", include_dir, path);
+    size_t len;
+    char *text = read_file(full, &len);
+    char *b64 = client_form(include_dir, path);
+    refs_t refs = {0};
+    char *from_text = NULL, *from_descriptor = NULL, *error = NULL;
+    int ok = 0;
+    if (text && b64 && collect_refs(include_dir, text, &refs) == 0) {
+        proto_schema_t *a = proto_schema_new(text, len, refs.items, refs.n, 0, &from_text, &error);
+        free(error);
+        error = NULL;
+        proto_schema_t *b = proto_schema_new(b64, strlen(b64), refs.items, refs.n, 0, &from_descriptor, &error);
+        ok = a && b && strcmp(from_text, from_descriptor) == 0;
+        if (!ok)
+            fprintf(stderr, "FAIL %s: text and descriptor forms differ:\n%s\n---\n%s\n%s\n", path,
+                    from_text ? from_text : "?", from_descriptor ? from_descriptor : "?", error ? error : "");
+        proto_schema_free(a);
+        proto_schema_free(b);
+    }
+    free(error);
+    free(from_text);
+    free(from_descriptor);
+    refs_free(&refs);
+    free(b64);
+    free(text);
+    return ok;
+}
+
 static void check_all(const char *label, const char *include_dir, const char *const *paths)
 {
     size_t passed = 0, failed = 0;
@@ -287,9 +371,25 @@ static void test_own_corpus(void **state)
 {
     require_protoc();
     static const char *const files[] = {
-        "scalars.proto", "nested.proto", "legacy.proto", "options.proto", "importer.proto", NULL,
+        "scalars.proto", "nested.proto", "legacy.proto", "options.proto", "importer.proto",
+        "roundtrip.proto", NULL,
     };
     check_all("tests/data/protobuf", SR_TEST_DATA_DIR "/protobuf", files);
+}
+
+static void test_client_descriptor_form(void **state)
+{
+    require_protoc();
+    static const char *const files[] = {"scalars.proto", "nested.proto", "roundtrip.proto"};
+    size_t passed = 0, failed = 0;
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        if (check_client_form(SR_TEST_DATA_DIR "/protobuf", files[i]))
+            passed++;
+        else
+            failed++;
+    }
+    printf("client descriptor form: %zu passed, %zu failed\n", passed, failed);
+    assert_int_equal(failed, 0);
 }
 
 static void test_builtin_files(void **state)
@@ -324,6 +424,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_own_corpus),
+        cmocka_unit_test(test_client_descriptor_form),
         cmocka_unit_test(test_builtin_files),
         cmocka_unit_test(test_conformance_files),
     };
