@@ -8,7 +8,7 @@
  *   3. Replying and the request log
  *   4. Requests: h2o -> http_call_t -> handler
  *   5. Database round trips: loop -> dbpool -> loop
- *   6. Listening socket and TLS
+ *   6. Listening socket, TLS and h2o settings
  *   7. Loops: setup, run, drain, dispose
  *   8. Start and stop
  *
@@ -388,7 +388,7 @@ static void http_on_jobs_done(h2o_multithread_receiver_t *recv, h2o_linklist_t *
     }
 }
 
-/* ---- 6. Listening socket and TLS -------------------------------------------------- */
+/* ---- 6. Listening socket, TLS and h2o settings ----------------------------------- */
 
 static char *http_error_new(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *http_error_new(const char *fmt, ...)
