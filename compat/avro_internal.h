@@ -31,8 +31,9 @@
 /* Nesting of schema nodes while parsing; jansson itself stops at 2048 JSON levels. */
 #define AVRO_MAX_DEPTH 1000
 /* Reader/writer pairs nested inside one another while checking (cycles of
- * different lengths on both sides can nest deeper than either schema). */
-#define AVRO_CHECK_MAX_DEPTH 1500
+ * different lengths on both sides nest deeper than either schema). The
+ * checker keeps them on the heap, about 100 bytes each. */
+#define AVRO_CHECK_MAX_DEPTH 100000
 /* Work units (pairs computed, fields and branches visited) of one check.
  * Memory grows with them, since Avro caches every pair it tries: about
  * 40 MB at the limit, which a union of some 750 records checked against
@@ -41,6 +42,8 @@
 /* Incompatibilities reported by one check; cached sub-results are repeated
  * the way Avro repeats them, which can grow exponentially on hostile input. */
 #define AVRO_CHECK_MAX_ISSUES 10000
+/* Text of the reported issues; locations grow with nesting depth. */
+#define AVRO_CHECK_MAX_REPORT_BYTES (4L * 1024 * 1024)
 
 /* ---- 2. Arena ------------------------------------------------------------ */
 
