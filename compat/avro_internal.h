@@ -93,8 +93,6 @@ int avro_java_parse_double(const char *s, double *out);
 
 /* ---- 5. Hash tables -------------------------------------------------------- */
 
-uint64_t avro_hash_str(const char *s);
-
 /* A fixed-size string -> int index built once in an arena (fields by name,
  * enum symbols, union branch names). Keys are borrowed. */
 typedef struct avro_index avro_index_t;
@@ -166,7 +164,6 @@ const char *avro_kind_name(avro_kind_t k);
 /* "INT", "RECORD", ... (Schema.Type.toString, used in messages) */
 const char *avro_kind_upper(avro_kind_t k);
 int avro_kind_is_primitive(avro_kind_t k);
-int avro_kind_is_named(avro_kind_t k);
 
 typedef enum avro_order {
     AVRO_ORDER_ASCENDING,
