@@ -65,7 +65,7 @@ static uint64_t sip13(const unsigned char *in, size_t len)
     return v[0] ^ v[1] ^ v[2] ^ v[3];
 }
 
-uint64_t avro_hash_str(const char *s)
+static uint64_t hash_str(const char *s)
 {
     pthread_once(&sip_once, sip_key_init);
     return sip13((const unsigned char *)s, strlen(s));
@@ -122,7 +122,7 @@ avro_index_t *avro_index_new(avro_arena_t *a, size_t n)
 
 long avro_index_add(avro_index_t *ix, const char *key, long value)
 {
-    uint64_t h = avro_hash_str(key);
+    uint64_t h = hash_str(key);
     for (size_t i = h & ix->mask;; i = (i + 1) & ix->mask) {
         index_slot_t *s = &ix->slots[i];
         if (!s->key) {
@@ -140,7 +140,7 @@ long avro_index_find(const avro_index_t *ix, const char *key)
 {
     if (!ix)
         return -1;
-    uint64_t h = avro_hash_str(key);
+    uint64_t h = hash_str(key);
     for (size_t i = h & ix->mask;; i = (i + 1) & ix->mask) {
         const index_slot_t *s = &ix->slots[i];
         if (!s->key)
@@ -187,7 +187,7 @@ int avro_strmap_put(avro_strmap_t *m, const char *key, void *value)
 {
     if ((m->n + 1) * 2 > m->cap && strmap_grow(m) != 0)
         return -1;
-    uint64_t h = avro_hash_str(key);
+    uint64_t h = hash_str(key);
     struct avro_strmap_slot *s = strmap_slot(m->slots, m->cap, key, h);
     if (!s->key) {
         s->key = key;
@@ -202,7 +202,7 @@ void *avro_strmap_get(const avro_strmap_t *m, const char *key)
 {
     if (!m->cap)
         return NULL;
-    struct avro_strmap_slot *s = strmap_slot(m->slots, m->cap, key, avro_hash_str(key));
+    struct avro_strmap_slot *s = strmap_slot(m->slots, m->cap, key, hash_str(key));
     return s->key ? s->value : NULL;
 }
 

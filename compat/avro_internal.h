@@ -31,8 +31,9 @@
 /* Nesting of schema nodes while parsing; jansson itself stops at 2048 JSON levels. */
 #define AVRO_MAX_DEPTH 1000
 /* Reader/writer pairs nested inside one another while checking (cycles of
- * different lengths on both sides can nest deeper than either schema). */
-#define AVRO_CHECK_MAX_DEPTH 1500
+ * different lengths on both sides nest deeper than either schema). The
+ * checker keeps them on the heap, about 100 bytes each. */
+#define AVRO_CHECK_MAX_DEPTH 100000
 /* Work units (pairs computed, fields and branches visited) of one check.
  * Memory grows with them, since Avro caches every pair it tries: about
  * 40 MB at the limit, which a union of some 750 records checked against
@@ -41,6 +42,8 @@
 /* Incompatibilities reported by one check; cached sub-results are repeated
  * the way Avro repeats them, which can grow exponentially on hostile input. */
 #define AVRO_CHECK_MAX_ISSUES 10000
+/* Text of the reported issues; locations grow with nesting depth. */
+#define AVRO_CHECK_MAX_REPORT_BYTES (4L * 1024 * 1024)
 
 /* ---- 2. Arena ------------------------------------------------------------ */
 
@@ -89,8 +92,6 @@ void avro_buf_java_float(avro_buf_t *b, float v);
 int avro_java_parse_double(const char *s, double *out);
 
 /* ---- 5. Hash tables -------------------------------------------------------- */
-
-uint64_t avro_hash_str(const char *s);
 
 /* A fixed-size string -> int index built once in an arena (fields by name,
  * enum symbols, union branch names). Keys are borrowed. */
@@ -163,7 +164,6 @@ const char *avro_kind_name(avro_kind_t k);
 /* "INT", "RECORD", ... (Schema.Type.toString, used in messages) */
 const char *avro_kind_upper(avro_kind_t k);
 int avro_kind_is_primitive(avro_kind_t k);
-int avro_kind_is_named(avro_kind_t k);
 
 typedef enum avro_order {
     AVRO_ORDER_ASCENDING,

@@ -53,11 +53,6 @@ int avro_kind_is_primitive(avro_kind_t k)
     return k <= AVRO_KIND_STRING;
 }
 
-int avro_kind_is_named(avro_kind_t k)
-{
-    return k == AVRO_KIND_RECORD || k == AVRO_KIND_ENUM || k == AVRO_KIND_FIXED;
-}
-
 static const avro_node_t primitive_nodes[] = {
     {.kind = AVRO_KIND_NULL},  {.kind = AVRO_KIND_BOOLEAN}, {.kind = AVRO_KIND_INT},
     {.kind = AVRO_KIND_LONG},  {.kind = AVRO_KIND_FLOAT},   {.kind = AVRO_KIND_DOUBLE},

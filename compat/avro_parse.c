@@ -767,8 +767,9 @@ const char *avro_parse_error(const avro_parse_t *p)
     return p->error;
 }
 
-/* Jackson (as Avro configures it) skips a byte-order mark and C/C++
- * comments; jansson accepts neither, so they become spaces first. */
+/* Jackson, as Avro configures it, skips C/C++ comments; jansson does not,
+ * so they become spaces first. (A byte-order mark stays an error: Jackson
+ * rejects one in the String input Confluent hands it.) */
 static char *strip_comments(const char *text, size_t len)
 {
     char *out = malloc(len + 1);
@@ -803,10 +804,6 @@ static char *strip_comments(const char *text, size_t len)
 
 static json_t *load_json(avro_parse_t *p, const char *text, size_t len)
 {
-    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
-        text += 3;
-        len -= 3;
-    }
     char *clean = memchr(text, '/', len) ? strip_comments(text, len) : NULL;
     if (memchr(text, '/', len) && !clean)
         return parse_oom(p);

@@ -7,7 +7,7 @@
  * Build (separately from the unit tests):
  *   clang-14 -g -O1 -fsanitize=fuzzer,address,undefined -I. tests/fuzz/fuzz_avro.c \
  *       compat/avro_*.c compat/strlist.c -D_GNU_SOURCE $(pkg-config --cflags --libs jansson) -lm -lpthread
- * Run in a thread-stack-sized setting, e.g. with -rss_limit_mb=2048.
+ * Run with e.g. -rss_limit_mb=2048 -max_len=4096 over a corpus of schemas.
  */
 #include <stddef.h>
 #include <stdint.h>
