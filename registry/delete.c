@@ -21,7 +21,7 @@ static reg_code_t readonly_error(const char *subject, reg_error_t *err)
 
 /* Does a schema carried by some subject (other than skip_subject when given)
  * refer to (subject, version)? live_only: only live referrers count. */
-static int is_referenced(registry_t *reg, const char *subject, int version, int live_only,
+int registry_is_referenced(registry_t *reg, const char *subject, int version, int live_only,
                          const char *skip_subject)
 {
     int found = 0;
@@ -49,7 +49,7 @@ static int is_referenced(registry_t *reg, const char *subject, int version, int 
     return found;
 }
 
-static reg_code_t referenced_error(const char *subject, int version, reg_error_t *err)
+reg_code_t registry_referenced_error(const char *subject, int version, reg_error_t *err)
 {
     return reg_fail(err, REG_REFERENCE_EXISTS,
                     "One or more references exist to the schema {subject=%s, version=%d}.", subject,
@@ -84,8 +84,8 @@ static reg_code_t delete_subject_tx(registry_t *reg, store_t *db, void *arg, reg
     for (size_t i = 0; rc == REG_OK && i < fresh->n; i++) {
         const reg_version_t *v = &fresh->v[i];
         if ((d->permanent || !v->deleted) &&
-            is_referenced(reg, d->subject, v->version, !d->permanent, d->subject))
-            rc = referenced_error(d->subject, v->version, err);
+            registry_is_referenced(reg, d->subject, v->version, !d->permanent, d->subject))
+            rc = registry_referenced_error(d->subject, v->version, err);
     }
     if (rc == REG_OK && d->permanent && live > 0)
         rc = reg_fail(err, REG_SUBJECT_NOT_SOFT_DELETED,
@@ -159,8 +159,8 @@ static reg_code_t delete_version_tx(registry_t *reg, store_t *db, void *arg, reg
         rc = reg_fail(err, REG_VERSION_NOT_FOUND, "Version %d not found.", d->version);
     else if (mode_is_readonly(reg, d->subject))
         rc = readonly_error(d->subject, err);
-    else if (is_referenced(reg, d->subject, v->version, !d->permanent, NULL))
-        rc = referenced_error(d->subject, v->version, err);
+    else if (registry_is_referenced(reg, d->subject, v->version, !d->permanent, NULL))
+        rc = registry_referenced_error(d->subject, v->version, err);
     else if (d->permanent && !v->deleted)
         rc = reg_fail(err, REG_VERSION_NOT_SOFT_DELETED,
                       "Subject '%s' Version %d was not deleted first before being permanently "

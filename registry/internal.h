@@ -32,6 +32,13 @@ struct registry {
  * publishes it in the index, loading any schema rows it needs. */
 int registry_reload_scope(registry_t *reg, store_t *db, const char *scope, reg_error_t *err);
 
+/* Does a schema carried by some subject (other than skip_subject when given)
+ * refer to (subject, version)? live_only: only live referrers count. */
+int registry_is_referenced(registry_t *reg, const char *subject, int version, int live_only,
+                           const char *skip_subject);
+/* 42206 for (subject, version). */
+reg_code_t registry_referenced_error(const char *subject, int version, reg_error_t *err);
+
 /* One write: BEGIN, lock the scope, body, append the change, COMMIT, then
  * reload the scope into the index. Any failure rolls everything back. */
 typedef reg_code_t (*registry_tx_fn)(registry_t *reg, store_t *db, void *arg, reg_error_t *err);

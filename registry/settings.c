@@ -232,14 +232,61 @@ static int scope_has_live_subjects(registry_t *reg, const char *subject)
 }
 
 typedef struct mode_write {
-    const char *mode;   /* NULL deletes */
+    const char *mode;     /* NULL deletes */
     const char *scope;
+    strlist_t purge;      /* entering IMPORT: subjects whose soft-deleted versions go */
 } mode_write_t;
+
+/* Soft-deleted versions of one subject are removed on entering IMPORT, so
+ * imported versions cannot collide with them (rest-api 2.7). */
+static reg_code_t purge_soft_deleted(registry_t *reg, store_t *db, const char *subject,
+                                     reg_error_t *err)
+{
+    reg_subject_t *fresh;
+    if (store_load_subject(db, subject, &fresh, err) != 0)
+        return err->code;
+    reg_code_t rc = REG_OK;
+    for (size_t i = 0; rc == REG_OK && i < fresh->n; i++) {
+        const reg_version_t *v = &fresh->v[i];
+        if (!v->deleted)
+            continue;
+        if (registry_is_referenced(reg, subject, v->version, 0, NULL))
+            rc = registry_referenced_error(subject, v->version, err);
+        else if (store_version_hard_delete(db, subject, v->version, err) != 0)
+            rc = err->code;
+    }
+    if (rc == REG_OK && strcmp(subject, "") != 0 && store_change(db, subject, err) != 0)
+        rc = err->code;
+    reg_subject_free(fresh);
+    return rc;
+}
 
 static reg_code_t mode_write_tx(registry_t *reg, store_t *db, void *arg, reg_error_t *err)
 {
     mode_write_t *w = arg;
+    for (size_t i = 0; i < w->purge.n; i++) {
+        reg_code_t rc = purge_soft_deleted(reg, db, w->purge.items[i], err);
+        if (rc != REG_OK)
+            return rc;
+    }
     return store_mode_set(db, w->scope, w->mode, err) == 0 ? REG_OK : err->code;
+}
+
+/* The subjects in scope (one subject, or all) that have soft-deleted versions. */
+static void subjects_with_soft_deleted(registry_t *reg, const char *subject, strlist_t *out)
+{
+    pthread_rwlock_rdlock(&reg->idx.lock);
+    const hmap_t *m = &reg->idx.subjects;
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!hmap_live(m, i))
+            continue;
+        const reg_subject_t *subj = m->slots[i].value;
+        if (subject && strcmp(subj->name, subject) != 0)
+            continue;
+        if ((size_t)reg_subject_live_count(subj) < subj->n)
+            strlist_push(out, subj->name);
+    }
+    pthread_rwlock_unlock(&reg->idx.lock);
 }
 
 reg_code_t registry_mode_set(registry_t *reg, store_t *db, const char *subject, const char *mode,
@@ -253,14 +300,22 @@ reg_code_t registry_mode_set(registry_t *reg, store_t *db, const char *subject, 
     reg_code_t rc = subject ? registry_check_subject_name(subject, err) : REG_OK;
     if (rc != REG_OK)
         return rc;
-    const char *current = subject ? registry_effective_mode(reg, subject) : registry_effective_mode(reg, NULL);
-    if (strcmp(canonical, "IMPORT") == 0 && strcmp(current, "IMPORT") != 0 && !force &&
-        scope_has_live_subjects(reg, subject))
+    int entering_import = strcmp(canonical, "IMPORT") == 0 &&
+                          strcmp(registry_effective_mode(reg, subject), "IMPORT") != 0;
+    if (entering_import && !force && scope_has_live_subjects(reg, subject))
         return reg_fail(err, REG_OPERATION_NOT_PERMITTED, "Cannot import since found existing subjects");
     if (!db)
         return REG_NEED_DB;
-    mode_write_t w = {canonical, scope_of(subject)};
-    return registry_write_tx(reg, db, w.scope, mode_write_tx, &w, err);
+    mode_write_t w = {canonical, scope_of(subject), {0}};
+    if (entering_import)
+        subjects_with_soft_deleted(reg, subject, &w.purge);
+    rc = registry_write_tx(reg, db, w.scope, mode_write_tx, &w, err);
+    /* The scope itself is reloaded by registry_write_tx; purged subjects here. */
+    for (size_t i = 0; rc == REG_OK && i < w.purge.n; i++)
+        if (strcmp(w.purge.items[i], w.scope) != 0 && registry_reload_scope(reg, db, w.purge.items[i], err) != 0)
+            rc = err->code;
+    strlist_clear(&w.purge);
+    return rc;
 }
 
 reg_code_t registry_mode_delete(registry_t *reg, store_t *db, const char *subject, char **out,
