@@ -300,17 +300,17 @@ static char *missing_symbols(const avro_node_t *r, const avro_node_t *w, size_t 
         if (avro_index_find(r->u.enm.by_name, w->u.enm.symbols[i]) < 0)
             missing[n++] = w->u.enm.symbols[i];
     qsort(missing, n, sizeof *missing, symbol_order);
-    avro_buf_t b = {0};
-    avro_buf_putc(&b, '[');
+    strbuf_t b = {0};
+    strbuf_putc(&b, '[');
     for (size_t i = 0; i < n; i++) {
         if (i)
-            avro_buf_puts(&b, ", ");
-        avro_buf_puts(&b, missing[i]);
+            strbuf_puts(&b, ", ");
+        strbuf_puts(&b, missing[i]);
     }
-    avro_buf_putc(&b, ']');
+    strbuf_putc(&b, ']');
     free(missing);
     *n_missing = n;
-    return avro_buf_take(&b);
+    return strbuf_take(&b);
 }
 
 static void check_symbols(check_ctx_t *c, check_frame_t *f)
@@ -329,11 +329,11 @@ static void check_symbols(check_ctx_t *c, check_frame_t *f)
 
 static char *multiple_match_message(const avro_field_t *rf, const avro_node_t *w)
 {
-    avro_buf_t b = {0};
-    avro_buf_printf(&b, "Reader record field %s type:%s pos:%zu matches multiple fields in writer record schema ",
+    strbuf_t b = {0};
+    strbuf_printf(&b, "Reader record field %s type:%s pos:%zu matches multiple fields in writer record schema ",
                     rf->name, avro_kind_upper(rf->type->kind), rf->pos);
     avro_write_schema(&b, w, NULL, 0);
-    return avro_buf_take(&b);
+    return strbuf_take(&b);
 }
 
 /* lookupWriterField: by name, then by each reader alias; more than one hit

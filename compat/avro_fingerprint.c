@@ -11,44 +11,44 @@
 #define FP64_EMPTY 0xc15d213aa4d7a795ull
 
 typedef struct pcf_writer {
-    avro_buf_t *b;
+    strbuf_t *b;
     avro_strmap_t seen;   /* full names written so far */
     int depth;
 } pcf_writer_t;
 
 static void pcf_node(pcf_writer_t *w, const avro_node_t *n);
 
-static void pcf_quoted_raw(avro_buf_t *b, const char *s)
+static void pcf_quoted_raw(strbuf_t *b, const char *s)
 {
-    avro_buf_putc(b, '"');
-    avro_buf_puts(b, s);
-    avro_buf_putc(b, '"');
+    strbuf_putc(b, '"');
+    strbuf_puts(b, s);
+    strbuf_putc(b, '"');
 }
 
 static void pcf_record_fields(pcf_writer_t *w, const avro_node_t *n)
 {
-    avro_buf_puts(w->b, ",\"fields\":[");
+    strbuf_puts(w->b, ",\"fields\":[");
     for (size_t i = 0; i < n->u.record.n; i++) {
         if (i)
-            avro_buf_putc(w->b, ',');
-        avro_buf_puts(w->b, "{\"name\":");
+            strbuf_putc(w->b, ',');
+        strbuf_puts(w->b, "{\"name\":");
         pcf_quoted_raw(w->b, n->u.record.fields[i].name);
-        avro_buf_puts(w->b, ",\"type\":");
+        strbuf_puts(w->b, ",\"type\":");
         pcf_node(w, n->u.record.fields[i].type);
-        avro_buf_putc(w->b, '}');
+        strbuf_putc(w->b, '}');
     }
-    avro_buf_putc(w->b, ']');
+    strbuf_putc(w->b, ']');
 }
 
-static void pcf_enum_symbols(avro_buf_t *b, const avro_node_t *n)
+static void pcf_enum_symbols(strbuf_t *b, const avro_node_t *n)
 {
-    avro_buf_puts(b, ",\"symbols\":[");
+    strbuf_puts(b, ",\"symbols\":[");
     for (size_t i = 0; i < n->u.enm.n; i++) {
         if (i)
-            avro_buf_putc(b, ',');
+            strbuf_putc(b, ',');
         pcf_quoted_raw(b, n->u.enm.symbols[i]);
     }
-    avro_buf_putc(b, ']');
+    strbuf_putc(b, ']');
 }
 
 static void pcf_named(pcf_writer_t *w, const avro_node_t *n)
@@ -60,37 +60,37 @@ static void pcf_named(pcf_writer_t *w, const avro_node_t *n)
     }
     if (avro_strmap_put(&w->seen, full, (void *)n) != 0)
         w->b->failed = 1;
-    avro_buf_puts(w->b, "{\"name\":");
+    strbuf_puts(w->b, "{\"name\":");
     pcf_quoted_raw(w->b, full);
-    avro_buf_puts(w->b, ",\"type\":");
+    strbuf_puts(w->b, ",\"type\":");
     pcf_quoted_raw(w->b, avro_kind_name(n->kind));
     if (n->kind == AVRO_KIND_ENUM)
         pcf_enum_symbols(w->b, n);
     else if (n->kind == AVRO_KIND_FIXED)
-        avro_buf_printf(w->b, ",\"size\":%d", n->u.fixed.size);
+        strbuf_printf(w->b, ",\"size\":%d", n->u.fixed.size);
     else
         pcf_record_fields(w, n);
-    avro_buf_putc(w->b, '}');
+    strbuf_putc(w->b, '}');
 }
 
 static void pcf_kind(pcf_writer_t *w, const avro_node_t *n)
 {
     switch (n->kind) {
     case AVRO_KIND_UNION:
-        avro_buf_putc(w->b, '[');
+        strbuf_putc(w->b, '[');
         for (size_t i = 0; i < n->u.uni.n; i++) {
             if (i)
-                avro_buf_putc(w->b, ',');
+                strbuf_putc(w->b, ',');
             pcf_node(w, n->u.uni.branches[i]);
         }
-        avro_buf_putc(w->b, ']');
+        strbuf_putc(w->b, ']');
         break;
     case AVRO_KIND_ARRAY:
     case AVRO_KIND_MAP:
-        avro_buf_puts(w->b, n->kind == AVRO_KIND_ARRAY ? "{\"type\":\"array\",\"items\":"
+        strbuf_puts(w->b, n->kind == AVRO_KIND_ARRAY ? "{\"type\":\"array\",\"items\":"
                                                        : "{\"type\":\"map\",\"values\":");
         pcf_node(w, n->u.items);
-        avro_buf_putc(w->b, '}');
+        strbuf_putc(w->b, '}');
         break;
     case AVRO_KIND_RECORD:
     case AVRO_KIND_ENUM:
@@ -114,7 +114,7 @@ static void pcf_node(pcf_writer_t *w, const avro_node_t *n)
     w->depth--;
 }
 
-void avro_write_parsing_form(avro_buf_t *b, const avro_node_t *root)
+void avro_write_parsing_form(strbuf_t *b, const avro_node_t *root)
 {
     pcf_writer_t w = {.b = b};
     pcf_node(&w, root);

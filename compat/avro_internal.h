@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "compat/avro.h"
+#include "compat/strbuf.h"
 
 /* ---- 1. Limits ----------------------------------------------------------- */
 
@@ -60,34 +61,17 @@ void avro_arena_release(avro_arena_t *a);
 
 /* ---- 3. Text buffer and JSON output ---------------------------------------- */
 
-/* A growable string. After an allocation failure every append is a no-op
- * and avro_buf_take returns NULL, so writers check once at the end. */
-typedef struct avro_buf {
-    char *data;
-    size_t len;
-    size_t cap;
-    int failed;
-} avro_buf_t;
-
-void avro_buf_put(avro_buf_t *b, const char *s, size_t n);
-void avro_buf_puts(avro_buf_t *b, const char *s);
-void avro_buf_putc(avro_buf_t *b, char c);
-void avro_buf_printf(avro_buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The text (malloc'd, NUL-terminated), or NULL after a failure; b is reset. */
-char *avro_buf_take(avro_buf_t *b);
-void avro_buf_discard(avro_buf_t *b);
-
 /* A JSON string literal escaped the way Jackson escapes it. */
-void avro_buf_json_string(avro_buf_t *b, const char *s);
+void avro_buf_json_string(strbuf_t *b, const char *s);
 /* A JSON value printed the way Jackson's writeTree prints it (compact,
  * key order kept, doubles as Double.toString). */
-void avro_buf_json_value(avro_buf_t *b, const json_t *v);
+void avro_buf_json_value(strbuf_t *b, const json_t *v);
 
 /* ---- 4. Java number semantics ---------------------------------------------- */
 
 /* Double.toString / Float.toString ("1.0", "1.0E-4", "NaN", "-Infinity"). */
-void avro_buf_java_double(avro_buf_t *b, double v);
-void avro_buf_java_float(avro_buf_t *b, float v);
+void avro_buf_java_double(strbuf_t *b, double v);
+void avro_buf_java_float(strbuf_t *b, float v);
 /* Double.parseDouble: 0 and *out on success, -1 when Java would throw. */
 int avro_java_parse_double(const char *s, double *out);
 
@@ -286,7 +270,7 @@ int avro_model_own(avro_model_t *m, json_t *v);
 
 /* Avro's getAliases() strings: full names, or ".name" for a null-namespace
  * alias of a type that has a namespace (such an alias never matches). */
-void avro_buf_alias_string(avro_buf_t *b, const avro_node_t *named, const avro_name_t *alias);
+void avro_buf_alias_string(strbuf_t *b, const avro_node_t *named, const avro_name_t *alias);
 
 /* ---- 8. Operations ----------------------------------------------------------- */
 
@@ -311,17 +295,17 @@ int avro_default_is_valid(const avro_node_t *type, const json_t *v, int is_numbe
 int avro_node_equal(const avro_node_t *a, const avro_node_t *b);
 
 /* avro_write.c: Schema.toString with the given full names already known. */
-void avro_write_schema(avro_buf_t *b, const avro_node_t *root, const char *const *known, size_t n_known);
+void avro_write_schema(strbuf_t *b, const avro_node_t *root, const char *const *known, size_t n_known);
 /* 1 when no walk of the graph from root (writers, name checks) nests deeper
  * than limit. Forward references let a definition chain through named types
  * nest deeper than any one JSON document. */
 int avro_depth_within(const avro_node_t *root, int limit);
 
 /* avro_fingerprint.c */
-void avro_write_parsing_form(avro_buf_t *b, const avro_node_t *root);
+void avro_write_parsing_form(strbuf_t *b, const avro_node_t *root);
 
 /* avro_normalize.c: Confluent's normalized text (re-parsed by the caller);
  * returns -1 (with *error) where Confluent's normalizer throws. */
-int avro_write_normalized(avro_buf_t *b, const avro_model_t *m, char **error);
+int avro_write_normalized(strbuf_t *b, const avro_model_t *m, char **error);
 
 #endif

@@ -64,13 +64,13 @@ const avro_node_t *avro_primitive(avro_kind_t k)
     return &primitive_nodes[k];
 }
 
-void avro_buf_alias_string(avro_buf_t *b, const avro_node_t *named, const avro_name_t *alias)
+void avro_buf_alias_string(strbuf_t *b, const avro_node_t *named, const avro_name_t *alias)
 {
     if (!alias->space && named->named->name.space) {
-        avro_buf_putc(b, '.');
-        avro_buf_puts(b, alias->name);
+        strbuf_putc(b, '.');
+        strbuf_puts(b, alias->name);
     } else {
-        avro_buf_puts(b, alias->full);
+        strbuf_puts(b, alias->full);
     }
 }
 
@@ -179,15 +179,15 @@ avro_model_t *avro_model_parse(const char *text, size_t len, const schema_ref_t 
     avro_model_t *m = parse_plain(text, len, refs, nrefs, strict, error);
     if (!m || !(flags & SCHEMA_PARSE_NORMALIZE))
         return m;
-    avro_buf_t b = {0};
+    strbuf_t b = {0};
     if (avro_write_normalized(&b, m, error) != 0) {
-        avro_buf_discard(&b);
+        strbuf_free(&b);
         avro_model_free(m);
         if (!*error)
             *error = error_copy(NULL);
         return NULL;
     }
-    char *normalized = avro_buf_take(&b);
+    char *normalized = strbuf_take(&b);
     avro_model_free(m);
     if (!normalized) {
         *error = error_copy(NULL);
@@ -202,23 +202,23 @@ avro_model_t *avro_model_parse(const char *text, size_t len, const schema_ref_t 
 
 char *avro_model_canonical(const avro_model_t *m)
 {
-    avro_buf_t b = {0};
+    strbuf_t b = {0};
     avro_write_schema(&b, m->root, m->ref_names, m->n_ref_names);
-    return avro_buf_take(&b);
+    return strbuf_take(&b);
 }
 
 char *avro_model_resolved(const avro_model_t *m)
 {
-    avro_buf_t b = {0};
+    strbuf_t b = {0};
     avro_write_schema(&b, m->root, NULL, 0);
-    return avro_buf_take(&b);
+    return strbuf_take(&b);
 }
 
 char *avro_parsing_canonical_form(const avro_model_t *m)
 {
-    avro_buf_t b = {0};
+    strbuf_t b = {0};
     avro_write_parsing_form(&b, m->root);
-    return avro_buf_take(&b);
+    return strbuf_take(&b);
 }
 
 int avro_model_fingerprint64(const avro_model_t *m, uint64_t *out)

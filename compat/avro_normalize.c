@@ -23,7 +23,7 @@
 #include <string.h>
 
 typedef struct norm_ctx {
-    avro_buf_t *b;
+    strbuf_t *b;
     avro_strmap_t emitted;     /* full names written (or provided by references) */
     char *error;
     int depth;
@@ -38,11 +38,11 @@ static void norm_fail(norm_ctx_t *c, const char *what, const char *name)
     c->b->failed = 1;
 }
 
-static void put_quoted_raw(avro_buf_t *b, const char *s)
+static void put_quoted_raw(strbuf_t *b, const char *s)
 {
-    avro_buf_putc(b, '"');
-    avro_buf_puts(b, s);
-    avro_buf_putc(b, '"');
+    strbuf_putc(b, '"');
+    strbuf_puts(b, s);
+    strbuf_putc(b, '"');
 }
 
 /* ---- 1. Sorted properties, aliases, logical-type attributes ------------------------------ */
@@ -70,9 +70,9 @@ static void norm_props(norm_ctx_t *c, const avro_props_t *props)
     memcpy(sorted, props->items, props->n * sizeof *sorted);
     qsort(sorted, props->n, sizeof *sorted, prop_order);
     for (size_t i = 0; i < props->n; i++) {
-        avro_buf_puts(c->b, ",\"");
-        avro_buf_puts(c->b, sorted[i].key);
-        avro_buf_puts(c->b, "\":");
+        strbuf_puts(c->b, ",\"");
+        strbuf_puts(c->b, sorted[i].key);
+        strbuf_puts(c->b, "\":");
         avro_buf_json_value(c->b, sorted[i].value);
     }
     free(sorted);
@@ -84,12 +84,12 @@ static void norm_sorted_strings(norm_ctx_t *c, const char *key, char **strings, 
     if (!n)
         return;
     qsort(strings, n, sizeof *strings, string_order);
-    avro_buf_printf(c->b, ",\"%s\":", key);
+    strbuf_printf(c->b, ",\"%s\":", key);
     for (size_t i = 0; i < n; i++) {
-        avro_buf_putc(c->b, i ? ',' : '[');
+        strbuf_putc(c->b, i ? ',' : '[');
         avro_buf_json_string(c->b, strings[i]);
     }
-    avro_buf_putc(c->b, ']');
+    strbuf_putc(c->b, ']');
 }
 
 static void norm_field_aliases(norm_ctx_t *c, const avro_field_t *f)
@@ -115,9 +115,9 @@ static void norm_type_aliases(norm_ctx_t *c, const avro_node_t *n)
         return;
     }
     for (size_t i = 0; i < count; i++) {
-        avro_buf_t tmp = {0};
+        strbuf_t tmp = {0};
         avro_buf_alias_string(&tmp, n, &n->named->aliases[i]);
-        if (!(strings[i] = avro_buf_take(&tmp)))
+        if (!(strings[i] = strbuf_take(&tmp)))
             c->b->failed = 1;
     }
     if (!c->b->failed)
@@ -131,12 +131,12 @@ static void norm_logical(norm_ctx_t *c, const avro_node_t *n)
 {
     if (n->logical == AVRO_LOGICAL_NONE)
         return;
-    avro_buf_printf(c->b, ",\"logicalType\":\"%s\"", avro_logical_name(n->logical));
+    strbuf_printf(c->b, ",\"logicalType\":\"%s\"", avro_logical_name(n->logical));
     if (n->logical != AVRO_LOGICAL_DECIMAL)
         return;
-    avro_buf_printf(c->b, ",\"precision\":%d", n->precision);
+    strbuf_printf(c->b, ",\"precision\":%d", n->precision);
     if (n->scale != 0)
-        avro_buf_printf(c->b, ",\"scale\":%d", n->scale);
+        strbuf_printf(c->b, ",\"scale\":%d", n->scale);
 }
 
 /* ---- 2. Field defaults ------------------------------------------------------------------------ */
@@ -147,18 +147,18 @@ typedef enum norm_status {
     NORM_FAIL,   /* Confluent's code throws */
 } norm_status_t;
 
-static norm_status_t norm_datum(avro_buf_t *b, const json_t *v, const avro_node_t *s, int is_number);
+static norm_status_t norm_datum(strbuf_t *b, const json_t *v, const avro_node_t *s, int is_number);
 
 /* Jackson writes a non-finite number as a string. */
-static void put_java_number(avro_buf_t *b, double v, int as_float)
+static void put_java_number(strbuf_t *b, double v, int as_float)
 {
     if (!isfinite(as_float ? (float)v : v)) {
-        avro_buf_putc(b, '"');
+        strbuf_putc(b, '"');
         if (as_float)
             avro_buf_java_float(b, (float)v);
         else
             avro_buf_java_double(b, v);
-        avro_buf_putc(b, '"');
+        strbuf_putc(b, '"');
     } else if (as_float) {
         avro_buf_java_float(b, (float)v);
     } else {
@@ -166,11 +166,11 @@ static void put_java_number(avro_buf_t *b, double v, int as_float)
     }
 }
 
-static norm_status_t norm_integer(avro_buf_t *b, json_int_t v, const avro_node_t *s)
+static norm_status_t norm_integer(strbuf_t *b, json_int_t v, const avro_node_t *s)
 {
     avro_kind_t k = s ? s->kind : (v >= INT32_MIN && v <= INT32_MAX ? AVRO_KIND_INT : AVRO_KIND_LONG);
     if (k == AVRO_KIND_INT || k == AVRO_KIND_LONG)
-        avro_buf_printf(b, "%" JSON_INTEGER_FORMAT, v);
+        strbuf_printf(b, "%" JSON_INTEGER_FORMAT, v);
     else if (k == AVRO_KIND_FLOAT || k == AVRO_KIND_DOUBLE)
         put_java_number(b, (double)v, k == AVRO_KIND_FLOAT);
     else
@@ -178,7 +178,7 @@ static norm_status_t norm_integer(avro_buf_t *b, json_int_t v, const avro_node_t
     return NORM_OK;
 }
 
-static norm_status_t norm_real(avro_buf_t *b, double v, const avro_node_t *s)
+static norm_status_t norm_real(strbuf_t *b, double v, const avro_node_t *s)
 {
     if (s && s->kind != AVRO_KIND_FLOAT && s->kind != AVRO_KIND_DOUBLE)
         return NORM_NULL;
@@ -187,23 +187,23 @@ static norm_status_t norm_real(avro_buf_t *b, double v, const avro_node_t *s)
 }
 
 /* bytes/fixed defaults go through ISO-8859-1 bytes and back: other characters become '?'. */
-static void put_latin1_string(avro_buf_t *b, const char *s)
+static void put_latin1_string(strbuf_t *b, const char *s)
 {
-    avro_buf_t tmp = {0};
+    strbuf_t tmp = {0};
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
         if (*p < 0x80) {
-            avro_buf_putc(&tmp, (char)*p++);
+            strbuf_putc(&tmp, (char)*p++);
             continue;
         }
         int len = *p >= 0xF0 ? 4 : *p >= 0xE0 ? 3 : 2;
         if (len == 2 && *p <= 0xC3)
-            avro_buf_put(&tmp, (const char *)p, 2);
+            strbuf_put(&tmp, (const char *)p, 2);
         else
-            avro_buf_putc(&tmp, '?');
+            strbuf_putc(&tmp, '?');
         for (int i = 0; i < len && *p; i++)
             p++;
     }
-    char *text = avro_buf_take(&tmp);
+    char *text = strbuf_take(&tmp);
     if (!text) {
         b->failed = 1;
         return;
@@ -212,7 +212,7 @@ static void put_latin1_string(avro_buf_t *b, const char *s)
     free(text);
 }
 
-static norm_status_t norm_string(avro_buf_t *b, const char *text, const avro_node_t *s)
+static norm_status_t norm_string(strbuf_t *b, const char *text, const avro_node_t *s)
 {
     if (!s || s->kind == AVRO_KIND_STRING || s->kind == AVRO_KIND_ENUM)
         avro_buf_json_string(b, text);
@@ -223,18 +223,18 @@ static norm_status_t norm_string(avro_buf_t *b, const char *text, const avro_nod
     return NORM_OK;
 }
 
-static norm_status_t norm_array(avro_buf_t *b, const json_t *v, const avro_node_t *s)
+static norm_status_t norm_array(strbuf_t *b, const json_t *v, const avro_node_t *s)
 {
     if (s && s->kind != AVRO_KIND_ARRAY)
         return NORM_FAIL;
-    avro_buf_putc(b, '[');
+    strbuf_putc(b, '[');
     for (size_t i = 0; i < json_array_size(v); i++) {
         if (i)
-            avro_buf_putc(b, ',');
+            strbuf_putc(b, ',');
         if (norm_datum(b, json_array_get(v, i), s ? s->u.items : NULL, 0) != NORM_OK)
             return NORM_FAIL;
     }
-    avro_buf_putc(b, ']');
+    strbuf_putc(b, ']');
     return NORM_OK;
 }
 
@@ -250,30 +250,30 @@ static const avro_node_t *member_schema(const avro_node_t *s, const char *key, i
     return idx < 0 ? NULL : s->u.record.fields[idx].type;
 }
 
-static norm_status_t norm_object(avro_buf_t *b, const json_t *v, const avro_node_t *s)
+static norm_status_t norm_object(strbuf_t *b, const json_t *v, const avro_node_t *s)
 {
     const char *key;
     json_t *member;
     int first = 1, missing;
-    avro_buf_putc(b, '{');
+    strbuf_putc(b, '{');
     json_object_foreach((json_t *)v, key, member) {
         const avro_node_t *ms = member_schema(s, key, &missing);
         if (missing)
             return NORM_FAIL;
         if (!first)
-            avro_buf_putc(b, ',');
+            strbuf_putc(b, ',');
         first = 0;
         avro_buf_json_string(b, key);
-        avro_buf_putc(b, ':');
+        strbuf_putc(b, ':');
         if (norm_datum(b, member, ms, 0) != NORM_OK)
             return NORM_FAIL;
     }
-    avro_buf_putc(b, '}');
+    strbuf_putc(b, '}');
     return NORM_OK;
 }
 
 /* JacksonUtils.toObject(value, schema) followed by Jackson's output of it. */
-static norm_status_t norm_datum(avro_buf_t *b, const json_t *v, const avro_node_t *s, int is_number)
+static norm_status_t norm_datum(strbuf_t *b, const json_t *v, const avro_node_t *s, int is_number)
 {
     if (s && s->kind == AVRO_KIND_UNION) {
         if (!s->u.uni.n)
@@ -285,9 +285,9 @@ static norm_status_t norm_datum(avro_buf_t *b, const json_t *v, const avro_node_
     if (is_number)
         return norm_string(b, json_string_value(v), NULL);
     switch (json_typeof(v)) {
-    case JSON_NULL: avro_buf_puts(b, "null"); return NORM_OK;
-    case JSON_TRUE: avro_buf_puts(b, "true"); return NORM_OK;
-    case JSON_FALSE: avro_buf_puts(b, "false"); return NORM_OK;
+    case JSON_NULL: strbuf_puts(b, "null"); return NORM_OK;
+    case JSON_TRUE: strbuf_puts(b, "true"); return NORM_OK;
+    case JSON_FALSE: strbuf_puts(b, "false"); return NORM_OK;
     case JSON_INTEGER: return norm_integer(b, json_integer_value(v), s);
     case JSON_REAL: return norm_real(b, json_real_value(v), s);
     case JSON_STRING: return norm_string(b, json_string_value(v), s);
@@ -299,16 +299,16 @@ static norm_status_t norm_datum(avro_buf_t *b, const json_t *v, const avro_node_
 
 static void norm_field_default(norm_ctx_t *c, const avro_field_t *f)
 {
-    avro_buf_t tmp = {0};
+    strbuf_t tmp = {0};
     norm_status_t st = norm_datum(&tmp, f->def, f->type, f->def_is_number);
-    char *text = avro_buf_take(&tmp);
+    char *text = strbuf_take(&tmp);
     if (st == NORM_FAIL)
         norm_fail(c, "cannot convert the default of field ", f->name);
     else if (!text)
         c->b->failed = 1;
     else if (st == NORM_OK) {
-        avro_buf_puts(c->b, ",\"default\":");
-        avro_buf_puts(c->b, text);
+        strbuf_puts(c->b, ",\"default\":");
+        strbuf_puts(c->b, text);
     }
     free(text);
 }
@@ -322,41 +322,41 @@ static const char *order_upper(avro_order_t o)
 
 static void norm_field(norm_ctx_t *c, const avro_field_t *f)
 {
-    avro_buf_puts(c->b, "{\"name\":");
+    strbuf_puts(c->b, "{\"name\":");
     put_quoted_raw(c->b, f->name);
-    avro_buf_puts(c->b, ",\"type\":");
+    strbuf_puts(c->b, ",\"type\":");
     norm_node(c, f->type);
-    avro_buf_printf(c->b, ",\"order\":\"%s\"", order_upper(f->order));
+    strbuf_printf(c->b, ",\"order\":\"%s\"", order_upper(f->order));
     if (f->doc) {
-        avro_buf_puts(c->b, ",\"doc\":");
+        strbuf_puts(c->b, ",\"doc\":");
         avro_buf_json_string(c->b, f->doc);
     }
     norm_field_aliases(c, f);
     norm_field_default(c, f);
     norm_props(c, &f->props);
-    avro_buf_putc(c->b, '}');
+    strbuf_putc(c->b, '}');
 }
 
 static void norm_body(norm_ctx_t *c, const avro_node_t *n)
 {
     if (n->kind == AVRO_KIND_ENUM) {
-        avro_buf_puts(c->b, ",\"symbols\":[");
+        strbuf_puts(c->b, ",\"symbols\":[");
         for (size_t i = 0; i < n->u.enm.n; i++) {
             if (i)
-                avro_buf_putc(c->b, ',');
+                strbuf_putc(c->b, ',');
             put_quoted_raw(c->b, n->u.enm.symbols[i]);
         }
-        avro_buf_putc(c->b, ']');
+        strbuf_putc(c->b, ']');
     } else if (n->kind == AVRO_KIND_FIXED) {
-        avro_buf_printf(c->b, ",\"size\":%d", n->u.fixed.size);
+        strbuf_printf(c->b, ",\"size\":%d", n->u.fixed.size);
     } else {
-        avro_buf_puts(c->b, ",\"fields\":[");
+        strbuf_puts(c->b, ",\"fields\":[");
         for (size_t i = 0; i < n->u.record.n; i++) {
             if (i)
-                avro_buf_putc(c->b, ',');
+                strbuf_putc(c->b, ',');
             norm_field(c, &n->u.record.fields[i]);
         }
-        avro_buf_putc(c->b, ']');
+        strbuf_putc(c->b, ']');
     }
 }
 
@@ -370,22 +370,22 @@ static void norm_named(norm_ctx_t *c, const avro_node_t *n)
     }
     if (avro_strmap_put(&c->emitted, full, (void *)n) != 0)
         c->b->failed = 1;
-    avro_buf_puts(c->b, "{\"name\":");
+    strbuf_puts(c->b, "{\"name\":");
     put_quoted_raw(c->b, full);
-    avro_buf_printf(c->b, ",\"type\":\"%s\"", avro_kind_name(n->kind));
+    strbuf_printf(c->b, ",\"type\":\"%s\"", avro_kind_name(n->kind));
     norm_body(c, n);
     norm_logical(c, n);
     if (n->named->doc && *n->named->doc) {
-        avro_buf_puts(c->b, ",\"doc\":");
+        strbuf_puts(c->b, ",\"doc\":");
         avro_buf_json_string(c->b, n->named->doc);
     }
     norm_type_aliases(c, n);
     if (n->kind == AVRO_KIND_ENUM && n->u.enm.def) {
-        avro_buf_puts(c->b, ",\"default\":");
+        strbuf_puts(c->b, ",\"default\":");
         avro_buf_json_string(c->b, n->u.enm.def);
     }
     norm_props(c, &n->props);
-    avro_buf_putc(c->b, '}');
+    strbuf_putc(c->b, '}');
 }
 
 static void norm_primitive(norm_ctx_t *c, const avro_node_t *n)
@@ -394,32 +394,32 @@ static void norm_primitive(norm_ctx_t *c, const avro_node_t *n)
         put_quoted_raw(c->b, avro_kind_name(n->kind));
         return;
     }
-    avro_buf_printf(c->b, "{\"type\":\"%s\"", avro_kind_name(n->kind));
+    strbuf_printf(c->b, "{\"type\":\"%s\"", avro_kind_name(n->kind));
     norm_logical(c, n);
     norm_props(c, &n->props);
-    avro_buf_putc(c->b, '}');
+    strbuf_putc(c->b, '}');
 }
 
 static void norm_kind(norm_ctx_t *c, const avro_node_t *n)
 {
     switch (n->kind) {
     case AVRO_KIND_UNION:
-        avro_buf_putc(c->b, '[');
+        strbuf_putc(c->b, '[');
         for (size_t i = 0; i < n->u.uni.n; i++) {
             if (i)
-                avro_buf_putc(c->b, ',');
+                strbuf_putc(c->b, ',');
             norm_node(c, n->u.uni.branches[i]);
         }
-        avro_buf_putc(c->b, ']');
+        strbuf_putc(c->b, ']');
         break;
     case AVRO_KIND_ARRAY:
     case AVRO_KIND_MAP:
-        avro_buf_puts(c->b, n->kind == AVRO_KIND_ARRAY ? "{\"type\":\"array\",\"items\":"
+        strbuf_puts(c->b, n->kind == AVRO_KIND_ARRAY ? "{\"type\":\"array\",\"items\":"
                                                        : "{\"type\":\"map\",\"values\":");
         norm_node(c, n->u.items);
         norm_logical(c, n);
         norm_props(c, &n->props);
-        avro_buf_putc(c->b, '}');
+        strbuf_putc(c->b, '}');
         break;
     case AVRO_KIND_RECORD:
     case AVRO_KIND_ENUM:
@@ -443,7 +443,7 @@ static void norm_node(norm_ctx_t *c, const avro_node_t *n)
     c->depth--;
 }
 
-int avro_write_normalized(avro_buf_t *b, const avro_model_t *m, char **error)
+int avro_write_normalized(strbuf_t *b, const avro_model_t *m, char **error)
 {
     norm_ctx_t c = {.b = b};
     for (size_t i = 0; i < m->n_ref_names; i++)

@@ -58,51 +58,51 @@ static void shortest_digits(double v, int is_float, java_digits_t *out)
     digits_from_sci(sci, out);
 }
 
-static void write_plain(avro_buf_t *b, const java_digits_t *dg)
+static void write_plain(strbuf_t *b, const java_digits_t *dg)
 {
     if (dg->exp10 < 0) {
-        avro_buf_puts(b, "0.");
+        strbuf_puts(b, "0.");
         for (int i = -1; i > dg->exp10; i--)
-            avro_buf_putc(b, '0');
-        avro_buf_put(b, dg->d, (size_t)dg->n);
+            strbuf_putc(b, '0');
+        strbuf_put(b, dg->d, (size_t)dg->n);
         return;
     }
     int int_len = dg->exp10 + 1;
     for (int i = 0; i < int_len; i++)
-        avro_buf_putc(b, i < dg->n ? dg->d[i] : '0');
-    avro_buf_putc(b, '.');
+        strbuf_putc(b, i < dg->n ? dg->d[i] : '0');
+    strbuf_putc(b, '.');
     if (dg->n > int_len)
-        avro_buf_put(b, dg->d + int_len, (size_t)(dg->n - int_len));
+        strbuf_put(b, dg->d + int_len, (size_t)(dg->n - int_len));
     else
-        avro_buf_putc(b, '0');
+        strbuf_putc(b, '0');
 }
 
-static void write_scientific(avro_buf_t *b, const java_digits_t *dg)
+static void write_scientific(strbuf_t *b, const java_digits_t *dg)
 {
-    avro_buf_putc(b, dg->d[0]);
-    avro_buf_putc(b, '.');
+    strbuf_putc(b, dg->d[0]);
+    strbuf_putc(b, '.');
     if (dg->n > 1)
-        avro_buf_put(b, dg->d + 1, (size_t)(dg->n - 1));
+        strbuf_put(b, dg->d + 1, (size_t)(dg->n - 1));
     else
-        avro_buf_putc(b, '0');
-    avro_buf_printf(b, "E%d", dg->exp10);
+        strbuf_putc(b, '0');
+    strbuf_printf(b, "E%d", dg->exp10);
 }
 
-static void write_java_number(avro_buf_t *b, double v, int is_float)
+static void write_java_number(strbuf_t *b, double v, int is_float)
 {
     if (isnan(v)) {
-        avro_buf_puts(b, "NaN");
+        strbuf_puts(b, "NaN");
         return;
     }
     if (signbit(v))
-        avro_buf_putc(b, '-');
+        strbuf_putc(b, '-');
     v = fabs(v);
     if (isinf(v)) {
-        avro_buf_puts(b, "Infinity");
+        strbuf_puts(b, "Infinity");
         return;
     }
     if (v == 0) {
-        avro_buf_puts(b, "0.0");
+        strbuf_puts(b, "0.0");
         return;
     }
     java_digits_t dg;
@@ -113,12 +113,12 @@ static void write_java_number(avro_buf_t *b, double v, int is_float)
         write_scientific(b, &dg);
 }
 
-void avro_buf_java_double(avro_buf_t *b, double v)
+void avro_buf_java_double(strbuf_t *b, double v)
 {
     write_java_number(b, v, 0);
 }
 
-void avro_buf_java_float(avro_buf_t *b, float v)
+void avro_buf_java_float(strbuf_t *b, float v)
 {
     write_java_number(b, (double)v, 1);
 }

@@ -65,9 +65,9 @@ static void *parse_oom(avro_parse_t *p)
 /* Fails with "<what>: <compact JSON of j>", the shape of Avro's messages. */
 static void *parse_fail_json(avro_parse_t *p, const char *what, const json_t *j)
 {
-    avro_buf_t b = {0};
+    strbuf_t b = {0};
     avro_buf_json_value(&b, j);
-    char *text = avro_buf_take(&b);
+    char *text = strbuf_take(&b);
     if (!text)
         return parse_oom(p);
     parse_fail(p, "%s: %s", what, text);
@@ -427,11 +427,11 @@ static int convert_float_default(avro_parse_t *p, avro_field_t *f)
 
 static int fail_invalid_default(avro_parse_t *p, const avro_field_t *f)
 {
-    avro_buf_t b = {0};
+    strbuf_t b = {0};
     avro_buf_json_value(&b, f->def);
-    avro_buf_puts(&b, " not a ");
+    strbuf_puts(&b, " not a ");
     avro_write_schema(&b, f->type, NULL, 0);
-    char *text = avro_buf_take(&b);
+    char *text = strbuf_take(&b);
     if (!text)
         return parse_oom(p), -1;
     parse_fail(p, "Invalid default for field %s: %s", f->name, text);
@@ -532,13 +532,13 @@ static avro_node_t *parse_record(avro_parse_t *p, const json_t *j, const char *n
 
 static int fail_enum_default(avro_parse_t *p, const avro_node_t *n, const char *def)
 {
-    avro_buf_t b = {0};
+    strbuf_t b = {0};
     for (size_t i = 0; i < n->u.enm.n; i++) {
-        avro_buf_puts(&b, i ? ", " : "[");
-        avro_buf_puts(&b, n->u.enm.symbols[i]);
+        strbuf_puts(&b, i ? ", " : "[");
+        strbuf_puts(&b, n->u.enm.symbols[i]);
     }
-    avro_buf_puts(&b, n->u.enm.n ? "]" : "[]");
-    char *list = avro_buf_take(&b);
+    strbuf_puts(&b, n->u.enm.n ? "]" : "[]");
+    char *list = strbuf_take(&b);
     if (!list)
         return parse_oom(p), -1;
     parse_fail(p, "The Enum Default: %s is not in the enum symbol set: %s", def, list);

@@ -13,7 +13,7 @@
 #define WRITE_MAX_DEPTH (4 * AVRO_MAX_DEPTH)
 
 typedef struct schema_writer {
-    avro_buf_t *b;
+    strbuf_t *b;
     avro_strmap_t known;    /* full names already written */
     int depth;
 } schema_writer_t;
@@ -44,21 +44,21 @@ static const char *qualified(const avro_name_t *name, const char *ns)
     return name->full;
 }
 
-static void write_key(avro_buf_t *b, const char *key, int first)
+static void write_key(strbuf_t *b, const char *key, int first)
 {
     if (!first)
-        avro_buf_putc(b, ',');
+        strbuf_putc(b, ',');
     avro_buf_json_string(b, key);
-    avro_buf_putc(b, ':');
+    strbuf_putc(b, ':');
 }
 
-static void write_string_member(avro_buf_t *b, const char *key, const char *value)
+static void write_string_member(strbuf_t *b, const char *key, const char *value)
 {
     write_key(b, key, 0);
     avro_buf_json_string(b, value);
 }
 
-static void write_props(avro_buf_t *b, const avro_props_t *props)
+static void write_props(strbuf_t *b, const avro_props_t *props)
 {
     for (size_t i = 0; i < props->n; i++) {
         write_key(b, props->items[i].key, 0);
@@ -66,7 +66,7 @@ static void write_props(avro_buf_t *b, const avro_props_t *props)
     }
 }
 
-static void write_name(avro_buf_t *b, const avro_name_t *name, const char *ns)
+static void write_name(strbuf_t *b, const avro_name_t *name, const char *ns)
 {
     write_string_member(b, "name", name->name);
     if (name->space) {
@@ -77,16 +77,16 @@ static void write_name(avro_buf_t *b, const avro_name_t *name, const char *ns)
     }
 }
 
-static void write_type_aliases(avro_buf_t *b, const avro_named_t *named)
+static void write_type_aliases(strbuf_t *b, const avro_named_t *named)
 {
     if (!named->n_aliases)
         return;
     write_key(b, "aliases", 0);
     for (size_t i = 0; i < named->n_aliases; i++) {
-        avro_buf_putc(b, i ? ',' : '[');
+        strbuf_putc(b, i ? ',' : '[');
         avro_buf_json_string(b, qualified(&named->aliases[i], named->name.space));
     }
-    avro_buf_putc(b, ']');
+    strbuf_putc(b, ']');
 }
 
 /* 1 when the named type was written before and a name reference was emitted. */
@@ -103,9 +103,9 @@ static int write_name_ref(schema_writer_t *w, const avro_node_t *n, const char *
 }
 
 /* "type", name, namespace and doc: the head every named type starts with. */
-static void write_named_head(avro_buf_t *b, const char *type, const avro_node_t *n, const char *ns)
+static void write_named_head(strbuf_t *b, const char *type, const avro_node_t *n, const char *ns)
 {
-    avro_buf_puts(b, "{\"type\":");
+    strbuf_puts(b, "{\"type\":");
     avro_buf_json_string(b, type);
     write_name(b, &n->named->name, ns);
     if (n->named->doc)
@@ -119,8 +119,8 @@ static const char *order_name(avro_order_t o)
 
 static void write_field(schema_writer_t *w, const avro_field_t *f, const char *ns)
 {
-    avro_buf_t *b = w->b;
-    avro_buf_puts(b, "{\"name\":");
+    strbuf_t *b = w->b;
+    strbuf_puts(b, "{\"name\":");
     avro_buf_json_string(b, f->name);
     write_key(b, "type", 0);
     write_node(w, f->type, ns);
@@ -135,90 +135,90 @@ static void write_field(schema_writer_t *w, const avro_field_t *f, const char *n
     if (f->n_aliases) {
         write_key(b, "aliases", 0);
         for (size_t i = 0; i < f->n_aliases; i++) {
-            avro_buf_putc(b, i ? ',' : '[');
+            strbuf_putc(b, i ? ',' : '[');
             avro_buf_json_string(b, f->aliases[i]);
         }
-        avro_buf_putc(b, ']');
+        strbuf_putc(b, ']');
     }
     write_props(b, &f->props);
-    avro_buf_putc(b, '}');
+    strbuf_putc(b, '}');
 }
 
 static void write_record(schema_writer_t *w, const avro_node_t *n, const char *ns)
 {
-    avro_buf_t *b = w->b;
+    strbuf_t *b = w->b;
     write_named_head(b, n->u.record.is_error ? "error" : "record", n, ns);
     write_key(b, "fields", 0);
-    avro_buf_putc(b, '[');
+    strbuf_putc(b, '[');
     for (size_t i = 0; i < n->u.record.n; i++) {
         if (i)
-            avro_buf_putc(b, ',');
+            strbuf_putc(b, ',');
         write_field(w, &n->u.record.fields[i], n->named->name.space);
     }
-    avro_buf_putc(b, ']');
+    strbuf_putc(b, ']');
     write_props(b, &n->props);
     write_type_aliases(b, n->named);
-    avro_buf_putc(b, '}');
+    strbuf_putc(b, '}');
 }
 
-static void write_enum(avro_buf_t *b, const avro_node_t *n, const char *ns)
+static void write_enum(strbuf_t *b, const avro_node_t *n, const char *ns)
 {
     write_named_head(b, "enum", n, ns);
     write_key(b, "symbols", 0);
-    avro_buf_putc(b, '[');
+    strbuf_putc(b, '[');
     for (size_t i = 0; i < n->u.enm.n; i++) {
         if (i)
-            avro_buf_putc(b, ',');
+            strbuf_putc(b, ',');
         avro_buf_json_string(b, n->u.enm.symbols[i]);
     }
-    avro_buf_putc(b, ']');
+    strbuf_putc(b, ']');
     if (n->u.enm.def)
         write_string_member(b, "default", n->u.enm.def);
     write_props(b, &n->props);
     write_type_aliases(b, n->named);
-    avro_buf_putc(b, '}');
+    strbuf_putc(b, '}');
 }
 
-static void write_fixed(avro_buf_t *b, const avro_node_t *n, const char *ns)
+static void write_fixed(strbuf_t *b, const avro_node_t *n, const char *ns)
 {
     write_named_head(b, "fixed", n, ns);
     write_key(b, "size", 0);
-    avro_buf_printf(b, "%d", n->u.fixed.size);
+    strbuf_printf(b, "%d", n->u.fixed.size);
     write_props(b, &n->props);
     write_type_aliases(b, n->named);
-    avro_buf_putc(b, '}');
+    strbuf_putc(b, '}');
 }
 
 static void write_container(schema_writer_t *w, const avro_node_t *n, const char *ns)
 {
     int array = n->kind == AVRO_KIND_ARRAY;
-    avro_buf_puts(w->b, array ? "{\"type\":\"array\",\"items\":" : "{\"type\":\"map\",\"values\":");
+    strbuf_puts(w->b, array ? "{\"type\":\"array\",\"items\":" : "{\"type\":\"map\",\"values\":");
     write_node(w, n->u.items, ns);
     write_props(w->b, &n->props);
-    avro_buf_putc(w->b, '}');
+    strbuf_putc(w->b, '}');
 }
 
 static void write_union(schema_writer_t *w, const avro_node_t *n, const char *ns)
 {
-    avro_buf_putc(w->b, '[');
+    strbuf_putc(w->b, '[');
     for (size_t i = 0; i < n->u.uni.n; i++) {
         if (i)
-            avro_buf_putc(w->b, ',');
+            strbuf_putc(w->b, ',');
         write_node(w, n->u.uni.branches[i], ns);
     }
-    avro_buf_putc(w->b, ']');
+    strbuf_putc(w->b, ']');
 }
 
-static void write_primitive(avro_buf_t *b, const avro_node_t *n)
+static void write_primitive(strbuf_t *b, const avro_node_t *n)
 {
     if (!n->props.n) {
         avro_buf_json_string(b, avro_kind_name(n->kind));
         return;
     }
-    avro_buf_puts(b, "{\"type\":");
+    strbuf_puts(b, "{\"type\":");
     avro_buf_json_string(b, avro_kind_name(n->kind));
     write_props(b, &n->props);
-    avro_buf_putc(b, '}');
+    strbuf_putc(b, '}');
 }
 
 static void write_kind(schema_writer_t *w, const avro_node_t *n, const char *ns)
@@ -249,7 +249,7 @@ static void write_node(schema_writer_t *w, const avro_node_t *n, const char *ns)
     w->depth--;
 }
 
-void avro_write_schema(avro_buf_t *b, const avro_node_t *root, const char *const *known, size_t n_known)
+void avro_write_schema(strbuf_t *b, const avro_node_t *root, const char *const *known, size_t n_known)
 {
     schema_writer_t w = {.b = b};
     for (size_t i = 0; i < n_known; i++)

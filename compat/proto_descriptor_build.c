@@ -268,7 +268,7 @@ static char *default_value(builder_t *b, const proto_field_t *f,
     return NULL;
 }
 
-static void add_unknown_field(builder_t *b, ProtobufCMessage *msg, const proto_buf_t *record)
+static void add_unknown_field(builder_t *b, ProtobufCMessage *msg, const strbuf_t *record)
 {
     /* record is tag + payload; protobuf-c keeps them apart. */
     size_t tag_len = 0;
@@ -303,7 +303,7 @@ static void add_unknown_field(builder_t *b, ProtobufCMessage *msg, const proto_b
 }
 
 /* Splits encoded records (tag + value) into protobuf-c unknown fields. */
-static void add_records(builder_t *b, ProtobufCMessage *msg, const proto_buf_t *records)
+static void add_records(builder_t *b, ProtobufCMessage *msg, const strbuf_t *records)
 {
     size_t pos = 0;
     while (pos < records->len && !b->error) {
@@ -337,14 +337,14 @@ static void add_records(builder_t *b, ProtobufCMessage *msg, const proto_buf_t *
         }
         }
         pos += len;
-        proto_buf_t one = {records->data + start, pos - start, 0, 0};
+        strbuf_t one = {records->data + start, pos - start, 0, 0};
         add_unknown_field(b, msg, &one);
     }
 }
 
 static void set_custom_option(builder_t *b, ProtobufCMessage *msg, const proto_option_t *o)
 {
-    proto_buf_t records = {0};
+    strbuf_t records = {0};
     char *error = NULL;
     if (proto_option_encode(b->codec, &b->scope, o, &records, &error) != 0) {
         fail(b, "%s", error ? error : "out of memory");
@@ -352,7 +352,7 @@ static void set_custom_option(builder_t *b, ProtobufCMessage *msg, const proto_o
     } else {
         add_records(b, msg, &records);
     }
-    proto_buf_free(&records);
+    strbuf_free(&records);
 }
 
 /* ---- Built-in options: typed fields of the options message, by reflection ---------------------- */
@@ -1001,7 +1001,7 @@ static void file_edition(builder_t *b, FileProto *fp, const proto_file_t *f)
         bytes[n++] = (char)((value & 0x7F) | (value > 0x7F ? 0x80 : 0));
         value >>= 7;
     } while (value);
-    proto_buf_t record = {bytes, n, 0, 0};
+    strbuf_t record = {bytes, n, 0, 0};
     add_unknown_field(b, &fp->base, &record);
 }
 

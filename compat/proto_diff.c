@@ -203,14 +203,14 @@ static void add_change(diff_ctx_t *c, proto_change_type_t type)
         o->items = items;
         o->cap = cap;
     }
-    proto_buf_t b = {0};
-    proto_buf_puts(&b, "#/");
+    strbuf_t b = {0};
+    strbuf_puts(&b, "#/");
     for (size_t i = 0; i < c->path.n; i++) {
         if (i)
-            proto_buf_putc(&b, '/');
-        proto_buf_puts(&b, c->path.items[i]);
+            strbuf_putc(&b, '/');
+        strbuf_puts(&b, c->path.items[i]);
     }
-    char *path = proto_buf_take(&b);
+    char *path = strbuf_take(&b);
     if (!path) {
         c->failed = 1;
         return;
@@ -1018,16 +1018,16 @@ static const char *description_format(proto_change_type_t type)
 
 char *proto_change_message(const proto_change_t *change)
 {
-    proto_buf_t b = {0};
-    proto_buf_printf(&b, "{errorType:\"%s\", description:\"", proto_change_type_name(change->type));
+    strbuf_t b = {0};
+    strbuf_printf(&b, "{errorType:\"%s\", description:\"", proto_change_type_name(change->type));
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
     const char *fmt = description_format(change->type);
     if (*fmt)
-        proto_buf_printf(&b, fmt, change->path);
+        strbuf_printf(&b, fmt, change->path);
 #pragma GCC diagnostic pop
-    proto_buf_puts(&b, "\"}");
-    return proto_buf_take(&b);
+    strbuf_puts(&b, "\"}");
+    return strbuf_take(&b);
 }
 
 int proto_backward(const proto_schema_t *update, const proto_schema_t *original, strlist_t *out)

@@ -203,17 +203,17 @@ int32_t proto_lex_int(proto_lexer_t *lx)
 
 /* Appends code point cp as UTF-8: Wire works on Java chars, so "\377" is
  * U+00FF, not the byte 0xFF. */
-static void put_code_point(proto_buf_t *b, unsigned cp)
+static void put_code_point(strbuf_t *b, unsigned cp)
 {
     if (cp < 0x80) {
-        proto_buf_putc(b, (char)cp);
+        strbuf_putc(b, (char)cp);
     } else if (cp < 0x800) {
-        proto_buf_putc(b, (char)(0xC0 | (cp >> 6)));
-        proto_buf_putc(b, (char)(0x80 | (cp & 0x3F)));
+        strbuf_putc(b, (char)(0xC0 | (cp >> 6)));
+        strbuf_putc(b, (char)(0x80 | (cp & 0x3F)));
     } else {
-        proto_buf_putc(b, (char)(0xE0 | (cp >> 12)));
-        proto_buf_putc(b, (char)(0x80 | ((cp >> 6) & 0x3F)));
-        proto_buf_putc(b, (char)(0x80 | (cp & 0x3F)));
+        strbuf_putc(b, (char)(0xE0 | (cp >> 12)));
+        strbuf_putc(b, (char)(0x80 | ((cp >> 6) & 0x3F)));
+        strbuf_putc(b, (char)(0x80 | (cp & 0x3F)));
     }
 }
 
@@ -243,19 +243,19 @@ static unsigned numeric_escape(proto_lexer_t *lx, int radix, int max_len)
     return (unsigned)value;
 }
 
-static void read_escape(proto_lexer_t *lx, proto_buf_t *out)
+static void read_escape(proto_lexer_t *lx, strbuf_t *out)
 {
     if (lx->pos >= lx->len)
         proto_lex_fail(lx, "unexpected end of file");
     char c = lx->data[lx->pos++];
     switch (c) {
-    case 'a': proto_buf_putc(out, '\a'); break;
-    case 'b': proto_buf_putc(out, '\b'); break;
-    case 'f': proto_buf_putc(out, '\f'); break;
-    case 'n': proto_buf_putc(out, '\n'); break;
-    case 'r': proto_buf_putc(out, '\r'); break;
-    case 't': proto_buf_putc(out, '\t'); break;
-    case 'v': proto_buf_putc(out, '\v'); break;
+    case 'a': strbuf_putc(out, '\a'); break;
+    case 'b': strbuf_putc(out, '\b'); break;
+    case 'f': strbuf_putc(out, '\f'); break;
+    case 'n': strbuf_putc(out, '\n'); break;
+    case 'r': strbuf_putc(out, '\r'); break;
+    case 't': strbuf_putc(out, '\t'); break;
+    case 'v': strbuf_putc(out, '\v'); break;
     case 'x':
     case 'X': put_code_point(out, numeric_escape(lx, 16, 2)); break;
     case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7':
@@ -264,7 +264,7 @@ static void read_escape(proto_lexer_t *lx, proto_buf_t *out)
         break;
     default:
         /* Unknown escapes stand for the character itself ("\"", "\\", "\q"). */
-        proto_buf_putc(out, c);
+        strbuf_putc(out, c);
         if (c == '\n')
             newline(lx);
     }
@@ -278,7 +278,7 @@ const char *proto_lex_string(proto_lexer_t *lx, size_t *len)
         proto_lex_fail_at(lx, line, col, "expected quoted string");
     /* The scratch buffer belongs to the lexer so that a failure unwinding
      * from inside an escape does not leak it. */
-    proto_buf_t *out = &lx->scratch;
+    strbuf_t *out = &lx->scratch;
     out->len = 0;
     for (;;) {
         if (lx->pos >= lx->len)
@@ -297,7 +297,7 @@ const char *proto_lex_string(proto_lexer_t *lx, size_t *len)
             read_escape(lx, out);
             continue;
         }
-        proto_buf_putc(out, c);
+        strbuf_putc(out, c);
         if (c == '\n')
             newline(lx);
     }

@@ -351,7 +351,7 @@ static int all_chars_in(const char *s, const char *set)
 
 /* Integers the way commons-lang NumberUtils.createNumber reads them: 0x hex,
  * a leading 0 means octal. Values beyond 64 bits stay as written. */
-static int format_integer(const char *raw, proto_buf_t *out)
+static int format_integer(const char *raw, strbuf_t *out)
 {
     int negative = raw[0] == '-';
     const char *digits = raw + negative;
@@ -374,8 +374,8 @@ static int format_integer(const char *raw, proto_buf_t *out)
         v = v * (unsigned)base + d;
     }
     if (negative && v)
-        proto_buf_putc(out, '-');
-    proto_buf_printf(out, "%llu", v);
+        strbuf_putc(out, '-');
+    strbuf_printf(out, "%llu", v);
     return 1;
 }
 
@@ -404,7 +404,7 @@ static void shortest_digits(double v, int as_float, char *digits, int *exp10)
  * fraction digits, half-even rounding on the shortest decimal digits of the
  * value. NumberUtils picks float precision when float and double print alike.
  */
-static int format_decimal(const char *raw, proto_buf_t *out)
+static int format_decimal(const char *raw, strbuf_t *out)
 {
     if (!all_chars_in(raw, "0123456789.eE-+") || !strpbrk(raw, "0123456789"))
         return 0;
@@ -457,22 +457,22 @@ static int format_decimal(const char *raw, proto_buf_t *out)
         }
     }
     if (v < 0 || (v == 0 && signbit(v)))
-        proto_buf_putc(out, '-');
+        strbuf_putc(out, '-');
     int i = 0;
     while (i < point - 1 && d[i] == '0')
         i++;
-    proto_buf_put(out, d + i, (size_t)(point - i));
+    strbuf_put(out, d + i, (size_t)(point - i));
     int flen = n - point;
     while (flen > 0 && d[point + flen - 1] == '0')
         flen--;
     if (flen > 0) {
-        proto_buf_putc(out, '.');
-        proto_buf_put(out, d + point, (size_t)flen);
+        strbuf_putc(out, '.');
+        strbuf_put(out, d + point, (size_t)flen);
     }
     return 1;
 }
 
-void proto_normalize_number(const char *raw, proto_buf_t *out)
+void proto_normalize_number(const char *raw, strbuf_t *out)
 {
     int has_point = strchr(raw, '.') || strchr(raw, 'e') || strchr(raw, 'E');
     int is_hex = strstr(raw, "0x") || strstr(raw, "0X");
@@ -480,5 +480,5 @@ void proto_normalize_number(const char *raw, proto_buf_t *out)
         return;
     if (has_point && !is_hex && format_decimal(raw, out))
         return;
-    proto_buf_puts(out, raw);
+    strbuf_puts(out, raw);
 }

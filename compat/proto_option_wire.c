@@ -53,24 +53,24 @@ static void map_add(codec_t *r, proto_value_t *map, const char *key, proto_value
 
 /* ---- Encoding --------------------------------------------------------------------------- */
 
-static void put_varint(proto_buf_t *out, uint64_t v)
+static void put_varint(strbuf_t *out, uint64_t v)
 {
     do {
         char byte = (char)(v & 0x7F);
         v >>= 7;
         if (v)
             byte = (char)(byte | 0x80);
-        proto_buf_putc(out, byte);
+        strbuf_putc(out, byte);
     } while (v);
 }
 
-static void put_fixed(proto_buf_t *out, uint64_t v, int bytes)
+static void put_fixed(strbuf_t *out, uint64_t v, int bytes)
 {
     for (int i = 0; i < bytes; i++)
-        proto_buf_putc(out, (char)((v >> (8 * i)) & 0xFF));
+        strbuf_putc(out, (char)((v >> (8 * i)) & 0xFF));
 }
 
-static void put_tag(proto_buf_t *out, int32_t number, int wire_type)
+static void put_tag(strbuf_t *out, int32_t number, int wire_type)
 {
     put_varint(out, ((uint64_t)(uint32_t)number << 3) | (uint64_t)wire_type);
 }
@@ -113,7 +113,7 @@ static int file_is_proto3(const proto_file_t *f)
 }
 
 static int encode_message(codec_t *b, const proto_symbol_t *msg, const proto_value_t *map,
-                          proto_buf_t *out);
+                          strbuf_t *out);
 
 static int number_text(const proto_value_t *v, const char **text)
 {
@@ -124,7 +124,7 @@ static int number_text(const proto_value_t *v, const char **text)
 }
 
 /* One scalar value of a known scalar type, without its tag. Returns the wire type or -1. */
-static int encode_scalar(codec_t *b, const char *type, const proto_value_t *v, proto_buf_t *out)
+static int encode_scalar(codec_t *b, const char *type, const proto_value_t *v, strbuf_t *out)
 {
     const char *text;
     char *end = NULL;
@@ -140,7 +140,7 @@ static int encode_scalar(codec_t *b, const char *type, const proto_value_t *v, p
         else
             memcpy(bytes, v->text, n);
         put_varint(out, n);
-        proto_buf_put(out, (const char *)bytes, n);
+        strbuf_put(out, (const char *)bytes, n);
         return WIRE_LEN;
     }
     if (number_text(v, &text) != 0)
@@ -209,10 +209,10 @@ static int enum_number(const proto_enum_t *e, const proto_value_t *v, int64_t *o
 
 /* One value of field tf (tag included) appended to out. */
 static int encode_field_value(codec_t *b, const typed_field_t *tf, const char *type,
-                              const proto_value_t *v, proto_buf_t *out)
+                              const proto_value_t *v, strbuf_t *out)
 {
     int32_t number = tf->field->tag;
-    proto_buf_t payload = {0};
+    strbuf_t payload = {0};
     int wire;
     if (proto_is_scalar(type)) {
         wire = encode_scalar(b, type, v, &payload);
@@ -226,23 +226,23 @@ static int encode_field_value(codec_t *b, const typed_field_t *tf, const char *t
             if (wire >= 0)
                 put_varint(&payload, (uint64_t)n);
         } else if (v->kind == PROTO_VALUE_MAP) {
-            proto_buf_t body = {0};
+            strbuf_t body = {0};
             wire = encode_message(b, s, v, &body) == 0 ? WIRE_LEN : -1;
             put_varint(&payload, body.len);
-            proto_buf_put(&payload, body.data ? body.data : "", body.len);
-            proto_buf_free(&body);
+            strbuf_put(&payload, body.data ? body.data : "", body.len);
+            strbuf_free(&body);
         } else {
             wire = -1;
         }
     }
     if (wire < 0 || payload.failed) {
-        proto_buf_free(&payload);
+        strbuf_free(&payload);
         fail(b, "Invalid value for option field %s", tf->field->name);
         return -1;
     }
     put_tag(out, number, wire);
-    proto_buf_put(out, payload.data ? payload.data : "", payload.len);
-    proto_buf_free(&payload);
+    strbuf_put(out, payload.data ? payload.data : "", payload.len);
+    strbuf_free(&payload);
     return 0;
 }
 
@@ -262,14 +262,14 @@ static const char *packed_option(const proto_field_t *f)
 
 /* A map<K, V> field's entries are messages {key = 1, value = 2}. */
 static int encode_map_entry(codec_t *b, const typed_field_t *tf, const proto_value_t *entry,
-                            proto_buf_t *out)
+                            strbuf_t *out)
 {
     proto_field_t key = {.name = "key", .type = tf->field->map_key, .tag = 1};
     proto_field_t value = {.name = "value", .type = tf->field->map_value, .tag = 2};
     typed_field_t tk = *tf, tv = *tf;
     tk.field = &key;
     tv.field = &value;
-    proto_buf_t body = {0};
+    strbuf_t body = {0};
     int rc = 0;
     /* Key before value, whatever the text's order: field number order. */
     for (int pass = 0; pass < 2 && rc == 0; pass++) {
@@ -284,14 +284,14 @@ static int encode_map_entry(codec_t *b, const typed_field_t *tf, const proto_val
     }
     put_tag(out, tf->field->tag, WIRE_LEN);
     put_varint(out, body.len);
-    proto_buf_put(out, body.data ? body.data : "", body.len);
-    proto_buf_free(&body);
+    strbuf_put(out, body.data ? body.data : "", body.len);
+    strbuf_free(&body);
     return rc;
 }
 
 /* All values of one field: repeated items one by one, or packed. */
 static int encode_field(codec_t *b, const typed_field_t *tf, const proto_value_t *v,
-                        proto_buf_t *out)
+                        strbuf_t *out)
 {
     const proto_field_t *f = tf->field;
     size_t n = v->kind == PROTO_VALUE_LIST ? v->n_items : 1;
@@ -314,25 +314,25 @@ static int encode_field(codec_t *b, const typed_field_t *tf, const proto_value_t
                 return -1;
         return 0;
     }
-    proto_buf_t body = {0};
+    strbuf_t body = {0};
     for (size_t i = 0; i < n; i++) {
-        proto_buf_t one = {0};
+        strbuf_t one = {0};
         if (encode_field_value(b, tf, f->type, items[i], &one) != 0) {
-            proto_buf_free(&one);
-            proto_buf_free(&body);
+            strbuf_free(&one);
+            strbuf_free(&body);
             return -1;
         }
         /* Drop the per-item tag: a packed field has one tag for all. */
         size_t skip = 0;
         while (skip < one.len && (one.data[skip] & 0x80))
             skip++;
-        proto_buf_put(&body, one.data + skip + 1, one.len - skip - 1);
-        proto_buf_free(&one);
+        strbuf_put(&body, one.data + skip + 1, one.len - skip - 1);
+        strbuf_free(&one);
     }
     put_tag(out, f->tag, WIRE_LEN);
     put_varint(out, body.len);
-    proto_buf_put(out, body.data ? body.data : "", body.len);
-    proto_buf_free(&body);
+    strbuf_put(out, body.data ? body.data : "", body.len);
+    strbuf_free(&body);
     return 0;
 }
 
@@ -400,7 +400,7 @@ static int compare_pending(const void *a, const void *b)
 /* An aggregate value { ... } as a message of type msg, fields in number
  * order as protoc serializes the parsed message. */
 static int encode_message(codec_t *b, const proto_symbol_t *msg, const proto_value_t *map,
-                          proto_buf_t *out)
+                          strbuf_t *out)
 {
     pending_t *p = proto_arena_alloc(b->arena, (map->n_entries + 1) * sizeof *p);
     const field_tables_t *fields = field_tables(b, msg->message);
@@ -747,7 +747,7 @@ proto_option_codec_t *proto_option_codec_new(const proto_symtab_t *tab, proto_ar
 }
 
 int proto_option_encode(proto_option_codec_t *b, const proto_scope_t *scope, const proto_option_t *o,
-                        proto_buf_t *out, char **error)
+                        strbuf_t *out, char **error)
 {
     *error = NULL;
     b->error = NULL;

@@ -964,7 +964,7 @@ proto_file_t *proto_parse(const char *text, size_t len, char **error)
     proto_lex_init(&p->lx, text, len, file->arena);
     if (setjmp(p->lx.fail) != 0) {
         *error = strdup(p->lx.error);
-        proto_buf_free(&p->lx.scratch);
+        strbuf_free(&p->lx.scratch);
         free(p->types.slots);
         free(p->services.slots);
         free(p->keys.slots);
@@ -975,7 +975,7 @@ proto_file_t *proto_parse(const char *text, size_t len, char **error)
     decl_owner_t owner = {0};
     while (!proto_lex_at_end(&p->lx))
         declaration(p, CTX_FILE, &owner);
-    proto_buf_free(&p->lx.scratch);
+    strbuf_free(&p->lx.scratch);
     free(p->types.slots);
     free(p->services.slots);
     free(p->keys.slots);

@@ -55,7 +55,7 @@ static void fail_oom(printer_t *pr)
  * way Java's String.split("\n") does: trailing empty lines vanish, inner
  * ones stay (and get the indentation).
  */
-static void append_indented(proto_buf_t *out, const char *text, size_t len)
+static void append_indented(strbuf_t *out, const char *text, size_t len)
 {
     while (len > 0 && text[len - 1] == '\n')
         len--;
@@ -66,57 +66,57 @@ static void append_indented(proto_buf_t *out, const char *text, size_t len)
     size_t start = 0;
     for (size_t i = 0; i <= len; i++) {
         if (i == len || text[i] == '\n') {
-            proto_buf_put(out, "  ", 2);
-            proto_buf_put(out, text + start, i - start);
-            proto_buf_putc(out, '\n');
+            strbuf_put(out, "  ", 2);
+            strbuf_put(out, text + start, i - start);
+            strbuf_putc(out, '\n');
             start = i + 1;
         }
     }
 }
 
-static void append_indented_buf(proto_buf_t *out, proto_buf_t *item)
+static void append_indented_buf(strbuf_t *out, strbuf_t *item)
 {
     append_indented(out, item->data ? item->data : "", item->len);
     if (item->failed)
         out->failed = 1;
-    proto_buf_free(item);
+    strbuf_free(item);
 }
 
 /* Confluent's escapeChars; NUL is escaped too so the text stays a C string. */
-static void put_escaped(proto_buf_t *out, const char *s, size_t len)
+static void put_escaped(strbuf_t *out, const char *s, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
         switch (s[i]) {
-        case '\a': proto_buf_puts(out, "\\a"); break;
-        case '\b': proto_buf_puts(out, "\\b"); break;
-        case '\f': proto_buf_puts(out, "\\f"); break;
-        case '\n': proto_buf_puts(out, "\\n"); break;
-        case '\r': proto_buf_puts(out, "\\r"); break;
-        case '\t': proto_buf_puts(out, "\\t"); break;
-        case '\v': proto_buf_puts(out, "\\v"); break;
-        case '\\': proto_buf_puts(out, "\\\\"); break;
-        case '\'': proto_buf_puts(out, "\\'"); break;
-        case '"': proto_buf_puts(out, "\\\""); break;
-        case '\0': proto_buf_puts(out, "\\000"); break; /* three digits: a digit may follow */
-        default: proto_buf_putc(out, s[i]);
+        case '\a': strbuf_puts(out, "\\a"); break;
+        case '\b': strbuf_puts(out, "\\b"); break;
+        case '\f': strbuf_puts(out, "\\f"); break;
+        case '\n': strbuf_puts(out, "\\n"); break;
+        case '\r': strbuf_puts(out, "\\r"); break;
+        case '\t': strbuf_puts(out, "\\t"); break;
+        case '\v': strbuf_puts(out, "\\v"); break;
+        case '\\': strbuf_puts(out, "\\\\"); break;
+        case '\'': strbuf_puts(out, "\\'"); break;
+        case '"': strbuf_puts(out, "\\\""); break;
+        case '\0': strbuf_puts(out, "\\000"); break; /* three digits: a digit may follow */
+        default: strbuf_putc(out, s[i]);
         }
     }
 }
 
-static void put_number(printer_t *pr, proto_buf_t *out, const proto_value_t *v)
+static void put_number(printer_t *pr, strbuf_t *out, const proto_value_t *v)
 {
     if (normalizing(pr))
         proto_normalize_number(v->text, out);
     else
-        proto_buf_put(out, v->text, v->len);
+        strbuf_put(out, v->text, v->len);
 }
 
 /* ---- Options ------------------------------------------------------------------------ */
 
-static void put_option(printer_t *pr, proto_buf_t *out, const proto_option_t *o);
-static void put_value(printer_t *pr, proto_buf_t *out, const proto_value_t *v);
+static void put_option(printer_t *pr, strbuf_t *out, const proto_option_t *o);
+static void put_value(printer_t *pr, strbuf_t *out, const proto_value_t *v);
 
-static void put_map_body(printer_t *pr, proto_buf_t *out, const proto_value_t *map)
+static void put_map_body(printer_t *pr, strbuf_t *out, const proto_value_t *map)
 {
     proto_value_t *sorted;
     if (normalizing(pr)) {
@@ -126,77 +126,77 @@ static void put_map_body(printer_t *pr, proto_buf_t *out, const proto_value_t *m
             map = sorted;
     }
     for (size_t i = 0; i < map->n_entries; i++) {
-        proto_buf_t kv = {0};
-        proto_buf_puts(&kv, map->entries[i].key);
-        proto_buf_puts(&kv, ": ");
+        strbuf_t kv = {0};
+        strbuf_puts(&kv, map->entries[i].key);
+        strbuf_puts(&kv, ": ");
         put_value(pr, &kv, map->entries[i].value);
         if (i + 1 < map->n_entries)
-            proto_buf_putc(&kv, ',');
+            strbuf_putc(&kv, ',');
         append_indented_buf(out, &kv);
     }
 }
 
 /* `[a]` for one item, else one item per line. */
-static void put_bracketed(printer_t *pr, proto_buf_t *out, proto_value_t *const *values,
+static void put_bracketed(printer_t *pr, strbuf_t *out, proto_value_t *const *values,
                           proto_option_t *const *options, size_t n)
 {
     if (n == 1) {
-        proto_buf_putc(out, '[');
+        strbuf_putc(out, '[');
         if (values)
             put_value(pr, out, values[0]);
         else
             put_option(pr, out, options[0]);
-        proto_buf_putc(out, ']');
+        strbuf_putc(out, ']');
         return;
     }
-    proto_buf_puts(out, "[\n");
+    strbuf_puts(out, "[\n");
     for (size_t i = 0; i < n; i++) {
-        proto_buf_t item = {0};
+        strbuf_t item = {0};
         if (values)
             put_value(pr, &item, values[i]);
         else
             put_option(pr, &item, options[i]);
         if (i + 1 < n)
-            proto_buf_putc(&item, ',');
+            strbuf_putc(&item, ',');
         append_indented_buf(out, &item);
     }
-    proto_buf_putc(out, ']');
+    strbuf_putc(out, ']');
 }
 
 /* A value inside an aggregate or list (formatOptionMapOrListValue). */
-static void put_value(printer_t *pr, proto_buf_t *out, const proto_value_t *v)
+static void put_value(printer_t *pr, strbuf_t *out, const proto_value_t *v)
 {
     switch (v->kind) {
     case PROTO_VALUE_STRING:
-        proto_buf_putc(out, '"');
+        strbuf_putc(out, '"');
         put_escaped(out, v->text, v->len);
-        proto_buf_putc(out, '"');
+        strbuf_putc(out, '"');
         break;
     case PROTO_VALUE_BOOL:
     case PROTO_VALUE_ENUM:
-        proto_buf_put(out, v->text, v->len);
+        strbuf_put(out, v->text, v->len);
         break;
     case PROTO_VALUE_NUMBER:
         put_number(pr, out, v);
         break;
     case PROTO_VALUE_MAP:
-        proto_buf_puts(out, "{\n");
+        strbuf_puts(out, "{\n");
         put_map_body(pr, out, v);
-        proto_buf_putc(out, '}');
+        strbuf_putc(out, '}');
         break;
     case PROTO_VALUE_LIST:
         if (normalizing(pr) && v->n_items == 1) {
             put_value(pr, out, v->items[0]);
         } else {
-            proto_buf_puts(out, "[\n");
+            strbuf_puts(out, "[\n");
             for (size_t i = 0; i < v->n_items; i++) {
-                proto_buf_t item = {0};
+                strbuf_t item = {0};
                 put_value(pr, &item, v->items[i]);
                 if (i + 1 < v->n_items)
-                    proto_buf_putc(&item, ',');
+                    strbuf_putc(&item, ',');
                 append_indented_buf(out, &item);
             }
-            proto_buf_putc(out, ']');
+            strbuf_putc(out, ']');
         }
         break;
     case PROTO_VALUE_OPTION:
@@ -206,39 +206,39 @@ static void put_value(printer_t *pr, proto_buf_t *out, const proto_value_t *v)
 }
 
 /* `name = value` (OptionElement.toString in Confluent's printer). */
-static void put_option(printer_t *pr, proto_buf_t *out, const proto_option_t *o)
+static void put_option(printer_t *pr, strbuf_t *out, const proto_option_t *o)
 {
     if (o->parenthesized)
-        proto_buf_printf(out, "(%s)", o->name);
+        strbuf_printf(out, "(%s)", o->name);
     else
-        proto_buf_puts(out, o->name);
+        strbuf_puts(out, o->name);
     const proto_value_t *v = o->value;
     switch (v->kind) {
     case PROTO_VALUE_STRING:
-        proto_buf_puts(out, " = \"");
+        strbuf_puts(out, " = \"");
         put_escaped(out, v->text, v->len);
-        proto_buf_putc(out, '"');
+        strbuf_putc(out, '"');
         break;
     case PROTO_VALUE_BOOL:
     case PROTO_VALUE_ENUM:
-        proto_buf_puts(out, " = ");
-        proto_buf_put(out, v->text, v->len);
+        strbuf_puts(out, " = ");
+        strbuf_put(out, v->text, v->len);
         break;
     case PROTO_VALUE_NUMBER:
-        proto_buf_puts(out, " = ");
+        strbuf_puts(out, " = ");
         put_number(pr, out, v);
         break;
     case PROTO_VALUE_OPTION:
-        proto_buf_putc(out, '.');
+        strbuf_putc(out, '.');
         put_option(pr, out, v->option);
         break;
     case PROTO_VALUE_MAP:
-        proto_buf_puts(out, " = {\n");
+        strbuf_puts(out, " = {\n");
         put_map_body(pr, out, v);
-        proto_buf_putc(out, '}');
+        strbuf_putc(out, '}');
         break;
     case PROTO_VALUE_LIST:
-        proto_buf_puts(out, " = ");
+        strbuf_puts(out, " = ");
         put_bracketed(pr, out, v->items, NULL, v->n_items);
         break;
     }
@@ -272,19 +272,19 @@ static proto_options_t filter_options(printer_t *pr, const proto_options_t *in)
 }
 
 /* `option x = y;` lines, indented or not. */
-static void put_option_statements(printer_t *pr, proto_buf_t *out, const proto_options_t *opts,
+static void put_option_statements(printer_t *pr, strbuf_t *out, const proto_options_t *opts,
                                   int indent)
 {
     for (size_t i = 0; i < opts->n; i++) {
-        proto_buf_t line = {0};
-        proto_buf_puts(&line, "option ");
+        strbuf_t line = {0};
+        strbuf_puts(&line, "option ");
         put_option(pr, &line, opts->items[i]);
-        proto_buf_puts(&line, ";\n");
+        strbuf_puts(&line, ";\n");
         if (indent) {
             append_indented_buf(out, &line);
         } else {
-            proto_buf_put(out, line.data ? line.data : "", line.len);
-            proto_buf_free(&line);
+            strbuf_put(out, line.data ? line.data : "", line.len);
+            strbuf_free(&line);
         }
     }
 }
@@ -403,13 +403,13 @@ static proto_option_t *special_option(printer_t *pr, const char *name, proto_val
     return o;
 }
 
-static void put_field(printer_t *pr, proto_buf_t *out, const proto_field_t *f)
+static void put_field(printer_t *pr, strbuf_t *out, const proto_field_t *f)
 {
     proto_label_t label = f->label;
     const char *type = field_type(pr, f, &label);
     if (label != PROTO_LABEL_NONE)
-        proto_buf_printf(out, "%s ", label_names[label]);
-    proto_buf_printf(out, "%s %s = %d", type, f->name, (int)f->tag);
+        strbuf_printf(out, "%s ", label_names[label]);
+    strbuf_printf(out, "%s %s = %d", type, f->name, (int)f->tag);
 
     /* default and json_name print after the real options. */
     proto_options_t opts = {0};
@@ -428,10 +428,10 @@ static void put_field(printer_t *pr, proto_buf_t *out, const proto_field_t *f)
         fail_oom(pr);
     opts = filter_options(pr, &opts);
     if (opts.n) {
-        proto_buf_putc(out, ' ');
+        strbuf_putc(out, ' ');
         put_bracketed(pr, out, NULL, opts.items, opts.n);
     }
-    proto_buf_puts(out, ";\n");
+    strbuf_puts(out, ";\n");
 }
 
 /* ---- Sorting for normalization (stable: ties keep declaration order) ------------------------- */
@@ -516,42 +516,42 @@ typedef struct range_list {
 
 /* One statement's values; normalization splits every value into its own
  * statement, sorted by start (names last), then by Kotlin's toString. */
-static void put_range(printer_t *pr, proto_buf_t *out, const proto_range_t *r)
+static void put_range(printer_t *pr, strbuf_t *out, const proto_range_t *r)
 {
     if (r->name) {
         /* Confluent does not escape reserved names; valid ones (identifiers)
          * print the same either way, and escaping keeps odd ones readable. */
-        proto_buf_putc(out, '"');
+        strbuf_putc(out, '"');
         put_escaped(out, r->name, strlen(r->name));
-        proto_buf_putc(out, '"');
+        strbuf_putc(out, '"');
     } else if (!r->is_range || (normalizing(pr) && r->start == r->end)) {
-        proto_buf_printf(out, "%d", (int)r->start);
+        strbuf_printf(out, "%d", (int)r->start);
     } else if (r->end_is_max || r->end >= MAX_TAG_VALUE) {
-        proto_buf_printf(out, "%d to max", (int)r->start);
+        strbuf_printf(out, "%d to max", (int)r->start);
     } else {
-        proto_buf_printf(out, "%d to %d", (int)r->start, (int)r->end);
+        strbuf_printf(out, "%d to %d", (int)r->start, (int)r->end);
     }
 }
 
-static void put_range_statement(printer_t *pr, proto_buf_t *out, const char *keyword,
+static void put_range_statement(printer_t *pr, strbuf_t *out, const char *keyword,
                                 const proto_range_t *const *values, size_t n,
                                 const proto_options_t *options)
 {
-    proto_buf_t line = {0};
-    proto_buf_printf(&line, "%s ", keyword);
+    strbuf_t line = {0};
+    strbuf_printf(&line, "%s ", keyword);
     for (size_t i = 0; i < n; i++) {
         if (i)
-            proto_buf_puts(&line, ", ");
+            strbuf_puts(&line, ", ");
         put_range(pr, &line, values[i]);
     }
     if (options) {
         proto_options_t opts = filter_options(pr, options);
         if (opts.n) {
-            proto_buf_putc(&line, ' ');
+            strbuf_putc(&line, ' ');
             put_bracketed(pr, &line, NULL, opts.items, opts.n);
         }
     }
-    proto_buf_puts(&line, ";\n");
+    strbuf_puts(&line, ";\n");
     append_indented_buf(out, &line);
 }
 
@@ -566,7 +566,7 @@ static const char *range_text(printer_t *pr, const proto_range_t *r)
     return t ? t : "";
 }
 
-static void put_reserveds(printer_t *pr, proto_buf_t *out, proto_reserved_t *const *res, size_t n)
+static void put_reserveds(printer_t *pr, strbuf_t *out, proto_reserved_t *const *res, size_t n)
 {
     if (!normalizing(pr)) {
         for (size_t i = 0; i < n; i++) {
@@ -601,7 +601,7 @@ static void put_reserveds(printer_t *pr, proto_buf_t *out, proto_reserved_t *con
     }
 }
 
-static void put_extension_ranges(printer_t *pr, proto_buf_t *out, proto_extensions_t *const *ext,
+static void put_extension_ranges(printer_t *pr, strbuf_t *out, proto_extensions_t *const *ext,
                                  size_t n)
 {
     if (!normalizing(pr)) {
@@ -642,36 +642,36 @@ static void put_extension_ranges(printer_t *pr, proto_buf_t *out, proto_extensio
 
 /* ---- Extend blocks ---------------------------------------------------------------------------- */
 
-static void put_extend(printer_t *pr, proto_buf_t *out, const char *name,
+static void put_extend(printer_t *pr, strbuf_t *out, const char *name,
                        proto_field_t *const *fields, size_t n)
 {
-    proto_buf_printf(out, "extend %s {", name);
+    strbuf_printf(out, "extend %s {", name);
     if (n) {
-        proto_buf_putc(out, '\n');
+        strbuf_putc(out, '\n');
         fields = fields_in_order(pr, fields, n);
         for (size_t i = 0; i < n; i++) {
-            proto_buf_t item = {0};
+            strbuf_t item = {0};
             put_field(pr, &item, fields[i]);
             append_indented_buf(out, &item);
         }
     }
-    proto_buf_puts(out, "}\n");
+    strbuf_puts(out, "}\n");
 }
 
 /* Normalization regroups extend fields by their resolved target, in order
  * of first appearance. indent: message-level blocks are indented. */
-static void put_extends(printer_t *pr, proto_buf_t *out, proto_extend_t *const *ext, size_t n,
+static void put_extends(printer_t *pr, strbuf_t *out, proto_extend_t *const *ext, size_t n,
                         int indent)
 {
     if (!normalizing(pr)) {
         for (size_t i = 0; i < n; i++) {
-            proto_buf_t block = {0};
+            strbuf_t block = {0};
             put_extend(pr, &block, ext[i]->name, ext[i]->fields, ext[i]->n_fields);
             if (indent) {
                 append_indented_buf(out, &block);
             } else {
-                proto_buf_put(out, block.data ? block.data : "", block.len);
-                proto_buf_free(&block);
+                strbuf_put(out, block.data ? block.data : "", block.len);
+                strbuf_free(&block);
             }
         }
         return;
@@ -713,75 +713,75 @@ static void put_extends(printer_t *pr, proto_buf_t *out, proto_extend_t *const *
     keyed_sort(groups, ng);
     for (size_t g = 0; g < ng; g++) {
         const proto_extend_t *x = groups[g].item;
-        proto_buf_t block = {0};
+        strbuf_t block = {0};
         put_extend(pr, &block, x->name, x->fields, x->n_fields);
         if (indent) {
             append_indented_buf(out, &block);
         } else {
-            proto_buf_put(out, block.data ? block.data : "", block.len);
-            proto_buf_free(&block);
+            strbuf_put(out, block.data ? block.data : "", block.len);
+            strbuf_free(&block);
         }
     }
 }
 
 /* ---- Messages, enums, services ----------------------------------------------------------------- */
 
-static void put_message(printer_t *pr, proto_buf_t *out, const proto_message_t *m);
-static void put_enum(printer_t *pr, proto_buf_t *out, const proto_enum_t *e);
+static void put_message(printer_t *pr, strbuf_t *out, const proto_message_t *m);
+static void put_enum(printer_t *pr, strbuf_t *out, const proto_enum_t *e);
 
-static void put_group(printer_t *pr, proto_buf_t *out, const proto_group_t *g)
+static void put_group(printer_t *pr, strbuf_t *out, const proto_group_t *g)
 {
     if (g->label != PROTO_LABEL_NONE)
-        proto_buf_printf(out, "%s ", label_names[g->label]);
-    proto_buf_printf(out, "group %s = %d {", g->name, (int)g->tag);
+        strbuf_printf(out, "%s ", label_names[g->label]);
+    strbuf_printf(out, "group %s = %d {", g->name, (int)g->tag);
     if (g->n_fields) {
-        proto_buf_putc(out, '\n');
+        strbuf_putc(out, '\n');
         proto_field_t *const *fields = fields_in_order(pr, g->fields, g->n_fields);
         for (size_t i = 0; i < g->n_fields; i++) {
-            proto_buf_t item = {0};
+            strbuf_t item = {0};
             put_field(pr, &item, fields[i]);
             append_indented_buf(out, &item);
         }
     }
-    proto_buf_puts(out, "}\n");
+    strbuf_puts(out, "}\n");
 }
 
-static void put_groups(printer_t *pr, proto_buf_t *out, proto_group_t *const *groups, size_t n)
+static void put_groups(printer_t *pr, strbuf_t *out, proto_group_t *const *groups, size_t n)
 {
     groups = groups_in_order(pr, groups, n);
     for (size_t i = 0; i < n; i++) {
-        proto_buf_t item = {0};
+        strbuf_t item = {0};
         put_group(pr, &item, groups[i]);
         append_indented_buf(out, &item);
     }
 }
 
-static void put_oneof(printer_t *pr, proto_buf_t *out, const proto_oneof_t *o,
+static void put_oneof(printer_t *pr, strbuf_t *out, const proto_oneof_t *o,
                       proto_field_t *const *fields)
 {
-    proto_buf_printf(out, "oneof %s {", o->name);
+    strbuf_printf(out, "oneof %s {", o->name);
     proto_options_t opts = filter_options(pr, &o->options);
     if (opts.n) {
-        proto_buf_putc(out, '\n');
+        strbuf_putc(out, '\n');
         put_option_statements(pr, out, &opts, 1);
     }
     if (o->n_fields) {
-        proto_buf_putc(out, '\n');
+        strbuf_putc(out, '\n');
         for (size_t i = 0; i < o->n_fields; i++) {
-            proto_buf_t item = {0};
+            strbuf_t item = {0};
             put_field(pr, &item, fields[i]);
             append_indented_buf(out, &item);
         }
     }
     if (o->n_groups) {
-        proto_buf_putc(out, '\n');
+        strbuf_putc(out, '\n');
         put_groups(pr, out, o->groups, o->n_groups);
     }
-    proto_buf_puts(out, "}\n");
+    strbuf_puts(out, "}\n");
 }
 
 /* Normalization drops empty oneofs and orders them by their lowest tag. */
-static void put_oneofs(printer_t *pr, proto_buf_t *out, proto_oneof_t *const *oneofs, size_t n)
+static void put_oneofs(printer_t *pr, strbuf_t *out, proto_oneof_t *const *oneofs, size_t n)
 {
     keyed_t *k = keyed_new(pr, n);
     if (!k)
@@ -797,7 +797,7 @@ static void put_oneofs(printer_t *pr, proto_buf_t *out, proto_oneof_t *const *on
     keyed_sort(k, m);
     for (size_t i = 0; i < m; i++) {
         const proto_oneof_t *o = k[i].item;
-        proto_buf_t item = {0};
+        strbuf_t item = {0};
         put_oneof(pr, &item, o, fields_in_order(pr, o->fields, o->n_fields));
         append_indented_buf(out, &item);
     }
@@ -813,7 +813,7 @@ static int is_synthetic_map(printer_t *pr, const proto_type_t *t)
 
 /* Messages first, then enums, each in declaration order; under
  * normalization synthetic map entries disappear. */
-static void put_types(printer_t *pr, proto_buf_t *out, proto_type_t *const *types, size_t n,
+static void put_types(printer_t *pr, strbuf_t *out, proto_type_t *const *types, size_t n,
                       int indent)
 {
     int any = 0;
@@ -821,7 +821,7 @@ static void put_types(printer_t *pr, proto_buf_t *out, proto_type_t *const *type
         any |= !is_synthetic_map(pr, types[i]);
     if (!any)
         return;
-    proto_buf_putc(out, '\n');
+    strbuf_putc(out, '\n');
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < n; i++) {
             const proto_type_t *t = types[i];
@@ -830,7 +830,7 @@ static void put_types(printer_t *pr, proto_buf_t *out, proto_type_t *const *type
             const char *name = t->kind == PROTO_TYPE_MESSAGE ? t->message->name : t->enumeration->name;
             if (enter(pr, name) != 0)
                 return;
-            proto_buf_t item = {0};
+            strbuf_t item = {0};
             if (t->kind == PROTO_TYPE_MESSAGE)
                 put_message(pr, &item, t->message);
             else
@@ -839,54 +839,54 @@ static void put_types(printer_t *pr, proto_buf_t *out, proto_type_t *const *type
             if (indent) {
                 append_indented_buf(out, &item);
             } else {
-                proto_buf_put(out, item.data ? item.data : "", item.len);
+                strbuf_put(out, item.data ? item.data : "", item.len);
                 if (item.failed)
                     out->failed = 1;
-                proto_buf_free(&item);
+                strbuf_free(&item);
             }
         }
     }
 }
 
-static void put_message(printer_t *pr, proto_buf_t *out, const proto_message_t *m)
+static void put_message(printer_t *pr, strbuf_t *out, const proto_message_t *m)
 {
-    proto_buf_printf(out, "message %s {", m->name);
+    strbuf_printf(out, "message %s {", m->name);
     if (m->n_reserveds) {
-        proto_buf_putc(out, '\n');
+        strbuf_putc(out, '\n');
         put_reserveds(pr, out, m->reserveds, m->n_reserveds);
     }
     proto_options_t opts = filter_options(pr, &m->options);
     if (opts.n) {
-        proto_buf_putc(out, '\n');
+        strbuf_putc(out, '\n');
         put_option_statements(pr, out, &opts, 1);
     }
     if (m->n_fields) {
-        proto_buf_putc(out, '\n');
+        strbuf_putc(out, '\n');
         proto_field_t *const *fields = fields_in_order(pr, m->fields, m->n_fields);
         for (size_t i = 0; i < m->n_fields; i++) {
-            proto_buf_t item = {0};
+            strbuf_t item = {0};
             put_field(pr, &item, fields[i]);
             append_indented_buf(out, &item);
         }
     }
     if (m->n_oneofs) {
-        proto_buf_putc(out, '\n');
+        strbuf_putc(out, '\n');
         put_oneofs(pr, out, m->oneofs, m->n_oneofs);
     }
     if (m->n_groups) {
-        proto_buf_putc(out, '\n');
+        strbuf_putc(out, '\n');
         put_groups(pr, out, m->groups, m->n_groups);
     }
     if (!ignoring_extensions(pr) && m->n_extensions) {
-        proto_buf_putc(out, '\n');
+        strbuf_putc(out, '\n');
         put_extension_ranges(pr, out, m->extensions, m->n_extensions);
     }
     if (!ignoring_extensions(pr) && m->n_extends) {
-        proto_buf_putc(out, '\n');
+        strbuf_putc(out, '\n');
         put_extends(pr, out, m->extends, m->n_extends, 1);
     }
     put_types(pr, out, m->types, m->n_types, 1);
-    proto_buf_puts(out, "}\n");
+    strbuf_puts(out, "}\n");
 }
 
 typedef struct keyed_value {
@@ -905,15 +905,15 @@ static int compare_enum_values(const void *a, const void *b)
     return x->index < y->index ? -1 : x->index > y->index;
 }
 
-static void put_enum(printer_t *pr, proto_buf_t *out, const proto_enum_t *e)
+static void put_enum(printer_t *pr, strbuf_t *out, const proto_enum_t *e)
 {
-    proto_buf_printf(out, "enum %s {", e->name);
+    strbuf_printf(out, "enum %s {", e->name);
     if (e->n_reserveds) {
-        proto_buf_putc(out, '\n');
+        strbuf_putc(out, '\n');
         put_reserveds(pr, out, e->reserveds, e->n_reserveds);
     }
     if (!e->n_reserveds && (e->options.n || e->n_values))
-        proto_buf_putc(out, '\n');
+        strbuf_putc(out, '\n');
     proto_options_t opts = filter_options(pr, &e->options);
     put_option_statements(pr, out, &opts, 1);
     keyed_value_t *vals = proto_arena_alloc(pr->arena, (e->n_values + 1) * sizeof *vals);
@@ -927,52 +927,52 @@ static void put_enum(printer_t *pr, proto_buf_t *out, const proto_enum_t *e)
         qsort(vals, e->n_values, sizeof *vals, compare_enum_values);
     for (size_t i = 0; i < e->n_values; i++) {
         const proto_enum_value_t *v = vals[i].value;
-        proto_buf_t item = {0};
-        proto_buf_printf(&item, "%s = %d", v->name, (int)v->tag);
+        strbuf_t item = {0};
+        strbuf_printf(&item, "%s = %d", v->name, (int)v->tag);
         proto_options_t vopts = filter_options(pr, &v->options);
         if (vopts.n) {
-            proto_buf_putc(&item, ' ');
+            strbuf_putc(&item, ' ');
             put_bracketed(pr, &item, NULL, vopts.items, vopts.n);
         }
-        proto_buf_puts(&item, ";\n");
+        strbuf_puts(&item, ";\n");
         append_indented_buf(out, &item);
     }
-    proto_buf_puts(out, "}\n");
+    strbuf_puts(out, "}\n");
 }
 
-static void put_rpc(printer_t *pr, proto_buf_t *out, const proto_rpc_t *r)
+static void put_rpc(printer_t *pr, strbuf_t *out, const proto_rpc_t *r)
 {
     const char *req = normalizing(pr) ? qualify(pr, r->request_type) : r->request_type;
     const char *res = normalizing(pr) ? qualify(pr, r->response_type) : r->response_type;
-    proto_buf_printf(out, "rpc %s (%s%s) returns (%s%s)", r->name,
+    strbuf_printf(out, "rpc %s (%s%s) returns (%s%s)", r->name,
                      r->request_streaming ? "stream " : "", req,
                      r->response_streaming ? "stream " : "", res);
     proto_options_t opts = filter_options(pr, &r->options);
     if (opts.n) {
-        proto_buf_puts(out, " {\n");
+        strbuf_puts(out, " {\n");
         put_option_statements(pr, out, &opts, 1);
-        proto_buf_putc(out, '}');
+        strbuf_putc(out, '}');
     }
-    proto_buf_puts(out, ";\n");
+    strbuf_puts(out, ";\n");
 }
 
-static void put_service(printer_t *pr, proto_buf_t *out, const proto_service_t *s)
+static void put_service(printer_t *pr, strbuf_t *out, const proto_service_t *s)
 {
-    proto_buf_printf(out, "service %s {", s->name);
+    strbuf_printf(out, "service %s {", s->name);
     proto_options_t opts = filter_options(pr, &s->options);
     if (opts.n) {
-        proto_buf_putc(out, '\n');
+        strbuf_putc(out, '\n');
         put_option_statements(pr, out, &opts, 1);
     }
     if (s->n_rpcs) {
-        proto_buf_putc(out, '\n');
+        strbuf_putc(out, '\n');
         for (size_t i = 0; i < s->n_rpcs; i++) {
-            proto_buf_t item = {0};
+            strbuf_t item = {0};
             put_rpc(pr, &item, s->rpcs[i]);
             append_indented_buf(out, &item);
         }
     }
-    proto_buf_puts(out, "}\n");
+    strbuf_puts(out, "}\n");
 }
 
 /* ---- The file --------------------------------------------------------------------------------- */
@@ -982,7 +982,7 @@ static int compare_strings(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static void put_imports(printer_t *pr, proto_buf_t *out, const char *keyword,
+static void put_imports(printer_t *pr, strbuf_t *out, const char *keyword,
                         const char *const *paths, size_t n)
 {
     const char **sorted = proto_arena_alloc(pr->arena, (n + 1) * sizeof *sorted);
@@ -997,41 +997,41 @@ static void put_imports(printer_t *pr, proto_buf_t *out, const char *keyword,
     for (size_t i = 0; i < n; i++) {
         if (normalizing(pr) && i > 0 && strcmp(sorted[i], sorted[i - 1]) == 0)
             continue;
-        proto_buf_printf(out, "%s \"", keyword);
+        strbuf_printf(out, "%s \"", keyword);
         put_escaped(out, sorted[i], strlen(sorted[i]));
-        proto_buf_puts(out, "\";\n");
+        strbuf_puts(out, "\";\n");
     }
 }
 
-static void put_file(printer_t *pr, proto_buf_t *out, const proto_file_t *f)
+static void put_file(printer_t *pr, strbuf_t *out, const proto_file_t *f)
 {
     if (f->syntax == PROTO_SYNTAX_EDITION) {
-        proto_buf_puts(out, "edition = \"");
+        strbuf_puts(out, "edition = \"");
         put_escaped(out, f->edition, strlen(f->edition));
-        proto_buf_puts(out, "\";\n");
+        strbuf_puts(out, "\";\n");
     }
     if (f->syntax == PROTO_SYNTAX_PROTO3 || (f->syntax == PROTO_SYNTAX_PROTO2 && !normalizing(pr)))
-        proto_buf_printf(out, "syntax = \"%s\";\n",
+        strbuf_printf(out, "syntax = \"%s\";\n",
                          f->syntax == PROTO_SYNTAX_PROTO3 ? "proto3" : "proto2");
     if (f->package)
-        proto_buf_printf(out, "package %s;\n", f->package);
+        strbuf_printf(out, "package %s;\n", f->package);
     if (f->n_imports || f->n_public_imports) {
-        proto_buf_putc(out, '\n');
+        strbuf_putc(out, '\n');
         put_imports(pr, out, "import", f->imports, f->n_imports);
         put_imports(pr, out, "import public", f->public_imports, f->n_public_imports);
     }
     proto_options_t opts = filter_options(pr, &f->options);
     if (opts.n) {
-        proto_buf_putc(out, '\n');
+        strbuf_putc(out, '\n');
         put_option_statements(pr, out, &opts, 0);
     }
     put_types(pr, out, f->types, f->n_types, 0);
     if (!ignoring_extensions(pr) && f->n_extends) {
-        proto_buf_putc(out, '\n');
+        strbuf_putc(out, '\n');
         put_extends(pr, out, f->extends, f->n_extends, 0);
     }
     if (f->n_services) {
-        proto_buf_putc(out, '\n');
+        strbuf_putc(out, '\n');
         for (size_t i = 0; i < f->n_services; i++)
             put_service(pr, out, f->services[i]);
     }
@@ -1051,9 +1051,9 @@ char *proto_print(const proto_file_t *file, proto_print_mode_t mode,
         pr.scope.tab = proto_schema_symtab(types);
         pr.scope.package = file->package ? file->package : "";
     }
-    proto_buf_t out = {0};
+    strbuf_t out = {0};
     put_file(&pr, &out, file);
-    char *text = proto_buf_take(&out);
+    char *text = strbuf_take(&out);
     if (!text && !pr.error)
         fail_oom(&pr);
     proto_scope_free(&pr.scope);

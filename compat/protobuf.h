@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "compat/schema.h"
+#include "compat/strbuf.h"
 #include "compat/strlist.h"
 
 /* ---- 1. The engine ------------------------------------------------------ */
@@ -405,22 +406,6 @@ char *proto_arena_printf(proto_arena_t *arena, const char *fmt, ...)
 /* Appends one pointer to an arena-grown array (*items, *n). Returns 0 or -1. */
 int proto_arena_push(proto_arena_t *arena, void *items_ptr, size_t *n, void *item);
 
-/* A growable, NUL-terminated byte buffer on malloc. */
-typedef struct proto_buf {
-    char *data;
-    size_t len;
-    size_t cap;
-    int failed;               /* sticky allocation failure */
-} proto_buf_t;
-
-void proto_buf_put(proto_buf_t *b, const char *s, size_t len);
-void proto_buf_puts(proto_buf_t *b, const char *s);
-void proto_buf_putc(proto_buf_t *b, char c);
-void proto_buf_printf(proto_buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Hands the text over (malloc'd) and resets b; NULL after any failure. */
-char *proto_buf_take(proto_buf_t *b);
-void proto_buf_free(proto_buf_t *b);
-
 /* -- 8b. The lexer (proto_lexer.c) -- */
 
 /*
@@ -435,7 +420,7 @@ typedef struct proto_lexer {
     size_t line_start;        /* offset of the current line's first byte */
     proto_arena_t *arena;     /* words and strings are copied here */
     int depth;                /* nesting of map<> types */
-    proto_buf_t scratch;
+    strbuf_t scratch;
     jmp_buf fail;
     char error[320];
 } proto_lexer_t;
@@ -567,7 +552,7 @@ const proto_symbol_t *proto_scope_resolve(const proto_scope_t *s, const char *na
 typedef struct proto_option_codec proto_option_codec_t;
 proto_option_codec_t *proto_option_codec_new(const proto_symtab_t *tab, proto_arena_t *arena);
 int proto_option_encode(proto_option_codec_t *codec, const proto_scope_t *scope,
-                        const proto_option_t *o, proto_buf_t *out, char **error);
+                        const proto_option_t *o, strbuf_t *out, char **error);
 proto_value_t *proto_option_decode(proto_option_codec_t *codec, const proto_symbol_t *ext,
                                    int wire_type, const uint8_t *data, size_t len);
 
@@ -582,7 +567,7 @@ int proto_normalize_map(const proto_scope_t *scope, proto_arena_t *arena,
 /* A numeric option value as Confluent's normalizer prints it: integers in
  * decimal (0x and leading-0 octal decoded), decimals with at most three
  * fraction digits; anything unparseable unchanged. */
-void proto_normalize_number(const char *raw, proto_buf_t *out);
+void proto_normalize_number(const char *raw, strbuf_t *out);
 
 /* -- 8g. Embedded sources (proto_wkt.c; the Google ones generated) -- */
 

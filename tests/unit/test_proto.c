@@ -598,9 +598,9 @@ static void test_number_normalization(void **state)
         {"2.5e-3", "0.002"} /* read as a float: 0.0024999999 */, {"123", "123"}, {"-inf", "-inf"}, {"18446744073709551615", "18446744073709551615"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        proto_buf_t b = {0};
+        strbuf_t b = {0};
         proto_normalize_number(cases[i].in, &b);
-        char *got = proto_buf_take(&b);
+        char *got = strbuf_take(&b);
         if (strcmp(got, cases[i].out) != 0)
             fail_msg("%s: expected %s, got %s", cases[i].in, cases[i].out, got);
         free(got);
