@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "test_support.h"
 #include "compat/jsonschema.h"
 
 static int conformance_present(void)
@@ -27,24 +28,6 @@ static int conformance_present(void)
     return 0;
 }
 
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    if (buf)
-        buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
 
 /* One vector file is not strict JSON: drop commas that precede '}' or ']' outside strings. */
 static void strip_trailing_commas(char *s)
@@ -76,7 +59,7 @@ static json_t *load_vectors(const char *name)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/json/%s", SR_CONFORMANCE_DIR, name);
-    char *text = read_file(path);
+    char *text = test_read_file(path, NULL);
     if (!text)
         return NULL;
     strip_trailing_commas(text);
@@ -210,7 +193,7 @@ static void test_recursive_schema_against_itself(void **state)
     }
     char path[1024];
     snprintf(path, sizeof path, "%s/json/recursive-schema.json", SR_CONFORMANCE_DIR);
-    char *text = read_file(path);
+    char *text = test_read_file(path, NULL);
     assert_non_null(text);
     char *error = NULL;
     jsonschema_t *a = jsonschema_parse(text, strlen(text), NULL, 0, 0, &error);

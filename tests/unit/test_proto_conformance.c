@@ -16,34 +16,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "test_support.h"
 #include "compat/protobuf.h"
 
 #define PROTO_DIR SR_CONFORMANCE_DIR "/protobuf"
 
-static int dir_exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
 
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    if (buf)
-        buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -59,7 +37,7 @@ static char *load_proto(const char *value)
         return strdup(value);
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", PROTO_DIR, value);
-    char *text = read_text(path);
+    char *text = test_read_file(path, NULL);
     if (!text && proto_builtin_text(value))
         text = strdup(proto_builtin_text(value));
     return text;
@@ -198,7 +176,7 @@ done:
 
 static void run_file(const char *name)
 {
-    if (!dir_exists(PROTO_DIR)) {
+    if (!test_dir_exists(PROTO_DIR)) {
         printf("SKIP: conformance dir absent (%s)\n", PROTO_DIR);
         skip();
     }

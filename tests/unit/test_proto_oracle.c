@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "test_support.h"
 #include "compat/protobuf.h"
 #include "google/protobuf/descriptor.pb-c.h"
 
@@ -29,27 +30,6 @@ static int have_protoc(void)
     return system("protoc --version >/dev/null 2>&1") == 0;
 }
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    if (buf) {
-        buf[n] = '\0';
-        if (len)
-            *len = (size_t)n;
-    }
-    fclose(f);
-    return buf;
-}
 
 static int write_file(const char *path, const void *data, size_t len)
 {
@@ -133,7 +113,7 @@ static int collect_refs(const char *include_dir, const char *text, refs_t *out)
             continue;
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", include_dir, imp);
-        char *dep = read_file(path, NULL);
+        char *dep = test_read_file(path, NULL);
         if (!dep || out->n == 32 || collect_refs(include_dir, dep, out) != 0) {
             free(dep);
             rc = -1;
@@ -178,7 +158,7 @@ static uint8_t *protoc_descriptor(const char *include_dir, const char *path, siz
     if (system(cmd) != 0)
         return NULL;
     size_t n;
-    uint8_t *set = (uint8_t *)read_file(out, &n);
+    uint8_t *set = (uint8_t *)test_read_file(out, &n);
     if (!set)
         return NULL;
     Google__Protobuf__FileDescriptorSet *fs = google__protobuf__file_descriptor_set__unpack(NULL, n, set);
@@ -219,8 +199,8 @@ static int check_file(const char *include_dir, const char *path)
 {
     char full[1024];
     snprintf(full, sizeof full, "%s/%s", include_dir, path);
-    size_t len;
-    char *text = read_file(full, &len);
+    size_t len = 0;
+    char *text = test_read_file(full, &len);
     if (!text) {
         fprintf(stderr, "FAIL %s: cannot read\n", path);
         return 0;
@@ -294,7 +274,7 @@ static void strip_json_names(Google__Protobuf__DescriptorProto *m)
  * json_name, no source info. */
 static char *client_form(const char *include_dir, const char *path)
 {
-    size_t len;
+    size_t len = 0;
     uint8_t *bytes = protoc_descriptor(include_dir, path, &len);
     if (!bytes)
         return NULL;
@@ -319,8 +299,8 @@ static int check_client_form(const char *include_dir, const char *path)
 {
     char full[1024];
     snprintf(full, sizeof full, "%s/%s", include_dir, path);
-    size_t len;
-    char *text = read_file(full, &len);
+    size_t len = 0;
+    char *text = test_read_file(full, &len);
     char *b64 = client_form(include_dir, path);
     refs_t refs = {0};
     char *from_text = NULL, *from_descriptor = NULL, *error = NULL;
