@@ -172,6 +172,22 @@ class Register(RefTestCase):
         self.assertEqual(self.assert_ok(self.version(user, 1))["references"],
                          [ref(full("Dep"), dep, 1)])
 
+    def test_compatibility_sees_the_referenced_types(self):
+        """A new version that points at an incompatible version of the
+        referenced type is refused (the check runs on resolved schemas)."""
+        dep, user, _, _ = self.dep_and_user()
+        self.assert_ok(self.put(f"/config/{quote(dep)}", {"compatibility": "NONE"}))
+        self.register_ok(dep, named("Dep", [("x", "string")]))
+        schema = named("User", [("d", full("Dep"))])
+        refs2 = [ref(full("Dep"), dep, 2)]
+        body = self.assert_ok(self.post(f"/compatibility/subjects/{quote(user)}/versions",
+                                        self.schema_body(schema, references=refs2),
+                                        params={"verbose": "true"}))
+        self.assertIs(body["is_compatible"], False, body)
+        self.assertIn("{oldSchemaVersion: 1}", body["messages"])
+        self.assert_error(self.register(user, schema, references=refs2), 409, 40901)
+        self.assert_ok(self.versions(user), [1])
+
     def test_missing_reference_target_is_42201(self):
         dep = self.sub("dep")
         self.register_ok(dep, named("Dep", [("x", "int")]))
@@ -333,6 +349,12 @@ class Resolved(RefTestCase):
         inline = self.sub("inline")
         self.register_ok(inline, resolved["schema"])
         self.assertNotIn("references", self.assert_ok(self.version(inline, 1)))
+
+    def test_format_resolved_on_the_raw_schema_endpoint(self):
+        (_, _, _), (id_a, _, _) = self.chain()
+        raw = self.get(f"/schemas/ids/{id_a}/schema", params={"format": "resolved"})
+        self.assertEqual(raw.status, 200, raw)
+        self.assertIsInstance(field_types(raw.text)["b"], dict, raw)
 
     def test_format_resolved_on_the_version_endpoint(self):
         (sa, _, _), _ = self.chain()

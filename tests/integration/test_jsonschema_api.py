@@ -150,6 +150,20 @@ class Normalize(JsonTestCase):
         self.assertEqual(self.register_json_ok(b, json.dumps(json.loads(KEYS_2), indent=2),
                                                params={"normalize": "true"}), id_a)
 
+    def test_normalize_sorts_references(self):
+        deps = []
+        for name in ("a", "b"):
+            subject = self.sub(f"dep{name}")
+            self.register_json_ok(subject, compact({"type": "string", "title": name}))
+            deps.append({"name": f"{name}.json", "subject": subject, "version": 1})
+        main = compact({"type": "object", "properties": {"a": {"$ref": "a.json"},
+                                                         "b": {"$ref": "b.json"}}})
+        s1, s2 = self.sub("n1"), self.sub("n2")
+        id1 = self.register_json_ok(s1, main, references=deps[::-1], params={"normalize": "true"})
+        self.assertEqual(self.assert_ok(self.version(s1, 1))["references"], deps)
+        self.assertEqual(self.register_json_ok(s2, main, references=deps,
+                                               params={"normalize": "true"}), id1)
+
     def test_normalize_on_lookup(self):
         s = self.sub()
         schema_id = self.register_json_ok(s, KEYS_1, params={"normalize": "true"})

@@ -471,6 +471,23 @@ class Normalize(ProtoTestCase):
         self.assertEqual((body["id"], body["version"], body["schemaType"]),
                          (schema_id, 1, "PROTOBUF"))
 
+    def test_normalize_sorts_references(self):
+        deps = {}
+        prefix = self.sub("dep")      # one prefix: name and subject order agree
+        for name in ("a", "b"):
+            subject = f"{prefix}/{name}.proto"
+            self.register_proto_ok(subject, proto(f"message {name.upper()} {{\n  int32 v = 1;\n}}\n",
+                                                  package=f"dep{name}"))
+            deps[name] = {"name": f"dep/{name}.proto", "subject": subject, "version": 1}
+        main = proto('message Main {\n  depa.A a = 1;\n  depb.B b = 2;\n}\n').replace(
+            "\n\n", '\n\nimport "dep/a.proto";\nimport "dep/b.proto";\n\n', 1)
+        ordered, backwards = [deps["a"], deps["b"]], [deps["b"], deps["a"]]
+        s1, s2 = self.sub("n1"), self.sub("n2")
+        id1 = self.register_proto_ok(s1, main, references=backwards, params={"normalize": "true"})
+        self.assertEqual(self.assert_ok(self.version(s1, 1))["references"], ordered)
+        self.assertEqual(self.register_proto_ok(s2, main, references=ordered,
+                                                params={"normalize": "true"}), id1)
+
     def test_normalize_from_config(self):
         s = self.sub()
         self.assert_ok(self.put(f"/config/{quote(s)}", {"normalize": True}))
