@@ -252,6 +252,10 @@ class ReferencedBy(RefTestCase):
                                  references=refs)
         self.assert_ok(self.referencedby(dep, 1), sorted(imported + [plain]))
         self.assert_ok(self.referencedby(dep, "latest"), sorted(imported + [plain]))
+        # Paging applies after sorting (rest-api.md 1.7).
+        everything = sorted(imported + [plain])
+        self.assert_ok(self.referencedby(dep, 1, params={"offset": "1", "limit": "2"}),
+                       everything[1:3])
 
     def test_one_id_in_two_subjects_is_listed_once(self):
         dep, user, _, user_id = self.dep_and_user()
@@ -349,6 +353,23 @@ class Resolved(RefTestCase):
         inline = self.sub("inline")
         self.register_ok(inline, resolved["schema"])
         self.assertNotIn("references", self.assert_ok(self.version(inline, 1)))
+
+    def test_format_resolved_across_namespaces(self):
+        dep = self.sub("far")
+        far = json.dumps({"type": "record", "name": "Far", "namespace": "com.other",
+                          "fields": [{"name": "e", "type": {"type": "enum", "name": "Color",
+                                                            "symbols": ["RED", "GREEN"]}}]})
+        self.register_ok(dep, far)
+        user = self.sub("near")
+        schema_id = self.register_ok(user, named("Near", [("f", "com.other.Far"),
+                                                          ("c", "com.other.Color")]),
+                                     references=[ref("com.other.Far", dep, 1)])
+        resolved = self.assert_ok(self.get(f"/schemas/ids/{schema_id}",
+                                           params={"format": "resolved"}))["schema"]
+        types = field_types(resolved)
+        self.assertEqual((types["f"]["name"], types["f"].get("namespace")), ("Far", "com.other"))
+        self.assertEqual(types["c"], "com.other.Color")
+        self.register_ok(self.sub("copy"), resolved)
 
     def test_format_resolved_on_the_raw_schema_endpoint(self):
         (_, _, _), (id_a, _, _) = self.chain()
