@@ -63,6 +63,29 @@ static reg_code_t parse_type(const reg_request_t *req, schema_type_t *type, reg_
     return REG_OK;
 }
 
+static int cmp_ref(const void *a, const void *b)
+{
+    const reg_ref_t *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    if (!c)
+        c = strcmp(x->subject, y->subject);
+    return c ? c : (x->version > y->version) - (x->version < y->version);
+}
+
+/* normalize: the reference list sorted and de-duplicated (compatibility.md 2.3). */
+static reg_ref_t *normalized_refs(const reg_request_t *req, size_t *n)
+{
+    reg_ref_t *refs = calloc(req->nrefs + 1, sizeof *refs);
+    memcpy(refs, req->refs, req->nrefs * sizeof *refs);
+    if (req->nrefs > 1)
+        qsort(refs, req->nrefs, sizeof *refs, cmp_ref);
+    *n = 0;
+    for (size_t i = 0; i < req->nrefs; i++)
+        if (*n == 0 || cmp_ref(&refs[*n - 1], &refs[i]) != 0)
+            refs[(*n)++] = refs[i];
+    return refs;
+}
+
 /* Parses the request. allow_deleted: soft-deleted reference targets count (lookups). */
 static reg_code_t candidate_parse(registry_t *reg, const reg_request_t *req, int flags,
                                   int allow_deleted, candidate_t *c, reg_error_t *err)
@@ -73,7 +96,10 @@ static reg_code_t candidate_parse(registry_t *reg, const reg_request_t *req, int
         return rc;
     if (request_is_empty(req))
         return reg_fail(err, REG_INVALID_SCHEMA, "Empty schema");
-    rc = registry_resolve(reg, req->refs, req->nrefs, allow_deleted, &c->res, err);
+    size_t nrefs = req->nrefs;
+    reg_ref_t *sorted = flags & SCHEMA_PARSE_NORMALIZE ? normalized_refs(req, &nrefs) : NULL;
+    rc = registry_resolve(reg, sorted ? sorted : req->refs, nrefs, allow_deleted, &c->res, err);
+    free(sorted);
     if (rc != REG_OK)
         return rc;
     char *error = NULL;
@@ -571,17 +597,6 @@ reg_code_t registry_lookup(registry_t *reg, store_t *db, const char *subject,
 
 /* ---- Compatibility test endpoints ---------------------------------------- */
 
-/* A single version is checked in the level's direction without transitivity. */
-static compat_level_t single_version_level(compat_level_t level)
-{
-    switch (level) {
-    case COMPAT_BACKWARD_TRANSITIVE: return COMPAT_BACKWARD;
-    case COMPAT_FORWARD_TRANSITIVE: return COMPAT_FORWARD;
-    case COMPAT_FULL_TRANSITIVE: return COMPAT_FULL;
-    default: return level;
-    }
-}
-
 /* A copy of the subject's versions (or an empty one), so the check runs without the lock. */
 static reg_subject_t *subject_snapshot(registry_t *reg, const char *subject)
 {
@@ -613,8 +628,10 @@ reg_code_t registry_check(registry_t *reg, store_t *db, const char *subject,
             only_version == -1 ? reg_subject_latest(snap) : reg_subject_find(snap, only_version);
         if (only_version != -1 && (!v || v->deleted))
             rc = reg_fail(err, REG_VERSION_NOT_FOUND, "Version %d not found.", only_version);
-        only_version = v ? v->version : -1;   /* latest with no live version: empty history */
-        level = single_version_level(level);
+        /* latest with no live version: empty history. A one-version history
+         * makes a transitive level act as its plain form, while the summary
+         * line still names the configured level. */
+        only_version = v ? v->version : -1;
     }
     candidate_t c = {0};
     int normalize = effective_normalize(reg, subject, req);
