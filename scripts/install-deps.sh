@@ -10,7 +10,7 @@ PACKAGES=(
   libh2o-evloop-dev libssl-dev libpq-dev postgresql-15
   libjansson-dev libprotobuf-c-dev protobuf-c-compiler libprotobuf-dev protobuf-compiler
   libcmocka-dev clang-14 libclang-rt-14-dev
-  curl nghttp2-client python3 python3-confluent-kafka
+  curl nghttp2-client python3 python3-confluent-kafka python3-avro
   openssl procps util-linux
 )
 
