@@ -9,15 +9,23 @@
 #include "registry/index.h"
 #include "registry/registry.h"
 
+#define RELOAD_STRIPES 64
+
 struct registry {
     registry_options_t opts;
     char *conninfo;
+    char *cluster_id;
     reg_index_t idx;
 
     /* Request fingerprint -> identity key, so re-registering known content
      * answers without parsing (design.md 3). Guarded by cache_lock. */
     pthread_mutex_t cache_lock;
     hmap_t request_cache;
+
+    /* A reload (load from PostgreSQL, then publish) holds its scope's stripe,
+     * so a reload that started earlier (the feed, before a local commit) can
+     * never publish after one that started later (the writer, after it). */
+    pthread_mutex_t reload_locks[RELOAD_STRIPES];
 
     /* The change feed between nodes. */
     int64_t feed_start;         /* last change seq seen before the initial load */

@@ -58,7 +58,15 @@ int registry_migrate(store_t *db, char **error)
 
 /* ---- Reloading scopes ---------------------------------------------------- */
 
-int registry_reload_scope(registry_t *reg, store_t *db, const char *scope, reg_error_t *err)
+static pthread_mutex_t *reload_lock(registry_t *reg, const char *scope)
+{
+    uint32_t h = 2166136261u;
+    for (const unsigned char *p = (const unsigned char *)scope; *p; p++)
+        h = (h ^ *p) * 16777619u;
+    return &reg->reload_locks[h % RELOAD_STRIPES];
+}
+
+static int reload_scope_locked(registry_t *reg, store_t *db, const char *scope, reg_error_t *err)
 {
     if (!*scope) {
         json_t *config;
@@ -95,6 +103,15 @@ int registry_reload_scope(registry_t *reg, store_t *db, const char *scope, reg_e
     index_publish_subject(&reg->idx, fresh);
     pthread_rwlock_unlock(&reg->idx.lock);
     return 0;
+}
+
+int registry_reload_scope(registry_t *reg, store_t *db, const char *scope, reg_error_t *err)
+{
+    pthread_mutex_t *lock = reload_lock(reg, scope);
+    pthread_mutex_lock(lock);
+    int rc = reload_scope_locked(reg, db, scope, err);
+    pthread_mutex_unlock(lock);
+    return rc;
 }
 
 /* ---- The change feed ---------------------------------------------------- */
@@ -182,6 +199,8 @@ registry_t *registry_new(const registry_options_t *opts, store_t *db, char **err
     reg->opts.conninfo = reg->conninfo;
     index_init(&reg->idx);
     pthread_mutex_init(&reg->cache_lock, NULL);
+    for (int i = 0; i < RELOAD_STRIPES; i++)
+        pthread_mutex_init(&reg->reload_locks[i], NULL);
     pthread_mutex_init(&reg->feed_lock, NULL);
     pthread_cond_init(&reg->feed_wake, NULL);
 
@@ -189,6 +208,8 @@ registry_t *registry_new(const registry_options_t *opts, store_t *db, char **err
     /* The feed starts from the change log's end as it was BEFORE the load:
      * a write landing during the load is then replayed, never missed. */
     int rc = store_last_change(db, &reg->feed_start, &err);
+    if (rc == 0)
+        rc = store_cluster_id(db, &reg->cluster_id, &err);
     pthread_rwlock_wrlock(&reg->idx.lock);
     if (rc == 0)
         rc = store_load_all(db, &reg->idx, &err);
@@ -222,10 +243,18 @@ void registry_free(registry_t *reg)
     hmap_clear(&reg->request_cache);
     index_destroy(&reg->idx);
     pthread_mutex_destroy(&reg->cache_lock);
+    for (int i = 0; i < RELOAD_STRIPES; i++)
+        pthread_mutex_destroy(&reg->reload_locks[i]);
     pthread_mutex_destroy(&reg->feed_lock);
     pthread_cond_destroy(&reg->feed_wake);
+    free(reg->cluster_id);
     free(reg->conninfo);
     free(reg);
+}
+
+const char *registry_cluster_id(const registry_t *reg)
+{
+    return reg->cluster_id;
 }
 
 /* ---- References ---------------------------------------------------------- */

@@ -47,6 +47,8 @@ int registry_migrate(store_t *db, char **error);
 /* Loads the whole registry into memory and starts the change feed. */
 registry_t *registry_new(const registry_options_t *opts, store_t *db, char **error);
 void registry_free(registry_t *reg);
+/* A stable identifier of the backing database (borrowed). */
+const char *registry_cluster_id(const registry_t *reg);
 
 /* ---- 3. Reading --------------------------------------------------------- */
 

@@ -259,6 +259,17 @@ int store_load_global(store_t *db, json_t **config, char **mode, reg_error_t *er
     return store_load_scope_settings(db, "", config, mode, err);
 }
 
+int store_cluster_id(store_t *db, char **out, reg_error_t *err)
+{
+    PGresult *res = NULL;
+    if (store_query(db, "SELECT id FROM registry_cluster LIMIT 1", 0, NULL, &res, err,
+                    "reading the cluster id") != 0)
+        return -1;
+    *out = strdup(PQntuples(res) ? PQgetvalue(res, 0, 0) : "schema-registry");
+    PQclear(res);
+    return 0;
+}
+
 int store_load_schema(store_t *db, int id, reg_schema_t **out, reg_error_t *err)
 {
     char ids[16];

@@ -44,6 +44,8 @@ int store_load_all(store_t *db, reg_index_t *idx, reg_error_t *err);
 /* A subject's versions, config and mode (an empty subject when nothing is stored). */
 int store_load_subject(store_t *db, const char *name, reg_subject_t **out, reg_error_t *err);
 int store_load_global(store_t *db, json_t **config, char **mode, reg_error_t *err);
+/* The database's registry identifier (migrations/0002), malloc'd. */
+int store_cluster_id(store_t *db, char **out, reg_error_t *err);
 /* One schema row, or *out = NULL when the id does not exist. */
 int store_load_schema(store_t *db, int id, reg_schema_t **out, reg_error_t *err);
 /* Subjects having a version (live or soft-deleted) that carries the id. */

@@ -76,7 +76,8 @@ static int cmp_ref(const void *a, const void *b)
 static reg_ref_t *normalized_refs(const reg_request_t *req, size_t *n)
 {
     reg_ref_t *refs = calloc(req->nrefs + 1, sizeof *refs);
-    memcpy(refs, req->refs, req->nrefs * sizeof *refs);
+    if (req->nrefs)
+        memcpy(refs, req->refs, req->nrefs * sizeof *refs);
     if (req->nrefs > 1)
         qsort(refs, req->nrefs, sizeof *refs, cmp_ref);
     *n = 0;

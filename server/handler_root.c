@@ -14,7 +14,7 @@ http_outcome_t handle_root(http_call_t *c, store_t *db)
 
 http_outcome_t handle_metadata_id(http_call_t *c, store_t *db)
 {
-    const char *kafka = c->cfg->kafka_cluster_id ? c->cfg->kafka_cluster_id : "schema-registry-postgresql";
+    const char *kafka = c->cfg->kafka_cluster_id ? c->cfg->kafka_cluster_id : registry_cluster_id(c->reg);
     const char *group = c->cfg->group_id ? c->cfg->group_id : "schema-registry";
     http_reply_json(c, 200,
                     json_pack("{s:{s:[], s:{s:s, s:s}}}", "scope", "path", "clusters", "kafka-cluster",
