@@ -287,6 +287,18 @@ reg_code_t registry_schema_usages(registry_t *reg, store_t *db, int id, int dele
     return REG_OK;
 }
 
+int registry_subject_version_of(registry_t *reg, const char *subject, int id)
+{
+    int version = 0;
+    pthread_rwlock_rdlock(&reg->idx.lock);
+    reg_subject_t *subj = index_subject(&reg->idx, subject);
+    for (size_t i = subj ? subj->n : 0; i-- > 0 && !version;)
+        if (subj->v[i].schema_id == id)
+            version = subj->v[i].version;
+    pthread_rwlock_unlock(&reg->idx.lock);
+    return version;
+}
+
 int registry_max_id(registry_t *reg)
 {
     pthread_rwlock_rdlock(&reg->idx.lock);

@@ -101,6 +101,8 @@ reg_code_t registry_get_schema_by_guid(registry_t *reg, const unsigned char guid
 /* The (subject, version) pairs carrying id, sorted; live only unless deleted. */
 reg_code_t registry_schema_usages(registry_t *reg, store_t *db, int id, int deleted,
                                   reg_usage_t **out, size_t *n, reg_error_t *err);
+/* The newest version of subject that carries id (live or soft-deleted), or 0. */
+int registry_subject_version_of(registry_t *reg, const char *subject, int id);
 /* Highest schema id allocated so far (fetchMaxId). */
 int registry_max_id(registry_t *reg);
 /* GET .../versions/{v}/referencedby: sorted ids of schemas referring to it. */

@@ -197,6 +197,13 @@ json_t *api_schema_string(http_call_t *c, const reg_schema_t *cs)
 {
     reg_schema_t *s = (reg_schema_t *)cs;
     json_t *o = json_object();
+    /* Extended profile: the subject asked about, when it carries the id (rest-api 2.9.2). */
+    const char *subject = http_query(c, "subject");
+    int version = c->extended && subject && *subject ? registry_subject_version_of(c->reg, subject, s->id) : 0;
+    if (version) {
+        json_object_set_new(o, "subject", json_string(subject));
+        json_object_set_new(o, "version", json_integer(version));
+    }
     if (c->extended)
         json_object_set_new(o, "guid", guid_string(s));
     add_schema_fields(c, o, s);

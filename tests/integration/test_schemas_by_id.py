@@ -79,6 +79,28 @@ class SchemasById(harness.RegistryTestCase):
         raw = self.by_id(schema_id, "/schema", params={"subject": self.sub("x")})
         self.assertEqual(raw.text, expected["schema"])
 
+    def test_extended_profile_names_the_subject_asked_about(self):
+        """rest-api 2.9.2: subject/version only when a subject parameter was given and
+        it carries the id; guid and ts always; classic clients never see them."""
+        s = self.sub()
+        self.register_ok(s, avro_record("Ext", [("a", "string")]))
+        schema_id = self.register_ok(s, avro_record("Ext", [("a", "string"), ("b", "long", 0)]))
+        ext = {"Confluent-Accept-Unknown-Properties": "true"}
+        body = self.assert_ok(self.get(f"/schemas/ids/{schema_id}", params={"subject": s}, headers=ext))
+        self.assertEqual((body["subject"], body["version"], body["schemaType"]), (s, 2, "AVRO"))
+        self.assertIsInstance(body["ts"], int)
+        self.assertRegex(body["guid"], r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+        other = self.assert_ok(self.get(f"/schemas/ids/{schema_id}", params={"subject": self.sub("x")},
+                                        headers=ext))
+        self.assertNotIn("subject", other)
+        self.assertNotIn("version", other)
+        self.assertEqual(other["guid"], body["guid"])
+        by_guid = self.assert_ok(self.get(f"/schemas/guids/{body['guid']}"))
+        self.assertEqual(by_guid["schema"], body["schema"])
+        ids = self.assert_ok(self.get(f"/schemas/guids/{body['guid']}/ids"))
+        self.assertEqual(ids, [{"context": ".", "id": schema_id}])
+        self.assert_error(self.get("/schemas/guids/not-a-guid"), 404, 40403)
+
     def test_subject_parameter_does_not_filter_subjects(self):
         a, b = self.sub("a"), self.sub("b")
         schema_id = self.register_ok(a, rec(6))
