@@ -102,6 +102,15 @@ reg_schema_t *index_schema_by_key(const reg_index_t *idx, schema_type_t type,
                                   const unsigned char key[REG_KEY_LEN]);
 reg_subject_t *index_subject(const reg_index_t *idx, const char *name);
 
+/* Every subject of the index (lock held): INDEX_FOREACH_SUBJECT(idx, subj) { ... }.
+ * `continue` skips a subject; `break` also only skips one (it is a nested loop). */
+#define INDEX_FOREACH_SUBJECT(idx, subj)                                                          \
+    for (size_t subj##_slot = 0; subj##_slot < (idx)->subjects.cap; subj##_slot++)               \
+        for (const reg_subject_t *subj = hmap_live(&(idx)->subjects, subj##_slot)                 \
+                                             ? (idx)->subjects.slots[subj##_slot].value            \
+                                             : NULL;                                                \
+             subj; subj = NULL)
+
 /* ---- 3. Publishing ----------------------------------------------------- */
 
 /* Adds a schema row if its id is unknown (takes ownership of s either way). Write lock held. */

@@ -117,11 +117,7 @@ void registry_list_subjects(registry_t *reg, const char *prefix, int deleted, in
 {
     size_t plen = prefix ? strlen(prefix) : 0;
     pthread_rwlock_rdlock(&reg->idx.lock);
-    const hmap_t *m = &reg->idx.subjects;
-    for (size_t i = 0; i < m->cap; i++) {
-        if (!hmap_live(m, i))
-            continue;
-        const reg_subject_t *subj = m->slots[i].value;
+    INDEX_FOREACH_SUBJECT(&reg->idx, subj) {
         int live = reg_subject_live_count(subj);
         int include = deleted_only ? (subj->n > 0 && live == 0) : deleted ? subj->n > 0 : live > 0;
         if (include && strncmp(subj->name, prefix ? prefix : "", plen) == 0)
@@ -170,11 +166,7 @@ void registry_list_schemas(registry_t *reg, const char *prefix, int deleted, int
     *out = calloc(cap, sizeof **out);
     *n = 0;
     pthread_rwlock_rdlock(&reg->idx.lock);
-    const hmap_t *m = &reg->idx.subjects;
-    for (size_t i = 0; i < m->cap; i++) {
-        if (!hmap_live(m, i))
-            continue;
-        const reg_subject_t *subj = m->slots[i].value;
+    INDEX_FOREACH_SUBJECT(&reg->idx, subj) {
         if (strncmp(subj->name, prefix ? prefix : "", plen) != 0)
             continue;
         for (size_t j = subj->n; j-- > 0;) {
@@ -268,11 +260,7 @@ reg_code_t registry_schema_usages(registry_t *reg, store_t *db, int id, int dele
     *out = calloc(cap, sizeof **out);
     *n = 0;
     pthread_rwlock_rdlock(&reg->idx.lock);
-    const hmap_t *m = &reg->idx.subjects;
-    for (size_t i = 0; i < m->cap; i++) {
-        if (!hmap_live(m, i))
-            continue;
-        const reg_subject_t *subj = m->slots[i].value;
+    INDEX_FOREACH_SUBJECT(&reg->idx, subj) {
         for (size_t j = 0; j < subj->n; j++) {
             if (subj->v[j].schema_id != id || (subj->v[j].deleted && !deleted))
                 continue;

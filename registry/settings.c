@@ -276,11 +276,7 @@ static reg_code_t mode_write_tx(registry_t *reg, store_t *db, void *arg, reg_err
 static void subjects_with_soft_deleted(registry_t *reg, const char *subject, strlist_t *out)
 {
     pthread_rwlock_rdlock(&reg->idx.lock);
-    const hmap_t *m = &reg->idx.subjects;
-    for (size_t i = 0; i < m->cap; i++) {
-        if (!hmap_live(m, i))
-            continue;
-        const reg_subject_t *subj = m->slots[i].value;
+    INDEX_FOREACH_SUBJECT(&reg->idx, subj) {
         if (subject && strcmp(subj->name, subject) != 0)
             continue;
         if ((size_t)reg_subject_live_count(subj) < subj->n)
