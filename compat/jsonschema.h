@@ -482,6 +482,9 @@ void jsonschema_diff_combined(jsonschema_ctx_t *ctx, const jsonschema_node_t *or
 void jsonschema_diff_scalar(jsonschema_ctx_t *ctx, const jsonschema_node_t *original,
                             const jsonschema_node_t *update);
 /* unevaluatedProperties (items = 0) or unevaluatedItems (items = 1). */
+/* additionalProperties (items = 0) or additionalItems (items = 1) of o against u. */
+void jsonschema_diff_additional(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
+                                const jsonschema_node_t *u, int items);
 void jsonschema_diff_unevaluated(jsonschema_ctx_t *ctx, const jsonschema_node_t *original,
                                  const jsonschema_node_t *update, int items);
 

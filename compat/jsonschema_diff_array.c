@@ -91,22 +91,6 @@ static void compare_tuples(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
     }
 }
 
-static void compare_additional_items(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
-                                     const jsonschema_node_t *u)
-{
-    jsonschema_mark_t mark = jsonschema_ctx_push(ctx, "additionalItems", 15);
-    if (o->additional_forbidden != u->additional_forbidden)
-        jsonschema_ctx_add(ctx, u->additional_forbidden ? JSONSCHEMA_ADDITIONAL_ITEMS_REMOVED
-                                                        : JSONSCHEMA_ADDITIONAL_ITEMS_ADDED);
-    else if (!o->additional && u->additional)
-        jsonschema_ctx_add(ctx, JSONSCHEMA_ADDITIONAL_ITEMS_NARROWED);
-    else if (o->additional && !u->additional)
-        jsonschema_ctx_add(ctx, JSONSCHEMA_ADDITIONAL_ITEMS_EXTENDED);
-    else
-        jsonschema_diff_compare(ctx, o->additional, u->additional);
-    jsonschema_ctx_pop(ctx, mark);
-}
-
 static void compare_int(jsonschema_ctx_t *ctx, const char *kw, jsonschema_int_t o,
                         jsonschema_int_t u, const jsonschema_change_t t[4])
 {
@@ -160,7 +144,7 @@ void jsonschema_diff_array(jsonschema_ctx_t *ctx, const jsonschema_node_t *origi
     jsonschema_diff_compare(ctx, original->all_items, update->all_items);
     jsonschema_ctx_pop(ctx, mark);
     compare_tuples(ctx, original, update);
-    compare_additional_items(ctx, original, update);
+    jsonschema_diff_additional(ctx, original, update, 1);
     jsonschema_diff_unevaluated(ctx, original, update, 1);
     compare_bounds(ctx, original, update);
 }

@@ -295,25 +295,34 @@ static void compare_dependencies(jsonschema_ctx_t *ctx, const jsonschema_node_t 
     jsonschema_ctx_pop(ctx, mark);
 }
 
-static void compare_additional(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
-                               const jsonschema_node_t *u)
+typedef struct unevaluated_types {
+    jsonschema_change_t added, removed, extended, narrowed;
+} unevaluated_types_t;
+
+/* additionalProperties and additionalItems share one rule. */
+void jsonschema_diff_additional(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
+                                const jsonschema_node_t *u, int items)
 {
-    jsonschema_mark_t mark = jsonschema_ctx_push(ctx, "additionalProperties", 20);
+    const char *kw = items ? "additionalItems" : "additionalProperties";
+    unevaluated_types_t t =
+        items ? (unevaluated_types_t){JSONSCHEMA_ADDITIONAL_ITEMS_ADDED, JSONSCHEMA_ADDITIONAL_ITEMS_REMOVED,
+                                      JSONSCHEMA_ADDITIONAL_ITEMS_EXTENDED,
+                                      JSONSCHEMA_ADDITIONAL_ITEMS_NARROWED}
+              : (unevaluated_types_t){JSONSCHEMA_ADDITIONAL_PROPERTIES_ADDED,
+                                      JSONSCHEMA_ADDITIONAL_PROPERTIES_REMOVED,
+                                      JSONSCHEMA_ADDITIONAL_PROPERTIES_EXTENDED,
+                                      JSONSCHEMA_ADDITIONAL_PROPERTIES_NARROWED};
+    jsonschema_mark_t mark = jsonschema_ctx_push(ctx, kw, strlen(kw));
     if (o->additional_forbidden != u->additional_forbidden)
-        jsonschema_ctx_add(ctx, u->additional_forbidden ? JSONSCHEMA_ADDITIONAL_PROPERTIES_REMOVED
-                                                        : JSONSCHEMA_ADDITIONAL_PROPERTIES_ADDED);
+        jsonschema_ctx_add(ctx, u->additional_forbidden ? t.removed : t.added);
     else if (!o->additional && u->additional)
-        jsonschema_ctx_add(ctx, JSONSCHEMA_ADDITIONAL_PROPERTIES_NARROWED);
+        jsonschema_ctx_add(ctx, t.narrowed);
     else if (o->additional && !u->additional)
-        jsonschema_ctx_add(ctx, JSONSCHEMA_ADDITIONAL_PROPERTIES_EXTENDED);
+        jsonschema_ctx_add(ctx, t.extended);
     else
         jsonschema_diff_compare(ctx, o->additional, u->additional);
     jsonschema_ctx_pop(ctx, mark);
 }
-
-typedef struct unevaluated_types {
-    jsonschema_change_t added, removed, extended, narrowed;
-} unevaluated_types_t;
 
 /* unevaluatedProperties and unevaluatedItems share one rule. */
 static void compare_unevaluated_with(jsonschema_ctx_t *ctx, const char *kw,
@@ -366,7 +375,7 @@ void jsonschema_diff_object(jsonschema_ctx_t *ctx, const jsonschema_node_t *orig
     compare_required(ctx, original, update);
     compare_properties(ctx, original, update);
     compare_dependencies(ctx, original, update);
-    compare_additional(ctx, original, update);
+    jsonschema_diff_additional(ctx, original, update, 0);
     jsonschema_diff_unevaluated(ctx, original, update, 0);
     static const struct {
         const char *kw;
