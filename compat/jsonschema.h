@@ -482,6 +482,18 @@ void jsonschema_diff_combined(jsonschema_ctx_t *ctx, const jsonschema_node_t *or
 void jsonschema_diff_scalar(jsonschema_ctx_t *ctx, const jsonschema_node_t *original,
                             const jsonschema_node_t *update);
 /* unevaluatedProperties (items = 0) or unevaluatedItems (items = 1). */
+/* The four changes of one numeric bound keyword (maxLength, minItems, ...). */
+typedef struct jsonschema_bound_changes {
+    jsonschema_change_t added, removed, increased, decreased;
+} jsonschema_bound_changes_t;
+/* An integer bound of o against u at keyword kw. */
+void jsonschema_diff_int_bound(jsonschema_ctx_t *ctx, const char *kw, jsonschema_int_t o,
+                               jsonschema_int_t u, jsonschema_bound_changes_t t);
+/* Diffs a against b in a sub-context, keeps its differences, then adds yes
+ * when that sub-diff was compatible (b covers a), else no. */
+void jsonschema_diff_covered(jsonschema_ctx_t *ctx, const jsonschema_node_t *a,
+                             const jsonschema_node_t *b, jsonschema_change_t yes,
+                             jsonschema_change_t no);
 /* additionalProperties (items = 0) or additionalItems (items = 1) of o against u. */
 void jsonschema_diff_additional(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
                                 const jsonschema_node_t *u, int items);

@@ -27,18 +27,6 @@ static const jsonschema_node_t *partially_open_schema(const jsonschema_node_t *n
     return NULL;
 }
 
-static void covered(jsonschema_ctx_t *ctx, const jsonschema_node_t *a, const jsonschema_node_t *b,
-                    jsonschema_change_t yes, jsonschema_change_t no)
-{
-    jsonschema_ctx_t sub;
-    jsonschema_ctx_init(&sub, ctx->run, ctx);
-    jsonschema_diff_compare(&sub, a, b);
-    int ok = jsonschema_ctx_compatible(&sub);
-    jsonschema_ctx_adopt(ctx, &sub.diffs);
-    jsonschema_ctx_free(&sub);
-    jsonschema_ctx_add(ctx, ok ? yes : no);
-}
-
 static void item_removed(jsonschema_ctx_t *ctx, const jsonschema_node_t *item,
                          const jsonschema_node_t *update)
 {
@@ -48,7 +36,7 @@ static void item_removed(jsonschema_ctx_t *ctx, const jsonschema_node_t *item,
     }
     const jsonschema_node_t *partial = partially_open_schema(update);
     if (partial)
-        covered(ctx, item, partial, JSONSCHEMA_ITEM_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL,
+        jsonschema_diff_covered(ctx, item, partial, JSONSCHEMA_ITEM_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL,
                 JSONSCHEMA_ITEM_REMOVED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL);
     else
         jsonschema_ctx_add(ctx, item->kind == JSONSCHEMA_NODE_FALSE
@@ -67,7 +55,7 @@ static void item_added(jsonschema_ctx_t *ctx, const jsonschema_node_t *original,
     }
     const jsonschema_node_t *partial = partially_open_schema(original);
     if (partial)
-        covered(ctx, partial, item, JSONSCHEMA_ITEM_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL,
+        jsonschema_diff_covered(ctx, partial, item, JSONSCHEMA_ITEM_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL,
                 JSONSCHEMA_ITEM_ADDED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL);
     else
         jsonschema_ctx_add(ctx, JSONSCHEMA_ITEM_ADDED_TO_CLOSED_CONTENT_MODEL);
@@ -91,14 +79,6 @@ static void compare_tuples(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
     }
 }
 
-static void compare_int(jsonschema_ctx_t *ctx, const char *kw, jsonschema_int_t o,
-                        jsonschema_int_t u, const jsonschema_change_t t[4])
-{
-    if (o.set == u.set && (!o.set || o.v == u.v))
-        return;
-    jsonschema_ctx_add_at(ctx, kw, !o.set ? t[0] : !u.set ? t[1] : o.v < u.v ? t[2] : t[3]);
-}
-
 /* minContains/maxContains are read as Java ints from the unprocessed properties. */
 static jsonschema_int_t contains_bound(const jsonschema_json_t *v)
 {
@@ -114,26 +94,26 @@ static jsonschema_int_t contains_bound(const jsonschema_json_t *v)
 static void compare_bounds(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
                            const jsonschema_node_t *u)
 {
-    static const jsonschema_change_t max_items[4] = {
+    const jsonschema_bound_changes_t max_items = {
         JSONSCHEMA_MAX_ITEMS_ADDED, JSONSCHEMA_MAX_ITEMS_REMOVED, JSONSCHEMA_MAX_ITEMS_INCREASED,
         JSONSCHEMA_MAX_ITEMS_DECREASED};
-    static const jsonschema_change_t min_items[4] = {
+    const jsonschema_bound_changes_t min_items = {
         JSONSCHEMA_MIN_ITEMS_ADDED, JSONSCHEMA_MIN_ITEMS_REMOVED, JSONSCHEMA_MIN_ITEMS_INCREASED,
         JSONSCHEMA_MIN_ITEMS_DECREASED};
-    static const jsonschema_change_t max_contains[4] = {
+    const jsonschema_bound_changes_t max_contains = {
         JSONSCHEMA_MAX_CONTAINS_ADDED, JSONSCHEMA_MAX_CONTAINS_REMOVED,
         JSONSCHEMA_MAX_CONTAINS_INCREASED, JSONSCHEMA_MAX_CONTAINS_DECREASED};
-    static const jsonschema_change_t min_contains[4] = {
+    const jsonschema_bound_changes_t min_contains = {
         JSONSCHEMA_MIN_CONTAINS_ADDED, JSONSCHEMA_MIN_CONTAINS_REMOVED,
         JSONSCHEMA_MIN_CONTAINS_INCREASED, JSONSCHEMA_MIN_CONTAINS_DECREASED};
-    compare_int(ctx, "maxItems", o->max_items, u->max_items, max_items);
-    compare_int(ctx, "minItems", o->min_items, u->min_items, min_items);
+    jsonschema_diff_int_bound(ctx, "maxItems", o->max_items, u->max_items, max_items);
+    jsonschema_diff_int_bound(ctx, "minItems", o->min_items, u->min_items, min_items);
     if (o->unique_items != u->unique_items)
         jsonschema_ctx_add_at(ctx, "uniqueItems", o->unique_items ? JSONSCHEMA_UNIQUE_ITEMS_REMOVED
                                                                   : JSONSCHEMA_UNIQUE_ITEMS_ADDED);
-    compare_int(ctx, "maxContains", contains_bound(o->max_contains),
+    jsonschema_diff_int_bound(ctx, "maxContains", contains_bound(o->max_contains),
                 contains_bound(u->max_contains), max_contains);
-    compare_int(ctx, "minContains", contains_bound(o->min_contains),
+    jsonschema_diff_int_bound(ctx, "minContains", contains_bound(o->min_contains),
                 contains_bound(u->min_contains), min_contains);
 }
 

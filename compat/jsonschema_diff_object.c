@@ -127,7 +127,7 @@ static void compare_required(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
 }
 
 /* Sub-diff against the covering schema, then whether it covered. */
-static void covered(jsonschema_ctx_t *ctx, const jsonschema_node_t *a, const jsonschema_node_t *b,
+void jsonschema_diff_covered(jsonschema_ctx_t *ctx, const jsonschema_node_t *a, const jsonschema_node_t *b,
                     jsonschema_change_t yes, jsonschema_change_t no)
 {
     jsonschema_ctx_t sub;
@@ -148,7 +148,7 @@ static void property_removed(jsonschema_ctx_t *ctx, const jsonschema_node_t *osu
     }
     const jsonschema_node_t *partial = partially_open_schema(u, name);
     if (partial)
-        covered(ctx, osub, partial, JSONSCHEMA_PROPERTY_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL,
+        jsonschema_diff_covered(ctx, osub, partial, JSONSCHEMA_PROPERTY_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL,
                 JSONSCHEMA_PROPERTY_REMOVED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL);
     else
         jsonschema_ctx_add(ctx, osub->kind == JSONSCHEMA_NODE_FALSE
@@ -171,7 +171,7 @@ static void property_added(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
     }
     const jsonschema_node_t *partial = partially_open_schema(o, name);
     if (partial)
-        covered(ctx, partial, usub, JSONSCHEMA_PROPERTY_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL,
+        jsonschema_diff_covered(ctx, partial, usub, JSONSCHEMA_PROPERTY_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL,
                 JSONSCHEMA_PROPERTY_ADDED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL);
     jsonschema_ctx_add(ctx,
         !required           ? JSONSCHEMA_OPTIONAL_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL
@@ -377,26 +377,14 @@ void jsonschema_diff_object(jsonschema_ctx_t *ctx, const jsonschema_node_t *orig
     compare_dependencies(ctx, original, update);
     jsonschema_diff_additional(ctx, original, update, 0);
     jsonschema_diff_unevaluated(ctx, original, update, 0);
-    static const struct {
-        const char *kw;
-        size_t offset;
-        jsonschema_change_t t[4];
-    } bounds[] = {
-        {"maxProperties", offsetof(jsonschema_node_t, max_properties),
-         {JSONSCHEMA_MAX_PROPERTIES_ADDED, JSONSCHEMA_MAX_PROPERTIES_REMOVED,
-          JSONSCHEMA_MAX_PROPERTIES_INCREASED, JSONSCHEMA_MAX_PROPERTIES_DECREASED}},
-        {"minProperties", offsetof(jsonschema_node_t, min_properties),
-         {JSONSCHEMA_MIN_PROPERTIES_ADDED, JSONSCHEMA_MIN_PROPERTIES_REMOVED,
-          JSONSCHEMA_MIN_PROPERTIES_INCREASED, JSONSCHEMA_MIN_PROPERTIES_DECREASED}},
-    };
-    for (size_t i = 0; i < 2; i++) {
-        const jsonschema_int_t *ob = (const void *)((const char *)original + bounds[i].offset);
-        const jsonschema_int_t *ub = (const void *)((const char *)update + bounds[i].offset);
-        if (ob->set == ub->set && (!ob->set || ob->v == ub->v))
-            continue;
-        jsonschema_change_t t = !ob->set ? bounds[i].t[0]
-                                : !ub->set ? bounds[i].t[1]
-                                : ob->v < ub->v ? bounds[i].t[2] : bounds[i].t[3];
-        jsonschema_ctx_add_at(ctx, bounds[i].kw, t);
-    }
+    jsonschema_diff_int_bound(ctx, "maxProperties", original->max_properties, update->max_properties,
+                              (jsonschema_bound_changes_t){JSONSCHEMA_MAX_PROPERTIES_ADDED,
+                                                           JSONSCHEMA_MAX_PROPERTIES_REMOVED,
+                                                           JSONSCHEMA_MAX_PROPERTIES_INCREASED,
+                                                           JSONSCHEMA_MAX_PROPERTIES_DECREASED});
+    jsonschema_diff_int_bound(ctx, "minProperties", original->min_properties, update->min_properties,
+                              (jsonschema_bound_changes_t){JSONSCHEMA_MIN_PROPERTIES_ADDED,
+                                                           JSONSCHEMA_MIN_PROPERTIES_REMOVED,
+                                                           JSONSCHEMA_MIN_PROPERTIES_INCREASED,
+                                                           JSONSCHEMA_MIN_PROPERTIES_DECREASED});
 }

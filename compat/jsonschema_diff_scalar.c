@@ -12,12 +12,9 @@
 
 /* ---- 1. Bounds --------------------------------------------------------------- */
 
-typedef struct bound_types {
-    jsonschema_change_t added, removed, increased, decreased;
-} bound_types_t;
 
-static void compare_int_bound(jsonschema_ctx_t *ctx, const char *kw, jsonschema_int_t o,
-                              jsonschema_int_t u, bound_types_t t)
+void jsonschema_diff_int_bound(jsonschema_ctx_t *ctx, const char *kw, jsonschema_int_t o,
+                               jsonschema_int_t u, jsonschema_bound_changes_t t)
 {
     if (o.set == u.set && (!o.set || o.v == u.v))
         return;
@@ -33,7 +30,7 @@ static void compare_int_bound(jsonschema_ctx_t *ctx, const char *kw, jsonschema_
 
 static void compare_number_bound(jsonschema_ctx_t *ctx, const char *kw,
                                  const jsonschema_json_t *o, const jsonschema_json_t *u,
-                                 bound_types_t t)
+                                 jsonschema_bound_changes_t t)
 {
     if (!o && !u)
         return;
@@ -163,12 +160,12 @@ static void compare_multiple_of(jsonschema_ctx_t *ctx, const jsonschema_json_t *
 static void compare_string(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
                            const jsonschema_node_t *u)
 {
-    compare_int_bound(ctx, "maxLength", o->max_length, u->max_length,
-                      (bound_types_t){JSONSCHEMA_MAX_LENGTH_ADDED, JSONSCHEMA_MAX_LENGTH_REMOVED,
+    jsonschema_diff_int_bound(ctx, "maxLength", o->max_length, u->max_length,
+                      (jsonschema_bound_changes_t){JSONSCHEMA_MAX_LENGTH_ADDED, JSONSCHEMA_MAX_LENGTH_REMOVED,
                                       JSONSCHEMA_MAX_LENGTH_INCREASED,
                                       JSONSCHEMA_MAX_LENGTH_DECREASED});
-    compare_int_bound(ctx, "minLength", o->min_length, u->min_length,
-                      (bound_types_t){JSONSCHEMA_MIN_LENGTH_ADDED, JSONSCHEMA_MIN_LENGTH_REMOVED,
+    jsonschema_diff_int_bound(ctx, "minLength", o->min_length, u->min_length,
+                      (jsonschema_bound_changes_t){JSONSCHEMA_MIN_LENGTH_ADDED, JSONSCHEMA_MIN_LENGTH_REMOVED,
                                       JSONSCHEMA_MIN_LENGTH_INCREASED,
                                       JSONSCHEMA_MIN_LENGTH_DECREASED});
     if (!o->pattern && u->pattern)
@@ -183,16 +180,16 @@ static void compare_number(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
                            const jsonschema_node_t *u)
 {
     compare_number_bound(ctx, "maximum", o->maximum, u->maximum,
-                         (bound_types_t){JSONSCHEMA_MAXIMUM_ADDED, JSONSCHEMA_MAXIMUM_REMOVED,
+                         (jsonschema_bound_changes_t){JSONSCHEMA_MAXIMUM_ADDED, JSONSCHEMA_MAXIMUM_REMOVED,
                                          JSONSCHEMA_MAXIMUM_INCREASED,
                                          JSONSCHEMA_MAXIMUM_DECREASED});
     compare_number_bound(ctx, "minimum", o->minimum, u->minimum,
-                         (bound_types_t){JSONSCHEMA_MINIMUM_ADDED, JSONSCHEMA_MINIMUM_REMOVED,
+                         (jsonschema_bound_changes_t){JSONSCHEMA_MINIMUM_ADDED, JSONSCHEMA_MINIMUM_REMOVED,
                                          JSONSCHEMA_MINIMUM_INCREASED,
                                          JSONSCHEMA_MINIMUM_DECREASED});
     compare_exclusive_maximum(ctx, o, u);
     compare_number_bound(ctx, "exclusiveMinimum", o->exclusive_minimum, u->exclusive_minimum,
-                         (bound_types_t){JSONSCHEMA_EXCLUSIVE_MINIMUM_ADDED,
+                         (jsonschema_bound_changes_t){JSONSCHEMA_EXCLUSIVE_MINIMUM_ADDED,
                                          JSONSCHEMA_EXCLUSIVE_MINIMUM_REMOVED,
                                          JSONSCHEMA_EXCLUSIVE_MINIMUM_INCREASED,
                                          JSONSCHEMA_EXCLUSIVE_MINIMUM_DECREASED});
