@@ -655,6 +655,19 @@ class RegistryTestCase(unittest.TestCase):
         self.assertEqual(resp.body["error_code"], error_code, resp)
         self.assertIsInstance(resp.body["message"], str, resp)
 
+    def set_level(self, subject, level):
+        """PUT /config/{subject} with a compatibility level; must succeed."""
+        self.assert_ok(self.put(f"/config/{quote(subject)}", {"compatibility": level}))
+
+    def assert_register_refused(self, subject, schema, messages, **kw):
+        """409/40901 whose message carries the list Java List.toString style
+        (compatibility.md 1.4), and nothing stored."""
+        before = self.db.state()
+        r = self.register(subject, schema, **kw)
+        self.assert_error(r, 409, 40901)
+        self.assertIn("[" + ", ".join(messages) + "]", r.body["message"])
+        self.assertEqual(self.db.state(), before)
+
     def assert_ok(self, resp, body=None):
         self.assertEqual(resp.status, 200, resp)
         if body is not None:

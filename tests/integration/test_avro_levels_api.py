@@ -58,9 +58,6 @@ def type_mismatch(path, reader, writer, reader_type, writer_type):
 
 class LevelTestCase(harness.RegistryTestCase):
 
-    def set_level(self, subject, level):
-        self.assert_ok(self.put(f"/config/{quote(subject)}", {"compatibility": level}))
-
     def history(self, level, *schemas):
         """A new subject holding schemas as versions 1..n, then set to level."""
         s = self.sub()
@@ -78,14 +75,6 @@ class LevelTestCase(harness.RegistryTestCase):
         body = self.assert_ok(self.post(path, {"schema": schema}, params={"verbose": "true"}))
         self.assertEqual(set(body), {"is_compatible", "messages"}, body)
         return body["is_compatible"], body["messages"]
-
-    def assert_register_refused(self, subject, schema, messages):
-        """409/40901; the message carries the list, Java List.toString style (1.4)."""
-        before = self.db.state()
-        r = self.register(subject, schema)
-        self.assert_error(r, 409, 40901)
-        self.assertIn("[" + ", ".join(messages) + "]", r.body["message"])
-        self.assertEqual(self.db.state(), before)
 
 
 class EveryLevel(LevelTestCase):

@@ -30,9 +30,6 @@ class CompatTestCase(harness.RegistryTestCase):
         self.assertEqual(set(body), {"is_compatible"})
         return body["is_compatible"]
 
-    def set_level(self, subject, level):
-        self.assert_ok(self.put(f"/config/{quote(subject)}", {"compatibility": level}))
-
     def subject_with(self, *schemas, level=None):
         s = self.sub()
         if level:
