@@ -112,11 +112,6 @@ size_t schema_canonical_len(const schema_t *s)
     return s->canonical_len;
 }
 
-const void *schema_model(const schema_t *s)
-{
-    return s->model;
-}
-
 int schema_backward(const schema_t *self, const schema_t *previous, strlist_t *out)
 {
     if (self->engine != previous->engine)

@@ -105,7 +105,6 @@ schema_type_t schema_get_type(const schema_t *s);
 /* Borrowed; lives as long as s. */
 const char *schema_canonical(const schema_t *s);
 size_t schema_canonical_len(const schema_t *s);
-const void *schema_model(const schema_t *s);
 
 /* Raw backward messages of self against previous (see schema_engine_t.backward).
  * Different types yield the single message "Incompatible because of different schema type". */

@@ -47,18 +47,6 @@ int strlist_pushf(strlist_t *l, const char *fmt, ...)
     return strlist_push_owned(l, s);
 }
 
-int strlist_append_all(strlist_t *dst, strlist_t *src)
-{
-    if (strlist_reserve(dst, src->n) != 0)
-        return -1;
-    memcpy(dst->items + dst->n, src->items, src->n * sizeof *src->items);
-    dst->n += src->n;
-    free(src->items);
-    src->items = NULL;
-    src->n = src->cap = 0;
-    return 0;
-}
-
 void strlist_clear(strlist_t *l)
 {
     for (size_t i = 0; i < l->n; i++)

@@ -22,8 +22,6 @@ int strlist_push(strlist_t *l, const char *s);
 int strlist_push_owned(strlist_t *l, char *s);
 /* Appends a printf-formatted string. */
 int strlist_pushf(strlist_t *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Moves every item of src to the end of dst; src is left empty. */
-int strlist_append_all(strlist_t *dst, strlist_t *src);
 /* Frees every item and the array; the list is empty and reusable afterwards. */
 void strlist_clear(strlist_t *l);
 

@@ -302,7 +302,7 @@ static int cmp_int(const void *a, const void *b)
 }
 
 /* Ids of schemas (carried by a version; a live one unless deleted) that refer
- * to (subject, version), skipping referrers that live only in skip_subject. Lock held. */
+ * to (subject, version), sorted. Lock held. */
 size_t registry_referrers_locked(registry_t *reg, const char *subject, int version, int deleted,
                                  int **ids)
 {

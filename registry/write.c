@@ -244,8 +244,12 @@ static reg_schema_t *schema_for_id(registry_t *reg, store_t *db, int id, reg_err
     pthread_rwlock_unlock(&reg->idx.lock);
     if (s)
         return s;
-    if (store_load_schema(db, id, &s, err) != 0 || !s)
+    if (store_load_schema(db, id, &s, err) != 0)
         return NULL;
+    if (!s) {
+        reg_fail(err, REG_STORE_ERROR, "Error while loading schema %d: no such row", id);
+        return NULL;
+    }
     reg_schema_retain(s);
     pthread_rwlock_wrlock(&reg->idx.lock);
     index_add_schema(&reg->idx, s);
@@ -271,16 +275,9 @@ static reg_code_t build_history(registry_t *reg, store_t *db, const reg_subject_
         const reg_version_t *v = &subj->v[i];
         if (v->deleted || (only_version > 0 && v->version != only_version))
             continue;
-        reg_schema_t *s = db ? schema_for_id(reg, db, v->schema_id, err) : NULL;
-        if (!s) {
-            pthread_rwlock_rdlock(&reg->idx.lock);
-            s = index_schema(&reg->idx, v->schema_id);
-            if (s)
-                reg_schema_retain(s);
-            pthread_rwlock_unlock(&reg->idx.lock);
-        }
+        reg_schema_t *s = schema_for_id(reg, db, v->schema_id, err);
         if (!s)
-            return reg_fail(err, REG_STORE_ERROR, "Error while loading schema %d", v->schema_id);
+            return err->code;
         (*held)[*n] = s;
         const schema_t *parsed = registry_parsed(reg, s, err);
         if (!parsed) {
