@@ -1,12 +1,14 @@
 # The build contract. Everything real lives in CMake; this file only names
 # the everyday entry points and the order in which they run.
 #
-#   make run     install deps, build build/, serve on 0.0.0.0:8081 (embedded DB in ./var)
+#   make run     install deps, build the server, serve on 0.0.0.0:8081 (embedded DB in ./var)
 #   make test    install deps, build build/ and build-asan/, ctest both, one summary line
 #   make build   build/      (RelWithDebInfo)
 #   make asan    build-asan/ (Debug, -DSR_SANITIZE=ON)
 #   make fuzz    build tests/fuzz/*.c with libFuzzer (clang-14) and run each for FUZZ_SECONDS
 #   make bench   load runs against build/ (h2load), reported as ratios to a same-run baseline
+#   make tsan    build-tsan/ (-DSR_SANITIZE=thread), integration suite under ThreadSanitizer
+#   make fresh-check  the README's commands on a debootstrap'd Debian 12 (root, ~15 min)
 #   make clean   remove the build directories
 #
 # RUN_ARGS is appended to `schema-registry serve` (e.g. make run RUN_ARGS='--listen 127.0.0.1:9000').
@@ -24,7 +26,7 @@ FUZZ_SECONDS ?= 20
 FUZZ_CC      ?= clang-14
 RUN_ARGS     ?=
 
-.PHONY: deps build asan run test fuzz bench clean
+.PHONY: deps build asan run test fuzz bench clean fresh-check tsan
 
 deps:
 	./scripts/install-deps.sh
@@ -37,8 +39,9 @@ asan: deps
 	cmake -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=Debug -DSR_SANITIZE=ON
 	cmake --build $(ASAN_DIR) -j$(JOBS)
 
-run: build
-	exec ./$(BUILD_DIR)/schema-registry serve $(RUN_ARGS)
+# Builds only the server; through sudo it builds and serves as the invoking user.
+run:
+	exec env BUILD_DIR=$(BUILD_DIR) JOBS=$(JOBS) ./scripts/run.sh $(RUN_ARGS)
 
 # Both builds are tested even when the first fails, so one run shows
 # everything; a build that does not compile counts as one failure. The last
@@ -95,6 +98,9 @@ fuzz: deps
 	  fi
 	done
 	(( bad == 0 ))
+
+fresh-check:
+	./scripts/fresh-check.sh
 
 bench: build
 	/usr/bin/python3 bench/bench.py --binary $(BUILD_DIR)/schema-registry

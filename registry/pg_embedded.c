@@ -34,11 +34,14 @@
 #define PGEMBED_PORT "5432"          /* only names the socket file; TCP stays off */
 #define PGEMBED_OUTPUT_MAX 8192      /* tail of a tool's output kept for error messages */
 #define PGEMBED_WAIT_SECONDS "60"
+/* Clusters of data directories that the PostgreSQL user cannot reach (root only). */
+#define PGEMBED_ROOT_HOMES "/var/lib/schema-registry/clusters"
 
 /* ---- 1. State and small helpers -------------------------------------------- */
 
 struct pgembed {
     char *data_dir;    /* absolute */
+    char *home;        /* holds pgdata/, run/, log/: data_dir, or elsewhere for root (section 4) */
     char *pgdata;
     char *sockdir;
     char *logdir;
@@ -50,6 +53,7 @@ struct pgembed {
     uid_t uid;
     gid_t gid;
     char user[64];
+    pgembed_notice_fn notice;   /* may be NULL */
 };
 
 static char *pgembed_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -64,6 +68,19 @@ static char *pgembed_fmt(const char *fmt, ...)
     return s;
 }
 
+static void pgembed_notice(const pgembed_t *pg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void pgembed_notice(const pgembed_t *pg, const char *fmt, ...)
+{
+    if (pg->notice == NULL)
+        return;
+    char msg[PATH_MAX * 2];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    pg->notice(msg);
+}
+
 static int pgembed_is_executable(const char *dir, const char *name)
 {
     char path[PATH_MAX];
@@ -76,6 +93,7 @@ static void pgembed_free(pgembed_t *pg)
     if (pg == NULL)
         return;
     free(pg->data_dir);
+    free(pg->home);
     free(pg->pgdata);
     free(pg->sockdir);
     free(pg->logdir);
@@ -330,6 +348,101 @@ static int pgembed_lock(pgembed_t *pg, const char *dir, char **error)
     return 0;
 }
 
+/*
+ * 1 when the PostgreSQL user can reach (search) dir. Asked of the kernel in a
+ * child that has become that user, so ACLs, mounts and group bits all count.
+ */
+static int pgembed_user_can_reach(const pgembed_t *pg, const char *dir)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return 0;
+    if (pid == 0) {
+        if (setgroups(0, NULL) != 0 || setgid(pg->gid) != 0 || setuid(pg->uid) != 0)
+            _exit(2);
+        _exit(access(dir, X_OK) == 0 ? 0 : 1);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* FNV-1a 64: names a data directory's cluster under PGEMBED_ROOT_HOMES. */
+static unsigned long long pgembed_path_key(const char *path)
+{
+    unsigned long long h = 1469598103934665603ULL;
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+        h = (h ^ *p) * 1099511628211ULL;
+    return h;
+}
+
+/* The first line of a small file, malloc'd; NULL when absent or empty. */
+static char *pgembed_read_line(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return NULL;
+    char buf[PATH_MAX];
+    char *line = fgets(buf, sizeof buf, f) ? buf : NULL;
+    fclose(f);
+    if (line == NULL)
+        return NULL;
+    line[strcspn(line, "\r\n")] = '\0';
+    return line[0] == '/' ? strdup(line) : NULL;
+}
+
+static int pgembed_write_line(const char *path, const char *line, char **error)
+{
+    char tmp[PATH_MAX + 32];
+    snprintf(tmp, sizeof tmp, "%s.new", path);
+    FILE *f = fopen(tmp, "w");
+    if (f == NULL || fprintf(f, "%s\n", line) < 0 || fclose(f) != 0 || rename(tmp, path) != 0) {
+        *error = pgembed_fmt("cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * Where pgdata/, run/ and log/ go. Normally inside the data directory. As
+ * root, PostgreSQL runs as another user who cannot enter a data directory
+ * under a mode-700 parent (/root, a home made by adduser, mktemp -d); then
+ * the cluster lives under PGEMBED_ROOT_HOMES, keyed by the data directory,
+ * and DATA_DIR/cluster records where, so a moved data directory still finds
+ * its cluster. An existing DATA_DIR/pgdata is always kept where it is.
+ */
+static int pgembed_pick_home(pgembed_t *pg, char **error)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/cluster", pg->data_dir);
+    pg->home = pgembed_read_line(path);
+    if (pg->home != NULL)
+        return 0;
+    char version[PATH_MAX + 32];
+    snprintf(version, sizeof version, "%s/pgdata/PG_VERSION", pg->data_dir);
+    if (!pg->drop || access(version, F_OK) == 0 || pgembed_user_can_reach(pg, pg->data_dir)) {
+        pg->home = strdup(pg->data_dir);
+        return pg->home ? 0 : (*error = pgembed_fmt("out of memory"), -1);
+    }
+    pg->home = pgembed_fmt(PGEMBED_ROOT_HOMES "/%016llx", pgembed_path_key(pg->data_dir));
+    if (pg->home == NULL || pgembed_mkdir_p(pg->home, 0755) != 0) {
+        *error = pgembed_fmt("user %s cannot enter %s (a parent directory is private) and %s cannot be "
+                             "created: %s; use a --data-dir that %s can reach, or run as an ordinary user",
+                             pg->user, pg->data_dir, pg->home ? pg->home : PGEMBED_ROOT_HOMES, strerror(errno),
+                             pg->user);
+        return -1;
+    }
+    if (!pgembed_user_can_reach(pg, PGEMBED_ROOT_HOMES) && chmod(PGEMBED_ROOT_HOMES, 0755) != 0) {
+        *error = pgembed_fmt("user %s cannot enter %s", pg->user, PGEMBED_ROOT_HOMES);
+        return -1;
+    }
+    pgembed_notice(pg, "user %s cannot enter %s (a parent directory is private); the cluster lives in %s, "
+                       "recorded in %s",
+                   pg->user, pg->data_dir, pg->home, path);
+    return pgembed_write_line(path, pg->home, error);
+}
+
 static int pgembed_layout(pgembed_t *pg, const char *data_dir, char **error)
 {
     if (pgembed_mkdir_p(data_dir, 0755) != 0) {
@@ -341,23 +454,35 @@ static int pgembed_layout(pgembed_t *pg, const char *data_dir, char **error)
         *error = pgembed_fmt("cannot resolve data directory %s: %s", data_dir, strerror(errno));
         return -1;
     }
-    /* pg_ctl hands -o to a shell; a quote in a path would break out of it. */
-    if (strchr(abs, '\'') != NULL) {
-        *error = pgembed_fmt("data directory path must not contain a single quote: %s", abs);
+    if (access(abs, W_OK | X_OK) != 0) {
+        *error = pgembed_fmt("data directory %s is not writable by this user: %s", abs, strerror(errno));
         return -1;
     }
     if (pgembed_lock(pg, abs, error) != 0)
         return -1;
     pg->data_dir = strdup(abs);
-    pg->pgdata = pgembed_fmt("%s/pgdata", abs);
-    pg->sockdir = pgembed_fmt("%s/run", abs);
-    pg->logdir = pgembed_fmt("%s/log", abs);
-    pg->logfile = pgembed_fmt("%s/log/postgresql.log", abs);
+    if (pg->data_dir == NULL || pgembed_pick_home(pg, error) != 0)
+        return pg->data_dir ? -1 : (*error = pgembed_fmt("out of memory"), -1);
+    if (pg->drop && !pgembed_user_can_reach(pg, pg->home)) {
+        *error = pgembed_fmt("user %s cannot enter %s (a parent directory is private): give the parents "
+                             "o+x, or move the data directory",
+                             pg->user, pg->home);
+        return -1;
+    }
+    /* pg_ctl hands -o to a shell; a quote in a path would break out of it. */
+    if (strchr(pg->home, '\'') != NULL) {
+        *error = pgembed_fmt("data directory path must not contain a single quote: %s", pg->home);
+        return -1;
+    }
+    pg->pgdata = pgembed_fmt("%s/pgdata", pg->home);
+    pg->sockdir = pgembed_fmt("%s/run", pg->home);
+    pg->logdir = pgembed_fmt("%s/log", pg->home);
+    pg->logfile = pgembed_fmt("%s/log/postgresql.log", pg->home);
     char *host = pgembed_conninfo_quote(pg->sockdir ? pg->sockdir : "");
     pg->conninfo = host ? pgembed_fmt("host=%s port=" PGEMBED_PORT " user=postgres dbname=postgres", host)
                         : NULL;
     free(host);
-    if (!pg->data_dir || !pg->pgdata || !pg->sockdir || !pg->logdir || !pg->logfile || !pg->conninfo) {
+    if (!pg->pgdata || !pg->sockdir || !pg->logdir || !pg->logfile || !pg->conninfo) {
         *error = pgembed_fmt("out of memory");
         return -1;
     }
@@ -437,9 +562,45 @@ static void pgembed_clear_leftovers(const pgembed_t *pg)
 
 /* ---- 6. Start and stop ------------------------------------------------------------------- */
 
-static char *pgembed_tool_error(const char *what, const char *output)
+/*
+ * One line for a tool that failed: its last line that reads like an error,
+ * and where its whole output went (DATA_DIR/log/TOOL.log). A transcript of
+ * initdb on the terminal hides the cause; the file keeps it for whoever asks.
+ */
+static char *pgembed_tool_error(const pgembed_t *pg, const char *what, const char *output)
 {
-    return pgembed_fmt("%s failed%s%s", what, output && *output ? ":\n" : "", output ? output : "");
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s.log", pg->logdir, what);
+    for (char *p = strrchr(path, '/') + 1; *p; p++)
+        if (*p == ' ')
+            *p = '-';
+    int kept = 0;
+    if (output && *output) {
+        FILE *f = fopen(path, "w");
+        kept = f && fputs(output, f) >= 0;
+        if (f)
+            fclose(f);
+    }
+    const char *best = NULL, *last = NULL;
+    size_t best_len = 0, last_len = 0;
+    for (const char *line = output; line && *line;) {
+        size_t len = strcspn(line, "\n");
+        char copy[512];
+        snprintf(copy, sizeof copy, "%.*s", (int)len, line);
+        if (len > 0) {
+            last = line, last_len = len;
+            if (strstr(copy, "error") || strstr(copy, "FATAL") || strstr(copy, "could not") ||
+                strstr(copy, "cannot"))
+                best = line, best_len = len;
+        }
+        line += len + (line[len] == '\n');
+    }
+    if (best == NULL)
+        best = last, best_len = last_len;
+    if (best == NULL)
+        return pgembed_fmt("%s failed with no output", what);
+    return pgembed_fmt("%s failed: %.*s%s%s%s", what, (int)best_len, best, kept ? " (full output in " : "",
+                       kept ? path : "", kept ? ")" : "");
 }
 
 static int pgembed_initdb(const pgembed_t *pg, char **error)
@@ -452,6 +613,7 @@ static int pgembed_initdb(const pgembed_t *pg, char **error)
     snprintf(initdb, sizeof initdb, "%s/initdb", pg->bindir);
     /* C.UTF-8 is not everywhere; C with UTF8 encoding is. */
     static const char *const locales[] = {"--locale=C.UTF-8", "--locale=C"};
+    pgembed_notice(pg, "first start: creating the PostgreSQL cluster in %s (initdb, a few seconds)", pg->pgdata);
     char *output = NULL;
     for (size_t i = 0; i < 2; i++) {
         free(output);
@@ -463,7 +625,7 @@ static int pgembed_initdb(const pgembed_t *pg, char **error)
             return 0;
         }
     }
-    *error = pgembed_tool_error("initdb", output);
+    *error = pgembed_tool_error(pg, "initdb", output);
     free(output);
     return -1;
 }
@@ -484,7 +646,7 @@ static int pgembed_ctl_start(const pgembed_t *pg, char **error)
     int rc = pgembed_run(pg, argv, &output);
     free(opts);
     if (rc != 0) {
-        *error = pgembed_tool_error("pg_ctl start", output);
+        *error = pgembed_tool_error(pg, "pg_ctl start", output);
         free(output);
         pgembed_ctl_stop(pg, NULL);   /* in case it came up after the wait gave up */
         return -1;
@@ -493,13 +655,14 @@ static int pgembed_ctl_start(const pgembed_t *pg, char **error)
     return 0;
 }
 
-pgembed_t *pgembed_start(const char *data_dir, char **error)
+pgembed_t *pgembed_start(const char *data_dir, pgembed_notice_fn notice, char **error)
 {
     *error = NULL;
     pgembed_t *pg = calloc(1, sizeof *pg);
     if (pg == NULL)
         return NULL;
     pg->lock_fd = -1;
+    pg->notice = notice;
     if (pgembed_pick_user(pg, error) != 0 || pgembed_layout(pg, data_dir, error) != 0)
         goto fail;
     pg->bindir = pgembed_bindir_from_pg_config();

@@ -1,18 +1,44 @@
 #!/usr/bin/env bash
-# install-deps: make sure every Debian 12 package the build and the tests
-# need is installed. Installs what is missing when run as root; otherwise
-# prints the one command to run and fails, so `make` stops early with a
-# clear message instead of a confusing compiler or test error later.
+# install-deps: make sure every Debian 12 package the build, the server, the
+# tests and the benchmarks need is installed. Installs what is missing when
+# run as root; otherwise prints the one command to run and fails, so `make`
+# stops early with a clear message instead of a confusing compiler or test
+# error later.
+#
+# The lists are exact: packages are installed without their "Recommends", so
+# nothing works here by accident that a fresh machine would lack.
+# `make fresh-check` proves it on a debootstrap'd Debian 12.
+#
+#   install-deps.sh          everything (make test, make run, make bench)
+#   install-deps.sh --list   print the package list and exit
 set -euo pipefail
 
-PACKAGES=(
+# Compiling: the toolchain and the -dev packages of the chosen libraries.
+BUILD=(
   build-essential cmake pkg-config
-  libh2o-evloop-dev libssl-dev libpq-dev postgresql-15
-  libjansson-dev libprotobuf-c-dev protobuf-c-compiler libprotobuf-dev protobuf-compiler
-  libcmocka-dev clang-14 libclang-rt-14-dev
-  curl nghttp2-client python3 python3-confluent-kafka python3-avro
-  openssl procps util-linux
+  libh2o-evloop-dev libssl-dev libpq-dev
+  libjansson-dev libprotobuf-c-dev protobuf-c-compiler libprotobuf-dev
 )
+# Serving: the embedded database's server binaries (initdb, pg_ctl, postgres).
+RUN=(postgresql-15)
+# Testing (make test, make fuzz): every program and Python module the suites
+# call. python3-requests: python3-confluent-kafka only "Suggests" it, but its
+# SchemaRegistryClient imports it. sudo, util-linux (setpriv, runuser) and
+# passwd (useradd): the embedded-database tests for each kind of user.
+# docker-compose: parses docker-compose.yml in a test (no daemon is started).
+TEST=(
+  libcmocka-dev clang-14 libclang-rt-14-dev protobuf-compiler
+  curl nghttp2-client openssl procps util-linux passwd sudo
+  python3 python3-confluent-kafka python3-requests python3-avro
+  docker-compose
+)
+
+PACKAGES=("${BUILD[@]}" "${RUN[@]}" "${TEST[@]}")
+
+if [[ "${1:-}" == "--list" ]]; then
+  printf '%s\n' "${PACKAGES[@]}"
+  exit 0
+fi
 
 is_installed() {
   local status
@@ -29,13 +55,19 @@ if [[ ${#missing[@]} -eq 0 ]]; then
   exit 0
 fi
 
+install=(apt-get install -y --no-install-recommends "${missing[@]}")
 if [[ $(id -u) -ne 0 ]]; then
   echo "install-deps: missing Debian packages: ${missing[*]}" >&2
-  echo "install-deps: run this, then try again:" >&2
-  echo "  sudo apt-get install -y ${missing[*]}" >&2
+  if command -v sudo >/dev/null 2>&1; then
+    echo "install-deps: run this, then try again:" >&2
+    echo "  sudo apt-get update && sudo ${install[*]}" >&2
+  else
+    echo "install-deps: as root (su -), run this, then try again:" >&2
+    echo "  apt-get update && ${install[*]}" >&2
+  fi
   exit 1
 fi
 
 echo "install-deps: installing ${missing[*]}" >&2
 apt-get update
-DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
+DEBIAN_FRONTEND=noninteractive "${install[@]}"

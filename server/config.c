@@ -348,6 +348,13 @@ static int config_from_argv(server_config_t *cfg, int argc, char **argv, int app
         const char *eq = strchr(name, '=');
         size_t len = eq ? (size_t)(eq - name) : strlen(name);
         const char *value = eq ? eq + 1 : NULL;
+        int is_config = len == strlen("config") && strncmp(name, "config", len) == 0;
+        /* The name first: "--nonsense" given last is unknown, not short of a value. */
+        const config_key_t *key = is_config ? NULL : config_key_by_flag(name, len);
+        if (!is_config && key == NULL) {
+            log_error("config: unknown flag --%.*s (see --help)", (int)len, name);
+            return -1;
+        }
         if (value == NULL) {
             if (i + 1 >= argc) {
                 log_error("config: --%.*s needs a value", (int)len, name);
@@ -355,14 +362,9 @@ static int config_from_argv(server_config_t *cfg, int argc, char **argv, int app
             }
             value = argv[++i];
         }
-        if (len == strlen("config") && strncmp(name, "config", len) == 0) {
+        if (is_config) {
             *config_path = value;
             continue;
-        }
-        const config_key_t *key = config_key_by_flag(name, len);
-        if (key == NULL) {
-            log_error("config: unknown flag --%.*s (see --help)", (int)len, name);
-            return -1;
         }
         if (apply && config_apply(cfg, key, value, err, sizeof err) != 0) {
             log_error("config: --%.*s: %s", (int)len, name, err);

@@ -56,12 +56,20 @@
 typedef struct http_loop http_loop_t;
 typedef struct http_job http_job_t;
 
+/*
+ * Everything h2o a loop owns (evloop, context, its wake-up queue, the
+ * listener) is created, used and disposed of on the loop's own thread:
+ * h2o 2.2.5 binds a socket's buffers to the creating thread's thread-local
+ * recycle allocator (h2o_socket_buffer_prototype), so a socket made on one
+ * thread and read on another shares an unlocked free list between threads.
+ */
 struct http_loop {
     http_server_t *srv;
     int index;
     pthread_t thread;
-    int inited;                    /* ctx and receivers exist */
+    int inited;                    /* ctx and receivers exist; set by the loop before it reports */
     int running;                   /* thread started */
+    int leftover;                  /* connections outlived the drain; nothing was freed */
     int stopping;                  /* loop thread only */
     size_t jobs_out;               /* handed to dbpool, not back yet; loop thread only */
     h2o_context_t ctx;
@@ -83,6 +91,10 @@ struct http_server {
     dbpool_t *pool;
     size_t nloops;
     http_loop_t *loops;
+    pthread_mutex_t ready_lock;    /* loops report their set-up here */
+    pthread_cond_t ready_cond;
+    size_t nready;
+    char *ready_error;             /* the first loop's failure, malloc'd */
 };
 
 /* The guard lives in the request's pool; h2o disposes it with the request. */
@@ -616,21 +628,9 @@ static uint64_t http_now_ms(void)
     return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static void *http_loop_main(void *arg)
+static int http_loop_init(http_loop_t *loop, char **error)
 {
-    http_loop_t *loop = arg;
-    while (!loop->stopping)
-        h2o_evloop_run(loop->ctx.loop, INT32_MAX);
-    uint64_t deadline = http_now_ms() + HTTP_DRAIN_MS;
-    while (!http_loop_idle(loop) && http_now_ms() < deadline)
-        h2o_evloop_run(loop->ctx.loop, 10);
-    return NULL;
-}
-
-static int http_loop_init(http_server_t *srv, http_loop_t *loop, int index, char **error)
-{
-    loop->srv = srv;
-    loop->index = index;
+    http_server_t *srv = loop->srv;
     h2o_context_init(&loop->ctx, h2o_evloop_create(), &srv->config);
     h2o_multithread_register_receiver(loop->ctx.queue, &loop->done_recv, http_on_jobs_done);
     h2o_multithread_register_receiver(loop->ctx.queue, &loop->stop_recv, http_on_stop);
@@ -650,15 +650,22 @@ static int http_loop_init(http_server_t *srv, http_loop_t *loop, int index, char
     return 0;
 }
 
-/* Runs the loop on the calling thread until the replies of finished jobs are out. */
-static void http_loop_flush(http_loop_t *loop)
+/* Tells http_server_start how this loop's set-up went; error is taken over. */
+static void http_loop_report(http_loop_t *loop, char *error)
 {
-    for (int i = 0; i < 100 && loop->jobs_out > 0; i++)
-        h2o_evloop_run(loop->ctx.loop, 10);
+    http_server_t *srv = loop->srv;
+    pthread_mutex_lock(&srv->ready_lock);
+    if (error != NULL && srv->ready_error == NULL)
+        srv->ready_error = error;
+    else
+        free(error);
+    srv->nready++;
+    pthread_cond_signal(&srv->ready_cond);
+    pthread_mutex_unlock(&srv->ready_lock);
 }
 
 /*
- * Frees a loop whose thread has ended. Returns -1 (and frees nothing) when
+ * Frees the loop's h2o objects. Returns -1 (and frees nothing) when
  * connections outlived the drain: h2o would assert on their timers, so the
  * memory is left to the process exit.
  */
@@ -685,23 +692,62 @@ static int http_loop_dispose(http_loop_t *loop)
     return 0;
 }
 
+/*
+ * The loop thread, from set-up to disposal. After a stop it drains for
+ * HTTP_DRAIN_MS, then waits for every job it handed to the database pool:
+ * a job's way home is this loop's queue, which must outlive it.
+ */
+static void *http_loop_main(void *arg)
+{
+    http_loop_t *loop = arg;
+    char *error = NULL;
+    int ok = http_loop_init(loop, &error) == 0;
+    http_loop_report(loop, error);
+    if (ok) {
+        while (!loop->stopping)
+            h2o_evloop_run(loop->ctx.loop, INT32_MAX);
+        uint64_t deadline = http_now_ms() + HTTP_DRAIN_MS;
+        while (!http_loop_idle(loop) && http_now_ms() < deadline)
+            h2o_evloop_run(loop->ctx.loop, 10);
+        while (loop->jobs_out > 0)
+            h2o_evloop_run(loop->ctx.loop, 10);
+    }
+    loop->leftover = http_loop_dispose(loop) != 0;
+    return NULL;
+}
+
 /* ---- 8. Start and stop ------------------------------------------------------------------ */
 
+/* Starts every loop thread and waits until each has set itself up (or failed to). */
 static int http_spawn_loops(http_server_t *srv, char **error)
 {
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, HTTP_STACK_BYTES);
-    int rc = 0;
-    for (size_t i = 0; i < srv->nloops && rc == 0; i++) {
-        rc = pthread_create(&srv->loops[i].thread, &attr, http_loop_main, &srv->loops[i]);
-        if (rc != 0)
+    size_t started = 0;
+    for (size_t i = 0; i < srv->nloops; i++) {
+        srv->loops[i].srv = srv;
+        srv->loops[i].index = (int)i;
+        int rc = pthread_create(&srv->loops[i].thread, &attr, http_loop_main, &srv->loops[i]);
+        if (rc != 0) {
             *error = http_error_new("cannot start HTTP thread: %s", strerror(rc));
-        else
-            srv->loops[i].running = 1;
+            break;
+        }
+        srv->loops[i].running = 1;
+        started++;
     }
     pthread_attr_destroy(&attr);
-    return rc == 0 ? 0 : -1;
+    pthread_mutex_lock(&srv->ready_lock);
+    while (srv->nready < started)
+        pthread_cond_wait(&srv->ready_cond, &srv->ready_lock);
+    char *loop_error = srv->ready_error;
+    srv->ready_error = NULL;
+    pthread_mutex_unlock(&srv->ready_lock);
+    if (*error == NULL)
+        *error = loop_error;
+    else
+        free(loop_error);
+    return *error == NULL ? 0 : -1;
 }
 
 static void http_stop_loops(http_server_t *srv)
@@ -722,16 +768,11 @@ static http_server_t *http_abandoned;
 static void http_teardown(http_server_t *srv)
 {
     int leftovers = 0;
-    http_stop_loops(srv);
-    dbpool_free(srv->pool);   /* queued jobs come back as 50001 replies */
+    http_stop_loops(srv);   /* each loop waits for its jobs, so the pool's queue is empty now */
+    dbpool_free(srv->pool);
     srv->pool = NULL;
-    for (size_t i = 0; i < srv->nloops; i++) {
-        if (!srv->loops[i].inited)
-            continue;
-        http_loop_flush(&srv->loops[i]);
-        if (http_loop_dispose(&srv->loops[i]) != 0)
-            leftovers = 1;
-    }
+    for (size_t i = 0; i < srv->nloops; i++)
+        leftovers |= srv->loops[i].leftover;
     if (leftovers) {
         log_warn("http: connections still open after %d ms; leaving them to the process exit", HTTP_DRAIN_MS);
         http_abandoned = srv;
@@ -742,19 +783,19 @@ static void http_teardown(http_server_t *srv)
     if (srv->config_inited)
         h2o_config_dispose(&srv->config);
     SSL_CTX_free(srv->ssl_ctx);
+    pthread_mutex_destroy(&srv->ready_lock);
+    pthread_cond_destroy(&srv->ready_cond);
     free(srv->loops);
     free(srv);
 }
 
-http_server_t *http_server_start(const server_config_t *cfg, registry_t *reg, const char *conninfo,
-                                 char **error)
+http_server_t *http_server_new(const server_config_t *cfg, char **error)
 {
     *error = NULL;
     http_server_t *srv = calloc(1, sizeof *srv);
     if (srv == NULL)
         return NULL;
     srv->cfg = cfg;
-    srv->reg = reg;
     srv->listen_fd = -1;
     srv->nloops = cfg->threads > 0 ? (size_t)cfg->threads : 1;
     srv->loops = calloc(srv->nloops, sizeof *srv->loops);
@@ -762,21 +803,24 @@ http_server_t *http_server_start(const server_config_t *cfg, registry_t *reg, co
         free(srv);
         return NULL;
     }
+    pthread_mutex_init(&srv->ready_lock, NULL);
+    pthread_cond_init(&srv->ready_cond, NULL);
     http_h2o_config(srv);
-    if (http_tls_setup(srv, error) != 0 || http_listen(srv, error) != 0)
-        goto fail;
-    srv->pool = dbpool_new(conninfo, cfg->db_threads, error);
-    if (srv->pool == NULL)
-        goto fail;
-    for (size_t i = 0; i < srv->nloops; i++)
-        if (http_loop_init(srv, &srv->loops[i], (int)i, error) != 0)
-            goto fail;
-    if (http_spawn_loops(srv, error) != 0)
-        goto fail;
+    if (http_tls_setup(srv, error) != 0 || http_listen(srv, error) != 0) {
+        http_teardown(srv);
+        return NULL;
+    }
     return srv;
-fail:
-    http_teardown(srv);
-    return NULL;
+}
+
+int http_server_start(http_server_t *srv, registry_t *reg, const char *conninfo, char **error)
+{
+    *error = NULL;
+    srv->reg = reg;
+    srv->pool = dbpool_new(conninfo, srv->cfg->db_threads, error);
+    if (srv->pool == NULL)
+        return -1;
+    return http_spawn_loops(srv, error);
 }
 
 const char *http_server_address(const http_server_t *srv)

@@ -27,18 +27,25 @@
 typedef struct http_server http_server_t;
 
 /*
- * Binds cfg->listen, loads the TLS files when configured, starts the database
- * pool (cfg->db_threads connections to conninfo) and the loop threads.
- * cfg and reg are borrowed and must outlive the server. On failure returns
- * NULL and a malloc'd message in *error ("... Address already in use").
+ * Binds cfg->listen and loads the TLS files when configured: everything that
+ * can fail for reasons of the machine, so that it fails before a database is
+ * started. cfg is borrowed and must outlive the server. NULL and a malloc'd
+ * message in *error ("cannot listen on ...: Address already in use").
  */
-http_server_t *http_server_start(const server_config_t *cfg, registry_t *reg,
-                                 const char *conninfo, char **error);
+http_server_t *http_server_new(const server_config_t *cfg, char **error);
+/*
+ * Starts the database pool (cfg->db_threads connections to conninfo) and the
+ * loop threads, and returns once every loop serves. reg is borrowed and must
+ * outlive the server. -1 and a malloc'd *error on failure; then call
+ * http_server_stop.
+ */
+int http_server_start(http_server_t *srv, registry_t *reg, const char *conninfo, char **error);
 /* The bound address as "host:port"; the real port when cfg asked for 0. */
 const char *http_server_address(const http_server_t *srv);
 /*
  * Stops accepting, lets requests in flight finish (a few seconds at most),
- * closes idle connections, joins every thread and frees the server.
+ * waits for the database jobs they started, closes idle connections, joins
+ * every thread and frees the server. Works on a server that never started.
  */
 void http_server_stop(http_server_t *srv);
 

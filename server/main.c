@@ -8,11 +8,15 @@
  * Exit status: 0 clean stop, 1 runtime or start-up failure, 2 bad usage or
  * configuration.
  */
+#include <errno.h>
+#include <grp.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "compat/level.h"
 #include "registry/pg_embedded.h"
@@ -70,6 +74,21 @@ static const char main_usage[] =
     "      How often a node polls the database for other nodes' changes;\n"
     "      0 = never (single node). Default 500.\n"
     "\n"
+    "Running as root. PostgreSQL refuses root, so the embedded cluster runs as\n"
+    "the user 'postgres' (else 'nobody'); when that user cannot enter the data\n"
+    "directory (a parent of mode 700, such as /root), the cluster lives in\n"
+    "/var/lib/schema-registry/clusters/ and DATA_DIR/cluster records where.\n"
+    "Started through sudo (SUDO_UID set), the server drops to the invoking user\n"
+    "before it touches any file, so ./var belongs to that user.\n"
+    "\n"
+    "Signals. SIGINT (Ctrl-C) and SIGTERM stop the server: no new connections,\n"
+    "requests in flight finish (5 s at most), then the embedded PostgreSQL\n"
+    "stops. SIGHUP is logged and ignored (settings are read at start only).\n"
+    "\n"
+    "Exit status. 0 after a clean stop; 1 when start-up or the server fails\n"
+    "(port in use, database unreachable, unreadable TLS files); 2 for bad\n"
+    "usage or configuration.\n"
+    "\n"
     "Logs go to stderr, one line per event and per request. See docs/operations.md.\n";
 
 /* ---- The database: embedded or external, connected and migrated ------------ */
@@ -96,6 +115,11 @@ static int main_db_fail(main_db_t *db, const char *what, char *error)
     return -1;
 }
 
+static void main_db_notice(const char *message)
+{
+    log_info("database: %s", message);
+}
+
 static int main_db_open(const server_config_t *cfg, main_db_t *db)
 {
     char *error = NULL;
@@ -105,7 +129,7 @@ static int main_db_open(const server_config_t *cfg, main_db_t *db)
         log_info("database: external PostgreSQL");
     } else {
         log_info("database: embedded PostgreSQL in %s", cfg->data_dir);
-        db->embedded = pgembed_start(cfg->data_dir, &error);
+        db->embedded = pgembed_start(cfg->data_dir, main_db_notice, &error);
         if (db->embedded == NULL)
             return main_db_fail(db, "cannot start the embedded PostgreSQL", error);
         db->conninfo = pgembed_conninfo(db->embedded);
@@ -155,18 +179,28 @@ static int main_serve(const server_config_t *cfg)
     compat_level_t level = COMPAT_BACKWARD;
     compat_level_parse(cfg->default_compatibility, &level);   /* validated by config_load */
 
-    if (main_db_open(cfg, &db) != 0)
-        return 1;
-    registry_options_t opts = {db.conninfo, level, cfg->max_schema_bytes, cfg->feed_interval_ms};
-    registry_t *reg = registry_new(&opts, db.store, &error);
-    if (reg == NULL) {
-        main_db_fail(&db, "cannot load the registry", error);
-        return 1;
-    }
-    http_server_t *srv = http_server_start(cfg, reg, db.conninfo, &error);
+    /* The port and the TLS files first: a taken port must not cost a database start. */
+    http_server_t *srv = http_server_new(cfg, &error);
     if (srv == NULL) {
         log_error("%s", error ? error : "cannot start the HTTP server");
         free(error);
+        return 1;
+    }
+    if (main_db_open(cfg, &db) != 0) {
+        http_server_stop(srv);
+        return 1;
+    }
+    registry_options_t opts = {db.conninfo, level, cfg->max_schema_bytes, cfg->feed_interval_ms};
+    registry_t *reg = registry_new(&opts, db.store, &error);
+    if (reg == NULL) {
+        http_server_stop(srv);
+        main_db_fail(&db, "cannot load the registry", error);
+        return 1;
+    }
+    if (http_server_start(srv, reg, db.conninfo, &error) != 0) {
+        log_error("%s", error ? error : "cannot start the HTTP server");
+        free(error);
+        http_server_stop(srv);
         registry_free(reg);
         main_db_close(&db);
         return 1;
@@ -181,6 +215,32 @@ static int main_serve(const server_config_t *cfg)
     registry_free(reg);
     main_db_close(&db);
     log_info("stopped");
+    return 0;
+}
+
+/*
+ * `sudo schema-registry` (or `sudo make run`): the person meant to run it,
+ * not root. Become the invoking user (SUDO_UID/SUDO_GID, set by sudo) before
+ * any file is made, so ./var is theirs and PostgreSQL runs as them too.
+ */
+static int main_drop_sudo(void)
+{
+    const char *uid_s = getenv("SUDO_UID"), *gid_s = getenv("SUDO_GID");
+    if (geteuid() != 0 || uid_s == NULL || gid_s == NULL)
+        return 0;
+    char *end_u, *end_g;
+    long uid = strtol(uid_s, &end_u, 10), gid = strtol(gid_s, &end_g, 10);
+    if (*end_u != '\0' || *end_g != '\0' || uid <= 0 || gid < 0)
+        return 0;   /* sudo from root itself, or nonsense: stay as we are */
+    struct passwd *pw = getpwuid((uid_t)uid);
+    if ((pw ? initgroups(pw->pw_name, (gid_t)gid) : setgroups(0, NULL)) != 0 || setgid((gid_t)gid) != 0 ||
+        setuid((uid_t)uid) != 0) {
+        log_error("started through sudo: cannot become uid %ld: %s", uid, strerror(errno));
+        return -1;
+    }
+    if (pw != NULL)
+        setenv("HOME", pw->pw_dir, 1);
+    log_info("started through sudo: running as %s (uid %ld), not root", pw ? pw->pw_name : "?", uid);
     return 0;
 }
 
@@ -239,6 +299,8 @@ int main(int argc, char **argv)
     /* libpq waits forever for an unreachable host unless told otherwise. */
     setenv("PGCONNECT_TIMEOUT", "10", 0);
 
+    if (main_drop_sudo() != 0)
+        return 1;
     server_config_t cfg;
     if (config_load(&cfg, argc - first + 1, argv + first - 1) != 0)
         return 2;

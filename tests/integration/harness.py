@@ -271,8 +271,11 @@ class Server:
     sanitizer report makes the status non-zero and so fails the test."""
 
     def __init__(self, database_url=None, args=(), data_dir=None, tls=None, name="server",
-                 threads=2):
-        self.binary = server_binary()
+                 threads=2, binary=None, cwd=None, wrap=(), env=None):
+        self.binary = binary or server_binary()
+        self.cwd = cwd                 # default: the server's own temp dir
+        self.wrap = list(wrap)         # argv prefix: setpriv, sudo, ...
+        self.extra_env = dict(env or {})
         self.database_url = database_url
         self.args = list(args)
         self.data_dir = data_dir
@@ -297,7 +300,7 @@ class Server:
         return Client("127.0.0.1", self.port, tls=bool(self.tls))
 
     def _argv(self):
-        argv = [self.binary, "serve", "--listen", f"127.0.0.1:{self.port}",
+        argv = self.wrap + [self.binary, "serve", "--listen", f"127.0.0.1:{self.port}",
                 "--threads", str(self.threads)]
         if self.database_url:
             argv += ["--database-url", self.database_url]
@@ -314,6 +317,7 @@ class Server:
         env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1")
         for key in [k for k in env if k.startswith("SCHEMA_REGISTRY_")]:
             del env[key]       # the flags above must be the whole configuration
+        env.update(self.extra_env)
         return env
 
     def start(self, timeout=STARTUP_TIMEOUT):
@@ -322,7 +326,7 @@ class Server:
             logf = open(self.log, "ab")
             try:
                 self.proc = subprocess.Popen(self._argv(), stdin=subprocess.DEVNULL, stdout=logf,
-                                             stderr=logf, env=self._env(), cwd=self.dir)
+                                             stderr=logf, env=self._env(), cwd=self.cwd or self.dir)
             finally:
                 logf.close()
             if self._wait_ready(timeout):
@@ -351,19 +355,19 @@ class Server:
             time.sleep(0.1)
         return False
 
-    def stop(self, check=True):
-        """SIGTERM, wait, and (check=True) assert exit status 0."""
+    def stop(self, check=True, sig=signal.SIGTERM):
+        """sig (SIGTERM; SIGINT is Ctrl-C), wait, and (check=True) assert exit status 0."""
         if self.proc is None:
             return None
         proc, self.proc = self.proc, None
         if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
+            proc.send_signal(sig)
             try:
                 proc.wait(timeout=SHUTDOWN_TIMEOUT)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-                raise ServerError(f"server ignored SIGTERM for {SHUTDOWN_TIMEOUT} s\n"
+                raise ServerError(f"server ignored {signal.Signals(sig).name} for {SHUTDOWN_TIMEOUT} s\n"
                                   f"--- server log ---\n{tail(self.log)}")
         self.exit_codes.append(proc.returncode)
         if check and proc.returncode != 0:

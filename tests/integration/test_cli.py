@@ -40,9 +40,35 @@ class CommandLine(harness.unittest.TestCase):
                      "SCHEMA_REGISTRY_DATABASE_URL"):
             self.assertIn(flag, text)
 
+    def test_help_tells_exit_codes_signals_and_root(self):
+        text = run("--help").stdout
+        for words in ("Exit status", "SIGINT", "SIGTERM", "SIGHUP", "root", "sudo", "postgres"):
+            self.assertIn(words, text)
+
     def test_unknown_flag_fails(self):
         r = run("serve", "--no-such-flag")
-        self.assertNotEqual(r.returncode, 0, r)
+        self.assertEqual(r.returncode, 2, r)
+        self.assertIn("unknown flag --no-such-flag", r.stderr)
+        self.assertNotIn("needs a value", r.stderr)
+
+    def test_known_flag_without_value_says_so(self):
+        r = run("serve", "--listen")
+        self.assertEqual(r.returncode, 2, r)
+        self.assertIn("--listen needs a value", r.stderr)
+
+    def test_taken_port_fails_before_any_database_is_made(self):
+        """The listener is checked first: no cluster is created for a server
+        that cannot serve (issue 8)."""
+        with harness.socket.socket() as taken:
+            taken.bind(("127.0.0.1", 0))
+            taken.listen(1)
+            port = taken.getsockname()[1]
+            data_dir = os.path.join(harness.make_temp_dir("taken"), "var")
+            r = run("serve", "--listen", f"127.0.0.1:{port}", "--data-dir", data_dir)
+        self.assertEqual(r.returncode, 1, r)
+        self.assertIn("Address already in use", r.stderr)
+        self.assertFalse(os.path.exists(data_dir), os.listdir(data_dir) if os.path.exists(data_dir) else "")
+        self.assertNotIn("initdb", r.stderr)
 
     def test_migrate_applies_each_file_once(self):
         db = PG.new_database("migrate")
