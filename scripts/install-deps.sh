@@ -9,8 +9,12 @@
 # nothing works here by accident that a fresh machine would lack.
 # `make fresh-check` proves it on a debootstrap'd Debian 12.
 #
-#   install-deps.sh          everything (make test, make run, make bench)
-#   install-deps.sh --list   print the package list and exit
+#   install-deps.sh [GROUP...]         install GROUPs (default: build run test)
+#   install-deps.sh --list [GROUP...]  print their packages and exit
+#
+# GROUPs: build (compile), run (the embedded database), test (make test,
+# make fuzz), image (the shared libraries a built binary needs: the
+# Dockerfile's runtime stage).
 set -euo pipefail
 
 # Compiling: the toolchain and the -dev packages of the chosen libraries.
@@ -33,9 +37,28 @@ TEST=(
   docker-compose
 )
 
-PACKAGES=("${BUILD[@]}" "${RUN[@]}" "${TEST[@]}")
+# A built binary's shared libraries, and curl for container health checks.
+IMAGE=(libh2o-evloop0.13 libssl3 libpq5 libjansson4 libprotobuf-c1 ca-certificates curl)
 
+list=0
 if [[ "${1:-}" == "--list" ]]; then
+  list=1
+  shift
+fi
+groups=("$@")
+(( ${#groups[@]} > 0 )) || groups=(build run test)
+PACKAGES=()
+for group in "${groups[@]}"; do
+  case "$group" in
+    build) PACKAGES+=("${BUILD[@]}") ;;
+    run) PACKAGES+=("${RUN[@]}") ;;
+    test) PACKAGES+=("${TEST[@]}") ;;
+    image) PACKAGES+=("${IMAGE[@]}") ;;
+    *) echo "install-deps: unknown group '$group' (build, run, test, image)" >&2; exit 2 ;;
+  esac
+done
+
+if (( list )); then
   printf '%s\n' "${PACKAGES[@]}"
   exit 0
 fi
