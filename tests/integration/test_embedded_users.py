@@ -187,7 +187,10 @@ class EveryUser(unittest.TestCase):
     def test_a_data_dir_that_cannot_work_gets_one_clear_line(self):
         self.need_root()
         forbidden = private_dir("forbidden")           # root's, mode 700
-        r = subprocess.run(as_user(self.user) + [harness.server_binary(), "serve", "--listen",
+        clone = os.path.join(self.user.pw_dir, "forbidden-clone")
+        os.makedirs(clone)
+        binary = clone_into(clone, self.user)
+        r = subprocess.run(as_user(self.user) + [binary, "serve", "--listen",
                            f"127.0.0.1:{harness.free_port()}", "--data-dir",
                            os.path.join(forbidden, "var")],
                            capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
