@@ -81,7 +81,7 @@ fuzz: deps
 	if (( $${#targets[@]} == 0 )); then echo "make fuzz: no tests/fuzz/*.c targets"; exit 0; fi
 	CC=$(FUZZ_CC) cmake -S . -B $(FUZZ_DIR) -DCMAKE_BUILD_TYPE=Debug \
 	  "-DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -O1"
-	cmake --build $(FUZZ_DIR) -j$(JOBS) --target compat
+	cmake --build $(FUZZ_DIR) -j$(JOBS) --target compat base
 	includes=$$(find $(FUZZ_DIR) -name '*.h' -printf '-I%h\n' | sort -u)
 	libs=$$(pkg-config --libs jansson libprotobuf-c libcrypto)
 	mkdir -p $(FUZZ_DIR)/artifacts
@@ -89,7 +89,7 @@ fuzz: deps
 	for src in "$${targets[@]}"; do
 	  name=$$(basename "$$src" .c)
 	  $(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer \
-	    -I. $$includes "$$src" $(FUZZ_DIR)/libcompat.a $$libs -lm -o "$(FUZZ_DIR)/$$name"
+	    -I. $$includes "$$src" $(FUZZ_DIR)/libcompat.a $(FUZZ_DIR)/libbase.a $$libs -lm -o "$(FUZZ_DIR)/$$name"
 	  corpus=$(FUZZ_DIR)/corpus/$$name; mkdir -p "$$corpus"
 	  seeds=(); [[ -d tests/fuzz/corpus/$$name ]] && seeds=(tests/fuzz/corpus/$$name)
 	  echo "make fuzz: $$name for $(FUZZ_SECONDS) s"

@@ -22,8 +22,6 @@
  * twice, and none of them recurses. That is what lets bare primitives be
  * shared nodes here.
  */
-#ifndef _GNU_SOURCE
-#endif
 #include "compat/avro_internal.h"
 
 #include <stdio.h>

@@ -3,8 +3,6 @@
  * text, the backward check as Confluent's raw messages (spec 2.7), and the
  * "resolved" output format.
  */
-#ifndef _GNU_SOURCE
-#endif
 #include "compat/avro_internal.h"
 
 #include <stdio.h>

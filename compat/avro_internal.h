@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #include "compat/avro.h"
-#include "compat/strbuf.h"
+#include "base/strbuf.h"
 
 /* ---- 1. Limits ----------------------------------------------------------- */
 

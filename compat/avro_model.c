@@ -9,8 +9,6 @@
  *   3. Parsing (references first, then the schema, then normalization)
  *   4. Texts: canonical, resolved, Parsing Canonical Form, fingerprint
  */
-#ifndef _GNU_SOURCE
-#endif
 #include "compat/avro_internal.h"
 
 #include <stdio.h>

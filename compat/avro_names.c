@@ -6,8 +6,6 @@
  * letter; the UTF-8 decoder below reports such characters as "not a letter
  * or digit" and the result is the same.
  */
-#ifndef _GNU_SOURCE
-#endif
 #include "compat/avro_internal.h"
 
 #include <stdio.h>

@@ -13,8 +13,6 @@
  * turns a float default into Float precision, drops a default that matches
  * only a later union branch, and fails where Confluent's code throws.
  */
-#ifndef _GNU_SOURCE
-#endif
 #include "compat/avro_internal.h"
 
 #include <math.h>

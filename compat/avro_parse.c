@@ -17,8 +17,6 @@
  * Avro's default validation sees during the first pass; the second pass
  * runs on the resolved types, as Avro's resolving copy does.
  */
-#ifndef _GNU_SOURCE
-#endif
 #include "compat/avro_internal.h"
 
 #include <limits.h>

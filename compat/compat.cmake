@@ -3,7 +3,7 @@
 file(GLOB COMPAT_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/compat/*.c)
 add_library(compat STATIC ${COMPAT_SOURCES})
 target_include_directories(compat PUBLIC ${CMAKE_SOURCE_DIR})
-target_link_libraries(compat PUBLIC PkgConfig::JANSSON OpenSSL::Crypto m)
+target_link_libraries(compat PUBLIC base PkgConfig::JANSSON OpenSSL::Crypto m)
 if(EXISTS ${CMAKE_SOURCE_DIR}/compat/protobuf.cmake)
   include(${CMAKE_SOURCE_DIR}/compat/protobuf.cmake)
 endif()

@@ -25,7 +25,7 @@
 #include <stddef.h>
 
 #include "compat/schema.h"
-#include "compat/strlist.h"
+#include "base/strlist.h"
 
 /* ---- 1. The engine ----------------------------------------------------- */
 

@@ -7,7 +7,7 @@
 #define COMPAT_LEVEL_H
 
 #include "compat/schema.h"
-#include "compat/strlist.h"
+#include "base/strlist.h"
 
 typedef enum compat_level {
     COMPAT_NONE = 0,

@@ -31,8 +31,8 @@
 #include <stdint.h>
 
 #include "compat/schema.h"
-#include "compat/strbuf.h"
-#include "compat/strlist.h"
+#include "base/strbuf.h"
+#include "base/strlist.h"
 
 /* ---- 1. The engine ------------------------------------------------------ */
 

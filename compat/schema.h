@@ -16,7 +16,7 @@
 
 #include <stddef.h>
 
-#include "compat/strlist.h"
+#include "base/strlist.h"
 
 /* ---- 1. Schema types ------------------------------------------------- */
 

@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "compat/schema.h"
-#include "registry/hmap.h"
+#include "base/hmap.h"
 
 /* ---- 1. Records -------------------------------------------------------- */
 

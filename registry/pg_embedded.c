@@ -9,8 +9,6 @@
  *   5. Leftovers of a crash
  *   6. Start and stop
  */
-#ifndef _GNU_SOURCE
-#endif
 #include "registry/pg_embedded.h"
 
 #include <dirent.h>

@@ -15,7 +15,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
-#include "compat/strlist.h"
+#include "base/strlist.h"
 #include "registry/errors.h"
 #include "registry/index.h"
 

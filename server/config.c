@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "compat/level.h"
-#include "server/log.h"
+#include "base/log.h"
 
 extern char **environ;
 

@@ -1,8 +1,6 @@
 /*
  * dbpool: worker threads around a mutex + condvar FIFO (see dbpool.h).
  */
-#ifndef _GNU_SOURCE
-#endif
 #include "server/dbpool.h"
 
 #include <errno.h>
@@ -13,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "server/log.h"
+#include "base/log.h"
 
 #define DBPOOL_BACKOFF_MIN_MS 100
 #define DBPOOL_BACKOFF_MAX_MS 5000

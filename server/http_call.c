@@ -11,8 +11,6 @@
  *   5. Request helpers
  *   6. Reply helpers
  */
-#ifndef _GNU_SOURCE
-#endif
 #include "server/http_server.h"
 
 #include <ctype.h>

@@ -18,8 +18,6 @@
  * back at the request only while a guard in the request's pool says it is
  * alive (section 5).
  */
-#ifndef _GNU_SOURCE
-#endif
 #include "server/http_server.h"
 
 #include <arpa/inet.h>
@@ -43,7 +41,7 @@
 #include <h2o.h>
 
 #include "server/dbpool.h"
-#include "server/log.h"
+#include "base/log.h"
 
 /* Handlers parse JSON nested up to 2048 levels; jansson needs ~1 MB for that. */
 #define HTTP_STACK_BYTES (8u * 1024 * 1024)

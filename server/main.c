@@ -24,7 +24,7 @@
 #include "registry/store.h"
 #include "server/config.h"
 #include "server/http_server.h"
-#include "server/log.h"
+#include "base/log.h"
 
 static const char main_usage[] =
     "Usage:\n"

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "registry/hmap.h"
+#include "base/hmap.h"
 #include "registry/registry.h"
 
 static void test_hmap_put_get_delete_grow(void **state)

@@ -6,8 +6,8 @@
  * returns NULL, so writers check once at the end. A zeroed strbuf_t is an
  * empty buffer.
  */
-#ifndef COMPAT_STRBUF_H
-#define COMPAT_STRBUF_H
+#ifndef BASE_STRBUF_H
+#define BASE_STRBUF_H
 
 #include <stddef.h>
 

@@ -5,8 +5,8 @@
  * boundaries. Every string in it is owned by the list and freed by
  * strlist_clear(). A zeroed strlist_t is a valid empty list.
  */
-#ifndef COMPAT_STRLIST_H
-#define COMPAT_STRLIST_H
+#ifndef BASE_STRLIST_H
+#define BASE_STRLIST_H
 
 #include <stddef.h>
 

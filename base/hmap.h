@@ -3,8 +3,8 @@
  * Keys are copied (owned by the map); values are borrowed (the caller owns
  * what they point to). Not thread-safe: the index guards it with its lock.
  */
-#ifndef REGISTRY_HMAP_H
-#define REGISTRY_HMAP_H
+#ifndef BASE_HMAP_H
+#define BASE_HMAP_H
 
 #include <stddef.h>
 

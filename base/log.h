@@ -8,8 +8,8 @@
  * client-supplied path, say) are replaced so one event stays one line.
  * Lines longer than LOG_LINE_MAX are cut and end in "...".
  */
-#ifndef SERVER_LOG_H
-#define SERVER_LOG_H
+#ifndef BASE_LOG_H
+#define BASE_LOG_H
 
 #include <stdarg.h>
 

@@ -1,4 +1,4 @@
-#include "compat/strlist.h"
+#include "base/strlist.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /*
  * log: timestamped single-write lines on stderr (see log.h).
  */
-#include "server/log.h"
+#include "base/log.h"
 
 #include <errno.h>
 #include <stdio.h>

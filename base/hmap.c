@@ -1,4 +1,6 @@
-#include "registry/hmap.h"
+#include "base/hmap.h"
+
+#include "base/alloc.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -37,9 +39,7 @@ static void hmap_grow(hmap_t *m)
     /* Rehashing also drops tombstones, so grow only when live entries need it. */
     if (m->used * 2 < m->cap)
         bigger.cap = m->cap;
-    bigger.slots = calloc(bigger.cap, sizeof *bigger.slots);
-    if (!bigger.slots)
-        abort();
+    bigger.slots = xcalloc(bigger.cap, sizeof *bigger.slots);
     for (size_t i = 0; i < m->cap; i++) {
         hmap_entry_t *e = &m->slots[i];
         if (!e->key)
@@ -81,9 +81,7 @@ void *hmap_put(hmap_t *m, const void *key, size_t klen, void *value)
     while (m->slots[i].key)
         i = (i + 1) & mask;
     e = &m->slots[i];
-    e->key = malloc(klen + 1);
-    if (!e->key)
-        abort();
+    e->key = xmalloc(klen + 1);
     memcpy(e->key, key, klen);
     e->key[klen] = '\0';
     e->klen = klen;

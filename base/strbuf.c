@@ -1,4 +1,4 @@
-#include "compat/strbuf.h"
+#include "base/strbuf.h"
 
 #include <stdarg.h>
 #include <stdint.h>

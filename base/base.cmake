@@ -1,0 +1,11 @@
+# base: the ground floor. Containers, buffers, allocation and logging that
+# every layer builds on; it knows no schema, SQL or HTTP, and links nothing
+# but libc and threads.
+add_library(base STATIC
+  ${CMAKE_SOURCE_DIR}/base/alloc.c
+  ${CMAKE_SOURCE_DIR}/base/hmap.c
+  ${CMAKE_SOURCE_DIR}/base/log.c
+  ${CMAKE_SOURCE_DIR}/base/strbuf.c
+  ${CMAKE_SOURCE_DIR}/base/strlist.c)
+target_include_directories(base PUBLIC ${CMAKE_SOURCE_DIR})
+target_link_libraries(base PUBLIC Threads::Threads)
