@@ -2,11 +2,11 @@
 # the everyday entry points and the order in which they run.
 #
 #   make run     install deps, build the server, serve on 0.0.0.0:8081 (embedded DB in ./var)
-#   make test    install deps, build build/ and build-asan/, ctest both, one summary line
+#   make test    install deps, build build/, build-asan/ and build-tsan/, ctest each, one summary line
 #   make build   build/      (RelWithDebInfo)
 #   make asan    build-asan/ (Debug, -DSR_SANITIZE=ON)
 #   make fuzz    build tests/fuzz/*.c with libFuzzer (clang-14) and run each for FUZZ_SECONDS
-#   make bench   load runs against build/ (h2load), reported as ratios to a same-run baseline
+#   make bench   Release build; load runs (wrk, h2load, pgbench) as ratios to same-run baselines
 #   make tsan    build-tsan/ (-DSR_SANITIZE=thread), integration suite under ThreadSanitizer
 #   make fresh-check  the README's commands on a debootstrap'd Debian 12 (root, ~15 min)
 #   make clean   remove the build directories
@@ -23,6 +23,8 @@ BUILD_DIR    := build
 ASAN_DIR     := build-asan
 FUZZ_DIR     := build-fuzz
 TSAN_DIR     := build-tsan
+BENCH_DIR    := build-release
+BENCH_ARGS   ?=
 FUZZ_SECONDS ?= 20
 FUZZ_CC      ?= clang-14
 RUN_ARGS     ?=
@@ -44,20 +46,23 @@ asan: deps
 run:
 	exec env BUILD_DIR=$(BUILD_DIR) JOBS=$(JOBS) ./scripts/run.sh $(RUN_ARGS)
 
-# Both builds are tested even when the first fails, so one run shows
+# Every build is tested even when an earlier one fails, so one run shows
 # everything; a build that does not compile counts as one failure. The last
-# line is the one CI and people read.
+# line is the one CI and people read. Each spec is DIR|CMAKE FLAGS|TARGET|TESTS:
+# the ThreadSanitizer build runs the integration suite only (its unit tests
+# probe stack limits that TSan's larger frames do not keep).
 test: deps
 	@set +e
 	passed=0; failed=0
-	for spec in "$(BUILD_DIR):-DCMAKE_BUILD_TYPE=RelWithDebInfo" \
-	            "$(ASAN_DIR):-DCMAKE_BUILD_TYPE=Debug -DSR_SANITIZE=ON"; do
-	  dir=$${spec%%:*}; flags=$${spec#*:}
-	  if ! { cmake -S . -B "$$dir" $$flags && cmake --build "$$dir" -j$(JOBS); }; then
+	for spec in "$(BUILD_DIR)|-DCMAKE_BUILD_TYPE=RelWithDebInfo|all|." \
+	            "$(ASAN_DIR)|-DCMAKE_BUILD_TYPE=Debug -DSR_SANITIZE=ON|all|." \
+	            "$(TSAN_DIR)|-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSR_TSAN=ON|schema-registry|^integration/"; do
+	  IFS='|' read -r dir flags target tests <<<"$$spec"
+	  if ! { cmake -S . -B "$$dir" $$flags && cmake --build "$$dir" -j$(JOBS) --target "$$target"; }; then
 	    echo "make test: build of $$dir FAILED" >&2
 	    failed=$$((failed + 1)); continue
 	  fi
-	  ctest --test-dir "$$dir" --output-on-failure -j$(JOBS) 2>&1 | tee "$$dir/ctest.log"
+	  ctest --test-dir "$$dir" -R "$$tests" --output-on-failure -j$(JOBS) 2>&1 | tee "$$dir/ctest.log"
 	  rc=$${PIPESTATUS[0]}
 	  summary=$$(grep -Eo '[0-9]+ tests? failed out of [0-9]+' "$$dir/ctest.log" | tail -n 1)
 	  if [[ -n "$$summary" ]]; then
@@ -108,11 +113,16 @@ fresh-check:
 tsan: deps
 	cmake -S . -B $(TSAN_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSR_TSAN=ON
 	cmake --build $(TSAN_DIR) -j$(JOBS) --target schema-registry
-	TSAN_OPTIONS="halt_on_error=0 second_deadlock_stack=1 $${TSAN_OPTIONS:-}" \
-	  ctest --test-dir $(TSAN_DIR) -R '^integration/' --output-on-failure -j$(JOBS)
+	ctest --test-dir $(TSAN_DIR) -R '^integration/' --output-on-failure -j$(JOBS)
 
-bench: build
-	/usr/bin/python3 bench/bench.py --binary $(BUILD_DIR)/schema-registry
+# Release build of the server and the constant-handler baseline, then the
+# table of docs/performance.md. BENCH_ARGS: e.g. '--seconds 5 --quick'.
+bench:
+	./scripts/install-deps.sh build run test bench
+	cmake -S . -B $(BENCH_DIR) -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(BENCH_DIR) -j$(JOBS) --target schema-registry bench-constant
+	/usr/bin/python3 bench/bench.py --binary $(BENCH_DIR)/schema-registry \
+	  --constant $(BENCH_DIR)/bench-constant $(BENCH_ARGS)
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR) $(TSAN_DIR) tests/integration/.tmp*
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR) $(TSAN_DIR) $(BENCH_DIR) tests/integration/.tmp*

@@ -1,27 +1,44 @@
 #!/usr/bin/python3
 """
-bench: repeatable load runs against a private PostgreSQL and the real server.
+bench: the registry's figures next to baselines measured in the same run.
 
-Every figure is printed next to its ratio to a baseline measured in the same
-run (GET / over h2c: the server's HTTP ceiling on this machine right now), so
-results from different machines compare as ratios, not as absolute numbers.
+Every workload is printed with a baseline that ran on the same machine, the
+same cores and the same minute, and the ratio between them; absolute numbers
+from different machines do not compare, ratios do (docs/performance.md).
 Nothing is asserted: benchmarks report, tests judge.
 
-  /usr/bin/python3 bench/bench.py [--binary build/schema-registry] [--seconds 10]
-                                  [--clients 16] [--streams 10] [--threads 2]
+  /usr/bin/python3 bench/bench.py --binary build-release/schema-registry
+                                  --constant build-release/bench-constant
+                                  [--seconds 10] [--quick]
 
-Load generator: h2load (nghttp2-client). New registrations, whose bodies must
-differ, are driven from Python threads and so measure less precisely.
+Workloads and baselines
+  by-id read, HTTP/1.1   wrk, 100 connections    nginx serving the identical bytes from a file
+  by-id read, h2c        h2load, 16 x 10 streams the bench's own constant libh2o handler
+  latest version, h2c    h2load, 16 x 10 streams the constant handler
+  new registrations      wrk, 16 connections     pgbench, 16 clients, one single-row INSERT
+                         (new subject + new        per transaction, same PostgreSQL, fsync and
+                         schema each)              synchronous commit on
+  start-up               10k and 100k schemas in 1k and 10k subjects: seconds from process
+                         start to the last id answering 200, RSS per schema above an empty
+                         registry
+  compatibility          a 10,000-field record against its previous version, and
+                         FULL_TRANSITIVE over 1,000 versions, for Avro, Protobuf, JSON Schema
+
+Load generators: wrk and h2load (Debian's wrk, nghttp2-client); every run is
+bounded by --seconds. --quick shrinks the start-up and compatibility sizes
+tenfold for a fast look.
 """
 
 import argparse
+import concurrent.futures
 import json
 import os
 import re
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -30,95 +47,336 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests", "integration"))
 import harness  # noqa: E402  (the integration harness: PostgreSQL + server)
 from harness import SR_V1, avro_record, quote  # noqa: E402
 
+ROWS = []
 
-def h2load(url, seconds, clients, streams, threads, h1=False, body_file=None):
-    """Runs h2load; returns (req_per_s, succeeded, failed)."""
-    argv = ["h2load", "-D", str(seconds), "-c", str(clients), "-t", str(threads),
-            "-H", f"Content-Type: {SR_V1}"]
-    argv += ["--h1"] if h1 else ["-m", str(streams)]
-    if body_file:
-        argv += ["-d", body_file]
-    out = subprocess.run(argv + [url], capture_output=True, text=True).stdout
+
+def row(name, value, unit, baseline=None, base_value=None, p50=None, p99=None, note=""):
+    """One line of the table; ratio = value / base_value (higher is better)."""
+    ratio = f"{value / base_value:6.3f}" if base_value else "     -"
+    lat = f"{p50 or '-':>9} {p99 or '-':>9}"
+    line = (f"{name:44} {value:12.1f} {unit:7} {ratio}  {lat}  "
+            f"{(baseline or '-'):34} {base_value or 0:12.1f}  {note}")
+    ROWS.append(line)
+    print(line, flush=True)
+
+
+# ---- load generators -------------------------------------------------------
+
+def wrk(url, seconds, connections, script=None):
+    """wrk --latency; returns (req/s, p50, p99, non-2xx)."""
+    argv = ["wrk", "-t", "2", "-c", str(connections), "-d", f"{seconds}s", "--latency"]
+    if script:
+        argv += ["-s", script]
+    out = subprocess.run(argv + [url], capture_output=True, text=True, timeout=seconds + 60).stdout
+    rate = re.search(r"Requests/sec:\s+([\d.]+)", out)
+    p50 = re.search(r"\s50%\s+(\S+)", out)
+    p99 = re.search(r"\s99%\s+(\S+)", out)
+    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    if not rate:
+        raise RuntimeError(f"cannot read wrk output:\n{out}")
+    return float(rate.group(1)), p50 and p50.group(1), p99 and p99.group(1), int(bad.group(1)) if bad else 0
+
+
+def h2load(url, seconds, clients=16, streams=10):
+    """h2load over h2c; returns (req/s, mean latency, failed)."""
+    argv = ["h2load", "-D", str(seconds), "-c", str(clients), "-m", str(streams), "-t", "2"]
+    out = subprocess.run(argv + [url], capture_output=True, text=True, timeout=seconds + 60).stdout
     rate = re.search(r"finished in [\d.]+s, ([\d.]+) req/s", out)
-    reqs = re.search(r"requests: \d+ total, \d+ started, \d+ done, (\d+) succeeded, (\d+) failed", out)
+    mean = re.search(r"time for request:\s+\S+\s+\S+\s+(\S+)", out)
+    reqs = re.search(r"(\d+) succeeded, (\d+) failed, (\d+) errored", out)
     codes = re.search(r"status codes: (\d+) 2xx", out)
     if not rate or not reqs:
         raise RuntimeError(f"cannot read h2load output:\n{out}")
-    ok = int(codes.group(1)) if codes else int(reqs.group(1))
-    return float(rate.group(1)), ok, int(reqs.group(2)) + int(reqs.group(1)) - ok
+    ok = int(codes.group(1)) if codes else 0
+    return float(rate.group(1)), mean and mean.group(1), int(reqs.group(1)) - ok + int(reqs.group(2))
 
 
-def new_registrations(client, count, workers):
-    """Registers count distinct schemas from worker threads; returns (req/s, ok, failed)."""
-    counter = iter(range(count))
-    lock = threading.Lock()
-    tally = {"ok": 0, "failed": 0}
+def pgbench(pg, dbname, seconds, clients=16):
+    """Single-row INSERTs, one per transaction; returns (tps, mean latency)."""
+    pg.sql("CREATE TABLE IF NOT EXISTS bench_rows (id bigserial PRIMARY KEY, payload text NOT NULL)",
+           dbname)
+    script = os.path.join(tempfile.mkdtemp(prefix="sr-bench-"), "insert.sql")
+    with open(script, "w") as f:
+        f.write("\\set r random(1, 1000000000)\nINSERT INTO bench_rows (payload) VALUES (:r);\n")
+    argv = [os.path.join(pg.bindir, "pgbench"), "-n", "-c", str(clients), "-j", "2", "-T", str(seconds),
+            "-f", script, "-h", "127.0.0.1", "-p", str(pg.port), "-U", "postgres", dbname]
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=seconds + 60).stdout
+    tps = re.search(r"tps = ([\d.]+) \(without initial connection time\)", out)
+    lat = re.search(r"latency average = ([\d.]+) ms", out)
+    if not tps:
+        raise RuntimeError(f"cannot read pgbench output:\n{out}")
+    return float(tps.group(1)), lat and f"{lat.group(1)}ms"
 
-    def work():
-        while True:
-            with lock:
-                i = next(counter, None)
-            if i is None:
+
+NEW_REGISTRATION_LUA = r'''
+local n = 0
+function setup(thread) n = n + 1; thread:set("tid", n) end
+counter = 0
+function request()
+  counter = counter + 1
+  local k = tid .. "x" .. counter
+  local body = [==[{"schema":"{\"type\":\"record\",\"name\":\"New]==] .. k ..
+               [==[\",\"fields\":[{\"name\":\"id\",\"type\":\"long\"}]}"}]==]
+  return wrk.format("POST", "/subjects/bench-new-" .. k .. "/versions",
+                    {["Content-Type"] = "application/vnd.schemaregistry.v1+json"}, body)
+end
+'''
+
+
+# ---- baselines ---------------------------------------------------------------
+
+class Nginx:
+    """nginx-light serving one file for every path, with the registry's media type."""
+
+    def __init__(self, body_path):
+        self.dir = harness.make_temp_dir("nginx")
+        self.port = harness.free_port()
+        shutil.copy(body_path, os.path.join(self.dir, "body.json"))
+        conf = os.path.join(self.dir, "nginx.conf")
+        user = "user root;\n" if harness.IS_ROOT else ""
+        with open(conf, "w") as f:
+            f.write(f"""{user}worker_processes 2;
+daemon off;
+pid {self.dir}/nginx.pid;
+error_log {self.dir}/error.log;
+events {{ worker_connections 4096; }}
+http {{
+    access_log off;
+    keepalive_requests 100000000;
+    client_body_temp_path {self.dir}; proxy_temp_path {self.dir}; fastcgi_temp_path {self.dir};
+    uwsgi_temp_path {self.dir}; scgi_temp_path {self.dir};
+    server {{
+        listen 127.0.0.1:{self.port};
+        location / {{
+            default_type {SR_V1};
+            root {self.dir};
+            try_files /body.json =404;
+        }}
+    }}
+}}
+""")
+        self.proc = subprocess.Popen(["nginx", "-c", conf, "-p", self.dir], stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
+        harness.at_exit(self.stop)
+        wait_port(self.port)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGQUIT)
+            self.proc.wait(timeout=30)
+
+
+class Constant:
+    """bench-constant: the same libh2o build answering the same bytes."""
+
+    def __init__(self, binary, body_path, threads):
+        self.port = harness.free_port()
+        self.proc = subprocess.Popen([binary, str(self.port), body_path, str(threads)])
+        harness.at_exit(self.stop)
+        wait_port(self.port)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def wait_port(port, timeout=30):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with harness.socket.create_connection(("127.0.0.1", port), timeout=1):
                 return
-            schema = avro_record("Bench", [(f"f{i}", "string")])
-            r = client.post(f"/subjects/{quote(f'bench-new-{i}')}/versions", {"schema": schema})
-            with lock:
-                tally["ok" if r.status == 200 else "failed"] += 1
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on {port}")
 
-    threads = [threading.Thread(target=work) for _ in range(workers)]
-    start = time.monotonic()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return count / (time.monotonic() - start), tally["ok"], tally["failed"]
 
+# ---- data ----------------------------------------------------------------------
+
+def twelve_field_record():
+    """A realistic value schema: 12 fields with docs, about 700 bytes."""
+    fields = [("order_id", "long"), ("customer_id", "long"), ("created_at", "long"),
+              ("status", "string"), ("currency", "string"), ("amount_cents", "long"),
+              ("items", "int"), ("country", "string"), ("channel", "string"),
+              ("coupon", "string"), ("notes", "string"), ("version", "int")]
+    return json.dumps({"type": "record", "name": "Order", "namespace": "com.example.shop",
+                       "doc": "An order as the shop service emits it",
+                       "fields": [{"name": n, "type": t, "doc": f"the {n.replace('_', ' ')}"}
+                                  for n, t in fields]}, separators=(",", ":"))
+
+
+def register_many(server, first, end, subjects, workers=32):
+    """Distinct schemas first..end-1, round robin over subjects; returns the highest id."""
+    def part(indices):
+        client, top = server.client(), 0
+        for i in indices:
+            schema = avro_record(f"Load{i}", [("id", "long")])
+            r = client.post(f"/subjects/{quote(f'load-{i % subjects}')}/versions", {"schema": schema})
+            if r.status != 200:
+                raise RuntimeError(f"load registration failed: {r}")
+            top = max(top, r.body["id"])
+        return top
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+        return max(pool.map(part, [range(first + w, end, workers) for w in range(workers)]))
+
+
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return int(re.search(r"VmRSS:\s+(\d+) kB", f.read()).group(1))
+
+
+def start_timed(server, last_id):
+    """Starts server; returns seconds until /schemas/ids/last_id answers 200."""
+    server.port = harness.free_port()
+    logf = open(server.log, "ab")
+    t0 = time.monotonic()
+    server.proc = subprocess.Popen(server._argv(), stdin=subprocess.DEVNULL, stdout=logf, stderr=logf,
+                                   env=server._env(), cwd=server.dir)
+    logf.close()
+    harness.at_exit(server.kill)
+    probe = server.client()
+    while True:
+        if server.proc.poll() is not None:
+            raise RuntimeError(f"server died during start-up:\n{harness.tail(server.log)}")
+        try:
+            if probe.request("GET", f"/schemas/ids/{last_id}", timeout=2).status == 200:
+                return time.monotonic() - t0
+        except (OSError, harness.http.client.HTTPException):
+            pass
+        time.sleep(0.005)
+
+
+# ---- compatibility at the extremes ---------------------------------------------
+
+def wide(fmt, n, extra=0):
+    """A schema with n fields (plus `extra` more) in one of the three formats."""
+    total = n + extra
+    if fmt == "AVRO":
+        fields = [{"name": f"f{i}", "type": "long", "default": 0} for i in range(total)]
+        return json.dumps({"type": "record", "name": "Wide", "fields": fields})
+    if fmt == "PROTOBUF":
+        body = "".join(f"  int64 f{i} = {i + 1};\n" for i in range(total))
+        return f'syntax = "proto3";\nmessage Wide {{\n{body}}}\n'
+    # JSON Schema: a new property in an open content model breaks BACKWARD
+    # (Confluent's PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL), so versions differ by title.
+    props = {f"f{i}": {"type": "integer"} for i in range(n)}
+    return json.dumps({"type": "object", "title": f"v{extra}", "properties": props})
+
+
+def median_ms(fn, times=5):
+    samples = []
+    for _ in range(times):
+        t0 = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - t0) * 1000)
+    return sorted(samples)[len(samples) // 2]
+
+
+def compat_extremes(server, fields, versions):
+    client = server.client()
+    for fmt in ("AVRO", "PROTOBUF", "JSON"):
+        subject = f"wide-{fmt.lower()}"
+        r = client.post(f"/subjects/{subject}/versions", {"schema": wide(fmt, fields), "schemaType": fmt})
+        assert r.status == 200, r
+        body = {"schema": wide(fmt, fields, extra=1), "schemaType": fmt}
+        check = f"/compatibility/subjects/{subject}/versions/latest"
+        ms = median_ms(lambda: client.post(check, body))
+        verdict = client.post(check, body).body.get("is_compatible")
+        row(f"compat {fmt:8} {fields}-field vs previous", ms, "ms", note=f"is_compatible={verdict}")
+
+        subject = f"deep-{fmt.lower()}"
+        client.put(f"/config/{subject}", {"compatibility": "NONE"})
+        for v in range(versions):
+            r = client.post(f"/subjects/{subject}/versions",
+                            {"schema": wide(fmt, 1, extra=v), "schemaType": fmt})
+            assert r.status == 200, r
+        client.put(f"/config/{subject}", {"compatibility": "FULL_TRANSITIVE"})
+        body = {"schema": wide(fmt, 1, extra=versions), "schemaType": fmt}
+        check = f"/compatibility/subjects/{subject}/versions"
+        ms = median_ms(lambda: client.post(check, body))
+        verdict = client.post(check, body).body.get("is_compatible")
+        row(f"compat {fmt:8} FULL_TRANSITIVE x{versions}", ms, "ms", note=f"is_compatible={verdict}")
+
+
+# ---- main --------------------------------------------------------------------------
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--binary", default=os.path.join(HERE, "..", "build", "schema-registry"))
+    ap.add_argument("--binary", default=os.path.join(HERE, "..", "build-release", "schema-registry"))
+    ap.add_argument("--constant", default=os.path.join(HERE, "..", "build-release", "bench-constant"))
     ap.add_argument("--seconds", type=int, default=10)
-    ap.add_argument("--clients", type=int, default=16)
-    ap.add_argument("--streams", type=int, default=10)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--registrations", type=int, default=2000)
+    ap.add_argument("--quick", action="store_true")
     args = ap.parse_args()
     os.environ["SR_BINARY"] = os.path.abspath(args.binary)
+    scale = 10 if args.quick else 1
+    S = args.seconds
 
-    pg = harness.cluster()
-    db = pg.new_database("bench")
+    pg = harness.Postgres(durable=True).start()
+    print(f"{'workload':44} {'value':>12} {'unit':7} {'ratio'}  {'p50':>9} {'p99':>9}  "
+          f"{'baseline':34} {'baseline':>12}  note")
+
+    # Reads: one registered 12-field record, served from memory.
+    db = pg.new_database("reads")
     server = harness.Server(database_url=db.url, name="bench", threads=args.threads).start()
     client = server.client()
-    subject = "bench-value"
-    schema = avro_record("Bench", [("id", "long"), ("name", "string")])
-    schema_id = client.post(f"/subjects/{subject}/versions", {"schema": schema}).body["id"]
-    body_file = os.path.join(tempfile.mkdtemp(prefix="sr-bench-"), "body.json")
-    with open(body_file, "w") as f:
-        json.dump({"schema": schema}, f)
+    sid = client.post("/subjects/orders-value/versions", {"schema": twelve_field_record()}).body["id"]
+    by_id = client.get(f"/schemas/ids/{sid}").text
+    body_path = os.path.join(server.dir, "by-id.json")
+    with open(body_path, "w") as f:
+        f.write(by_id)
+    nginx, constant = Nginx(body_path), Constant(args.constant, body_path, args.threads)
 
-    base = server.base_url
-    run = dict(seconds=args.seconds, clients=args.clients, streams=args.streams,
-               threads=args.threads)
-    rows = [
-        ("GET / (baseline, h2c)", lambda: h2load(f"{base}/", **run)),
-        ("GET /schemas/ids/{id} (h2c)", lambda: h2load(f"{base}/schemas/ids/{schema_id}", **run)),
-        ("GET /schemas/ids/{id} (HTTP/1.1)",
-         lambda: h2load(f"{base}/schemas/ids/{schema_id}", h1=True, **run)),
-        ("GET .../versions/latest (h2c)",
-         lambda: h2load(f"{base}/subjects/{subject}/versions/latest", **run)),
-        ("POST register, already there (h2c)",
-         lambda: h2load(f"{base}/subjects/{subject}/versions", body_file=body_file, **run)),
-        ("POST lookup (h2c)", lambda: h2load(f"{base}/subjects/{subject}", body_file=body_file,
-                                             **run)),
-        (f"POST register, new ({args.registrations}, Python threads)",
-         lambda: new_registrations(client, args.registrations, args.clients)),
-    ]
-    print(f"{'scenario':48} {'req/s':>12} {'x baseline':>11} {'ok':>9} {'failed':>7}")
-    baseline = None
-    for name, fn in rows:
-        rate, ok, failed = fn()
-        baseline = baseline or rate
-        print(f"{name:48} {rate:12.0f} {rate / baseline:11.3f} {ok:9d} {failed:7d}", flush=True)
+    rate, p50, p99, bad = wrk(f"{server.base_url}/schemas/ids/{sid}", S, 100)
+    brate, bp50, bp99, _ = wrk(f"http://127.0.0.1:{nginx.port}/schemas/ids/{sid}", S, 100)
+    row("GET /schemas/ids/{id} HTTP/1.1 (wrk c100)", rate, "req/s", "nginx, same bytes from a file", brate,
+        p50, p99, f"{len(by_id)} B body; nginx p50 {bp50} p99 {bp99}; non-2xx {bad}")
+    rate, mean, bad = h2load(f"{server.base_url}/schemas/ids/{sid}", S)
+    brate, bmean, _ = h2load(f"http://127.0.0.1:{constant.port}/schemas/ids/{sid}", S)
+    row("GET /schemas/ids/{id} h2c (h2load 16x10)", rate, "req/s", "constant libh2o handler", brate,
+        mean, None, f"mean; baseline mean {bmean}; failed {bad}")
+    latest = client.get("/subjects/orders-value/versions/latest").text
+    rate, mean, bad = h2load(f"{server.base_url}/subjects/orders-value/versions/latest", S)
+    row("GET .../versions/latest h2c (h2load 16x10)", rate, "req/s", "constant libh2o handler", brate,
+        mean, None, f"{len(latest)} B body; failed {bad}")
+    nginx.stop()
+    constant.stop()
+
+    # Writes: new subject + new schema per request, against single-row INSERTs.
+    script = os.path.join(server.dir, "new.lua")
+    with open(script, "w") as f:
+        f.write(NEW_REGISTRATION_LUA)
+    rate, p50, p99, bad = wrk(f"{server.base_url}", S, 16, script=script)
+    tps, plat = pgbench(pg, db.name, S)
+    row("POST new registration (wrk c16)", rate, "req/s", "pgbench c16 single-row INSERT", tps, p50, p99,
+        f"pgbench mean {plat}; non-2xx {bad}")
+    server.stop()
+
+    # Start-up: time to serve the last id, and memory per schema.
+    db = pg.new_database("startup")
+    # Loading is not what is measured here; commits need not wait for the disk.
+    pg.sql(f'ALTER DATABASE "{db.name}" SET synchronous_commit = off')
+    server = harness.Server(database_url=db.url, name="startup", threads=args.threads).start()
+    empty_kib = rss_kib(server.proc.pid)
+    server.client().put("/config", {"compatibility": "NONE"})
+    loaded = 0
+    for count in (10000 // scale, 100000 // scale):
+        last = register_many(server, loaded, count, count // 10)
+        loaded = count
+        server.stop()
+        seconds = start_timed(server, last)
+        per_schema = (rss_kib(server.proc.pid) - empty_kib) * 1024 / count
+        row(f"start-up, {count} schemas / {count // 10} subjects", seconds, "s", note=
+            f"RSS {per_schema:.0f} B per schema above an empty registry ({empty_kib} KiB)")
+    server.stop()
+
+    # Compatibility checks at the extremes.
+    db = pg.new_database("compat")
+    pg.sql(f'ALTER DATABASE "{db.name}" SET synchronous_commit = off')
+    server = harness.Server(database_url=db.url, name="compat", threads=args.threads,
+                            args=["--max-schema-bytes", str(8 << 20)]).start()
+    compat_extremes(server, 10000 // scale, 1000 // scale)
     server.stop()
 
 

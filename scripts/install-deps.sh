@@ -13,7 +13,7 @@
 #   install-deps.sh --list [GROUP...]  print their packages and exit
 #
 # GROUPs: build (compile), run (the embedded database), test (make test,
-# make fuzz), image (the shared libraries a built binary needs: the
+# make fuzz), bench (make bench), image (the shared libraries a built binary needs: the
 # Dockerfile's runtime stage).
 set -euo pipefail
 
@@ -37,6 +37,9 @@ TEST=(
   docker-compose
 )
 
+# Benchmarks (make bench): the load generator and the static-file baseline
+# (pgbench comes with postgresql-15, h2load with nghttp2-client).
+BENCH=(wrk nginx-light)
 # A built binary's shared libraries, and curl for container health checks.
 IMAGE=(libh2o-evloop0.13 libssl3 libpq5 libjansson4 libprotobuf-c1 ca-certificates curl)
 
@@ -54,7 +57,8 @@ for group in "${groups[@]}"; do
     run) PACKAGES+=("${RUN[@]}") ;;
     test) PACKAGES+=("${TEST[@]}") ;;
     image) PACKAGES+=("${IMAGE[@]}") ;;
-    *) echo "install-deps: unknown group '$group' (build, run, test, image)" >&2; exit 2 ;;
+    bench) PACKAGES+=("${BENCH[@]}") ;;
+    *) echo "install-deps: unknown group '$group' (build, run, test, bench, image)" >&2; exit 2 ;;
   esac
 done
 

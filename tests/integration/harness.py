@@ -155,7 +155,8 @@ class Postgres:
     """A private cluster: initdb into a temp dir, trust auth, 127.0.0.1 and a
     unix socket dir, a random free port."""
 
-    def __init__(self):
+    def __init__(self, durable=False):
+        self.durable = durable         # fsync and synchronous commit on (benchmarks)
         self.bindir = pg_bindir()
         self.dir = make_temp_dir("pg")
         self.data = os.path.join(self.dir, "data")
@@ -176,9 +177,10 @@ class Postgres:
                        check=True, capture_output=True)
         for attempt in range(5):
             self.port = free_port()
+            speed = ("" if self.durable else
+                     "-c fsync=off -c synchronous_commit=off -c full_page_writes=off ")
             opts = (f"-k {self.sock} -p {self.port} -c listen_addresses=127.0.0.1 "
-                    "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
-                    "-c max_connections=200")
+                    f"{speed}-c max_connections=200")
             run = subprocess.run(as_pg_user([self._bin("pg_ctl"), "-D", self.data, "-l", self.log,
                                              "-o", opts, "-w", "-t", "60", "start"]),
                                  capture_output=True, text=True)
