@@ -210,8 +210,17 @@ int http_call_parse_query(http_call_t *c, const char *query, size_t len)
     return 0;
 }
 
+void http_call_keep(http_call_t *c, void *kept, void (*free_fn)(void *kept))
+{
+    c->kept = kept;
+    c->kept_free = free_fn ? free_fn : free;
+}
+
 void http_call_clear(http_call_t *c)
 {
+    if (c->kept)
+        c->kept_free(c->kept);
+    c->kept = NULL;
     free(c->seg);
     free(c->query);
     free(c->reply);
@@ -357,6 +366,17 @@ const char *http_media_negotiate(const char *accept, size_t len)
 }
 
 /* ---- 5. Request helpers ------------------------------------------------------ */
+
+const char *http_param(const http_call_t *c, const char *name)
+{
+    int k = c->route ? http_route_param_index(c->route->pattern, name) : -1;
+    return k >= 0 && (size_t)k < c->nseg ? c->seg[k] : "";
+}
+
+int http_has_param(const http_call_t *c, const char *name)
+{
+    return c->route && http_route_param_index(c->route->pattern, name) >= 0;
+}
 
 const char *http_query(const http_call_t *c, const char *name)
 {
