@@ -41,22 +41,42 @@ static http_outcome_t subjects_list(http_call_t *c)
 
 const http_handler_t handle_subjects = {subjects_list, NULL};
 
-/* ---- Lookup ------------------------------------------------------------------ */
+/* ---- Lookup and registration ------------------------------------------------ */
 
-static http_outcome_t lookup_loop(http_call_t *c)
+/* Content this node already knows under the subject: *view filled, 1. */
+typedef int (*known_fn)(http_call_t *c, const reg_request_t *req, reg_view_t *view);
+typedef void (*view_reply_fn)(http_call_t *c, const reg_view_t *view);
+
+/* The memory part both share: decode, answer known content, else keep the body. */
+static http_outcome_t known_or_db(http_call_t *c, known_fn known, view_reply_fn reply)
 {
     api_body_t *body = api_body_new(c);
     if (!body)
         return HTTP_DONE;
     reg_view_t view = {0};
-    if (registry_lookup_known(c->reg, subject(c), &body->req, http_query_bool(c, "deleted", 0), &view)) {
-        http_reply_json(c, 200, api_schema_object(c, &view));
-        reg_view_clear(&view);
-        api_body_free(body);
-        return HTTP_DONE;
+    if (!known(c, &body->req, &view)) {
+        api_body_keep(c, body);
+        return HTTP_TO_DB;
     }
-    api_body_keep(c, body);
-    return HTTP_TO_DB;
+    reply(c, &view);
+    reg_view_clear(&view);
+    api_body_free(body);
+    return HTTP_DONE;
+}
+
+static int lookup_known(http_call_t *c, const reg_request_t *req, reg_view_t *view)
+{
+    return registry_lookup_known(c->reg, subject(c), req, http_query_bool(c, "deleted", 0), view);
+}
+
+static void lookup_reply(http_call_t *c, const reg_view_t *view)
+{
+    http_reply_json(c, 200, api_schema_object(c, view));
+}
+
+static http_outcome_t lookup_loop(http_call_t *c)
+{
+    return known_or_db(c, lookup_known, lookup_reply);
 }
 
 static void lookup_db(http_call_t *c, store_t *db)
@@ -66,14 +86,17 @@ static void lookup_db(http_call_t *c, store_t *db)
     reg_code_t rc = registry_lookup(c->reg, db, subject(c), &api_body_kept(c)->req,
                                     http_query_bool(c, "deleted", 0), &view, &err);
     if (rc == REG_OK)
-        http_reply_json(c, 200, api_schema_object(c, &view));
+        lookup_reply(c, &view);
     reg_view_clear(&view);
     api_done(c, rc, &err);
 }
 
 const http_handler_t handle_subject_lookup = {lookup_loop, lookup_db};
 
-/* ---- Registration -------------------------------------------------------------- */
+static int register_known(http_call_t *c, const reg_request_t *req, reg_view_t *view)
+{
+    return registry_register_known(c->reg, subject(c), req, view);
+}
 
 static void register_reply(http_call_t *c, const reg_view_t *view)
 {
@@ -86,18 +109,7 @@ static void register_reply(http_call_t *c, const reg_view_t *view)
 
 static http_outcome_t register_loop(http_call_t *c)
 {
-    api_body_t *body = api_body_new(c);
-    if (!body)
-        return HTTP_DONE;
-    reg_view_t view = {0};
-    if (registry_register_known(c->reg, subject(c), &body->req, &view)) {
-        register_reply(c, &view);
-        reg_view_clear(&view);
-        api_body_free(body);
-        return HTTP_DONE;
-    }
-    api_body_keep(c, body);
-    return HTTP_TO_DB;
+    return known_or_db(c, register_known, register_reply);
 }
 
 static void register_db(http_call_t *c, store_t *db)

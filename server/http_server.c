@@ -779,13 +779,13 @@ static void http_teardown(http_server_t *srv)
 http_server_t *http_server_new(const server_config_t *cfg, char **error)
 {
     *error = NULL;
-    http_server_t *srv = calloc(1, sizeof *srv);
+    http_server_t *srv = xcalloc(1, sizeof *srv);
     if (srv == NULL)
         return NULL;
     srv->cfg = cfg;
     srv->listen_fd = -1;
     srv->nloops = cfg->threads > 0 ? (size_t)cfg->threads : 1;
-    srv->loops = calloc(srv->nloops, sizeof *srv->loops);
+    srv->loops = xcalloc(srv->nloops, sizeof *srv->loops);
     if (srv->loops == NULL) {
         free(srv);
         return NULL;
