@@ -8,7 +8,6 @@
 /* Values are the Confluent error codes; HTTP status = code / 100. */
 typedef enum reg_code {
     REG_OK = 0,
-    REG_NEED_DB = 1,          /* not an error: call again with a database connection */
     REG_SUBJECT_NOT_FOUND = 40401,
     REG_VERSION_NOT_FOUND = 40402,
     REG_SCHEMA_NOT_FOUND = 40403,
@@ -32,6 +31,9 @@ typedef enum reg_code {
     REG_INTERNAL = 500,
 } reg_code_t;
 
+/* The one carrier of a failed request: its code and the message a client
+ * sees. Fixed size on purpose: it lives on the caller's stack, needs no
+ * disposal, and long messages are cut exactly where they always were. */
 typedef struct reg_error {
     reg_code_t code;
     char message[1024];

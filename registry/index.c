@@ -1,150 +1,85 @@
+/*
+ * index: the in-memory registry behind its own lock (index.h).
+ */
 #include "registry/index.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- Records ----------------------------------------------------------- */
+#include "base/alloc.h"
+#include "base/hmap.h"
+#include "base/vec.h"
 
-static void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n, size);
-    if (!p)
-        abort();   /* the index cannot be half-updated: out of memory is fatal */
-    return p;
-}
+/* A schema row and how many subject versions carry it (guarded by the lock). */
+typedef struct index_entry {
+    reg_schema_t *schema;   /* the index's reference */
+    int nversions;
+    int nlive;
+} index_entry_t;
 
-static char *xstrdup(const char *s)
-{
-    char *p = strdup(s);
-    if (!p)
-        abort();
-    return p;
-}
+struct reg_index {
+    pthread_rwlock_t lock;
+    hmap_t by_id;           /* int id -> index_entry_t* (owned) */
+    hmap_t by_key;          /* type byte + identity key -> index_entry_t* (borrowed from by_id) */
+    hmap_t subjects;        /* name -> reg_subject_t* (owned) */
+    json_t *global_config;
+    char *global_mode;
+    int max_id;
+};
 
-reg_schema_t *reg_schema_new(int id, schema_type_t type, const char *text,
-                             const unsigned char key[REG_KEY_LEN], int64_t ts_ms)
+/* The one slot walk: fn(value, arg) for every live entry until it returns nonzero. */
+static int map_each(const hmap_t *m, int (*fn)(void *value, void *arg), void *arg)
 {
-    reg_schema_t *s = xcalloc(1, sizeof *s);
-    s->id = id;
-    s->type = type;
-    s->text = xstrdup(text);
-    s->text_len = strlen(text);
-    memcpy(s->key, key, REG_KEY_LEN);
-    s->ts_ms = ts_ms;
-    s->refcount = 1;
-    return s;
-}
-
-void reg_schema_add_ref(reg_schema_t *s, const char *name, const char *subject, int version)
-{
-    reg_ref_t *refs = realloc(s->refs, (s->nrefs + 1) * sizeof *refs);
-    if (!refs)
-        abort();
-    s->refs = refs;
-    refs[s->nrefs].name = xstrdup(name);
-    refs[s->nrefs].subject = xstrdup(subject);
-    refs[s->nrefs].version = version;
-    s->nrefs++;
-}
-
-void reg_schema_retain(reg_schema_t *s)
-{
-    __atomic_add_fetch(&s->refcount, 1, __ATOMIC_RELAXED);
-}
-
-void reg_schema_release(reg_schema_t *s)
-{
-    if (!s || __atomic_sub_fetch(&s->refcount, 1, __ATOMIC_ACQ_REL) != 0)
-        return;
-    for (size_t i = 0; i < s->nrefs; i++) {
-        free(s->refs[i].name);
-        free(s->refs[i].subject);
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!hmap_live(m, i))
+            continue;
+        int stop = fn(m->slots[i].value, arg);
+        if (stop)
+            return stop;
     }
-    free(s->refs);
-    schema_free(s->parsed);
-    free(s->text);
-    free(s);
+    return 0;
 }
 
-reg_subject_t *reg_subject_new(const char *name)
-{
-    reg_subject_t *s = xcalloc(1, sizeof *s);
-    s->name = xstrdup(name);
-    return s;
-}
+/* ---- 1. Lifecycle -------------------------------------------------------- */
 
-void reg_subject_add_version(reg_subject_t *s, int version, int schema_id, int deleted, int64_t ts)
+reg_index_t *index_new(void)
 {
-    reg_version_t *v = realloc(s->v, (s->n + 1) * sizeof *v);
-    if (!v)
-        abort();
-    s->v = v;
-    v[s->n++] = (reg_version_t){version, schema_id, deleted, ts};
-}
-
-void reg_subject_free(reg_subject_t *s)
-{
-    if (!s)
-        return;
-    json_decref(s->config);
-    free(s->mode);
-    free(s->v);
-    free(s->name);
-    free(s);
-}
-
-int reg_subject_is_empty(const reg_subject_t *s)
-{
-    return s->n == 0 && !s->config && !s->mode;
-}
-
-const reg_version_t *reg_subject_latest(const reg_subject_t *s)
-{
-    for (size_t i = s->n; i-- > 0;)
-        if (!s->v[i].deleted)
-            return &s->v[i];
-    return NULL;
-}
-
-const reg_version_t *reg_subject_find(const reg_subject_t *s, int version)
-{
-    for (size_t i = 0; i < s->n; i++)
-        if (s->v[i].version == version)
-            return &s->v[i];
-    return NULL;
-}
-
-int reg_subject_live_count(const reg_subject_t *s)
-{
-    int n = 0;
-    for (size_t i = 0; i < s->n; i++)
-        n += !s->v[i].deleted;
-    return n;
-}
-
-/* ---- The index --------------------------------------------------------- */
-
-void index_init(reg_index_t *idx)
-{
-    memset(idx, 0, sizeof *idx);
+    reg_index_t *idx = xcalloc(1, sizeof *idx);
     pthread_rwlock_init(&idx->lock, NULL);
+    return idx;
 }
 
-void index_destroy(reg_index_t *idx)
+static int entry_free(void *value, void *arg)
 {
-    for (size_t i = 0; i < idx->by_id.cap; i++)
-        if (hmap_live(&idx->by_id, i))
-            reg_schema_release(idx->by_id.slots[i].value);
-    for (size_t i = 0; i < idx->subjects.cap; i++)
-        if (hmap_live(&idx->subjects, i))
-            reg_subject_free(idx->subjects.slots[i].value);
+    index_entry_t *e = value;
+    reg_schema_release(e->schema);
+    free(e);
+    return 0;
+}
+
+static int subject_free(void *value, void *arg)
+{
+    reg_subject_free(value);
+    return 0;
+}
+
+void index_free(reg_index_t *idx)
+{
+    if (!idx)
+        return;
+    map_each(&idx->by_id, entry_free, NULL);
+    map_each(&idx->subjects, subject_free, NULL);
     hmap_clear(&idx->by_id);
     hmap_clear(&idx->by_key);
     hmap_clear(&idx->subjects);
     json_decref(idx->global_config);
     free(idx->global_mode);
     pthread_rwlock_destroy(&idx->lock);
+    free(idx);
 }
+
+/* ---- Lookups (lock held) -------------------------------------------------- */
 
 static void key_bytes(unsigned char out[1 + REG_KEY_LEN], schema_type_t type,
                       const unsigned char key[REG_KEY_LEN])
@@ -153,34 +88,35 @@ static void key_bytes(unsigned char out[1 + REG_KEY_LEN], schema_type_t type,
     memcpy(out + 1, key, REG_KEY_LEN);
 }
 
-reg_schema_t *index_schema(const reg_index_t *idx, int id)
+static index_entry_t *entry_locked(const reg_index_t *idx, int id)
 {
     return hmap_get(&idx->by_id, &id, sizeof id);
 }
 
-reg_schema_t *index_schema_by_key(const reg_index_t *idx, schema_type_t type,
-                                  const unsigned char key[REG_KEY_LEN])
-{
-    unsigned char k[1 + REG_KEY_LEN];
-    key_bytes(k, type, key);
-    return hmap_get(&idx->by_key, k, sizeof k);
-}
-
-reg_subject_t *index_subject(const reg_index_t *idx, const char *name)
+static reg_subject_t *subject_locked(const reg_index_t *idx, const char *name)
 {
     return hmap_gets(&idx->subjects, name);
 }
 
-void index_add_schema(reg_index_t *idx, reg_schema_t *s)
+static int subject_has_versions(const reg_subject_t *subj, int deleted)
 {
-    if (index_schema(idx, s->id)) {
+    return subj && (deleted ? subj->n > 0 : reg_subject_live_count(subj) > 0);
+}
+
+/* ---- 2. Publishing ------------------------------------------------------- */
+
+static void add_schema_locked(reg_index_t *idx, reg_schema_t *s)
+{
+    if (entry_locked(idx, s->id)) {
         reg_schema_release(s);
         return;
     }
+    index_entry_t *e = xcalloc(1, sizeof *e);
+    e->schema = s;
     unsigned char k[1 + REG_KEY_LEN];
     key_bytes(k, s->type, s->key);
-    hmap_put(&idx->by_id, &s->id, sizeof s->id, s);
-    hmap_put(&idx->by_key, k, sizeof k, s);
+    hmap_put(&idx->by_id, &s->id, sizeof s->id, e);
+    hmap_put(&idx->by_key, k, sizeof k, e);
     if (s->id > idx->max_id)
         idx->max_id = s->id;
 }
@@ -188,18 +124,18 @@ void index_add_schema(reg_index_t *idx, reg_schema_t *s)
 static void count_versions(reg_index_t *idx, const reg_subject_t *subj, int sign)
 {
     for (size_t i = 0; i < subj->n; i++) {
-        reg_schema_t *s = index_schema(idx, subj->v[i].schema_id);
-        if (!s)
+        index_entry_t *e = entry_locked(idx, subj->v[i].schema_id);
+        if (!e)
             continue;
-        s->nversions += sign;
+        e->nversions += sign;
         if (!subj->v[i].deleted)
-            s->nlive += sign;
+            e->nlive += sign;
     }
 }
 
-void index_publish_subject(reg_index_t *idx, reg_subject_t *fresh)
+static void publish_subject_locked(reg_index_t *idx, reg_subject_t *fresh)
 {
-    reg_subject_t *old = index_subject(idx, fresh->name);
+    reg_subject_t *old = subject_locked(idx, fresh->name);
     if (old) {
         count_versions(idx, old, -1);
         hmap_dels(&idx->subjects, fresh->name);
@@ -213,10 +149,387 @@ void index_publish_subject(reg_index_t *idx, reg_subject_t *fresh)
     hmap_puts(&idx->subjects, fresh->name, fresh);
 }
 
-void index_publish_global(reg_index_t *idx, json_t *config, char *mode)
+static void publish_global_locked(reg_index_t *idx, json_t *config, char *mode)
 {
     json_decref(idx->global_config);
     free(idx->global_mode);
     idx->global_config = config;
     idx->global_mode = mode;
+}
+
+void index_publish_snapshot(reg_index_t *idx, store_snapshot_t *snap)
+{
+    pthread_rwlock_wrlock(&idx->lock);
+    for (size_t i = 0; i < snap->nschemas; i++)
+        add_schema_locked(idx, snap->schemas[i]);
+    for (size_t i = 0; i < snap->nsubjects; i++)
+        publish_subject_locked(idx, snap->subjects[i]);
+    publish_global_locked(idx, snap->global_config, snap->global_mode);
+    pthread_rwlock_unlock(&idx->lock);
+    snap->nschemas = snap->nsubjects = 0;
+    snap->global_config = NULL;
+    snap->global_mode = NULL;
+    store_snapshot_free(snap);
+}
+
+void index_publish_schema(reg_index_t *idx, reg_schema_t *s)
+{
+    pthread_rwlock_wrlock(&idx->lock);
+    add_schema_locked(idx, s);
+    pthread_rwlock_unlock(&idx->lock);
+}
+
+void index_publish_subject(reg_index_t *idx, reg_subject_t *fresh)
+{
+    pthread_rwlock_wrlock(&idx->lock);
+    publish_subject_locked(idx, fresh);
+    pthread_rwlock_unlock(&idx->lock);
+}
+
+void index_publish_global(reg_index_t *idx, json_t *config, char *mode)
+{
+    pthread_rwlock_wrlock(&idx->lock);
+    publish_global_locked(idx, config, mode);
+    pthread_rwlock_unlock(&idx->lock);
+}
+
+/* ---- 3. Schemas ------------------------------------------------------------ */
+
+static reg_schema_t *retained(index_entry_t *e, int carried)
+{
+    if (!e || (carried && e->nversions == 0))
+        return NULL;
+    reg_schema_retain(e->schema);
+    return e->schema;
+}
+
+reg_schema_t *index_schema(reg_index_t *idx, int id, int carried)
+{
+    pthread_rwlock_rdlock(&idx->lock);
+    reg_schema_t *s = retained(entry_locked(idx, id), carried);
+    pthread_rwlock_unlock(&idx->lock);
+    return s;
+}
+
+reg_schema_t *index_schema_by_key(reg_index_t *idx, schema_type_t type,
+                                  const unsigned char key[REG_KEY_LEN])
+{
+    unsigned char k[1 + REG_KEY_LEN];
+    key_bytes(k, type, key);
+    pthread_rwlock_rdlock(&idx->lock);
+    reg_schema_t *s = retained(hmap_get(&idx->by_key, k, sizeof k), 1);
+    pthread_rwlock_unlock(&idx->lock);
+    return s;
+}
+
+int index_max_id(reg_index_t *idx)
+{
+    pthread_rwlock_rdlock(&idx->lock);
+    int id = idx->max_id;
+    pthread_rwlock_unlock(&idx->lock);
+    return id;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct referrers {
+    const char *subject;
+    int version;
+    int deleted;
+    VEC(int) ids;
+} referrers_t;
+
+static int collect_referrer(void *value, void *arg)
+{
+    const index_entry_t *e = value;
+    referrers_t *r = arg;
+    if (r->deleted ? e->nversions == 0 : e->nlive == 0)
+        return 0;
+    const reg_schema_t *s = e->schema;
+    for (size_t i = 0; i < s->nrefs; i++) {
+        if (s->refs[i].version == r->version && strcmp(s->refs[i].subject, r->subject) == 0) {
+            VEC_PUSH(&r->ids, s->id);
+            break;
+        }
+    }
+    return 0;
+}
+
+static size_t referrers_locked(reg_index_t *idx, const char *subject, int version, int deleted,
+                               int **ids)
+{
+    referrers_t r = {subject, version, deleted, {0}};
+    VEC_RESERVE(&r.ids, 1);
+    map_each(&idx->by_id, collect_referrer, &r);
+    if (r.ids.n > 1)
+        qsort(r.ids.items, r.ids.n, sizeof *r.ids.items, cmp_int);
+    size_t n = r.ids.n;
+    *ids = VEC_TAKE(&r.ids);
+    return n;
+}
+
+size_t index_referrers(reg_index_t *idx, const char *subject, int version, int deleted, int **ids)
+{
+    pthread_rwlock_rdlock(&idx->lock);
+    size_t n = referrers_locked(idx, subject, version, deleted, ids);
+    pthread_rwlock_unlock(&idx->lock);
+    return n;
+}
+
+typedef struct carrier_search {
+    int id;
+    int live_only;
+    const char *skip_subject;
+} carrier_search_t;
+
+static int carries(void *value, void *arg)
+{
+    const reg_subject_t *subj = value;
+    const carrier_search_t *q = arg;
+    if (strcmp(subj->name, q->skip_subject) == 0)
+        return 0;
+    for (size_t j = 0; j < subj->n; j++)
+        if (subj->v[j].schema_id == q->id && !(q->live_only && subj->v[j].deleted))
+            return 1;
+    return 0;
+}
+
+int index_is_referenced(reg_index_t *idx, const char *subject, int version, int live_only,
+                        const char *skip_subject)
+{
+    int *ids;
+    pthread_rwlock_rdlock(&idx->lock);
+    size_t n = referrers_locked(idx, subject, version, !live_only, &ids);
+    int found = n > 0 && !skip_subject;
+    for (size_t k = 0; k < n && !found; k++) {
+        carrier_search_t q = {ids[k], live_only, skip_subject};
+        found = map_each(&idx->subjects, carries, &q);
+    }
+    pthread_rwlock_unlock(&idx->lock);
+    free(ids);
+    return found;
+}
+
+static int cmp_usage(const void *a, const void *b)
+{
+    const reg_usage_t *x = a, *y = b;
+    int c = strcmp(x->subject, y->subject);
+    return c ? c : (x->version > y->version) - (x->version < y->version);
+}
+
+typedef struct usages {
+    int id;
+    int deleted;
+    VEC(reg_usage_t) out;
+} usages_t;
+
+static int collect_usage(void *value, void *arg)
+{
+    const reg_subject_t *subj = value;
+    usages_t *u = arg;
+    for (size_t j = 0; j < subj->n; j++)
+        if (subj->v[j].schema_id == u->id && (!subj->v[j].deleted || u->deleted))
+            VEC_PUSH(&u->out, ((reg_usage_t){xstrdup(subj->name), subj->v[j].version}));
+    return 0;
+}
+
+void index_usages(reg_index_t *idx, int id, int deleted, reg_usage_t **out, size_t *n)
+{
+    usages_t u = {id, deleted, {0}};
+    VEC_RESERVE(&u.out, 1);
+    pthread_rwlock_rdlock(&idx->lock);
+    map_each(&idx->subjects, collect_usage, &u);
+    pthread_rwlock_unlock(&idx->lock);
+    if (u.out.n > 1)
+        qsort(u.out.items, u.out.n, sizeof *u.out.items, cmp_usage);
+    *n = u.out.n;
+    *out = VEC_TAKE(&u.out);
+}
+
+/* ---- 4. Subjects ------------------------------------------------------------ */
+
+/* The one place a view is built (lock held). */
+static void view_fill(reg_view_t *out, const char *subject, const reg_version_t *v, reg_schema_t *s)
+{
+    reg_schema_retain(s);
+    *out = (reg_view_t){xstrdup(subject), v->version, v->schema_id, v->deleted, v->ts_ms, s};
+}
+
+static index_miss_t view_locked(reg_index_t *idx, const char *subject, int version, int deleted,
+                                reg_view_t *out)
+{
+    reg_subject_t *subj = subject_locked(idx, subject);
+    if (!subject_has_versions(subj, deleted))
+        return INDEX_NO_SUBJECT;
+    const reg_version_t *v = reg_subject_find(subj, version);
+    if (!v || (v->deleted && !deleted))
+        return INDEX_NO_VERSION;
+    index_entry_t *e = entry_locked(idx, v->schema_id);
+    if (!e) {
+        out->id = v->schema_id;
+        return INDEX_NO_SCHEMA;
+    }
+    view_fill(out, subject, v, e->schema);
+    return INDEX_FOUND;
+}
+
+index_miss_t index_view(reg_index_t *idx, const char *subject, int version, int deleted,
+                        reg_view_t *out)
+{
+    pthread_rwlock_rdlock(&idx->lock);
+    index_miss_t miss = view_locked(idx, subject, version, deleted, out);
+    pthread_rwlock_unlock(&idx->lock);
+    return miss;
+}
+
+/* The newest version of subject carrying e's schema (lock held). */
+static int view_of_entry_locked(reg_index_t *idx, const char *subject, const index_entry_t *e,
+                                int deleted, reg_view_t *out)
+{
+    reg_subject_t *subj = subject_locked(idx, subject);
+    for (size_t i = subj && e ? subj->n : 0; i-- > 0;) {
+        const reg_version_t *v = &subj->v[i];
+        if (v->schema_id == e->schema->id && (!v->deleted || deleted)) {
+            view_fill(out, subject, v, e->schema);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int index_view_of_schema(reg_index_t *idx, const char *subject, int id, int deleted,
+                         reg_view_t *out)
+{
+    pthread_rwlock_rdlock(&idx->lock);
+    int found = view_of_entry_locked(idx, subject, entry_locked(idx, id), deleted, out);
+    pthread_rwlock_unlock(&idx->lock);
+    return found;
+}
+
+int index_view_of_key(reg_index_t *idx, const char *subject, schema_type_t type,
+                      const unsigned char key[REG_KEY_LEN], int deleted, reg_view_t *out)
+{
+    unsigned char k[1 + REG_KEY_LEN];
+    key_bytes(k, type, key);
+    pthread_rwlock_rdlock(&idx->lock);
+    int found = view_of_entry_locked(idx, subject, hmap_get(&idx->by_key, k, sizeof k), deleted, out);
+    pthread_rwlock_unlock(&idx->lock);
+    return found;
+}
+
+static int cmp_view(const void *a, const void *b)
+{
+    const reg_view_t *x = a, *y = b;
+    int c = strcmp(x->subject, y->subject);
+    return c ? c : (x->version > y->version) - (x->version < y->version);
+}
+
+typedef struct views {
+    reg_index_t *idx;
+    const char *prefix;
+    size_t plen;
+    int deleted;
+    int latest_only;
+    VEC(reg_view_t) out;
+} views_t;
+
+static int collect_views(void *value, void *arg)
+{
+    const reg_subject_t *subj = value;
+    views_t *q = arg;
+    if (strncmp(subj->name, q->prefix, q->plen) != 0)
+        return 0;
+    for (size_t j = subj->n; j-- > 0;) {
+        const reg_version_t *v = &subj->v[j];
+        if (v->deleted && !q->deleted)
+            continue;
+        index_entry_t *e = entry_locked(q->idx, v->schema_id);
+        if (e) {
+            VEC_RESERVE(&q->out, q->out.n + 1);
+            view_fill(&q->out.items[q->out.n++], subj->name, v, e->schema);
+        }
+        if (q->latest_only)
+            break;
+    }
+    return 0;
+}
+
+void index_views(reg_index_t *idx, const char *prefix, int deleted, int latest_only,
+                 reg_view_t **out, size_t *n)
+{
+    views_t q = {idx, prefix ? prefix : "", prefix ? strlen(prefix) : 0, deleted, latest_only, {0}};
+    VEC_RESERVE(&q.out, 16);
+    pthread_rwlock_rdlock(&idx->lock);
+    map_each(&idx->subjects, collect_views, &q);
+    pthread_rwlock_unlock(&idx->lock);
+    if (q.out.n > 1)
+        qsort(q.out.items, q.out.n, sizeof *q.out.items, cmp_view);
+    *n = q.out.n;
+    *out = VEC_TAKE(&q.out);
+}
+
+reg_subject_t *index_subject_copy(reg_index_t *idx, const char *name)
+{
+    pthread_rwlock_rdlock(&idx->lock);
+    reg_subject_t *subj = subject_locked(idx, name), *copy = NULL;
+    if (subj) {
+        copy = reg_subject_new(name);
+        copy->v = xreallocarray(NULL, subj->n + 1, sizeof *copy->v);
+        if (subj->n)
+            memcpy(copy->v, subj->v, subj->n * sizeof *subj->v);
+        copy->n = subj->n;
+        copy->config = subj->config ? json_deep_copy(subj->config) : NULL;
+        copy->mode = subj->mode ? xstrdup(subj->mode) : NULL;
+    }
+    pthread_rwlock_unlock(&idx->lock);
+    return copy;
+}
+
+typedef struct subject_walk {
+    index_subject_fn fn;
+    void *arg;
+} subject_walk_t;
+
+static int walk_subject(void *value, void *arg)
+{
+    subject_walk_t *w = arg;
+    return w->fn(value, w->arg);
+}
+
+int index_each_subject(reg_index_t *idx, index_subject_fn fn, void *arg)
+{
+    subject_walk_t w = {fn, arg};
+    pthread_rwlock_rdlock(&idx->lock);
+    int stop = map_each(&idx->subjects, walk_subject, &w);
+    pthread_rwlock_unlock(&idx->lock);
+    return stop;
+}
+
+/* ---- 5. Settings ------------------------------------------------------------ */
+
+json_t *index_config(reg_index_t *idx, const char *subject)
+{
+    pthread_rwlock_rdlock(&idx->lock);
+    const reg_subject_t *subj = subject ? subject_locked(idx, subject) : NULL;
+    const json_t *config = subject ? (subj ? subj->config : NULL) : idx->global_config;
+    json_t *copy = config ? json_deep_copy(config) : NULL;
+    pthread_rwlock_unlock(&idx->lock);
+    return copy;
+}
+
+reg_mode_t index_mode(reg_index_t *idx, const char *subject)
+{
+    reg_mode_t mode = MODE_UNSET;
+    pthread_rwlock_rdlock(&idx->lock);
+    const reg_subject_t *subj = subject ? subject_locked(idx, subject) : NULL;
+    const char *text = subject ? (subj ? subj->mode : NULL) : idx->global_mode;
+    /* Stored names are canonical; anything else reads as READWRITE, as before. */
+    if (text && reg_mode_parse(text, &mode) != 0)
+        mode = MODE_READWRITE;
+    pthread_rwlock_unlock(&idx->lock);
+    return mode;
 }

@@ -1,13 +1,26 @@
 /*
  * internal: what the registry's own files share. Not for the server.
+ *
+ * Contents
+ *   1. The registry object
+ *   2. Store results -> registry errors (registry/errors.c)
+ *   3. Reloading scopes and the write transaction (registry/reload.c)
+ *   4. The change feed (registry/feed.c)
+ *   5. References and parsed models (registry/refs.c)
+ *   6. Effective settings (registry/settings.c)
  */
 #ifndef REGISTRY_INTERNAL_H
 #define REGISTRY_INTERNAL_H
 
 #include <pthread.h>
 
+#include "base/hmap.h"
 #include "registry/index.h"
+#include "registry/mode.h"
 #include "registry/registry.h"
+#include "store/store.h"
+
+/* ---- 1. The registry object ------------------------------------------------ */
 
 #define RELOAD_STRIPES 64
 
@@ -15,12 +28,16 @@ struct registry {
     registry_options_t opts;
     char *conninfo;
     char *cluster_id;
-    reg_index_t idx;
+    reg_index_t *idx;
 
     /* Request fingerprint -> identity key, so re-registering known content
-     * answers without parsing (design.md 3). Guarded by cache_lock. */
+     * answers without parsing (docs/architecture.md, "The read path").
+     * The keys live in request_keys (REQUEST_CACHE_MAX slots, allocated on
+     * first use), so emptying the cache is one hmap_clear. Guarded by cache_lock. */
     pthread_mutex_t cache_lock;
     hmap_t request_cache;
+    unsigned char (*request_keys)[REG_KEY_LEN];
+    size_t request_nkeys;
 
     /* A reload (load from PostgreSQL, then publish) holds its scope's stripe,
      * so a reload that started earlier (the feed, before a local commit) can
@@ -36,22 +53,33 @@ struct registry {
     pthread_cond_t feed_wake;
 };
 
+/* ---- 2. Store results -------------------------------------------------------- */
+
+/* REG_OK for STORE_OK; otherwise the failure as the client sees it (50002 for
+ * a timeout, 50001 else) with the store's message. The one translation. */
+reg_code_t reg_store(reg_error_t *err, store_t *db, store_rc_t rc);
+
+/* ---- 3. Reloading and writing -------------------------------------------------- */
+
 /* Loads a scope ("" = global settings, else a subject) from the database and
  * publishes it in the index, loading any schema rows it needs. */
-int registry_reload_scope(registry_t *reg, store_t *db, const char *scope, reg_error_t *err);
-
-/* Does a schema carried by some subject (other than skip_subject when given)
- * refer to (subject, version)? live_only: only live referrers count. */
-int registry_is_referenced(registry_t *reg, const char *subject, int version, int live_only,
-                           const char *skip_subject);
-/* 42206 for (subject, version). */
-reg_code_t registry_referenced_error(const char *subject, int version, reg_error_t *err);
+reg_code_t registry_reload_scope(registry_t *reg, store_t *db, const char *scope, reg_error_t *err);
 
 /* One write: BEGIN, lock the scope, body, append the change, COMMIT, then
  * reload the scope into the index. Any failure rolls everything back. */
 typedef reg_code_t (*registry_tx_fn)(registry_t *reg, store_t *db, void *arg, reg_error_t *err);
 reg_code_t registry_write_tx(registry_t *reg, store_t *db, const char *scope, registry_tx_fn body,
                              void *arg, reg_error_t *err);
+
+/* ---- 4. The change feed ---------------------------------------------------------- */
+
+void registry_feed_start(registry_t *reg);
+void registry_feed_stop(registry_t *reg);
+
+/* ---- 5. References and parsed models ---------------------------------------------- */
+
+/* 42206 for (subject, version). */
+reg_code_t registry_referenced_error(const char *subject, int version, reg_error_t *err);
 
 /* Resolved references of a request or a stored schema, ready for schema_parse. */
 typedef struct reg_resolved {
@@ -71,16 +99,12 @@ void reg_resolved_clear(reg_resolved_t *r);
 /* The parsed model of a stored schema (cached on it; borrowed). NULL + err on failure. */
 const schema_t *registry_parsed(registry_t *reg, reg_schema_t *s, reg_error_t *err);
 
-/* Ids of schemas carried by a version (a live one unless deleted) that refer to
- * (subject, version); sorted, malloc'd. Index lock held. */
-size_t registry_referrers_locked(registry_t *reg, const char *subject, int version, int deleted,
-                                 int **ids);
+/* ---- 6. Effective settings ------------------------------------------------------------ */
 
 /* The effective config of a subject (subject -> global -> defaults), and its level. */
 json_t *registry_effective_config(registry_t *reg, const char *subject);
 compat_level_t registry_effective_level(registry_t *reg, const char *subject);
 int registry_effective_normalize(registry_t *reg, const char *subject);
-/* The effective mode name (never NULL; borrowed constant). */
-const char *registry_effective_mode(registry_t *reg, const char *subject);
+reg_mode_t registry_effective_mode(registry_t *reg, const char *subject);
 
 #endif

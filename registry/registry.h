@@ -10,10 +10,12 @@
  *   4. Registering, looking up, checking, deleting
  *   5. Config and mode
  *
- * Calling convention: every operation takes `db`, the calling thread's own
- * connection, or NULL on an event-loop thread. An operation that cannot
- * finish from memory returns REG_NEED_DB when db is NULL, and the caller
- * runs it again on a database thread. Results are copies the caller owns
+ * Calling convention: a function without a `db` parameter answers from
+ * memory and never blocks (event-loop threads call it). A function with one
+ * may query PostgreSQL: db is the calling worker's own connection, never
+ * NULL. Where an operation has both (a _known or _check part, then the
+ * database part), the memory part answers what it can and the caller takes
+ * the rest to a worker (docs/contract.md). Results are copies the caller owns
  * (free with the matching _clear/_free) unless marked borrowed.
  */
 #ifndef REGISTRY_REGISTRY_H
@@ -27,7 +29,9 @@
 #include "compat/level.h"
 #include "compat/schema.h"
 #include "registry/errors.h"
-#include "registry/store.h"
+#include "store/record.h"
+
+typedef struct store store_t;   /* store/store.h: one PostgreSQL connection */
 
 /* ---- 1. Errors: registry/errors.h ------------------------------------- */
 
@@ -42,7 +46,8 @@ typedef struct registry_options {
     int feed_interval_ms;           /* poll period of the change feed; 0 = no feed thread */
 } registry_options_t;
 
-/* Applies migrations/ under an advisory lock, each file once, in order. */
+/* Applies migrations/ under an advisory lock, each file once, in order.
+ * -1 + malloc'd *error (start-up carrier) on failure. */
 int registry_migrate(store_t *db, char **error);
 /* Loads the whole registry into memory and starts the change feed. */
 registry_t *registry_new(const registry_options_t *opts, store_t *db, char **error);
@@ -91,16 +96,19 @@ reg_code_t registry_list_versions(registry_t *reg, const char *subject, int dele
 /* GET /schemas: every version (live, or all when deleted), sorted by subject then version. */
 void registry_list_schemas(registry_t *reg, const char *prefix, int deleted, int latest_only,
                            reg_view_t **out, size_t *n);
-/* GET /schemas/ids/{id}: the schema (retained) while some version carries it.
- * A miss in memory is checked in the database before 40403. */
+/* GET /schemas/ids/{id} from memory: the schema (retained) while some version
+ * carries it, or NULL (then ask registry_get_schema). */
+reg_schema_t *registry_find_schema(registry_t *reg, int id);
+/* The same after checking the database: another node may have registered the
+ * id a moment ago. 40403 only then. */
 reg_code_t registry_get_schema(registry_t *reg, store_t *db, int id, reg_schema_t **out,
                                reg_error_t *err);
 /* GET /schemas/guids/{guid}: the schema (retained) whose identity key is guid. */
 reg_code_t registry_get_schema_by_guid(registry_t *reg, const unsigned char guid[16],
                                        reg_schema_t **out, reg_error_t *err);
-/* The (subject, version) pairs carrying id, sorted; live only unless deleted. */
-reg_code_t registry_schema_usages(registry_t *reg, store_t *db, int id, int deleted,
-                                  reg_usage_t **out, size_t *n, reg_error_t *err);
+/* The (subject, version) pairs carrying id, sorted; live only unless deleted
+ * (from memory: find the schema first). */
+void registry_schema_usages(registry_t *reg, int id, int deleted, reg_usage_t **out, size_t *n);
 /* The newest version of subject that carries id (live or soft-deleted), or 0. */
 int registry_subject_version_of(registry_t *reg, const char *subject, int id);
 /* Highest schema id allocated so far (fetchMaxId). */
@@ -125,7 +133,13 @@ typedef struct reg_request {
     int force;                 /* skip the compatibility check */
 } reg_request_t;
 
-/* POST /subjects/{s}/versions (rest-api 5). out (may be NULL) gets the version. */
+/* The memory part of registration and lookup: content already registered
+ * under the subject (request fingerprint cache). 1 and *out filled, or 0. */
+int registry_register_known(registry_t *reg, const char *subject, const reg_request_t *req,
+                            reg_view_t *out);
+int registry_lookup_known(registry_t *reg, const char *subject, const reg_request_t *req,
+                          int deleted, reg_view_t *out);
+/* POST /subjects/{s}/versions (docs/api.md). out (may be NULL) gets the version. */
 reg_code_t registry_register(registry_t *reg, store_t *db, const char *subject,
                              const reg_request_t *req, reg_view_t *out, reg_error_t *err);
 /* POST /subjects/{s}. */
@@ -147,20 +161,30 @@ reg_code_t registry_delete_version(registry_t *reg, store_t *db, const char *sub
 
 /* ---- 5. Config and mode ------------------------------------------------- */
 
+/* Each write has a memory part (_check: the answer when it is an error,
+ * REG_OK when the write should go ahead) and the write, which checks again
+ * under the scope's lock. */
+
 /* subject NULL = global. Configs are ConfigUpdate-shaped objects (key
  * "compatibility"); the caller renames for GET responses. */
 reg_code_t registry_config_get(registry_t *reg, const char *subject, int default_to_global,
                                json_t **out, reg_error_t *err);
+reg_code_t registry_config_set_check(registry_t *reg, const char *subject, const json_t *update,
+                                     reg_error_t *err);
 /* Partial update: absent keys kept, null clears. *out = the stored result. */
 reg_code_t registry_config_set(registry_t *reg, store_t *db, const char *subject,
                                const json_t *update, json_t **out, reg_error_t *err);
+reg_code_t registry_config_delete_check(registry_t *reg, const char *subject, reg_error_t *err);
 /* *out = the previous config (the server default when none). */
 reg_code_t registry_config_delete(registry_t *reg, store_t *db, const char *subject,
                                   json_t **out, reg_error_t *err);
 reg_code_t registry_mode_get(registry_t *reg, const char *subject, int default_to_global,
                              char **out, reg_error_t *err);
+reg_code_t registry_mode_set_check(registry_t *reg, const char *subject, const char *mode,
+                                   int force, reg_error_t *err);
 reg_code_t registry_mode_set(registry_t *reg, store_t *db, const char *subject, const char *mode,
                              int force, reg_error_t *err);
+reg_code_t registry_mode_delete_check(registry_t *reg, const char *subject, reg_error_t *err);
 reg_code_t registry_mode_delete(registry_t *reg, store_t *db, const char *subject, char **out,
                                 reg_error_t *err);
 /* 42208 when a subject name is not acceptable (control characters, reserved names). */

@@ -1,12 +1,14 @@
 /*
- * settings: compatibility config and modes, global and per subject
- * (rest-api.md 2.7, 2.8, 4.5, 4.6). Configs are kept in the PUT shape
- * (ConfigUpdate, key "compatibility"); scope "" is the global scope.
+ * settings: compatibility config and modes, global and per subject, and the
+ * effective settings a subject inherits (docs/api.md, "Config and mode").
+ * Configs are kept in the PUT shape (ConfigUpdate, key "compatibility");
+ * scope "" is the global scope.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
+#include "base/alloc.h"
 #include "registry/internal.h"
 
 /* Fields a config may carry; anything else in a PUT body is ignored [Ref]. */
@@ -38,28 +40,12 @@ reg_code_t registry_check_subject_name(const char *subject, reg_error_t *err)
 
 static int readonly(registry_t *reg, const char *subject)
 {
-    return strncmp(registry_effective_mode(reg, subject), "READONLY", 8) == 0;
+    return reg_mode_is_readonly(registry_effective_mode(reg, subject));
 }
 
-/* ---- Config -------------------------------------------------------------- */
+/* ---- Effective settings ----------------------------------------------------- */
 
-/* Stored config of a scope (a new reference), or NULL. */
-static json_t *stored_config(registry_t *reg, const char *subject)
-{
-    json_t *config = NULL;
-    pthread_rwlock_rdlock(&reg->idx.lock);
-    if (!subject) {
-        config = reg->idx.global_config;
-    } else {
-        reg_subject_t *subj = index_subject(&reg->idx, subject);
-        config = subj ? subj->config : NULL;
-    }
-    config = config ? json_deep_copy(config) : NULL;
-    pthread_rwlock_unlock(&reg->idx.lock);
-    return config;
-}
-
-/* A stored config lacking a level is reported with the server default [Ref]. */
+/* A config lacking a level is reported with the server default [Ref]. */
 static json_t *with_default_level(registry_t *reg, json_t *config)
 {
     if (!config)
@@ -70,6 +56,47 @@ static json_t *with_default_level(registry_t *reg, json_t *config)
     return config;
 }
 
+json_t *registry_effective_config(registry_t *reg, const char *subject)
+{
+    json_t *out = index_config(reg->idx, NULL);
+    json_t *own = subject ? index_config(reg->idx, subject) : NULL;
+    if (!out)
+        out = json_object();
+    if (own)
+        json_object_update(out, own);
+    json_decref(own);
+    return with_default_level(reg, out);
+}
+
+compat_level_t registry_effective_level(registry_t *reg, const char *subject)
+{
+    json_t *config = registry_effective_config(reg, subject);
+    compat_level_t level = reg->opts.default_level;
+    compat_level_parse(json_string_value(json_object_get(config, "compatibility")), &level);
+    json_decref(config);
+    return level;
+}
+
+int registry_effective_normalize(registry_t *reg, const char *subject)
+{
+    json_t *config = registry_effective_config(reg, subject);
+    int normalize = json_is_true(json_object_get(config, "normalize"));
+    json_decref(config);
+    return normalize;
+}
+
+reg_mode_t registry_effective_mode(registry_t *reg, const char *subject)
+{
+    reg_mode_t global = index_mode(reg->idx, NULL);
+    if (global == MODE_UNSET)
+        global = MODE_READWRITE;
+    reg_mode_t own = global != MODE_READONLY_OVERRIDE && subject ? index_mode(reg->idx, subject)
+                                                                 : MODE_UNSET;
+    return own != MODE_UNSET ? own : global;
+}
+
+/* ---- Config -------------------------------------------------------------- */
+
 reg_code_t registry_config_get(registry_t *reg, const char *subject, int default_to_global,
                                json_t **out, reg_error_t *err)
 {
@@ -77,7 +104,7 @@ reg_code_t registry_config_get(registry_t *reg, const char *subject, int default
         *out = registry_effective_config(reg, subject);
         return REG_OK;
     }
-    json_t *config = stored_config(reg, subject);
+    json_t *config = index_config(reg->idx, subject);
     if (subject && !config)
         return reg_fail(err, REG_SUBJECT_LEVEL_COMPAT_NOT_CONFIGURED,
                         "Subject '%s' does not have subject-level compatibility configured", subject);
@@ -93,7 +120,7 @@ typedef struct config_write {
 static reg_code_t config_write_tx(registry_t *reg, store_t *db, void *arg, reg_error_t *err)
 {
     config_write_t *w = arg;
-    return store_config_set(db, w->scope, w->config, err) == 0 ? REG_OK : err->code;
+    return reg_store(err, db, store_config_set(db, w->scope, w->config));
 }
 
 /* Applies a partial update to a copy of the stored config; 42203 for a bad level. */
@@ -122,21 +149,43 @@ static reg_code_t config_merge(json_t *merged, const json_t *update, reg_error_t
     return REG_OK;
 }
 
-reg_code_t registry_config_set(registry_t *reg, store_t *db, const char *subject,
-                               const json_t *update, json_t **out, reg_error_t *err)
+/* The stored config with the update applied (*merged, the caller's), or an error. */
+static reg_code_t config_prepare(registry_t *reg, const char *subject, const json_t *update,
+                                 json_t **merged, reg_error_t *err)
 {
+    *merged = NULL;
     reg_code_t rc = subject ? registry_check_subject_name(subject, err) : REG_OK;
     if (rc != REG_OK)
         return rc;
-    json_t *merged = stored_config(reg, subject);
-    if (!merged)
-        merged = json_object();
-    rc = config_merge(merged, update, err);
+    json_t *config = index_config(reg->idx, subject);
+    if (!config)
+        config = json_object();
+    rc = config_merge(config, update, err);
     if (rc == REG_OK && readonly(reg, subject))
-        rc = reg_fail(err, REG_OPERATION_NOT_PERMITTED, "Subject %s in context . is in read-only mode",
-                      subject ? subject : "__GLOBAL");
-    if (rc == REG_OK && !db)
-        rc = REG_NEED_DB;
+        rc = reg_mode_readonly_error(err, subject);
+    if (rc != REG_OK) {
+        json_decref(config);
+        return rc;
+    }
+    *merged = config;
+    return REG_OK;
+}
+
+reg_code_t registry_config_set_check(registry_t *reg, const char *subject, const json_t *update,
+                                     reg_error_t *err)
+{
+    json_t *merged;
+    reg_code_t rc = config_prepare(reg, subject, update, &merged, err);
+    json_decref(merged);
+    return rc;
+}
+
+reg_code_t registry_config_set(registry_t *reg, store_t *db, const char *subject,
+                               const json_t *update, json_t **out, reg_error_t *err)
+{
+    assert(db);
+    json_t *merged;
+    reg_code_t rc = config_prepare(reg, subject, update, &merged, err);
     config_write_t w = {merged, scope_of(subject)};
     if (rc == REG_OK)
         rc = registry_write_tx(reg, db, w.scope, config_write_tx, &w, err);
@@ -148,18 +197,37 @@ reg_code_t registry_config_set(registry_t *reg, store_t *db, const char *subject
     return REG_OK;
 }
 
+/* The stored config (*previous, the caller's; NULL when unset) or an error. */
+static reg_code_t config_delete_prepare(registry_t *reg, const char *subject, json_t **previous,
+                                        reg_error_t *err)
+{
+    *previous = index_config(reg->idx, subject);
+    reg_code_t rc = REG_OK;
+    if (subject && !*previous)
+        rc = reg_fail(err, REG_SUBJECT_NOT_FOUND, "Subject '%s' not found.", subject);
+    else if (readonly(reg, subject))
+        rc = reg_mode_readonly_error(err, subject);
+    if (rc != REG_OK) {
+        json_decref(*previous);
+        *previous = NULL;
+    }
+    return rc;
+}
+
+reg_code_t registry_config_delete_check(registry_t *reg, const char *subject, reg_error_t *err)
+{
+    json_t *previous;
+    reg_code_t rc = config_delete_prepare(reg, subject, &previous, err);
+    json_decref(previous);
+    return rc;
+}
+
 reg_code_t registry_config_delete(registry_t *reg, store_t *db, const char *subject,
                                   json_t **out, reg_error_t *err)
 {
-    json_t *previous = stored_config(reg, subject);
-    reg_code_t rc = REG_OK;
-    if (subject && !previous)
-        rc = reg_fail(err, REG_SUBJECT_NOT_FOUND, "Subject '%s' not found.", subject);
-    else if (readonly(reg, subject))
-        rc = reg_fail(err, REG_OPERATION_NOT_PERMITTED, "Subject %s in context . is in read-only mode",
-                      subject ? subject : "__GLOBAL");
-    else if (!db)
-        rc = REG_NEED_DB;
+    assert(db);
+    json_t *previous;
+    reg_code_t rc = config_delete_prepare(reg, subject, &previous, err);
     config_write_t w = {NULL, scope_of(subject)};
     if (rc == REG_OK)
         rc = registry_write_tx(reg, db, w.scope, config_write_tx, &w, err);
@@ -173,61 +241,34 @@ reg_code_t registry_config_delete(registry_t *reg, store_t *db, const char *subj
 
 /* ---- Mode ---------------------------------------------------------------- */
 
-static const char *const valid_modes[] = {"READWRITE", "READONLY", "READONLY_OVERRIDE", "IMPORT"};
-
-static const char *mode_canonical(const char *mode)
-{
-    for (size_t i = 0; mode && i < sizeof valid_modes / sizeof *valid_modes; i++)
-        if (strcasecmp(mode, valid_modes[i]) == 0)
-            return valid_modes[i];
-    return NULL;
-}
-
-static char *stored_mode(registry_t *reg, const char *subject)
-{
-    char *mode = NULL;
-    pthread_rwlock_rdlock(&reg->idx.lock);
-    if (!subject) {
-        mode = reg->idx.global_mode ? strdup(reg->idx.global_mode) : NULL;
-    } else {
-        reg_subject_t *subj = index_subject(&reg->idx, subject);
-        mode = subj && subj->mode ? strdup(subj->mode) : NULL;
-    }
-    pthread_rwlock_unlock(&reg->idx.lock);
-    return mode;
-}
-
 reg_code_t registry_mode_get(registry_t *reg, const char *subject, int default_to_global,
                              char **out, reg_error_t *err)
 {
     if (subject && default_to_global) {
-        *out = strdup(registry_effective_mode(reg, subject));
+        *out = xstrdup(reg_mode_name(registry_effective_mode(reg, subject)));
         return REG_OK;
     }
-    *out = stored_mode(reg, subject);
-    if (*out)
-        return REG_OK;
-    if (subject)
+    reg_mode_t mode = index_mode(reg->idx, subject);
+    if (subject && mode == MODE_UNSET)
         return reg_fail(err, REG_SUBJECT_LEVEL_MODE_NOT_CONFIGURED,
                         "Subject '%s' does not have subject-level mode configured", subject);
-    *out = strdup("READWRITE");
+    *out = xstrdup(reg_mode_name(mode));
     return REG_OK;
+}
+
+static int subject_is_live(const reg_subject_t *subj, void *arg)
+{
+    return reg_subject_live_count(subj) > 0;
 }
 
 /* Entering IMPORT needs an empty scope: importing next to live subjects would mix id spaces. */
 static int scope_has_live_subjects(registry_t *reg, const char *subject)
 {
-    int found = 0;
-    pthread_rwlock_rdlock(&reg->idx.lock);
-    if (subject) {
-        reg_subject_t *subj = index_subject(&reg->idx, subject);
-        found = subj && reg_subject_live_count(subj) > 0;
-    } else {
-        const hmap_t *m = &reg->idx.subjects;
-        for (size_t i = 0; i < m->cap && !found; i++)
-            found = hmap_live(m, i) && reg_subject_live_count(m->slots[i].value) > 0;
-    }
-    pthread_rwlock_unlock(&reg->idx.lock);
+    if (!subject)
+        return index_each_subject(reg->idx, subject_is_live, NULL);
+    reg_subject_t *subj = index_subject_copy(reg->idx, subject);
+    int found = subj && reg_subject_live_count(subj) > 0;
+    reg_subject_free(subj);
     return found;
 }
 
@@ -238,25 +279,25 @@ typedef struct mode_write {
 } mode_write_t;
 
 /* Soft-deleted versions of one subject are removed on entering IMPORT, so
- * imported versions cannot collide with them (rest-api 2.7). */
+ * imported versions cannot collide with them (docs/api.md, "Config and mode"). */
 static reg_code_t purge_soft_deleted(registry_t *reg, store_t *db, const char *subject,
                                      reg_error_t *err)
 {
     reg_subject_t *fresh;
-    if (store_load_subject(db, subject, &fresh, err) != 0)
-        return err->code;
-    reg_code_t rc = REG_OK;
+    reg_code_t rc = reg_store(err, db, store_load_subject(db, subject, &fresh));
+    if (rc != REG_OK)
+        return rc;
     for (size_t i = 0; rc == REG_OK && i < fresh->n; i++) {
         const reg_version_t *v = &fresh->v[i];
         if (!v->deleted)
             continue;
-        if (registry_is_referenced(reg, subject, v->version, 0, NULL))
+        if (index_is_referenced(reg->idx, subject, v->version, 0, NULL))
             rc = registry_referenced_error(subject, v->version, err);
-        else if (store_version_hard_delete(db, subject, v->version, err) != 0)
-            rc = err->code;
+        else
+            rc = reg_store(err, db, store_version_hard_delete(db, subject, v->version));
     }
-    if (rc == REG_OK && strcmp(subject, "") != 0 && store_change(db, subject, err) != 0)
-        rc = err->code;
+    if (rc == REG_OK && strcmp(subject, "") != 0)
+        rc = reg_store(err, db, store_change(db, subject));
     reg_subject_free(fresh);
     return rc;
 }
@@ -269,67 +310,93 @@ static reg_code_t mode_write_tx(registry_t *reg, store_t *db, void *arg, reg_err
         if (rc != REG_OK)
             return rc;
     }
-    return store_mode_set(db, w->scope, w->mode, err) == 0 ? REG_OK : err->code;
+    return reg_store(err, db, store_mode_set(db, w->scope, w->mode));
+}
+
+typedef struct purge_search {
+    const char *subject;   /* NULL = every subject */
+    strlist_t *out;
+} purge_search_t;
+
+static int collect_soft_deleted(const reg_subject_t *subj, void *arg)
+{
+    purge_search_t *q = arg;
+    if ((!q->subject || strcmp(subj->name, q->subject) == 0) &&
+        (size_t)reg_subject_live_count(subj) < subj->n)
+        strlist_push(q->out, subj->name);
+    return 0;
 }
 
 /* The subjects in scope (one subject, or all) that have soft-deleted versions. */
 static void subjects_with_soft_deleted(registry_t *reg, const char *subject, strlist_t *out)
 {
-    pthread_rwlock_rdlock(&reg->idx.lock);
-    INDEX_FOREACH_SUBJECT(&reg->idx, subj) {
-        if (subject && strcmp(subj->name, subject) != 0)
-            continue;
-        if ((size_t)reg_subject_live_count(subj) < subj->n)
-            strlist_push(out, subj->name);
-    }
-    pthread_rwlock_unlock(&reg->idx.lock);
+    purge_search_t q = {subject, out};
+    index_each_subject(reg->idx, collect_soft_deleted, &q);
 }
 
-reg_code_t registry_mode_set(registry_t *reg, store_t *db, const char *subject, const char *mode,
-                             int force, reg_error_t *err)
+/* The checks of a mode change; *mode gets the mode, *entering_import whether
+ * the scope is about to enter IMPORT. */
+static reg_code_t mode_prepare(registry_t *reg, const char *subject, const char *text, int force,
+                               reg_mode_t *mode, int *entering_import, reg_error_t *err)
 {
-    const char *canonical = mode_canonical(mode);
-    if (!canonical)
-        return reg_fail(err, REG_INVALID_MODE,
-                        "Invalid mode. Valid values are READWRITE, READONLY, READONLY_OVERRIDE and "
-                        "IMPORT.");
+    if (reg_mode_parse(text, mode) != 0)
+        return reg_mode_invalid_error(err);
     reg_code_t rc = subject ? registry_check_subject_name(subject, err) : REG_OK;
     if (rc != REG_OK)
         return rc;
-    int entering_import = strcmp(canonical, "IMPORT") == 0 &&
-                          strcmp(registry_effective_mode(reg, subject), "IMPORT") != 0;
-    if (entering_import && !force && scope_has_live_subjects(reg, subject))
+    *entering_import = *mode == MODE_IMPORT && registry_effective_mode(reg, subject) != MODE_IMPORT;
+    if (*entering_import && !force && scope_has_live_subjects(reg, subject))
         return reg_fail(err, REG_OPERATION_NOT_PERMITTED, "Cannot import since found existing subjects");
-    if (!db)
-        return REG_NEED_DB;
-    mode_write_t w = {canonical, scope_of(subject), {0}};
+    return REG_OK;
+}
+
+reg_code_t registry_mode_set_check(registry_t *reg, const char *subject, const char *text,
+                                   int force, reg_error_t *err)
+{
+    reg_mode_t mode;
+    int entering_import;
+    return mode_prepare(reg, subject, text, force, &mode, &entering_import, err);
+}
+
+reg_code_t registry_mode_set(registry_t *reg, store_t *db, const char *subject, const char *text,
+                             int force, reg_error_t *err)
+{
+    assert(db);
+    reg_mode_t mode;
+    int entering_import;
+    reg_code_t rc = mode_prepare(reg, subject, text, force, &mode, &entering_import, err);
+    if (rc != REG_OK)
+        return rc;
+    mode_write_t w = {reg_mode_name(mode), scope_of(subject), {0}};
     if (entering_import)
         subjects_with_soft_deleted(reg, subject, &w.purge);
     rc = registry_write_tx(reg, db, w.scope, mode_write_tx, &w, err);
     /* The scope itself is reloaded by registry_write_tx; purged subjects here. */
     for (size_t i = 0; rc == REG_OK && i < w.purge.n; i++)
-        if (strcmp(w.purge.items[i], w.scope) != 0 && registry_reload_scope(reg, db, w.purge.items[i], err) != 0)
-            rc = err->code;
+        if (strcmp(w.purge.items[i], w.scope) != 0)
+            rc = registry_reload_scope(reg, db, w.purge.items[i], err);
     strlist_clear(&w.purge);
     return rc;
+}
+
+reg_code_t registry_mode_delete_check(registry_t *reg, const char *subject, reg_error_t *err)
+{
+    if (subject && index_mode(reg->idx, subject) == MODE_UNSET)
+        return reg_fail(err, REG_SUBJECT_NOT_FOUND, "Subject '%s' not found.", subject);
+    return REG_OK;
 }
 
 reg_code_t registry_mode_delete(registry_t *reg, store_t *db, const char *subject, char **out,
                                 reg_error_t *err)
 {
-    char *previous = stored_mode(reg, subject);
-    if (subject && !previous)
-        return reg_fail(err, REG_SUBJECT_NOT_FOUND, "Subject '%s' not found.", subject);
-    if (!db) {
-        free(previous);
-        return REG_NEED_DB;
-    }
-    mode_write_t w = {NULL, scope_of(subject)};
-    reg_code_t rc = registry_write_tx(reg, db, w.scope, mode_write_tx, &w, err);
-    if (rc != REG_OK) {
-        free(previous);
+    assert(db);
+    reg_mode_t previous = index_mode(reg->idx, subject);
+    reg_code_t rc = registry_mode_delete_check(reg, subject, err);
+    mode_write_t w = {NULL, scope_of(subject), {0}};
+    if (rc == REG_OK)
+        rc = registry_write_tx(reg, db, w.scope, mode_write_tx, &w, err);
+    if (rc != REG_OK)
         return rc;
-    }
-    *out = previous ? previous : strdup("READWRITE");
+    *out = xstrdup(reg_mode_name(previous));
     return REG_OK;
 }

@@ -1,13 +1,15 @@
 /*
- * write: registration (rest-api.md section 5), lookup and the compatibility
+ * write: registration (docs/architecture.md, "The write path"), lookup and the compatibility
  * test endpoints. They share one step: turning a request into a candidate
  * (parsed model, canonical text, identity key).
  */
+#include <assert.h>
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "registry/internal.h"
 
 /* ---- Candidates ---------------------------------------------------------- */
@@ -33,7 +35,7 @@ static void digest_add_be32(EVP_MD_CTX *ctx, int v)
     EVP_DigestUpdate(ctx, b, 4);
 }
 
-/* rest-api.md 2.3: MD5 over the canonical text, then each reference's name,
+/* Confluent's identity key: MD5 over the canonical text, then each reference's name,
  * subject and version (4 bytes, big-endian). */
 static void identity_key(const char *canonical, size_t len, const reg_ref_t *refs, size_t n,
                          unsigned char out[REG_KEY_LEN])
@@ -72,10 +74,10 @@ static int cmp_ref(const void *a, const void *b)
     return c ? c : (x->version > y->version) - (x->version < y->version);
 }
 
-/* normalize: the reference list sorted and de-duplicated (compatibility.md 2.3). */
+/* normalize: the reference list sorted and de-duplicated (docs/compatibility.md). */
 static reg_ref_t *normalized_refs(const reg_request_t *req, size_t *n)
 {
-    reg_ref_t *refs = calloc(req->nrefs + 1, sizeof *refs);
+    reg_ref_t *refs = xcalloc(req->nrefs + 1, sizeof *refs);
     if (req->nrefs)
         memcpy(refs, req->refs, req->nrefs * sizeof *refs);
     if (req->nrefs > 1)
@@ -152,18 +154,19 @@ static void request_cache_put(registry_t *reg, const reg_request_t *req, int nor
     unsigned char fp[32];
     if (!request_fingerprint(req, normalize, fp))
         return;
-    unsigned char *copy = malloc(REG_KEY_LEN);
-    if (!copy)
-        return;
-    memcpy(copy, key, REG_KEY_LEN);
     pthread_mutex_lock(&reg->cache_lock);
-    if (reg->request_cache.used >= REQUEST_CACHE_MAX) {
-        for (size_t i = 0; i < reg->request_cache.cap; i++)
-            if (hmap_live(&reg->request_cache, i))
-                free(reg->request_cache.slots[i].value);
-        hmap_clear(&reg->request_cache);
+    if (!reg->request_keys)
+        reg->request_keys = xcalloc(REQUEST_CACHE_MAX, sizeof *reg->request_keys);
+    unsigned char *slot = hmap_get(&reg->request_cache, fp, sizeof fp);
+    if (!slot) {
+        if (reg->request_nkeys == REQUEST_CACHE_MAX) {
+            hmap_clear(&reg->request_cache);
+            reg->request_nkeys = 0;
+        }
+        slot = reg->request_keys[reg->request_nkeys++];
+        hmap_put(&reg->request_cache, fp, sizeof fp, slot);
     }
-    free(hmap_put(&reg->request_cache, fp, sizeof fp, copy));
+    memcpy(slot, key, REG_KEY_LEN);
     pthread_mutex_unlock(&reg->cache_lock);
 }
 
@@ -187,21 +190,7 @@ static int request_cache_get(registry_t *reg, const reg_request_t *req, int norm
 static reg_code_t find_by_key(registry_t *reg, const char *subject, schema_type_t type,
                               const unsigned char key[REG_KEY_LEN], int deleted, reg_view_t *out)
 {
-    reg_code_t rc = REG_SCHEMA_NOT_FOUND;
-    pthread_rwlock_rdlock(&reg->idx.lock);
-    reg_schema_t *s = index_schema_by_key(&reg->idx, type, key);
-    reg_subject_t *subj = index_subject(&reg->idx, subject);
-    for (size_t i = subj && s ? subj->n : 0; i-- > 0;) {
-        const reg_version_t *v = &subj->v[i];
-        if (v->schema_id != s->id || (v->deleted && !deleted))
-            continue;
-        reg_schema_retain(s);
-        *out = (reg_view_t){strdup(subject), v->version, v->schema_id, v->deleted, v->ts_ms, s};
-        rc = REG_OK;
-        break;
-    }
-    pthread_rwlock_unlock(&reg->idx.lock);
-    return rc;
+    return index_view_of_key(reg->idx, subject, type, key, deleted, out) ? REG_OK : REG_SCHEMA_NOT_FOUND;
 }
 
 static int effective_normalize(registry_t *reg, const char *subject, const reg_request_t *req)
@@ -220,11 +209,10 @@ static reg_code_t check_mode_for_register(registry_t *reg, const char *subject,
                                           const reg_request_t *req, int *import,
                                           reg_error_t *err)
 {
-    const char *mode = registry_effective_mode(reg, subject);
-    *import = strcmp(mode, "IMPORT") == 0;
-    if (strncmp(mode, "READONLY", 8) == 0)
-        return reg_fail(err, REG_OPERATION_NOT_PERMITTED, "Subject %s in context . is in read-only mode",
-                        subject);
+    reg_mode_t mode = registry_effective_mode(reg, subject);
+    *import = mode == MODE_IMPORT;
+    if (reg_mode_is_readonly(mode))
+        return reg_mode_readonly_error(err, subject);
     if (req->id >= 0 && !*import)
         return reg_fail(err, REG_OPERATION_NOT_PERMITTED, "Subject %s in context . is not in import mode",
                         subject);
@@ -237,30 +225,21 @@ static reg_code_t check_mode_for_register(registry_t *reg, const char *subject,
 /* The schema record for an id, loading it from the database when this node lacks it. */
 static reg_schema_t *schema_for_id(registry_t *reg, store_t *db, int id, reg_error_t *err)
 {
-    pthread_rwlock_rdlock(&reg->idx.lock);
-    reg_schema_t *s = index_schema(&reg->idx, id);
-    if (s)
-        reg_schema_retain(s);
-    pthread_rwlock_unlock(&reg->idx.lock);
+    reg_schema_t *s = index_schema(reg->idx, id, 0);
     if (s)
         return s;
-    if (store_load_schema(db, id, &s, err) != 0)
-        return NULL;
-    if (!s) {
+    store_rc_t rc = store_load_schema(db, id, &s);
+    if (rc == STORE_NOT_FOUND) {
         reg_fail(err, REG_STORE_ERROR, "Error while loading schema %d: no such row", id);
         return NULL;
     }
-    reg_schema_retain(s);
-    pthread_rwlock_wrlock(&reg->idx.lock);
-    index_add_schema(&reg->idx, s);
-    reg_schema_t *kept = index_schema(&reg->idx, id);
-    if (kept != s) {
-        reg_schema_retain(kept);
-        reg_schema_release(s);
-        s = kept;
+    if (rc != STORE_OK) {
+        reg_store(err, db, rc);
+        return NULL;
     }
-    pthread_rwlock_unlock(&reg->idx.lock);
-    return s;
+    /* Another thread may have published the row meanwhile: keep the index's. */
+    index_publish_schema(reg->idx, s);
+    return index_schema(reg->idx, id, 0);
 }
 
 /* Live versions of subj as the compatibility history; schemas retained in *held. */
@@ -268,8 +247,8 @@ static reg_code_t build_history(registry_t *reg, store_t *db, const reg_subject_
                                 int only_version, compat_previous_t **history, size_t *n,
                                 reg_schema_t ***held, reg_error_t *err)
 {
-    *history = calloc(subj->n + 1, sizeof **history);
-    *held = calloc(subj->n + 1, sizeof **held);
+    *history = xcalloc(subj->n + 1, sizeof **history);
+    *held = xcalloc(subj->n + 1, sizeof **held);
     *n = 0;
     for (size_t i = 0; i < subj->n; i++) {
         const reg_version_t *v = &subj->v[i];
@@ -342,8 +321,9 @@ static reg_code_t import_schema(registry_t *reg, store_t *db, const candidate_t 
                                 reg_error_t *err)
 {
     reg_schema_t *existing;
-    if (store_load_schema(db, id, &existing, err) != 0)
-        return err->code;
+    store_rc_t src = store_load_schema(db, id, &existing);
+    if (src != STORE_OK && src != STORE_NOT_FOUND)
+        return reg_store(err, db, src);
     if (existing) {
         int same = existing->type == c->type && memcmp(existing->key, c->key, REG_KEY_LEN) == 0;
         reg_schema_release(existing);
@@ -355,13 +335,13 @@ static reg_code_t import_schema(registry_t *reg, store_t *db, const candidate_t 
     for (size_t i = 0; i < c->res.ndirect; i++)
         reg_schema_add_ref(row, c->res.direct[i].name, c->res.direct[i].subject,
                            c->res.direct[i].version);
-    int rc = store_schema_import(db, row, err);
+    src = store_schema_import(db, row);
     reg_schema_release(row);
-    if (rc != 0 && strstr(err->message, "identity_key"))
+    if (src == STORE_CONFLICT_IDENTITY)
         return reg_fail(err, REG_OPERATION_NOT_PERMITTED,
                         "Overwrite new schema with id %d in context . is not permitted: the same "
                         "schema is registered under another id.", id);
-    return rc == 0 ? REG_OK : err->code;
+    return reg_store(err, db, src);
 }
 
 static reg_code_t store_schema_row(store_t *db, const candidate_t *c, int *id, reg_error_t *err)
@@ -370,10 +350,9 @@ static reg_code_t store_schema_row(store_t *db, const candidate_t *c, int *id, r
     for (size_t i = 0; i < c->res.ndirect; i++)
         reg_schema_add_ref(row, c->res.direct[i].name, c->res.direct[i].subject,
                            c->res.direct[i].version);
-    int created;
-    int rc = store_schema_upsert(db, row, id, &created, err);
+    store_rc_t rc = store_schema_upsert(db, row, id);
     reg_schema_release(row);
-    return rc == 0 ? REG_OK : err->code;
+    return reg_store(err, db, rc);
 }
 
 /* Step 11: soft-deleted versions of the subject that carry the id go away,
@@ -386,12 +365,11 @@ static reg_code_t drop_soft_deleted_twins(registry_t *reg, store_t *db, const re
         if (!v->deleted || v->schema_id != id)
             continue;
         int *ids;
-        pthread_rwlock_rdlock(&reg->idx.lock);
-        size_t nref = registry_referrers_locked(reg, fresh->name, v->version, 1, &ids);
-        pthread_rwlock_unlock(&reg->idx.lock);
+        size_t nref = index_referrers(reg->idx, fresh->name, v->version, 1, &ids);
         free(ids);
-        if (nref == 0 && store_version_hard_delete(db, fresh->name, v->version, err) != 0)
-            return err->code;
+        reg_code_t rc = nref ? REG_OK : reg_store(err, db, store_version_hard_delete(db, fresh->name, v->version));
+        if (rc != REG_OK)
+            return rc;
     }
     return REG_OK;
 }
@@ -423,11 +401,13 @@ static reg_code_t register_in_tx(registry_t *reg, store_t *db, void *arg, reg_er
     register_tx_t *tx = arg;
     const reg_request_t *req = tx->req;
     reg_subject_t *fresh = NULL;
-    if (store_load_subject(db, tx->subject, &fresh, err) != 0)
-        return err->code;
+    store_rc_t src = store_load_subject(db, tx->subject, &fresh);
+    if (src != STORE_OK)
+        return reg_store(err, db, src);
     int explicit_id = tx->import && req->id >= 0;
-    int existing = explicit_id ? 0 : store_schema_find(db, tx->c->type, tx->c->key, &tx->id, err);
-    reg_code_t rc = existing < 0 ? err->code : REG_OK;
+    src = explicit_id ? STORE_NOT_FOUND : store_schema_find(db, tx->c->type, tx->c->key, &tx->id);
+    int existing = src == STORE_OK;
+    reg_code_t rc = src == STORE_NOT_FOUND ? REG_OK : reg_store(err, db, src);
     /* Another writer (maybe another node) registered the same content while we parsed. */
     if (rc == REG_OK && existing && !tx->import && live_version_with_id(fresh, tx->id)) {
         reg_subject_free(fresh);
@@ -452,8 +432,8 @@ static reg_code_t register_in_tx(registry_t *reg, store_t *db, void *arg, reg_er
         rc = drop_soft_deleted_twins(reg, db, fresh, tx->id, err);
     if (rc == REG_OK && schema_canonical_len(tx->c->parsed) > reg->opts.max_schema_bytes)
         rc = reg_fail(err, REG_SCHEMA_TOO_LARGE, "Register operation failed because schema is too large");
-    if (rc == REG_OK && store_version_insert(db, tx->subject, version, tx->id, err) != 0)
-        rc = err->code;
+    if (rc == REG_OK)
+        rc = reg_store(err, db, store_version_insert(db, tx->subject, version, tx->id));
     reg_subject_free(fresh);
     return rc;
 }
@@ -461,21 +441,9 @@ static reg_code_t register_in_tx(registry_t *reg, store_t *db, void *arg, reg_er
 static reg_code_t view_by_id(registry_t *reg, const char *subject, int id, reg_view_t *out,
                              reg_error_t *err)
 {
-    reg_code_t rc = REG_SCHEMA_NOT_FOUND;
-    pthread_rwlock_rdlock(&reg->idx.lock);
-    reg_subject_t *subj = index_subject(&reg->idx, subject);
-    reg_schema_t *s = index_schema(&reg->idx, id);
-    for (size_t i = subj && s ? subj->n : 0; i-- > 0;) {
-        const reg_version_t *v = &subj->v[i];
-        if (v->schema_id == id && !v->deleted) {
-            reg_schema_retain(s);
-            *out = (reg_view_t){strdup(subject), v->version, id, 0, v->ts_ms, s};
-            rc = REG_OK;
-            break;
-        }
-    }
-    pthread_rwlock_unlock(&reg->idx.lock);
-    return rc == REG_OK ? rc : reg_fail(err, REG_INTERNAL, "Registered schema %d vanished", id);
+    if (index_view_of_schema(reg->idx, subject, id, 0, out))
+        return REG_OK;
+    return reg_fail(err, REG_INTERNAL, "Registered schema %d vanished", id);
 }
 
 /* Empty schema: reuse the latest live version's text, type and references (step 4). */
@@ -495,22 +463,42 @@ static reg_code_t inherit_latest(registry_t *reg, const char *subject, reg_reque
     return REG_OK;
 }
 
+/* Known content in the subject, from the request cache alone (no parsing). */
+static int known(registry_t *reg, const char *subject, const reg_request_t *req, int deleted,
+                 int exact, reg_view_t *out)
+{
+    int normalize = effective_normalize(reg, subject, req);
+    unsigned char key[REG_KEY_LEN];
+    schema_type_t type;
+    if (schema_type_parse(req->schema_type, &type) == 0 && request_cache_get(reg, req, normalize, key) &&
+        find_by_key(reg, subject, type, key, deleted, out) == REG_OK &&
+        (!exact || request_matches_existing(req, out)))
+        return 1;
+    reg_view_clear(out);
+    return 0;
+}
+
+int registry_register_known(registry_t *reg, const char *subject, const reg_request_t *req,
+                            reg_view_t *out)
+{
+    return known(reg, subject, req, 0, 1, out);
+}
+
+int registry_lookup_known(registry_t *reg, const char *subject, const reg_request_t *req,
+                          int deleted, reg_view_t *out)
+{
+    return known(reg, subject, req, deleted, 0, out);
+}
+
 reg_code_t registry_register(registry_t *reg, store_t *db, const char *subject,
                              const reg_request_t *request, reg_view_t *out, reg_error_t *err)
 {
+    assert(db);
     reg_view_t scratch = {0};
     reg_view_t *view = out ? out : &scratch;
     int normalize = effective_normalize(reg, subject, request);
-    unsigned char key[REG_KEY_LEN];
-    schema_type_t type;
-
-    /* The hot path: known content already live in this subject, from memory. */
-    if (parse_type(request, &type, err) == REG_OK && request_cache_get(reg, request, normalize, key) &&
-        find_by_key(reg, subject, type, key, 0, view) == REG_OK && request_matches_existing(request, view))
+    if (registry_register_known(reg, subject, request, view))
         goto done;
-    reg_view_clear(view);
-    if (!db)
-        return REG_NEED_DB;
 
     reg_code_t rc = registry_check_subject_name(subject, err);
     if (rc != REG_OK)
@@ -565,14 +553,10 @@ reg_code_t registry_lookup(registry_t *reg, store_t *db, const char *subject,
                            const reg_request_t *req, int deleted, reg_view_t *out,
                            reg_error_t *err)
 {
+    assert(db);   /* parsing is CPU work: it runs on a worker */
     int normalize = effective_normalize(reg, subject, req);
-    unsigned char key[REG_KEY_LEN];
-    schema_type_t type;
-    if (parse_type(req, &type, err) == REG_OK && request_cache_get(reg, req, normalize, key) &&
-        find_by_key(reg, subject, type, key, deleted, out) == REG_OK)
+    if (registry_lookup_known(reg, subject, req, deleted, out))
         return REG_OK;
-    if (!db)
-        return REG_NEED_DB;
     candidate_t c;
     reg_code_t rc = candidate_parse(reg, req, normalize ? SCHEMA_PARSE_NORMALIZE : 0, 1, &c, err);
     if (rc != REG_OK) {
@@ -584,10 +568,9 @@ reg_code_t registry_lookup(registry_t *reg, store_t *db, const char *subject,
     candidate_clear(&c);
     if (rc == REG_OK)
         return REG_OK;
-    pthread_rwlock_rdlock(&reg->idx.lock);
-    reg_subject_t *subj = index_subject(&reg->idx, subject);
+    reg_subject_t *subj = index_subject_copy(reg->idx, subject);
     int exists = subj && (deleted ? subj->n > 0 : reg_subject_live_count(subj) > 0);
-    pthread_rwlock_unlock(&reg->idx.lock);
+    reg_subject_free(subj);
     if (!exists)
         return reg_fail(err, REG_SUBJECT_NOT_FOUND, "Subject '%s' not found.", subject);
     return reg_fail(err, REG_SCHEMA_NOT_FOUND, "Schema not found");
@@ -598,14 +581,8 @@ reg_code_t registry_lookup(registry_t *reg, store_t *db, const char *subject,
 /* A copy of the subject's versions (or an empty one), so the check runs without the lock. */
 static reg_subject_t *subject_snapshot(registry_t *reg, const char *subject)
 {
-    reg_subject_t *copy = reg_subject_new(subject);
-    pthread_rwlock_rdlock(&reg->idx.lock);
-    reg_subject_t *subj = index_subject(&reg->idx, subject);
-    for (size_t i = 0; subj && i < subj->n; i++)
-        reg_subject_add_version(copy, subj->v[i].version, subj->v[i].schema_id, subj->v[i].deleted,
-                                subj->v[i].ts_ms);
-    pthread_rwlock_unlock(&reg->idx.lock);
-    return copy;
+    reg_subject_t *copy = index_subject_copy(reg->idx, subject);
+    return copy ? copy : reg_subject_new(subject);
 }
 
 reg_code_t registry_check(registry_t *reg, store_t *db, const char *subject,
@@ -613,17 +590,15 @@ reg_code_t registry_check(registry_t *reg, store_t *db, const char *subject,
                           int *compatible, strlist_t *messages, reg_error_t *err)
 {
     int only_version = 0;
+    assert(db);   /* parsing and checking are CPU work: they run on a worker */
     if (version_text && registry_version_parse(version_text, &only_version) != 0)
         return registry_invalid_version(err, version_text);
-    if (!db)
-        return REG_NEED_DB;   /* parsing and checking are CPU work: keep them off the loop */
 
     reg_subject_t *snap = subject_snapshot(reg, subject);
     compat_level_t level = registry_effective_level(reg, subject);
     reg_code_t rc = REG_OK;
     if (version_text) {
-        const reg_version_t *v =
-            only_version == -1 ? reg_subject_latest(snap) : reg_subject_find(snap, only_version);
+        const reg_version_t *v = reg_subject_find(snap, only_version);
         if (only_version != -1 && (!v || v->deleted))
             rc = reg_fail(err, REG_VERSION_NOT_FOUND, "Version %d not found.", only_version);
         /* latest with no live version: empty history. A one-version history

@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
+
 /* ---- 1. Outcomes --------------------------------------------------------- */
 
-http_outcome_t api_outcome(http_call_t *c, reg_code_t rc, const reg_error_t *err)
+http_outcome_t api_done(http_call_t *c, reg_code_t rc, const reg_error_t *err)
 {
-    if (rc == REG_NEED_DB)
-        return HTTP_NEED_DB;
     if (rc != REG_OK)
         http_reply_reg_error(c, err);
     return HTTP_DONE;
@@ -86,7 +86,7 @@ static int decode_references(http_call_t *c, api_body_t *b)
         return -1;
     }
     size_t n = json_array_size(arr);
-    b->refs = calloc(n + 1, sizeof *b->refs);
+    b->refs = xcalloc(n + 1, sizeof *b->refs);
     for (size_t i = 0; i < n; i++) {
         json_t *r = json_array_get(arr, i);
         if (!json_is_object(r)) {
@@ -110,30 +110,64 @@ static int decode_references(http_call_t *c, api_body_t *b)
     return 0;
 }
 
-int api_body_decode(http_call_t *c, api_body_t *b)
+api_body_t *api_body_new(http_call_t *c)
 {
-    memset(b, 0, sizeof *b);
+    api_body_t *b = xcalloc(1, sizeof *b);
     b->req.id = -1;
     b->json = api_json_object(c);
-    if (!b->json)
-        return -1;
+    if (!b->json) {
+        free(b);
+        return NULL;
+    }
     if (field_string(c, b->json, "schema", &b->req.schema) != 0 ||
         field_string(c, b->json, "schemaType", &b->req.schema_type) != 0 ||
         field_int(c, b->json, "id", -1, &b->req.id) != 0 ||
         field_int(c, b->json, "version", 0, &b->req.version) != 0 || decode_references(c, b) != 0) {
         api_body_free(b);
-        return -1;
+        return NULL;
     }
     b->req.normalize = http_query_bool(c, "normalize", 0);
     b->req.force = http_query_bool(c, "force", 0);
-    return 0;
+    return b;
 }
 
 void api_body_free(api_body_t *b)
 {
+    if (!b)
+        return;
     json_decref(b->json);
     free(b->refs);
-    memset(b, 0, sizeof *b);
+    free(b);
+}
+
+static void api_body_dispose(void *b)
+{
+    api_body_free(b);
+}
+
+void api_body_keep(http_call_t *c, api_body_t *b)
+{
+    http_call_keep(c, b, api_body_dispose);
+}
+
+api_body_t *api_body_kept(http_call_t *c)
+{
+    return c->kept;
+}
+
+static void api_json_dispose(void *j)
+{
+    json_decref(j);
+}
+
+void api_json_keep(http_call_t *c, json_t *body)
+{
+    http_call_keep(c, body, api_json_dispose);
+}
+
+json_t *api_json_kept(http_call_t *c)
+{
+    return c->kept;
 }
 
 /* ---- 3. Response objects --------------------------------------------------- */
@@ -164,7 +198,7 @@ char *api_schema_text(http_call_t *c, reg_schema_t *s)
     return registry_schema_format(c->reg, s, http_query(c, "format"));
 }
 
-/* schemaType, references and schema, in the order of rest-api 2.9. */
+/* schemaType, references and schema, in Confluent's order (docs/api.md). */
 static void add_schema_fields(http_call_t *c, json_t *o, reg_schema_t *s)
 {
     if (c->extended || s->type != SCHEMA_AVRO)
@@ -197,7 +231,7 @@ json_t *api_schema_string(http_call_t *c, const reg_schema_t *cs)
 {
     reg_schema_t *s = (reg_schema_t *)cs;
     json_t *o = json_object();
-    /* Extended profile: the subject asked about, when it carries the id (rest-api 2.9.2). */
+    /* Extended profile: the subject asked about, when it carries the id (docs/api.md). */
     const char *subject = http_query(c, "subject");
     int version = c->extended && subject && *subject ? registry_subject_version_of(c->reg, subject, s->id) : 0;
     if (version) {
@@ -220,11 +254,6 @@ json_t *api_int_array(const int *v, size_t n)
     for (size_t i = 0; i < n; i++)
         json_array_append_new(arr, json_integer(v[i]));
     return arr;
-}
-
-const char *api_subject(const http_call_t *c, size_t index)
-{
-    return index < c->nseg ? c->seg[index] : "";
 }
 
 int api_page(http_call_t *c, size_t n, size_t max, size_t *start, size_t *count)

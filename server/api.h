@@ -5,7 +5,7 @@
  * Contents
  *   1. Registry outcomes -> replies
  *   2. Request bodies
- *   3. Response objects (rest-api.md 2.9, both profiles of 1.5)
+ *   3. Response objects (docs/api.md: the schema object, both response profiles)
  */
 #ifndef SERVER_API_H
 #define SERVER_API_H
@@ -17,8 +17,8 @@
 
 /* ---- 1. Outcomes --------------------------------------------------------- */
 
-/* REG_NEED_DB -> HTTP_NEED_DB; an error -> its Confluent reply; REG_OK -> HTTP_DONE (no reply). */
-http_outcome_t api_outcome(http_call_t *c, reg_code_t rc, const reg_error_t *err);
+/* An error -> its Confluent reply; REG_OK -> nothing (the caller replied). HTTP_DONE. */
+http_outcome_t api_done(http_call_t *c, reg_code_t rc, const reg_error_t *err);
 
 /* ---- 2. Request bodies --------------------------------------------------- */
 
@@ -29,10 +29,18 @@ typedef struct api_body {
     reg_request_t req;
 } api_body_t;
 
-/* Decodes a RegisterSchemaRequest (rest-api 1.4, 4.3.5). On failure replies
- * (400 malformed / wrong types, 422 missing body, 42201 bad reference) and returns -1. */
-int api_body_decode(http_call_t *c, api_body_t *body);
+/* Decodes a RegisterSchemaRequest (docs/api.md) into a new body. On failure
+ * replies (400 malformed / wrong types, 422 missing body, 42201 bad reference)
+ * and returns NULL. */
+api_body_t *api_body_new(http_call_t *c);
 void api_body_free(api_body_t *body);
+/* Keeps a body for the database part (the call owns it then); read it back
+ * there with api_body_kept (borrowed). */
+void api_body_keep(http_call_t *c, api_body_t *b);
+api_body_t *api_body_kept(http_call_t *c);
+/* Keeps a decoded JSON body for the database part; api_json_kept reads it back. */
+void api_json_keep(http_call_t *c, json_t *body);
+json_t *api_json_kept(http_call_t *c);
 /* Parses the body as a JSON object; replies 400/422 and returns NULL on failure. */
 json_t *api_json_object(http_call_t *c);
 
@@ -48,10 +56,8 @@ json_t *api_references(const reg_schema_t *s);
 char *api_schema_text(http_call_t *c, reg_schema_t *s);
 /* JSON array of ints. */
 json_t *api_int_array(const int *v, size_t n);
-/* offset/limit of rest-api 1.7 over n items: *start and *count. max 0 = unlimited.
+/* offset/limit (docs/api.md) over n items: *start and *count. max 0 = unlimited.
  * Returns -1 (after replying 404) when a parameter is not an integer. */
 int api_page(http_call_t *c, size_t n, size_t max, size_t *start, size_t *count);
-/* The subject path parameter ("/subjects/{s}/..." -> seg[1]). */
-const char *api_subject(const http_call_t *c, size_t index);
 
 #endif

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "compat/level.h"
+#include "base/alloc.h"
 #include "base/log.h"
 
 extern char **environ;
@@ -133,7 +134,7 @@ static int config_valid_listen(const char *value)
 static void config_set_string(char **field, const char *value)
 {
     free(*field);
-    *field = value[0] ? strdup(value) : NULL;
+    *field = value[0] ? xstrdup(value) : NULL;
 }
 
 /* Applies one value; on failure writes why into err. */
@@ -199,13 +200,13 @@ static int config_apply(server_config_t *cfg, const config_key_t *key, const cha
 static void config_defaults(server_config_t *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
-    cfg->listen = strdup("0.0.0.0:8081");
-    cfg->data_dir = strdup("./var");
+    cfg->listen = xstrdup("0.0.0.0:8081");
+    cfg->data_dir = xstrdup("./var");
     cfg->threads = 0;
     cfg->db_threads = 4;
     cfg->max_schema_bytes = 1048576;
-    cfg->group_id = strdup("schema-registry");
-    cfg->default_compatibility = strdup("BACKWARD");
+    cfg->group_id = xstrdup("schema-registry");
+    cfg->default_compatibility = xstrdup("BACKWARD");
     cfg->feed_interval_ms = 500;
 }
 

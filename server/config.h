@@ -18,7 +18,7 @@ typedef struct server_config {
     char *tls_key;
     size_t max_schema_bytes;   /* schema text limit (42209), default 1 MiB */
     size_t max_body_bytes;     /* request body limit, default 8 x max_schema_bytes */
-    int extended_profile;      /* response.profile=extended (rest-api 1.5) */
+    int extended_profile;      /* response.profile=extended (docs/api.md, field profiles) */
     char *kafka_cluster_id;    /* /v1/metadata/id; default derived from the database */
     char *group_id;            /* default "schema-registry" */
     char *default_compatibility; /* server default level, "BACKWARD" */

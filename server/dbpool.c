@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/alloc.h"
 #include "base/log.h"
 
 #define DBPOOL_BACKOFF_MIN_MS 100
@@ -179,11 +180,11 @@ static int dbpool_spawn(dbpool_t *pool, int nthreads, char **error)
 
 dbpool_t *dbpool_new(const char *conninfo, int nthreads, char **error)
 {
-    dbpool_t *pool = calloc(1, sizeof *pool);
+    dbpool_t *pool = xcalloc(1, sizeof *pool);
     if (pool == NULL)
         return NULL;
-    pool->conninfo = strdup(conninfo);
-    pool->workers = calloc((size_t)nthreads, sizeof *pool->workers);
+    pool->conninfo = xstrdup(conninfo);
+    pool->workers = xcalloc((size_t)nthreads, sizeof *pool->workers);
     pthread_mutex_init(&pool->mutex, NULL);
     dbpool_cond_init(&pool->cond);
     if (pool->conninfo == NULL || pool->workers == NULL) {

@@ -10,7 +10,7 @@
 #ifndef SERVER_DBPOOL_H
 #define SERVER_DBPOOL_H
 
-#include "registry/store.h"
+#include "store/store.h"
 
 typedef struct dbpool dbpool_t;
 typedef struct dbpool_job dbpool_job_t;

@@ -7,10 +7,10 @@
 #include "server/api.h"
 #include "server/handlers.h"
 
-/* "/config" -> NULL (global), "/config/{s}" -> s. */
+/* "/config" -> NULL (global), "/config/{subject}" -> subject. */
 static const char *scope_subject(const http_call_t *c)
 {
-    return c->nseg > 1 ? c->seg[1] : NULL;
+    return c->nseg > 1 ? http_param(c, "subject") : NULL;
 }
 
 /* GET and DELETE answer with "compatibilityLevel"; PUT with "compatibility" [Ref]. */
@@ -26,17 +26,6 @@ static json_t *as_get_shape(json_t *config)
         return out;
     }
     return config;
-}
-
-http_outcome_t handle_config_get(http_call_t *c, store_t *db)
-{
-    json_t *config;
-    reg_error_t err;
-    reg_code_t rc = registry_config_get(c->reg, scope_subject(c),
-                                        http_query_bool(c, "defaultToGlobal", 0), &config, &err);
-    if (rc == REG_OK)
-        http_reply_json(c, 200, as_get_shape(config));
-    return api_outcome(c, rc, &err);
 }
 
 /* Field types of a ConfigUpdate; a wrong type is a 400 like any body field. */
@@ -63,34 +52,67 @@ static int config_body_valid(http_call_t *c, json_t *body)
     return 1;
 }
 
-http_outcome_t handle_config_put(http_call_t *c, store_t *db)
+static http_outcome_t config_get(http_call_t *c)
+{
+    json_t *config;
+    reg_error_t err;
+    reg_code_t rc = registry_config_get(c->reg, scope_subject(c),
+                                        http_query_bool(c, "defaultToGlobal", 0), &config, &err);
+    if (rc == REG_OK)
+        http_reply_json(c, 200, as_get_shape(config));
+    return api_done(c, rc, &err);
+}
+
+const http_handler_t handle_config_get = {config_get, NULL};
+
+static http_outcome_t config_put_loop(http_call_t *c)
 {
     json_t *body = api_json_object(c);
     if (!body)
         return HTTP_DONE;
-    reg_code_t rc = REG_OK;
     reg_error_t err;
-    json_t *config = NULL;
-    if (config_body_valid(c, body)) {
-        rc = registry_config_set(c->reg, db, scope_subject(c), body, &config, &err);
-        if (rc == REG_OK)
-            http_reply_json(c, 200, config);
+    reg_code_t rc = REG_OK;
+    if (!config_body_valid(c, body) ||
+        (rc = registry_config_set_check(c->reg, scope_subject(c), body, &err)) != REG_OK) {
+        json_decref(body);
+        return api_done(c, rc, &err);
     }
-    json_decref(body);
-    return api_outcome(c, rc, &err);
+    api_json_keep(c, body);
+    return HTTP_TO_DB;
 }
 
-http_outcome_t handle_config_delete(http_call_t *c, store_t *db)
+static void config_put_db(http_call_t *c, store_t *db)
+{
+    reg_error_t err;
+    json_t *config = NULL;
+    reg_code_t rc = registry_config_set(c->reg, db, scope_subject(c), api_json_kept(c), &config, &err);
+    if (rc == REG_OK)
+        http_reply_json(c, 200, config);
+    api_done(c, rc, &err);
+}
+
+const http_handler_t handle_config_put = {config_put_loop, config_put_db};
+
+static http_outcome_t config_delete_loop(http_call_t *c)
+{
+    reg_error_t err;
+    reg_code_t rc = registry_config_delete_check(c->reg, scope_subject(c), &err);
+    return rc == REG_OK ? HTTP_TO_DB : api_done(c, rc, &err);
+}
+
+static void config_delete_db(http_call_t *c, store_t *db)
 {
     json_t *previous;
     reg_error_t err;
     reg_code_t rc = registry_config_delete(c->reg, db, scope_subject(c), &previous, &err);
     if (rc == REG_OK)
         http_reply_json(c, 200, as_get_shape(previous));
-    return api_outcome(c, rc, &err);
+    api_done(c, rc, &err);
 }
 
-http_outcome_t handle_mode_get(http_call_t *c, store_t *db)
+const http_handler_t handle_config_delete = {config_delete_loop, config_delete_db};
+
+static http_outcome_t mode_get(http_call_t *c)
 {
     char *mode;
     reg_error_t err;
@@ -100,10 +122,17 @@ http_outcome_t handle_mode_get(http_call_t *c, store_t *db)
         http_reply_json(c, 200, json_pack("{s:s}", "mode", mode));
         free(mode);
     }
-    return api_outcome(c, rc, &err);
+    return api_done(c, rc, &err);
 }
 
-http_outcome_t handle_mode_put(http_call_t *c, store_t *db)
+const http_handler_t handle_mode_get = {mode_get, NULL};
+
+static const char *body_mode(json_t *body)
+{
+    return json_string_value(json_object_get(body, "mode"));
+}
+
+static http_outcome_t mode_put_loop(http_call_t *c)
 {
     json_t *body = api_json_object(c);
     if (!body)
@@ -113,18 +142,36 @@ http_outcome_t handle_mode_put(http_call_t *c, store_t *db)
     reg_code_t rc = REG_OK;
     if (mode && !json_is_null(mode) && !json_is_string(mode)) {
         http_reply_error(c, 400, "Field 'mode' must be a string");
-    } else {
-        rc = registry_mode_set(c->reg, db, scope_subject(c), json_string_value(mode),
-                               http_query_bool(c, "force", 0), &err);
-        /* The request is echoed verbatim, lower case included [Ref]. */
-        if (rc == REG_OK)
-            http_reply_json(c, 200, json_pack("{s:s}", "mode", json_string_value(mode)));
+    } else if ((rc = registry_mode_set_check(c->reg, scope_subject(c), body_mode(body),
+                                             http_query_bool(c, "force", 0), &err)) == REG_OK) {
+        api_json_keep(c, body);
+        return HTTP_TO_DB;
     }
     json_decref(body);
-    return api_outcome(c, rc, &err);
+    return api_done(c, rc, &err);
 }
 
-http_outcome_t handle_mode_delete(http_call_t *c, store_t *db)
+static void mode_put_db(http_call_t *c, store_t *db)
+{
+    const char *mode = body_mode(api_json_kept(c));
+    reg_error_t err;
+    reg_code_t rc = registry_mode_set(c->reg, db, scope_subject(c), mode, http_query_bool(c, "force", 0), &err);
+    /* The request is echoed verbatim, lower case included [Ref]. */
+    if (rc == REG_OK)
+        http_reply_json(c, 200, json_pack("{s:s}", "mode", mode));
+    api_done(c, rc, &err);
+}
+
+const http_handler_t handle_mode_put = {mode_put_loop, mode_put_db};
+
+static http_outcome_t mode_delete_loop(http_call_t *c)
+{
+    reg_error_t err;
+    reg_code_t rc = registry_mode_delete_check(c->reg, scope_subject(c), &err);
+    return rc == REG_OK ? HTTP_TO_DB : api_done(c, rc, &err);
+}
+
+static void mode_delete_db(http_call_t *c, store_t *db)
 {
     char *previous;
     reg_error_t err;
@@ -133,5 +180,7 @@ http_outcome_t handle_mode_delete(http_call_t *c, store_t *db)
         http_reply_json(c, 200, json_pack("{s:s}", "mode", previous));
         free(previous);
     }
-    return api_outcome(c, rc, &err);
+    api_done(c, rc, &err);
 }
+
+const http_handler_t handle_mode_delete = {mode_delete_loop, mode_delete_db};

@@ -6,13 +6,15 @@
 #include "server/api.h"
 #include "server/handlers.h"
 
-http_outcome_t handle_root(http_call_t *c, store_t *db)
+static http_outcome_t root(http_call_t *c)
 {
     http_reply_json(c, 200, json_object());
     return HTTP_DONE;
 }
 
-http_outcome_t handle_metadata_id(http_call_t *c, store_t *db)
+const http_handler_t handle_root = {root, NULL};
+
+static http_outcome_t metadata_id(http_call_t *c)
 {
     const char *kafka = c->cfg->kafka_cluster_id ? c->cfg->kafka_cluster_id : registry_cluster_id(c->reg);
     const char *group = c->cfg->group_id ? c->cfg->group_id : "schema-registry";
@@ -22,13 +24,17 @@ http_outcome_t handle_metadata_id(http_call_t *c, store_t *db)
     return HTTP_DONE;
 }
 
-http_outcome_t handle_metadata_version(http_call_t *c, store_t *db)
+const http_handler_t handle_metadata_id = {metadata_id, NULL};
+
+static http_outcome_t metadata_version(http_call_t *c)
 {
     http_reply_json(c, 200, json_pack("{s:s, s:s}", "version", SR_VERSION, "commitId", SR_COMMIT));
     return HTTP_DONE;
 }
 
-http_outcome_t handle_schema_types(http_call_t *c, store_t *db)
+const http_handler_t handle_metadata_version = {metadata_version, NULL};
+
+static http_outcome_t schema_types(http_call_t *c)
 {
     json_t *types = json_array();
     for (int t = 0; t < SCHEMA_TYPE_COUNT; t++)
@@ -37,3 +43,5 @@ http_outcome_t handle_schema_types(http_call_t *c, store_t *db)
     http_reply_json(c, 200, types);
     return HTTP_DONE;
 }
+
+const http_handler_t handle_schema_types = {schema_types, NULL};

@@ -12,7 +12,7 @@
 /* {id} must be a 32-bit integer, else a plain 404 [Ref: JAX-RS conversion]. */
 static int path_id(http_call_t *c, int *id)
 {
-    const char *s = api_subject(c, 2);
+    const char *s = http_param(c, "id");
     char *end;
     long long v = strtoll(s, &end, 10);
     if (!*s || *end || v < INT32_MIN || v > INT32_MAX) {
@@ -23,50 +23,23 @@ static int path_id(http_call_t *c, int *id)
     return 0;
 }
 
-static http_outcome_t get_schema(http_call_t *c, store_t *db, reg_schema_t **s)
+static void reply_schema_string(http_call_t *c, reg_schema_t *s)
 {
-    int id;
-    reg_error_t err;
-    if (path_id(c, &id) != 0)
-        return HTTP_DONE;
-    return api_outcome(c, registry_get_schema(c->reg, db, id, s, &err), &err);
+    http_reply_json(c, 200, api_schema_string(c, s));
 }
 
-http_outcome_t handle_schema_by_id(http_call_t *c, store_t *db)
+static void reply_schema_text(http_call_t *c, reg_schema_t *s)
 {
-    reg_schema_t *s = NULL;
-    http_outcome_t o = get_schema(c, db, &s);
-    if (s) {
-        http_reply_json(c, 200, api_schema_string(c, s));
-        reg_schema_release(s);
-    }
-    return o;
+    char *text = api_schema_text(c, s);
+    http_reply_text(c, 200, text, strlen(text));
+    free(text);
 }
 
-http_outcome_t handle_schema_text_by_id(http_call_t *c, store_t *db)
+static void reply_usages(http_call_t *c, reg_schema_t *s, int with_versions)
 {
-    reg_schema_t *s = NULL;
-    http_outcome_t o = get_schema(c, db, &s);
-    if (s) {
-        char *text = api_schema_text(c, s);
-        http_reply_text(c, 200, text, strlen(text));
-        free(text);
-        reg_schema_release(s);
-    }
-    return o;
-}
-
-static http_outcome_t usages(http_call_t *c, store_t *db, int with_versions)
-{
-    int id;
-    reg_error_t err;
     reg_usage_t *u;
     size_t n, start, count;
-    if (path_id(c, &id) != 0)
-        return HTTP_DONE;
-    reg_code_t rc = registry_schema_usages(c->reg, db, id, http_query_bool(c, "deleted", 0), &u, &n, &err);
-    if (rc != REG_OK)
-        return api_outcome(c, rc, &err);
+    registry_schema_usages(c->reg, s->id, http_query_bool(c, "deleted", 0), &u, &n);
     if (api_page(c, n, 0, &start, &count) == 0) {
         json_t *arr = json_array();
         for (size_t i = start; i < start + count; i++) {
@@ -80,20 +53,59 @@ static http_outcome_t usages(http_call_t *c, store_t *db, int with_versions)
         http_reply_json(c, 200, arr);
     }
     reg_usages_free(u, n);
+}
+
+static void reply_subjects(http_call_t *c, reg_schema_t *s)
+{
+    reply_usages(c, s, 0);
+}
+
+static void reply_versions(http_call_t *c, reg_schema_t *s)
+{
+    reply_usages(c, s, 1);
+}
+
+/* The memory part of every /schemas/ids/{id} route: answers when this node
+ * knows the id, declines (to check the database) when it does not. */
+static http_outcome_t by_id_loop(http_call_t *c, void (*reply)(http_call_t *, reg_schema_t *))
+{
+    int id;
+    if (path_id(c, &id) != 0)
+        return HTTP_DONE;
+    reg_schema_t *s = registry_find_schema(c->reg, id);
+    if (!s)
+        return HTTP_TO_DB;
+    reply(c, s);
+    reg_schema_release(s);
     return HTTP_DONE;
 }
 
-http_outcome_t handle_schema_subjects(http_call_t *c, store_t *db)
+static void by_id_db(http_call_t *c, store_t *db, void (*reply)(http_call_t *, reg_schema_t *))
 {
-    return usages(c, db, 0);
+    int id;
+    reg_schema_t *s;
+    reg_error_t err;
+    if (path_id(c, &id) != 0)
+        return;
+    reg_code_t rc = registry_get_schema(c->reg, db, id, &s, &err);
+    if (rc == REG_OK) {
+        reply(c, s);
+        reg_schema_release(s);
+    }
+    api_done(c, rc, &err);
 }
 
-http_outcome_t handle_schema_versions(http_call_t *c, store_t *db)
-{
-    return usages(c, db, 1);
-}
+#define BY_ID_HANDLER(name, reply)                                                                 \
+    static http_outcome_t name##_loop(http_call_t *c) { return by_id_loop(c, reply); }            \
+    static void name##_db(http_call_t *c, store_t *db) { by_id_db(c, db, reply); }                \
+    const http_handler_t handle_##name = {name##_loop, name##_db};
 
-http_outcome_t handle_schemas(http_call_t *c, store_t *db)
+BY_ID_HANDLER(schema_by_id, reply_schema_string)
+BY_ID_HANDLER(schema_text_by_id, reply_schema_text)
+BY_ID_HANDLER(schema_subjects, reply_subjects)
+BY_ID_HANDLER(schema_versions, reply_versions)
+
+static http_outcome_t schemas_list(http_call_t *c)
 {
     reg_view_t *views;
     size_t n, start, count;
@@ -111,6 +123,8 @@ http_outcome_t handle_schemas(http_call_t *c, store_t *db)
     return HTTP_DONE;
 }
 
+const http_handler_t handle_schemas = {schemas_list, NULL};
+
 /* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" -> 16 bytes. */
 static int parse_guid(const char *text, unsigned char out[16])
 {
@@ -127,34 +141,30 @@ static int parse_guid(const char *text, unsigned char out[16])
     return n == 16 && strlen(text) == 36 ? 0 : -1;
 }
 
-static http_outcome_t get_by_guid(http_call_t *c, reg_schema_t **s)
+static http_outcome_t schema_by_guid(http_call_t *c)
 {
     unsigned char guid[16];
     reg_error_t err;
-    if (parse_guid(api_subject(c, 2), guid) != 0) {
-        reg_fail(&err, REG_SCHEMA_NOT_FOUND, "Schema %s not found", api_subject(c, 2));
-        return api_outcome(c, err.code, &err);
-    }
-    return api_outcome(c, registry_get_schema_by_guid(c->reg, guid, s, &err), &err);
-}
-
-http_outcome_t handle_schema_by_guid(http_call_t *c, store_t *db)
-{
     reg_schema_t *s = NULL;
-    http_outcome_t o = get_by_guid(c, &s);
-    if (s) {
-        http_reply_json(c, 200, api_schema_string(c, s));
+    const char *text = http_param(c, "guid");
+    if (parse_guid(text, guid) != 0)
+        return api_done(c, reg_fail(&err, REG_SCHEMA_NOT_FOUND, "Schema %s not found", text), &err);
+    reg_code_t rc = registry_get_schema_by_guid(c->reg, guid, &s, &err);
+    if (rc == REG_OK) {
+        reply_schema_string(c, s);
         reg_schema_release(s);
     }
-    return o;
+    return api_done(c, rc, &err);
 }
 
-http_outcome_t handle_schema_guid_ids(http_call_t *c, store_t *db)
+const http_handler_t handle_schema_by_guid = {schema_by_guid, NULL};
+
+static http_outcome_t schema_guid_ids(http_call_t *c)
 {
     unsigned char guid[16];
     reg_schema_t *s = NULL;
     json_t *arr = json_array();
-    if (parse_guid(api_subject(c, 2), guid) == 0 &&
+    if (parse_guid(http_param(c, "guid"), guid) == 0 &&
         registry_get_schema_by_guid(c->reg, guid, &s, &(reg_error_t){0}) == REG_OK) {
         json_array_append_new(arr, json_pack("{s:s, s:i}", "context", ".", "id", s->id));
         reg_schema_release(s);
@@ -163,9 +173,13 @@ http_outcome_t handle_schema_guid_ids(http_call_t *c, store_t *db)
     return HTTP_DONE;
 }
 
+const http_handler_t handle_schema_guid_ids = {schema_guid_ids, NULL};
+
 /* One context only: the default one (contexts are not separate namespaces yet). */
-http_outcome_t handle_contexts(http_call_t *c, store_t *db)
+static http_outcome_t contexts(http_call_t *c)
 {
     http_reply_json(c, 200, json_pack("[s]", "."));
     return HTTP_DONE;
 }
+
+const http_handler_t handle_contexts = {contexts, NULL};

@@ -8,6 +8,11 @@
 #include "server/api.h"
 #include "server/handlers.h"
 
+static const char *subject(const http_call_t *c)
+{
+    return http_param(c, "subject");
+}
+
 /* ":*:" (the default) means every context; contexts are not separate
  * namespaces here, so the marker is just removed. */
 static const char *subject_prefix(http_call_t *c)
@@ -18,7 +23,7 @@ static const char *subject_prefix(http_call_t *c)
     return strncmp(p, ":*:", 3) == 0 ? p + 3 : p;
 }
 
-http_outcome_t handle_subjects(http_call_t *c, store_t *db)
+static http_outcome_t subjects_list(http_call_t *c)
 {
     strlist_t names = {0};
     size_t start, count;
@@ -34,76 +39,117 @@ http_outcome_t handle_subjects(http_call_t *c, store_t *db)
     return HTTP_DONE;
 }
 
-http_outcome_t handle_subject_lookup(http_call_t *c, store_t *db)
+const http_handler_t handle_subjects = {subjects_list, NULL};
+
+/* ---- Lookup and registration ------------------------------------------------ */
+
+/* Content this node already knows under the subject: *view filled, 1. */
+typedef int (*known_fn)(http_call_t *c, const reg_request_t *req, reg_view_t *view);
+typedef void (*view_reply_fn)(http_call_t *c, const reg_view_t *view);
+
+/* The memory part both share: decode, answer known content, else keep the body. */
+static http_outcome_t known_or_db(http_call_t *c, known_fn known, view_reply_fn reply)
 {
-    api_body_t body;
-    if (api_body_decode(c, &body) != 0)
+    api_body_t *body = api_body_new(c);
+    if (!body)
         return HTTP_DONE;
     reg_view_t view = {0};
+    if (!known(c, &body->req, &view)) {
+        api_body_keep(c, body);
+        return HTTP_TO_DB;
+    }
+    reply(c, &view);
+    reg_view_clear(&view);
+    api_body_free(body);
+    return HTTP_DONE;
+}
+
+static int lookup_known(http_call_t *c, const reg_request_t *req, reg_view_t *view)
+{
+    return registry_lookup_known(c->reg, subject(c), req, http_query_bool(c, "deleted", 0), view);
+}
+
+static void lookup_reply(http_call_t *c, const reg_view_t *view)
+{
+    http_reply_json(c, 200, api_schema_object(c, view));
+}
+
+static http_outcome_t lookup_loop(http_call_t *c)
+{
+    return known_or_db(c, lookup_known, lookup_reply);
+}
+
+static void lookup_db(http_call_t *c, store_t *db)
+{
+    reg_view_t view = {0};
     reg_error_t err;
-    reg_code_t rc = registry_lookup(c->reg, db, api_subject(c, 1), &body.req,
+    reg_code_t rc = registry_lookup(c->reg, db, subject(c), &api_body_kept(c)->req,
                                     http_query_bool(c, "deleted", 0), &view, &err);
     if (rc == REG_OK)
-        http_reply_json(c, 200, api_schema_object(c, &view));
+        lookup_reply(c, &view);
     reg_view_clear(&view);
-    api_body_free(&body);
-    return api_outcome(c, rc, &err);
+    api_done(c, rc, &err);
 }
 
-http_outcome_t handle_subject_delete(http_call_t *c, store_t *db)
+const http_handler_t handle_subject_lookup = {lookup_loop, lookup_db};
+
+static int register_known(http_call_t *c, const reg_request_t *req, reg_view_t *view)
 {
-    int *versions;
-    size_t n;
-    reg_error_t err;
-    reg_code_t rc = registry_delete_subject(c->reg, db, api_subject(c, 1),
-                                            http_query_bool(c, "permanent", 0), &versions, &n, &err);
-    if (rc == REG_OK)
-        http_reply_json(c, 200, api_int_array(versions, n));
-    free(versions);
-    return api_outcome(c, rc, &err);
+    return registry_register_known(c->reg, subject(c), req, view);
 }
 
-http_outcome_t handle_versions_list(http_call_t *c, store_t *db)
+static void register_reply(http_call_t *c, const reg_view_t *view)
+{
+    /* Classic clients fail on unknown fields: only the id unless asked (docs/api.md). */
+    json_t *reply = c->extended ? api_schema_object(c, view) : json_pack("{s:i}", "id", view->id);
+    if (c->extended)
+        json_object_del(reply, "subject");
+    http_reply_json(c, 200, reply);
+}
+
+static http_outcome_t register_loop(http_call_t *c)
+{
+    return known_or_db(c, register_known, register_reply);
+}
+
+static void register_db(http_call_t *c, store_t *db)
+{
+    reg_view_t view = {0};
+    reg_error_t err;
+    reg_code_t rc = registry_register(c->reg, db, subject(c), &api_body_kept(c)->req, &view, &err);
+    if (rc == REG_OK)
+        register_reply(c, &view);
+    reg_view_clear(&view);
+    api_done(c, rc, &err);
+}
+
+const http_handler_t handle_register = {register_loop, register_db};
+
+/* ---- Versions -------------------------------------------------------------------- */
+
+static http_outcome_t versions_list(http_call_t *c)
 {
     int *versions;
     size_t n, start, count;
     reg_error_t err;
-    reg_code_t rc = registry_list_versions(c->reg, api_subject(c, 1), http_query_bool(c, "deleted", 0),
+    reg_code_t rc = registry_list_versions(c->reg, subject(c), http_query_bool(c, "deleted", 0),
                                            http_query_bool(c, "deletedOnly", 0),
                                            http_query_bool(c, "deletedAsNegative", 0), &versions, &n, &err);
     if (rc == REG_OK && api_page(c, n, 0, &start, &count) == 0)
         http_reply_json(c, 200, api_int_array(versions + start, count));
     free(versions);
-    return api_outcome(c, rc, &err);
+    return api_done(c, rc, &err);
 }
 
-http_outcome_t handle_register(http_call_t *c, store_t *db)
-{
-    api_body_t body;
-    if (api_body_decode(c, &body) != 0)
-        return HTTP_DONE;
-    reg_view_t view = {0};
-    reg_error_t err;
-    reg_code_t rc = registry_register(c->reg, db, api_subject(c, 1), &body.req, &view, &err);
-    if (rc == REG_OK) {
-        /* Classic clients fail on unknown fields: only the id unless asked (rest-api 1.5). */
-        json_t *reply = c->extended ? api_schema_object(c, &view) : json_pack("{s:i}", "id", view.id);
-        if (c->extended)
-            json_object_del(reply, "subject");
-        http_reply_json(c, 200, reply);
-    }
-    reg_view_clear(&view);
-    api_body_free(&body);
-    return api_outcome(c, rc, &err);
-}
+const http_handler_t handle_versions_list = {versions_list, NULL};
 
 static reg_code_t get_version(http_call_t *c, reg_view_t *view, reg_error_t *err)
 {
-    return registry_get_version(c->reg, api_subject(c, 1), api_subject(c, 3),
+    return registry_get_version(c->reg, subject(c), http_param(c, "version"),
                                 http_query_bool(c, "deleted", 0), view, err);
 }
 
-http_outcome_t handle_version_get(http_call_t *c, store_t *db)
+static http_outcome_t version_get(http_call_t *c)
 {
     reg_view_t view = {0};
     reg_error_t err;
@@ -111,10 +157,12 @@ http_outcome_t handle_version_get(http_call_t *c, store_t *db)
     if (rc == REG_OK)
         http_reply_json(c, 200, api_schema_object(c, &view));
     reg_view_clear(&view);
-    return api_outcome(c, rc, &err);
+    return api_done(c, rc, &err);
 }
 
-http_outcome_t handle_version_schema(http_call_t *c, store_t *db)
+const http_handler_t handle_version_get = {version_get, NULL};
+
+static http_outcome_t version_schema(http_call_t *c)
 {
     reg_view_t view = {0};
     reg_error_t err;
@@ -125,29 +173,62 @@ http_outcome_t handle_version_schema(http_call_t *c, store_t *db)
         free(text);
     }
     reg_view_clear(&view);
-    return api_outcome(c, rc, &err);
+    return api_done(c, rc, &err);
 }
 
-http_outcome_t handle_version_referencedby(http_call_t *c, store_t *db)
+const http_handler_t handle_version_schema = {version_schema, NULL};
+
+static http_outcome_t version_referencedby(http_call_t *c)
 {
     int *ids;
     size_t n, start, count;
     reg_error_t err;
-    reg_code_t rc = registry_referenced_by(c->reg, api_subject(c, 1), api_subject(c, 3),
+    reg_code_t rc = registry_referenced_by(c->reg, subject(c), http_param(c, "version"),
                                            http_query_bool(c, "deleted", 0), &ids, &n, &err);
     if (rc == REG_OK && api_page(c, n, 1000, &start, &count) == 0)
         http_reply_json(c, 200, api_int_array(ids + start, count));
     free(ids);
-    return api_outcome(c, rc, &err);
+    return api_done(c, rc, &err);
 }
 
-http_outcome_t handle_version_delete(http_call_t *c, store_t *db)
+const http_handler_t handle_version_referencedby = {version_referencedby, NULL};
+
+/* ---- Deletes ------------------------------------------------------------------------ */
+
+static void subject_delete_db(http_call_t *c, store_t *db)
+{
+    int *versions;
+    size_t n;
+    reg_error_t err;
+    reg_code_t rc = registry_delete_subject(c->reg, db, subject(c), http_query_bool(c, "permanent", 0),
+                                            &versions, &n, &err);
+    if (rc == REG_OK)
+        http_reply_json(c, 200, api_int_array(versions, n));
+    free(versions);
+    api_done(c, rc, &err);
+}
+
+const http_handler_t handle_subject_delete = {NULL, subject_delete_db};
+
+/* A version that does not parse is 42202 before any database work. */
+static http_outcome_t version_delete_loop(http_call_t *c)
 {
     int version;
     reg_error_t err;
-    reg_code_t rc = registry_delete_version(c->reg, db, api_subject(c, 1), api_subject(c, 3),
+    if (registry_version_parse(http_param(c, "version"), &version) != 0)
+        return api_done(c, registry_invalid_version(&err, http_param(c, "version")), &err);
+    return HTTP_TO_DB;
+}
+
+static void version_delete_db(http_call_t *c, store_t *db)
+{
+    int version;
+    reg_error_t err;
+    reg_code_t rc = registry_delete_version(c->reg, db, subject(c), http_param(c, "version"),
                                             http_query_bool(c, "permanent", 0), &version, &err);
     if (rc == REG_OK)
         http_reply_json(c, 200, json_integer(version));
-    return api_outcome(c, rc, &err);
+    api_done(c, rc, &err);
 }
+
+const http_handler_t handle_version_delete = {version_delete_loop, version_delete_db};

@@ -4,16 +4,19 @@
  *
  * Contents
  *   1. The call (request in, reply out)
- *   2. Running a handler: on the loop, or on a database thread
- *   3. Request helpers (query parameters)
+ *   2. Handlers: a memory part on the loop, a database part on a worker
+ *   3. Request helpers (path and query parameters)
  *   4. Reply helpers (JSON, raw text, Confluent errors)
  *   5. The route table and the router
  *
- * Execution model: every handler is first run on the event-loop thread with
- * db == NULL. It answers from memory when it can; when it needs PostgreSQL
- * it returns HTTP_NEED_DB without replying, and the server runs it again on
- * a database worker thread with that thread's connection. The reply is then
- * sent from the loop thread that owns the request (http_server.c).
+ * Execution model (like libuv's uv_queue_work(work, after_work)): a handler
+ * has a memory part that runs on the event-loop thread and a database part
+ * that runs on a worker thread with that worker's connection. The memory
+ * part decodes the request, answers when it can, or declines (HTTP_TO_DB)
+ * after keeping what it decoded in the call (http_call_keep); the database
+ * part always gets a connection and finds the decoded request there. The
+ * request body is not available to it: the worker touches no h2o memory.
+ * The reply is sent from the loop thread that owns the request (http_server.c).
  */
 #ifndef SERVER_HTTP_H
 #define SERVER_HTTP_H
@@ -23,6 +26,7 @@
 
 #include "registry/registry.h"
 #include "server/config.h"
+#include "store/store.h"
 
 /* ---- 1. The call ------------------------------------------------------- */
 
@@ -50,7 +54,12 @@ typedef struct http_call {
     size_t nquery;
     const char *body;      /* NULL when the request had no body */
     size_t body_len;
-    int extended;          /* extended response profile (rest-api.md 1.5) */
+    int extended;          /* extended response profile (docs/api.md) */
+    const struct http_route *route;   /* the matched route, for http_param */
+
+    /* What the memory part decoded for the database part (http_call_keep). */
+    void *kept;
+    void (*kept_free)(void *kept);
 
     /* Context, borrowed. */
     registry_t *reg;
@@ -66,17 +75,34 @@ typedef struct http_call {
 
 typedef enum http_outcome {
     HTTP_DONE = 0,      /* a reply is set */
-    HTTP_NEED_DB = 1,   /* run me again on a database thread (db != NULL) */
+    HTTP_TO_DB = 1,     /* declined: the database part runs next, on a worker */
 } http_outcome_t;
 
-/* db is NULL on the loop thread; a connection of the worker's own otherwise. */
-typedef http_outcome_t (*http_handler_fn)(http_call_t *call, store_t *db);
+/* The memory part: on the event-loop thread, never blocks. */
+typedef http_outcome_t (*http_loop_fn)(http_call_t *c);
+/* The database part: on a worker thread; db is never NULL. Always replies. */
+typedef void (*http_db_fn)(http_call_t *c, store_t *db);
+
+/* loop NULL: straight to the database part. db NULL: the loop always answers. */
+typedef struct http_handler {
+    http_loop_fn loop;
+    http_db_fn db;
+} http_handler_t;
+
+/* Keeps a decoded request for the database part; the server frees it with
+ * free_fn (NULL = free) when the call ends. */
+void http_call_keep(http_call_t *c, void *kept, void (*free_fn)(void *kept));
 
 /* ---- 3. Request helpers ------------------------------------------------ */
 
+/* A path parameter by its name in the route pattern ("/subjects/{subject}"
+ * -> http_param(c, "subject")); "" when the route has none of that name. */
+const char *http_param(const http_call_t *c, const char *name);
+/* 1 when the matched route has a parameter of that name. */
+int http_has_param(const http_call_t *c, const char *name);
 /* The first value of a query parameter, or NULL when absent. */
 const char *http_query(const http_call_t *c, const char *name);
-/* "true" (any case) is true; any other value false; absent -> dflt (rest-api 1.3). */
+/* "true" (any case) is true; any other value false; absent -> dflt (docs/api.md). */
 int http_query_bool(const http_call_t *c, const char *name, int dflt);
 /* Decimal int; absent -> dflt. Returns 0, or -1 when present but unparseable. */
 int http_query_int(const http_call_t *c, const char *name, int dflt, int *out);
@@ -95,10 +121,11 @@ void http_reply_reg_error(http_call_t *c, const reg_error_t *err);
 
 /* ---- 5. Routes --------------------------------------------------------- */
 
-/* A path pattern: literal segments and "*" for one parameter segment. */
+/* A path pattern: literal segments and "{name}" for one parameter segment
+ * ("*" is an unnamed one). */
 typedef struct http_route {
-    const char *pattern;           /* e.g. "/subjects/ * /versions" without spaces */
-    http_handler_fn get, post, put, del;
+    const char *pattern;           /* e.g. "/subjects/{subject}/versions" */
+    const http_handler_t *get, *post, *put, *del;
 } http_route_t;
 
 extern const http_route_t http_routes[];
@@ -109,6 +136,6 @@ extern const size_t http_route_count;
  * 404 when no pattern matches, 405 when a pattern matches but not the method.
  * HEAD is served by the GET handler.
  */
-int http_route_find(http_method_t method, char *const *seg, size_t nseg, http_handler_fn *handler);
+int http_route_find(http_method_t method, char *const *seg, size_t nseg, const http_handler_t **handler);
 
 #endif

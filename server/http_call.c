@@ -13,6 +13,8 @@
  */
 #include "server/http_server.h"
 
+#include "base/alloc.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -136,7 +138,7 @@ int http_call_parse_path(http_call_t *c, const char *path, size_t len)
         n--;   /* the one trailing empty segment */
 
     /* The pointer array, then every decoded segment with its NUL. */
-    char **seg = malloc((n + 1) * sizeof *seg + len + n + 1);
+    char **seg = xmalloc((n + 1) * sizeof *seg + len + n + 1);
     if (seg == NULL)
         return 500;
     char *out = (char *)(seg + n + 1);
@@ -190,7 +192,7 @@ int http_call_parse_query(http_call_t *c, const char *query, size_t len)
         max += query[i] == '&';
 
     /* The pairs, then every decoded name and value with their NULs. */
-    http_param_t *q = malloc(max * sizeof *q + len + 2 * max);
+    http_param_t *q = xmalloc(max * sizeof *q + len + 2 * max);
     if (q == NULL)
         return 500;
     char *out = (char *)(q + max);
@@ -210,8 +212,17 @@ int http_call_parse_query(http_call_t *c, const char *query, size_t len)
     return 0;
 }
 
+void http_call_keep(http_call_t *c, void *kept, void (*free_fn)(void *kept))
+{
+    c->kept = kept;
+    c->kept_free = free_fn ? free_fn : free;
+}
+
 void http_call_clear(http_call_t *c)
 {
+    if (c->kept)
+        c->kept_free(c->kept);
+    c->kept = NULL;
     free(c->seg);
     free(c->query);
     free(c->reply);
@@ -358,6 +369,17 @@ const char *http_media_negotiate(const char *accept, size_t len)
 
 /* ---- 5. Request helpers ------------------------------------------------------ */
 
+const char *http_param(const http_call_t *c, const char *name)
+{
+    int k = c->route ? http_route_param_index(c->route->pattern, name) : -1;
+    return k >= 0 && (size_t)k < c->nseg ? c->seg[k] : "";
+}
+
+int http_has_param(const http_call_t *c, const char *name)
+{
+    return c->route && http_route_param_index(c->route->pattern, name) >= 0;
+}
+
 const char *http_query(const http_call_t *c, const char *name)
 {
     for (size_t i = 0; i < c->nquery; i++)
@@ -416,7 +438,7 @@ void http_reply_json(http_call_t *c, int status, json_t *body)
 
 void http_reply_text(http_call_t *c, int status, const char *text, size_t len)
 {
-    char *copy = malloc(len + 1);
+    char *copy = xmalloc(len + 1);
     if (copy == NULL) {
         http_reply_error(c, 500, "Out of memory");
         return;
@@ -453,7 +475,7 @@ static void http_reply_error_text(http_call_t *c, int code, const char *msg)
     json_decref(body);
     if (text == NULL) {
         static const char fallback[] = "{\"error_code\":500,\"message\":\"Internal Server Error\"}";
-        text = strdup(fallback);
+        text = xstrdup(fallback);
         status = 500;
     }
     http_set_reply(c, status, text, text ? strlen(text) : 0);

@@ -16,7 +16,9 @@
  * request pool, because a database worker may still be using it after h2o
  * has freed an HTTP/2 request whose client reset the stream. The job points
  * back at the request only while a guard in the request's pool says it is
- * alive (section 5).
+ * alive (section 5). What a worker reads of the call (segments, query,
+ * the decoded request the memory part kept) is the job's own memory: the
+ * body, which is h2o's, is cut off before the job leaves the loop.
  */
 #include "server/http_server.h"
 
@@ -40,8 +42,9 @@
 
 #include <h2o.h>
 
-#include "server/dbpool.h"
+#include "base/alloc.h"
 #include "base/log.h"
+#include "server/dbpool.h"
 
 /* Handlers parse JSON nested up to 2048 levels; jansson needs ~1 MB for that. */
 #define HTTP_STACK_BYTES (8u * 1024 * 1024)
@@ -105,12 +108,11 @@ struct http_job {
     h2o_multithread_message_t msg; /* the way home to the owning loop */
     http_loop_t *owner;
     http_call_t call;
-    http_handler_fn handler;
+    const http_handler_t *handler;
     const char *content_type;      /* negotiated; static storage */
     h2o_req_t *req;                /* NULL once h2o has freed the request */
     http_guard_t *guard;
-    char *body_copy;               /* the body, copied when the job leaves the loop */
-    char *log_target;              /* method and path, copied likewise */
+    char *log_target;              /* method and path, copied when the job leaves the loop */
     struct timespec started;
 };
 
@@ -118,9 +120,7 @@ struct http_job {
 
 static http_job_t *http_job_new(http_loop_t *loop)
 {
-    http_job_t *job = calloc(1, sizeof *job);
-    if (job == NULL)
-        return NULL;
+    http_job_t *job = xcalloc(1, sizeof *job);
     clock_gettime(CLOCK_MONOTONIC, &job->started);
     job->owner = loop;
     job->call.reg = loop->srv->reg;
@@ -132,7 +132,6 @@ static http_job_t *http_job_new(http_loop_t *loop)
 static void http_job_free(http_job_t *job)
 {
     http_call_clear(&job->call);
-    free(job->body_copy);
     free(job->log_target);
     free(job);
 }
@@ -176,9 +175,7 @@ static const char *http_reason(int status)
 static char *http_log_target_new(const h2o_req_t *req)
 {
     size_t cap = HTTP_LOG_TARGET_MAX;
-    char *out = malloc(cap + 8);
-    if (out == NULL)
-        return NULL;
+    char *out = xmalloc(cap + 8);
     size_t o = 0;
     const h2o_iovec_t parts[2] = {req->method, req->path};
     for (int p = 0; p < 2; p++) {
@@ -277,7 +274,8 @@ static int http_decode(http_job_t *job, h2o_req_t *req)
         http_reply_error(c, 400, "Invalid request target: bad percent-encoding or not UTF-8");
         return -1;
     }
-    rc = http_route_find(c->method, c->seg, c->nseg, &job->handler);
+    rc = http_route_lookup(http_routes, http_route_count, c->method, c->seg, c->nseg, &c->route,
+                           &job->handler);
     if (rc != 200) {
         http_reply_error(c, rc, rc == 404 ? "HTTP 404 Not Found" : "HTTP 405 Method Not Allowed");
         return -1;
@@ -303,17 +301,16 @@ static int http_on_req(h2o_handler_t *self, h2o_req_t *req)
 {
     http_loop_t *loop = H2O_STRUCT_FROM_MEMBER(http_loop_t, ctx, req->conn->ctx);
     http_job_t *job = http_job_new(loop);
-    if (job == NULL) {
-        static const char oom[] = "{\"error_code\":500,\"message\":\"Out of memory\"}";
-        req->res.status = 500;
-        req->res.reason = "Internal Server Error";
-        req->res.content_length = sizeof oom - 1;
-        h2o_send_inline(req, oom, sizeof oom - 1);
-        return 0;
-    }
-    if (http_decode(job, req) == 0 && job->handler(&job->call, NULL) == HTTP_NEED_DB) {
-        http_submit(job, req);
-        return 0;
+    if (http_decode(job, req) == 0) {
+        const http_handler_t *h = job->handler;
+        /* The memory part answers or declines; without one, straight to a worker. */
+        http_outcome_t o = h->loop ? h->loop(&job->call) : HTTP_TO_DB;
+        if (o == HTTP_TO_DB && h->db != NULL) {
+            http_submit(job, req);
+            return 0;
+        }
+        if (o == HTTP_TO_DB)
+            http_reply_error(&job->call, 500, "The request handler has no database part");
     }
     http_finish_on_loop(job, req);
     return 0;
@@ -329,7 +326,7 @@ static void http_guard_dispose(void *p)
 }
 
 /*
- * Worker thread: the handler's second run, then home to the owning loop.
+ * Worker thread: the handler's database part, then home to the owning loop.
  * A 5xx may mean the connection died, so the pool gets a fresh one; a
  * needless reconnect costs milliseconds, a dead connection every request.
  */
@@ -338,8 +335,8 @@ static int http_job_run_db(dbpool_job_t *pool_job, store_t *db)
     http_job_t *job = (http_job_t *)pool_job;
     if (db == NULL)
         http_reply_error(&job->call, 50001, "Error while connecting to the database");
-    else if (job->handler(&job->call, db) != HTTP_DONE)
-        http_reply_error(&job->call, 500, "The request handler asked for the database twice");
+    else
+        job->handler->db(&job->call, db);
     int suspect = job->call.status >= 500;
     /* The job belongs to the loop from here on. */
     h2o_multithread_send_message(&job->owner->done_recv, &job->msg);
@@ -347,9 +344,10 @@ static int http_job_run_db(dbpool_job_t *pool_job, store_t *db)
 }
 
 /*
- * Hands a job to the pool. Whatever the handler's first run left in the
- * reply is dropped, and the body is copied: HTTP/2 frees the request (and
- * its body) as soon as the client resets the stream.
+ * Hands a job to the pool. Whatever the memory part left in the reply is
+ * dropped, and the body is cut off: the memory part decoded what the
+ * database part needs into the call, and HTTP/2 frees the request (and its
+ * body) as soon as the client resets the stream.
  */
 static void http_submit(http_job_t *job, h2o_req_t *req)
 {
@@ -358,18 +356,9 @@ static void http_submit(http_job_t *job, h2o_req_t *req)
     c->reply = NULL;
     c->reply_len = 0;
     c->status = 0;
+    c->body = NULL;
+    c->body_len = 0;
     job->log_target = http_log_target_new(req);
-    if (c->body != NULL) {
-        job->body_copy = malloc(c->body_len + 1);
-        if (job->body_copy == NULL) {
-            http_reply_error(c, 500, "Out of memory");
-            http_finish_on_loop(job, req);
-            return;
-        }
-        memcpy(job->body_copy, c->body, c->body_len);
-        job->body_copy[c->body_len] = '\0';
-        c->body = job->body_copy;
-    }
     job->guard = h2o_mem_alloc_shared(&req->pool, sizeof *job->guard, http_guard_dispose);
     job->guard->job = job;
     job->req = req;
@@ -790,13 +779,13 @@ static void http_teardown(http_server_t *srv)
 http_server_t *http_server_new(const server_config_t *cfg, char **error)
 {
     *error = NULL;
-    http_server_t *srv = calloc(1, sizeof *srv);
+    http_server_t *srv = xcalloc(1, sizeof *srv);
     if (srv == NULL)
         return NULL;
     srv->cfg = cfg;
     srv->listen_fd = -1;
     srv->nloops = cfg->threads > 0 ? (size_t)cfg->threads : 1;
-    srv->loops = calloc(srv->nloops, sizeof *srv->loops);
+    srv->loops = xcalloc(srv->nloops, sizeof *srv->loops);
     if (srv->loops == NULL) {
         free(srv);
         return NULL;

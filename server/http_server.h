@@ -84,7 +84,7 @@ void http_call_clear(http_call_t *c);
 /* 1 when s[0..len) is well-formed UTF-8 (no overlongs, no surrogates). */
 int http_utf8_valid(const char *s, size_t len);
 
-/* ---- 3. Media types (rest-api.md 1.2) -------------------------------------- */
+/* ---- 3. Media types (docs/api.md) ------------------------------------------ */
 
 extern const char HTTP_MEDIA_V1[];       /* application/vnd.schemaregistry.v1+json */
 extern const char HTTP_MEDIA_SR[];       /* application/vnd.schemaregistry+json */
@@ -104,11 +104,17 @@ const char *http_media_negotiate(const char *accept, size_t len);
 /*
  * http_route_find over an explicit table (tests use their own). A pattern
  * matches when it has as many segments as the path and each literal equals
- * its segment; "*" matches any one segment. Of the patterns that match and
- * have a handler for the method, the most specific wins: at the first
- * segment where two differ, a literal beats "*". Returns 200, 404 or 405.
+ * its segment; "{name}" (or "*") matches any one segment. Of the patterns
+ * that match and have a handler for the method, the most specific wins: at
+ * the first segment where two differ, a literal beats a parameter. Returns
+ * 200, 404 or 405; *route (when not NULL) gets the winning route.
  */
 int http_route_match(const http_route_t *routes, size_t nroutes, http_method_t method,
-                     char *const *seg, size_t nseg, http_handler_fn *handler);
+                     char *const *seg, size_t nseg, const http_handler_t **handler);
+int http_route_lookup(const http_route_t *routes, size_t nroutes, http_method_t method,
+                      char *const *seg, size_t nseg, const http_route_t **route,
+                      const http_handler_t **handler);
+/* The index of the segment "{name}" names in pattern, or -1. */
+int http_route_param_index(const char *pattern, const char *name);
 
 #endif

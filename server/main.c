@@ -19,9 +19,9 @@
 #include <unistd.h>
 
 #include "compat/level.h"
-#include "registry/pg_embedded.h"
+#include "store/pg_embedded.h"
 #include "registry/registry.h"
-#include "registry/store.h"
+#include "store/store.h"
 #include "server/config.h"
 #include "server/http_server.h"
 #include "base/log.h"

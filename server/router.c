@@ -4,8 +4,9 @@
  * Patterns are read in place on every lookup: the table is a few dozen
  * short strings, and comparing them costs less than the HTTP parsing that
  * came before. Specificity is a bit mask with one bit per segment position,
- * set where the pattern has "*", most significant first: the lower mask is
- * the more specific pattern (a literal beats "*" at the first difference).
+ * set where the pattern has a parameter ("{name}" or "*"), most significant
+ * first: the lower mask is the more specific pattern (a literal beats a
+ * parameter at the first difference).
  */
 #include <stdint.h>
 #include <string.h>
@@ -14,7 +15,7 @@
 
 #define ROUTER_MAX_SEGMENTS 63
 
-static http_handler_fn router_method_handler(const http_route_t *r, http_method_t method)
+static const http_handler_t *router_method_handler(const http_route_t *r, http_method_t method)
 {
     switch (method) {
     case HTTP_GET:
@@ -29,6 +30,27 @@ static http_handler_fn router_method_handler(const http_route_t *r, http_method_
     default:
         return NULL;
     }
+}
+
+static int router_is_param(const char *p, size_t len)
+{
+    return (len == 1 && p[0] == '*') || (len >= 2 && p[0] == '{' && p[len - 1] == '}');
+}
+
+int http_route_param_index(const char *pattern, const char *name)
+{
+    size_t nlen = strlen(name);
+    const char *p = *pattern == '/' ? pattern + 1 : pattern;
+    for (int k = 0; *p; k++) {
+        const char *slash = strchr(p, '/');
+        size_t len = slash ? (size_t)(slash - p) : strlen(p);
+        if (len == nlen + 2 && p[0] == '{' && memcmp(p + 1, name, nlen) == 0)
+            return k;
+        p += len;
+        if (*p == '/')
+            p++;
+    }
+    return -1;
 }
 
 /*
@@ -47,7 +69,7 @@ static int router_pattern_match(const char *pattern, char *const *seg, size_t ns
         size_t len = slash ? (size_t)(slash - p) : strlen(p);
         if (k >= nseg)
             return 0;
-        if (len == 1 && p[0] == '*')
+        if (router_is_param(p, len))
             m |= UINT64_C(1) << (ROUTER_MAX_SEGMENTS - k);
         else if (strlen(seg[k]) != len || memcmp(seg[k], p, len) != 0)
             return 0;
@@ -62,14 +84,17 @@ static int router_pattern_match(const char *pattern, char *const *seg, size_t ns
     return 1;
 }
 
-int http_route_match(const http_route_t *routes, size_t nroutes, http_method_t method,
-                     char *const *seg, size_t nseg, http_handler_fn *handler)
+int http_route_lookup(const http_route_t *routes, size_t nroutes, http_method_t method,
+                      char *const *seg, size_t nseg, const http_route_t **route,
+                      const http_handler_t **handler)
 {
     int path_matched = 0;
     uint64_t best_mask = UINT64_MAX;
-    http_handler_fn best = NULL;
+    const http_route_t *best = NULL;
 
     *handler = NULL;
+    if (route)
+        *route = NULL;
     if (nseg > ROUTER_MAX_SEGMENTS)
         return 404;
     for (size_t i = 0; i < nroutes; i++) {
@@ -77,20 +102,27 @@ int http_route_match(const http_route_t *routes, size_t nroutes, http_method_t m
         if (!router_pattern_match(routes[i].pattern, seg, nseg, &mask))
             continue;
         path_matched = 1;
-        http_handler_fn fn = router_method_handler(&routes[i], method);
-        if (fn != NULL && (best == NULL || mask < best_mask)) {
-            best = fn;
+        if (router_method_handler(&routes[i], method) != NULL && (best == NULL || mask < best_mask)) {
+            best = &routes[i];
             best_mask = mask;
         }
     }
     if (best != NULL) {
-        *handler = best;
+        *handler = router_method_handler(best, method);
+        if (route)
+            *route = best;
         return 200;
     }
     return path_matched ? 405 : 404;
 }
 
-int http_route_find(http_method_t method, char *const *seg, size_t nseg, http_handler_fn *handler)
+int http_route_match(const http_route_t *routes, size_t nroutes, http_method_t method,
+                     char *const *seg, size_t nseg, const http_handler_t **handler)
 {
-    return http_route_match(http_routes, http_route_count, method, seg, nseg, handler);
+    return http_route_lookup(routes, nroutes, method, seg, nseg, NULL, handler);
+}
+
+int http_route_find(http_method_t method, char *const *seg, size_t nseg, const http_handler_t **handler)
+{
+    return http_route_lookup(http_routes, http_route_count, method, seg, nseg, NULL, handler);
 }

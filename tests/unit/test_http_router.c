@@ -14,11 +14,12 @@
 #include "server/http_server.h"
 
 /* Distinct handlers, so a test can tell which route won. */
-static http_outcome_t h_a(http_call_t *c, store_t *db) { return HTTP_DONE; }
-static http_outcome_t h_b(http_call_t *c, store_t *db) { return HTTP_DONE; }
-static http_outcome_t h_c(http_call_t *c, store_t *db) { return HTTP_DONE; }
-static http_outcome_t h_d(http_call_t *c, store_t *db) { return HTTP_DONE; }
-static http_outcome_t h_e(http_call_t *c, store_t *db) { return HTTP_DONE; }
+static http_outcome_t on_loop(http_call_t *c) { return HTTP_DONE; }
+static const http_handler_t h_a[1] = {{on_loop, NULL}};
+static const http_handler_t h_b[1] = {{on_loop, NULL}};
+static const http_handler_t h_c[1] = {{on_loop, NULL}};
+static const http_handler_t h_d[1] = {{on_loop, NULL}};
+static const http_handler_t h_e[1] = {{on_loop, NULL}};
 
 /* Wildcards first, so a router that takes the first match fails these tests. */
 static const http_route_t routes[] = {
@@ -36,7 +37,7 @@ static const http_route_t routes[] = {
 #define NROUTES (sizeof routes / sizeof routes[0])
 
 /* Matches a path written as "/a/b/c" (no decoding here) and returns the status. */
-static int route(http_method_t m, const char *path, http_handler_fn *fn)
+static int route(http_method_t m, const char *path, const http_handler_t **fn)
 {
     char buf[512];
     char *seg[64];
@@ -56,7 +57,7 @@ static int route(http_method_t m, const char *path, http_handler_fn *fn)
 
 static void test_root(void **state)
 {
-    http_handler_fn fn;
+    const http_handler_t *fn;
     assert_int_equal(route(HTTP_GET, "/", &fn), 200);
     assert_ptr_equal(fn, h_a);
     assert_int_equal(route(HTTP_POST, "/", &fn), 200);
@@ -67,7 +68,7 @@ static void test_root(void **state)
 
 static void test_literal_beats_wildcard(void **state)
 {
-    http_handler_fn fn;
+    const http_handler_t *fn;
     assert_int_equal(route(HTTP_GET, "/schemas/ids/7/schema", &fn), 200);
     assert_ptr_equal(fn, h_d);
     assert_int_equal(route(HTTP_GET, "/schemas/ids/7/other", &fn), 200);
@@ -81,7 +82,7 @@ static void test_literal_beats_wildcard(void **state)
 
 static void test_method_decides_between_matching_patterns(void **state)
 {
-    http_handler_fn fn;
+    const http_handler_t *fn;
     /* The literal "latest" route has only POST; GET falls back to the wildcard route. */
     assert_int_equal(route(HTTP_GET, "/subjects/s/versions/latest", &fn), 200);
     assert_ptr_equal(fn, h_a);
@@ -94,7 +95,7 @@ static void test_method_decides_between_matching_patterns(void **state)
 
 static void test_segment_count_must_match(void **state)
 {
-    http_handler_fn fn;
+    const http_handler_t *fn;
     assert_int_equal(route(HTTP_GET, "/config", &fn), 200);
     assert_ptr_equal(fn, h_a);
     assert_int_equal(route(HTTP_GET, "/config/s", &fn), 200);
@@ -106,7 +107,7 @@ static void test_segment_count_must_match(void **state)
 
 static void test_404_and_405(void **state)
 {
-    http_handler_fn fn = h_a;
+    const http_handler_t *fn = h_a;
     assert_int_equal(route(HTTP_GET, "/associations/resources/x/y", &fn), 404);
     assert_null(fn);
     assert_int_equal(route(HTTP_GET, "/Config", &fn), 404);   /* literals are case-sensitive */
@@ -117,7 +118,7 @@ static void test_404_and_405(void **state)
 
 static void test_head_uses_get(void **state)
 {
-    http_handler_fn fn;
+    const http_handler_t *fn;
     assert_int_equal(route(HTTP_HEAD, "/schemas/ids/1/schema", &fn), 200);
     assert_ptr_equal(fn, h_d);
     assert_int_equal(route(HTTP_HEAD, "/subjects/s/versions/latest", &fn), 200);
@@ -127,7 +128,7 @@ static void test_head_uses_get(void **state)
 static void test_wildcard_matches_odd_segments(void **state)
 {
     /* Decoded segments may hold '/', '*' or nothing at all. */
-    http_handler_fn fn;
+    const http_handler_t *fn;
     char *seg[] = {"config", "a/b"};
     assert_int_equal(http_route_match(routes, NROUTES, HTTP_PUT, seg, 2, &fn), 200);
     assert_ptr_equal(fn, h_e);
@@ -143,7 +144,7 @@ static void test_very_long_paths(void **state)
     char *seg[200];
     for (size_t i = 0; i < 200; i++)
         seg[i] = "x";
-    http_handler_fn fn;
+    const http_handler_t *fn;
     assert_int_equal(http_route_match(routes, NROUTES, HTTP_GET, seg, 200, &fn), 404);
 }
 
@@ -167,7 +168,7 @@ static void test_route_table_is_well_formed(void **state)
 
 static void test_route_table_has_root_and_no_associations(void **state)
 {
-    http_handler_fn fn;
+    const http_handler_t *fn;
     assert_int_equal(http_route_find(HTTP_GET, NULL, 0, &fn), 200);   /* the liveness probe */
     /* Newer Java serializers need a plain 404 here to fall back to topic naming. */
     char *assoc[] = {"associations", "resources", "-", "orders"};

@@ -9,7 +9,7 @@
  *   5. Leftovers of a crash
  *   6. Start and stop
  */
-#include "registry/pg_embedded.h"
+#include "store/pg_embedded.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -28,6 +28,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "base/alloc.h"
 
 #define PGEMBED_PORT "5432"          /* only names the socket file; TCP stays off */
 #define PGEMBED_OUTPUT_MAX 8192      /* tail of a tool's output kept for error messages */
@@ -61,7 +63,7 @@ static char *pgembed_fmt(const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     if (vasprintf(&s, fmt, ap) < 0)
-        s = NULL;
+        base_oom(0);
     va_end(ap);
     return s;
 }
@@ -173,7 +175,7 @@ static int pgembed_run(const pgembed_t *pg, char *const argv[], char **output)
         _exit(127);
     }
     close(fds[1]);
-    char *buf = calloc(1, PGEMBED_OUTPUT_MAX);
+    char *buf = xcalloc(1, PGEMBED_OUTPUT_MAX);
     size_t len = 0;
     char chunk[4096];
     ssize_t n;
@@ -308,7 +310,7 @@ static int pgembed_private_dir(const pgembed_t *pg, const char *path, char **err
 static char *pgembed_conninfo_quote(const char *value)
 {
     size_t n = strlen(value);
-    char *out = malloc(2 * n + 3);
+    char *out = xmalloc(2 * n + 3);
     if (out == NULL)
         return NULL;
     size_t o = 0;
@@ -387,7 +389,7 @@ static char *pgembed_read_line(const char *path)
     if (line == NULL)
         return NULL;
     line[strcspn(line, "\r\n")] = '\0';
-    return line[0] == '/' ? strdup(line) : NULL;
+    return line[0] == '/' ? xstrdup(line) : NULL;
 }
 
 static int pgembed_write_line(const char *path, const char *line, char **error)
@@ -420,7 +422,7 @@ static int pgembed_pick_home(pgembed_t *pg, char **error)
     char version[PATH_MAX + 32];
     snprintf(version, sizeof version, "%s/pgdata/PG_VERSION", pg->data_dir);
     if (!pg->drop || access(version, F_OK) == 0 || pgembed_user_can_reach(pg, pg->data_dir)) {
-        pg->home = strdup(pg->data_dir);
+        pg->home = xstrdup(pg->data_dir);
         return pg->home ? 0 : (*error = pgembed_fmt("out of memory"), -1);
     }
     pg->home = pgembed_fmt(PGEMBED_ROOT_HOMES "/%016llx", pgembed_path_key(pg->data_dir));
@@ -458,7 +460,7 @@ static int pgembed_layout(pgembed_t *pg, const char *data_dir, char **error)
     }
     if (pgembed_lock(pg, abs, error) != 0)
         return -1;
-    pg->data_dir = strdup(abs);
+    pg->data_dir = xstrdup(abs);
     if (pg->data_dir == NULL || pgembed_pick_home(pg, error) != 0)
         return pg->data_dir ? -1 : (*error = pgembed_fmt("out of memory"), -1);
     if (pg->drop && !pgembed_user_can_reach(pg, pg->home)) {
@@ -656,7 +658,7 @@ static int pgembed_ctl_start(const pgembed_t *pg, char **error)
 pgembed_t *pgembed_start(const char *data_dir, pgembed_notice_fn notice, char **error)
 {
     *error = NULL;
-    pgembed_t *pg = calloc(1, sizeof *pg);
+    pgembed_t *pg = xcalloc(1, sizeof *pg);
     if (pg == NULL)
         return NULL;
     pg->lock_fd = -1;

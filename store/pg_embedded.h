@@ -19,8 +19,8 @@
  * A postmaster left behind by a server that crashed is stopped before the
  * new one starts; a stale postmaster.pid is removed.
  */
-#ifndef REGISTRY_PG_EMBEDDED_H
-#define REGISTRY_PG_EMBEDDED_H
+#ifndef STORE_PG_EMBEDDED_H
+#define STORE_PG_EMBEDDED_H
 
 typedef struct pgembed pgembed_t;
 

@@ -1,0 +1,92 @@
+/*
+ * reload: publishing what the database says -- a scope reloaded into the
+ * index, and the write transaction that ends in one.
+ */
+#include "registry/internal.h"
+
+#include <stdint.h>
+
+/* ---- Reloading scopes ---------------------------------------------------- */
+
+static pthread_mutex_t *reload_lock(registry_t *reg, const char *scope)
+{
+    uint32_t h = 2166136261u;
+    for (const unsigned char *p = (const unsigned char *)scope; *p; p++)
+        h = (h ^ *p) * 16777619u;
+    return &reg->reload_locks[h % RELOAD_STRIPES];
+}
+
+/* Schema rows a fresh subject names that this node has not seen yet
+ * (written by another node). */
+static reg_code_t load_missing_schemas(registry_t *reg, store_t *db, const reg_subject_t *fresh,
+                                       reg_error_t *err)
+{
+    for (size_t i = 0; i < fresh->n; i++) {
+        reg_schema_t *known = index_schema(reg->idx, fresh->v[i].schema_id, 0);
+        reg_schema_release(known);
+        if (known)
+            continue;
+        reg_schema_t *s;
+        store_rc_t rc = store_load_schema(db, fresh->v[i].schema_id, &s);
+        if (rc == STORE_OK)
+            index_publish_schema(reg->idx, s);
+        else if (rc != STORE_NOT_FOUND)
+            return reg_store(err, db, rc);
+    }
+    return REG_OK;
+}
+
+static reg_code_t reload_scope_locked(registry_t *reg, store_t *db, const char *scope, reg_error_t *err)
+{
+    if (!*scope) {
+        json_t *config;
+        char *mode;
+        store_rc_t rc = store_load_global(db, &config, &mode);
+        if (rc == STORE_OK)
+            index_publish_global(reg->idx, config, mode);
+        return reg_store(err, db, rc);
+    }
+    reg_subject_t *fresh;
+    store_rc_t rc = store_load_subject(db, scope, &fresh);
+    if (rc != STORE_OK)
+        return reg_store(err, db, rc);
+    reg_code_t code = load_missing_schemas(reg, db, fresh, err);
+    if (code != REG_OK) {
+        reg_subject_free(fresh);
+        return code;
+    }
+    index_publish_subject(reg->idx, fresh);
+    return REG_OK;
+}
+
+reg_code_t registry_reload_scope(registry_t *reg, store_t *db, const char *scope, reg_error_t *err)
+{
+    pthread_mutex_t *lock = reload_lock(reg, scope);
+    pthread_mutex_lock(lock);
+    reg_code_t rc = reload_scope_locked(reg, db, scope, err);
+    pthread_mutex_unlock(lock);
+    return rc;
+}
+
+/* ---- Write transactions --------------------------------------------------- */
+
+reg_code_t registry_write_tx(registry_t *reg, store_t *db, const char *scope, registry_tx_fn body,
+                             void *arg, reg_error_t *err)
+{
+    reg_code_t rc = reg_store(err, db, store_begin(db));
+    if (rc != REG_OK)
+        return rc;
+    rc = reg_store(err, db, store_lock_scope(db, scope));
+    if (rc == REG_OK)
+        rc = body(reg, db, arg, err);
+    if (rc == REG_OK)
+        rc = reg_store(err, db, store_change(db, scope));
+    if (rc == REG_OK)
+        rc = reg_store(err, db, store_commit(db));
+    if (rc != REG_OK) {
+        store_rollback(db);
+        return rc;
+    }
+    /* Committed: publish to this node's index at once (others follow the feed). */
+    return registry_reload_scope(reg, db, scope, err);
+}

@@ -1,0 +1,84 @@
+/*
+ * record: what the store returns and the index keeps -- schema rows (immutable,
+ * refcounted), subject versions and a subject's stored state. A record is
+ * built once (by the store, or by the registry for a row it is about to
+ * write) and never edited after it is shared; a subject is replaced whole.
+ *
+ * Contents
+ *   1. References
+ *   2. Schema rows
+ *   3. Subjects and versions
+ *
+ * Ownership: reg_schema_t is refcounted (_retain/_release; the creator holds
+ * the first reference). reg_subject_t has one owner (_free).
+ */
+#ifndef STORE_RECORD_H
+#define STORE_RECORD_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compat/schema.h"
+
+/* ---- 1. References ------------------------------------------------------ */
+
+typedef struct reg_ref {
+    char *name;
+    char *subject;
+    int version;
+} reg_ref_t;
+
+/* ---- 2. Schema rows ----------------------------------------------------- */
+
+#define REG_KEY_LEN 16   /* MD5 identity key (docs/architecture.md, "Storage") */
+
+typedef struct reg_schema {
+    int id;
+    schema_type_t type;
+    char *text;                     /* canonical text as stored */
+    size_t text_len;
+    unsigned char key[REG_KEY_LEN];
+    reg_ref_t *refs;
+    size_t nrefs;
+    int64_t ts_ms;
+    int refcount;                   /* atomic */
+    schema_t *parsed;               /* lazily parsed model, set once (atomic CAS) */
+} reg_schema_t;
+
+reg_schema_t *reg_schema_new(int id, schema_type_t type, const char *text,
+                             const unsigned char key[REG_KEY_LEN], int64_t ts_ms);
+void reg_schema_add_ref(reg_schema_t *s, const char *name, const char *subject, int version);
+void reg_schema_retain(reg_schema_t *s);
+void reg_schema_release(reg_schema_t *s);
+
+/* ---- 3. Subjects -------------------------------------------------------- */
+
+typedef struct reg_version {
+    int version;
+    int schema_id;
+    int deleted;
+    int64_t ts_ms;
+} reg_version_t;
+
+/* A subject's stored state as one snapshot; replaced whole on reload. */
+typedef struct reg_subject {
+    char *name;
+    reg_version_t *v;   /* ascending by version */
+    size_t n;
+    json_t *config;     /* subject-level config, ConfigUpdate shape; NULL when unset */
+    char *mode;         /* subject-level mode name as stored; NULL when unset */
+} reg_subject_t;
+
+reg_subject_t *reg_subject_new(const char *name);
+void reg_subject_add_version(reg_subject_t *s, int version, int schema_id, int deleted, int64_t ts);
+void reg_subject_free(reg_subject_t *s);
+/* 1 when the subject has no versions, no config and no mode (it can be forgotten). */
+int reg_subject_is_empty(const reg_subject_t *s);
+/* The highest live version, or NULL. Borrowed from s. */
+const reg_version_t *reg_subject_latest(const reg_subject_t *s);
+/* version -1 = the latest live one. Borrowed from s. */
+const reg_version_t *reg_subject_find(const reg_subject_t *s, int version);
+int reg_subject_live_count(const reg_subject_t *s);
+
+#endif

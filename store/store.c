@@ -1,0 +1,616 @@
+/*
+ * store: libpq, blocking, one connection per thread. Every statement is
+ * parameterized; results are turned into records (store/record.h) right
+ * here so no other module sees a PGresult, and every failure is classified
+ * here (store_classify) so no caller reads PostgreSQL's text.
+ */
+#include "store/store.h"
+
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "store/migrations.h"
+
+struct store {
+    PGconn *conn;
+    char *error;     /* the last failure's message, malloc'd; NULL when none */
+};
+
+/* ---- 1. Result codes ------------------------------------------------------ */
+
+const char *store_error(const store_t *db)
+{
+    return db && db->error ? db->error : "";
+}
+
+/* The failure's code, from SQLSTATE and the violated constraint. */
+static store_rc_t store_classify(store_t *db, PGresult *res)
+{
+    if (PQstatus(db->conn) != CONNECTION_OK)
+        return STORE_CONN_LOST;
+    const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+    if (!state)
+        return STORE_ERROR;
+    if (!strcmp(state, "57014") || !strcmp(state, "55P03"))
+        return STORE_TIMEOUT;
+    if (!strcmp(state, "25006"))
+        return STORE_READ_ONLY;
+    if (!strcmp(state, "23505")) {
+        /* Constraint names as PostgreSQL derives them from migrations/0001. */
+        const char *constraint = PQresultErrorField(res, PG_DIAG_CONSTRAINT_NAME);
+        if (constraint && !strcmp(constraint, "schemas_schema_type_identity_key_key"))
+            return STORE_CONFLICT_IDENTITY;
+        if (constraint && !strcmp(constraint, "schemas_pkey"))
+            return STORE_CONFLICT_ID;
+    }
+    return STORE_ERROR;
+}
+
+/* Records "Error while <what>: <message>" on db and returns rc. */
+static store_rc_t store_fail_with(store_t *db, store_rc_t rc, const char *what, const char *message)
+{
+    free(db->error);
+    db->error = xasprintf("Error while %s%s%s", what, message ? ": " : "", message ? message : "");
+    size_t n = strlen(db->error);
+    while (n > 0 && (db->error[n - 1] == '\n' || db->error[n - 1] == ' '))
+        db->error[--n] = '\0';
+    return rc;
+}
+
+static store_rc_t store_failed(store_t *db, PGresult *res, const char *what)
+{
+    store_rc_t rc = store_classify(db, res);
+    PQclear(res);
+    return store_fail_with(db, rc, what, PQerrorMessage(db->conn));
+}
+
+/* Runs one parameterized statement; *out gets the result when it returned rows. */
+static store_rc_t store_query(store_t *db, const char *sql, int n, const char *const *params,
+                              PGresult **out, const char *what)
+{
+    PGresult *res = PQexecParams(db->conn, sql, n, NULL, params, NULL, NULL, 0);
+    ExecStatusType st = PQresultStatus(res);
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
+        return store_failed(db, res, what);
+    if (out)
+        *out = res;
+    else
+        PQclear(res);
+    return STORE_OK;
+}
+
+/* ---- 2. Connection, transactions, migrations --------------------------------- */
+
+static void store_notice_quiet(void *arg, const char *message)
+{
+    (void)arg;
+    (void)message;   /* NOTICEs ("already exists, skipping") are not events */
+}
+
+store_t *store_open(const char *conninfo, char **error)
+{
+    PGconn *conn = PQconnectdb(conninfo);
+    if (PQstatus(conn) != CONNECTION_OK) {
+        if (error)
+            *error = xstrdup(PQerrorMessage(conn));
+        PQfinish(conn);
+        return NULL;
+    }
+    PQsetNoticeProcessor(conn, store_notice_quiet, NULL);
+    store_t *db = xcalloc(1, sizeof *db);
+    db->conn = conn;
+    return db;
+}
+
+void store_close(store_t *db)
+{
+    if (!db)
+        return;
+    PQfinish(db->conn);
+    free(db->error);
+    free(db);
+}
+
+static store_rc_t store_exec_script(store_t *db, const char *sql)
+{
+    PGresult *res = PQexec(db->conn, sql);
+    ExecStatusType st = PQresultStatus(res);
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
+        return store_failed(db, res, "running a migration");
+    PQclear(res);
+    return STORE_OK;
+}
+
+store_rc_t store_begin(store_t *db)
+{
+    if (PQstatus(db->conn) != CONNECTION_OK) {
+        PQreset(db->conn);
+        if (PQstatus(db->conn) != CONNECTION_OK)
+            return store_fail_with(db, STORE_CONN_LOST, "connecting to the database", NULL);
+    }
+    return store_query(db, "BEGIN", 0, NULL, NULL, "starting a transaction");
+}
+
+store_rc_t store_commit(store_t *db)
+{
+    return store_query(db, "COMMIT", 0, NULL, NULL, "committing");
+}
+
+void store_rollback(store_t *db)
+{
+    PQclear(PQexec(db->conn, "ROLLBACK"));
+}
+
+store_rc_t store_lock_scope(store_t *db, const char *scope)
+{
+    const char *p[1] = {scope};
+    return store_query(db, "SELECT pg_advisory_xact_lock(hashtextextended($1, 7))", 1, p, NULL,
+                       "locking the subject");
+}
+
+/* Session-level advisory lock: several nodes starting together migrate once. */
+#define MIGRATION_LOCK_SQL "SELECT pg_advisory_lock(4242001)"
+#define MIGRATION_UNLOCK_SQL "SELECT pg_advisory_unlock(4242001)"
+
+static store_rc_t migration_apply(store_t *db, const store_migration_t *m)
+{
+    /* Checked under the lock, so a node that waited sees the others' work. */
+    const char *p[1] = {m->name};
+    PGresult *res = NULL;
+    store_rc_t rc = store_query(db, "SELECT 1 FROM schema_migrations WHERE name = $1", 1, p, &res,
+                                "reading migrations");
+    if (rc != STORE_OK)
+        return rc;
+    int applied = PQntuples(res) > 0;
+    PQclear(res);
+    if (applied)
+        return STORE_OK;
+    if ((rc = store_begin(db)) != STORE_OK)
+        return rc;
+    if ((rc = store_exec_script(db, m->sql)) != STORE_OK ||
+        (rc = store_query(db, "INSERT INTO schema_migrations (name) VALUES ($1)", 1, p, NULL,
+                          "recording a migration")) != STORE_OK ||
+        (rc = store_commit(db)) != STORE_OK)
+        store_rollback(db);
+    return rc;
+}
+
+store_rc_t store_migrate(store_t *db)
+{
+    store_rc_t rc = store_exec_script(db, MIGRATION_LOCK_SQL);
+    if (rc == STORE_OK)
+        rc = store_exec_script(db,
+                               "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                               " name text PRIMARY KEY,"
+                               " applied_at timestamptz NOT NULL DEFAULT now())");
+    /* Names are compiled in (migrations/ file names), never request data. */
+    for (size_t i = 0; rc == STORE_OK && i < store_migration_count; i++)
+        rc = migration_apply(db, &store_migrations[i]);
+    char *kept = rc == STORE_OK ? NULL : xstrdup(store_error(db));
+    PQclear(PQexec(db->conn, MIGRATION_UNLOCK_SQL));
+    if (kept) {
+        free(db->error);
+        db->error = kept;
+    }
+    return rc;
+}
+
+/* ---- 3. Loading ----------------------------------------------------------- */
+
+static int hexval(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c - 'A' + 10;
+}
+
+/* Columns: id, schema_type, schema_text, encode(identity_key,'hex'), refs::text, ts_ms */
+#define SCHEMA_COLUMNS                                                                            \
+    "id, schema_type, schema_text, encode(identity_key, 'hex'), refs::text, "                    \
+    "(extract(epoch from created_at) * 1000)::bigint"
+
+static reg_schema_t *schema_from_row(PGresult *res, int row)
+{
+    schema_type_t type = SCHEMA_AVRO;
+    schema_type_parse(PQgetvalue(res, row, 1), &type);
+    unsigned char key[REG_KEY_LEN] = {0};
+    const char *hex = PQgetvalue(res, row, 3);
+    for (int i = 0; i < REG_KEY_LEN && hex[2 * i] && hex[2 * i + 1]; i++)
+        key[i] = (unsigned char)(hexval(hex[2 * i]) << 4 | hexval(hex[2 * i + 1]));
+    reg_schema_t *s = reg_schema_new(atoi(PQgetvalue(res, row, 0)), type, PQgetvalue(res, row, 2),
+                                     key, strtoll(PQgetvalue(res, row, 5), NULL, 10));
+    json_t *refs = json_loads(PQgetvalue(res, row, 4), 0, NULL);
+    size_t i;
+    json_t *r;
+    json_array_foreach(refs, i, r)
+    {
+        reg_schema_add_ref(s, json_string_value(json_object_get(r, "name")),
+                           json_string_value(json_object_get(r, "subject")),
+                           (int)json_integer_value(json_object_get(r, "version")));
+    }
+    json_decref(refs);
+    return s;
+}
+
+static json_t *config_from_text(const char *text)
+{
+    return json_loads(text, 0, NULL);
+}
+
+static store_rc_t store_load_schemas(store_t *db, store_snapshot_t *out)
+{
+    PGresult *res = NULL;
+    store_rc_t rc = store_query(db, "SELECT " SCHEMA_COLUMNS " FROM schemas", 0, NULL, &res,
+                                "loading schemas");
+    if (rc != STORE_OK)
+        return rc;
+    out->nschemas = (size_t)PQntuples(res);
+    out->schemas = xcalloc(out->nschemas + 1, sizeof *out->schemas);
+    for (size_t i = 0; i < out->nschemas; i++)
+        out->schemas[i] = schema_from_row(res, (int)i);
+    PQclear(res);
+    return STORE_OK;
+}
+
+static store_rc_t store_load_subjects(store_t *db, store_snapshot_t *out)
+{
+    PGresult *res = NULL;
+    /* Every scope that has versions, a config or a mode becomes a subject. */
+    store_rc_t rc = store_query(db,
+                                "SELECT scope FROM (SELECT DISTINCT subject AS scope FROM subject_versions"
+                                " UNION SELECT scope FROM configs UNION SELECT scope FROM modes) s"
+                                " WHERE scope <> ''",
+                                0, NULL, &res, "listing subjects");
+    if (rc != STORE_OK)
+        return rc;
+    out->subjects = xcalloc((size_t)PQntuples(res) + 1, sizeof *out->subjects);
+    for (int i = 0; i < PQntuples(res) && rc == STORE_OK; i++) {
+        rc = store_load_subject(db, PQgetvalue(res, i, 0), &out->subjects[out->nsubjects]);
+        if (rc == STORE_OK)
+            out->nsubjects++;
+    }
+    PQclear(res);
+    return rc;
+}
+
+store_rc_t store_load_all(store_t *db, store_snapshot_t *out)
+{
+    memset(out, 0, sizeof *out);
+    store_rc_t rc = store_load_schemas(db, out);
+    if (rc == STORE_OK)
+        rc = store_load_subjects(db, out);
+    if (rc == STORE_OK)
+        rc = store_load_global(db, &out->global_config, &out->global_mode);
+    if (rc != STORE_OK)
+        store_snapshot_free(out);
+    return rc;
+}
+
+void store_snapshot_free(store_snapshot_t *snap)
+{
+    for (size_t i = 0; i < snap->nschemas; i++)
+        reg_schema_release(snap->schemas[i]);
+    for (size_t i = 0; i < snap->nsubjects; i++)
+        reg_subject_free(snap->subjects[i]);
+    free(snap->schemas);
+    free(snap->subjects);
+    json_decref(snap->global_config);
+    free(snap->global_mode);
+    memset(snap, 0, sizeof *snap);
+}
+
+static store_rc_t store_load_scope_settings(store_t *db, const char *scope, json_t **config,
+                                            char **mode)
+{
+    const char *p[1] = {scope};
+    PGresult *res = NULL;
+    *config = NULL;
+    *mode = NULL;
+    store_rc_t rc = store_query(db,
+                                "SELECT (SELECT config::text FROM configs WHERE scope = $1),"
+                                " (SELECT mode FROM modes WHERE scope = $1)",
+                                1, p, &res, "loading config");
+    if (rc != STORE_OK)
+        return rc;
+    if (!PQgetisnull(res, 0, 0))
+        *config = config_from_text(PQgetvalue(res, 0, 0));
+    if (!PQgetisnull(res, 0, 1))
+        *mode = xstrdup(PQgetvalue(res, 0, 1));
+    PQclear(res);
+    return STORE_OK;
+}
+
+store_rc_t store_load_subject(store_t *db, const char *name, reg_subject_t **out)
+{
+    const char *p[1] = {name};
+    PGresult *res = NULL;
+    store_rc_t rc = store_query(db,
+                                "SELECT version, schema_id, deleted::int,"
+                                " (extract(epoch from created_at) * 1000)::bigint"
+                                " FROM subject_versions WHERE subject = $1 ORDER BY version",
+                                1, p, &res, "loading a subject");
+    if (rc != STORE_OK)
+        return rc;
+    reg_subject_t *s = reg_subject_new(name);
+    for (int i = 0; i < PQntuples(res); i++)
+        reg_subject_add_version(s, atoi(PQgetvalue(res, i, 0)), atoi(PQgetvalue(res, i, 1)),
+                                atoi(PQgetvalue(res, i, 2)), strtoll(PQgetvalue(res, i, 3), NULL, 10));
+    PQclear(res);
+    if ((rc = store_load_scope_settings(db, name, &s->config, &s->mode)) != STORE_OK) {
+        reg_subject_free(s);
+        return rc;
+    }
+    *out = s;
+    return STORE_OK;
+}
+
+store_rc_t store_load_global(store_t *db, json_t **config, char **mode)
+{
+    return store_load_scope_settings(db, "", config, mode);
+}
+
+store_rc_t store_cluster_id(store_t *db, char **out)
+{
+    PGresult *res = NULL;
+    store_rc_t rc = store_query(db, "SELECT id FROM registry_cluster LIMIT 1", 0, NULL, &res,
+                                "reading the cluster id");
+    if (rc != STORE_OK)
+        return rc;
+    *out = xstrdup(PQntuples(res) ? PQgetvalue(res, 0, 0) : "schema-registry");
+    PQclear(res);
+    return STORE_OK;
+}
+
+store_rc_t store_load_schema(store_t *db, int id, reg_schema_t **out)
+{
+    char ids[16];
+    snprintf(ids, sizeof ids, "%d", id);
+    const char *p[1] = {ids};
+    PGresult *res = NULL;
+    *out = NULL;
+    store_rc_t rc = store_query(db, "SELECT " SCHEMA_COLUMNS " FROM schemas WHERE id = $1", 1, p,
+                                &res, "loading a schema");
+    if (rc != STORE_OK)
+        return rc;
+    *out = PQntuples(res) ? schema_from_row(res, 0) : NULL;
+    PQclear(res);
+    return *out ? STORE_OK : STORE_NOT_FOUND;
+}
+
+store_rc_t store_subjects_of_schema(store_t *db, int id, strlist_t *out)
+{
+    char ids[16];
+    snprintf(ids, sizeof ids, "%d", id);
+    const char *p[1] = {ids};
+    PGresult *res = NULL;
+    store_rc_t rc = store_query(db, "SELECT DISTINCT subject FROM subject_versions WHERE schema_id = $1",
+                                1, p, &res, "finding subjects of a schema");
+    if (rc != STORE_OK)
+        return rc;
+    for (int i = 0; i < PQntuples(res); i++)
+        strlist_push(out, PQgetvalue(res, i, 0));
+    PQclear(res);
+    return STORE_OK;
+}
+
+/* ---- 4. Writes -------------------------------------------------------------- */
+
+static char *refs_json(const reg_schema_t *s)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < s->nrefs; i++)
+        json_array_append_new(arr, json_pack("{s:s, s:s, s:i}", "name", s->refs[i].name, "subject",
+                                             s->refs[i].subject, "version", s->refs[i].version));
+    char *text = json_dumps(arr, JSON_COMPACT);
+    json_decref(arr);
+    if (!text)
+        base_oom(0);
+    return text;
+}
+
+static void key_hex(const unsigned char key[REG_KEY_LEN], char out[2 * REG_KEY_LEN + 1])
+{
+    for (int i = 0; i < REG_KEY_LEN; i++)
+        sprintf(out + 2 * i, "%02x", key[i]);
+}
+
+static store_rc_t store_insert_references(store_t *db, const reg_schema_t *s, int id)
+{
+    char ids[16], pos[24], ver[16];
+    snprintf(ids, sizeof ids, "%d", id);
+    for (size_t i = 0; i < s->nrefs; i++) {
+        snprintf(pos, sizeof pos, "%zu", i);
+        snprintf(ver, sizeof ver, "%d", s->refs[i].version);
+        const char *p[5] = {ids, pos, s->refs[i].name, s->refs[i].subject, ver};
+        store_rc_t rc = store_query(db,
+                                    "INSERT INTO schema_references (schema_id, position, name, ref_subject,"
+                                    " ref_version) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+                                    5, p, NULL, "storing references");
+        if (rc != STORE_OK)
+            return rc;
+    }
+    return STORE_OK;
+}
+
+store_rc_t store_schema_find(store_t *db, schema_type_t type, const unsigned char key[REG_KEY_LEN],
+                             int *id)
+{
+    char hex[2 * REG_KEY_LEN + 1];
+    key_hex(key, hex);
+    const char *p[2] = {schema_type_name(type), hex};
+    PGresult *res = NULL;
+    *id = 0;
+    store_rc_t rc = store_query(db,
+                                "SELECT id FROM schemas WHERE schema_type = $1 AND identity_key = decode($2, 'hex')",
+                                2, p, &res, "finding a schema");
+    if (rc != STORE_OK)
+        return rc;
+    int found = PQntuples(res) == 1;
+    if (found)
+        *id = atoi(PQgetvalue(res, 0, 0));
+    PQclear(res);
+    return found ? STORE_OK : STORE_NOT_FOUND;
+}
+
+store_rc_t store_schema_upsert(store_t *db, const reg_schema_t *s, int *id)
+{
+    /* Look first: the INSERT below draws a sequence value even when it conflicts,
+     * and ids should not jump for content that already exists. */
+    store_rc_t rc = store_schema_find(db, s->type, s->key, id);
+    if (rc != STORE_NOT_FOUND)
+        return rc;
+    char hex[2 * REG_KEY_LEN + 1];
+    key_hex(s->key, hex);
+    char *refs = refs_json(s);
+    const char *p[4] = {schema_type_name(s->type), s->text, hex, refs};
+    PGresult *res = NULL;
+    /* Concurrent inserts of the same content wait on the unique index and
+     * then see the winner's row: one id, no global lock. */
+    rc = store_query(db,
+                     "INSERT INTO schemas (id, schema_type, schema_text, identity_key, refs)"
+                     " VALUES (nextval('schema_ids'), $1, $2, decode($3, 'hex'), $4::jsonb)"
+                     " ON CONFLICT (schema_type, identity_key) DO NOTHING RETURNING id",
+                     4, p, &res, "storing a schema");
+    free(refs);
+    if (rc != STORE_OK)
+        return rc;
+    if (PQntuples(res) == 1) {
+        *id = atoi(PQgetvalue(res, 0, 0));
+        PQclear(res);
+        return store_insert_references(db, s, *id);
+    }
+    PQclear(res);
+    rc = store_schema_find(db, s->type, s->key, id);
+    return rc == STORE_NOT_FOUND ? store_fail_with(db, STORE_ERROR, "finding a schema", "row vanished")
+                                 : rc;
+}
+
+store_rc_t store_schema_import(store_t *db, const reg_schema_t *s)
+{
+    char hex[2 * REG_KEY_LEN + 1], ids[16];
+    key_hex(s->key, hex);
+    snprintf(ids, sizeof ids, "%d", s->id);
+    char *refs = refs_json(s);
+    const char *p[5] = {ids, schema_type_name(s->type), s->text, hex, refs};
+    store_rc_t rc = store_query(db,
+                                "INSERT INTO schemas (id, schema_type, schema_text, identity_key, refs)"
+                                " VALUES ($1, $2, $3, decode($4, 'hex'), $5::jsonb)",
+                                5, p, NULL, "importing a schema");
+    free(refs);
+    if (rc == STORE_OK)
+        rc = store_insert_references(db, s, s->id);
+    if (rc != STORE_OK)
+        return rc;
+    /* Ids allocated later must stay above imported ones. */
+    const char *q[1] = {ids};
+    return store_query(db,
+                       "SELECT setval('schema_ids', $1::int) FROM schema_ids"
+                       " WHERE NOT is_called OR last_value < $1::int",
+                       1, q, NULL, "raising the id sequence");
+}
+
+static store_rc_t store_version_stmt(store_t *db, const char *sql, const char *subject, int version,
+                                     int schema_id, const char *what)
+{
+    char v[16], id[16];
+    snprintf(v, sizeof v, "%d", version);
+    snprintf(id, sizeof id, "%d", schema_id);
+    const char *p[3] = {subject, v, id};
+    return store_query(db, sql, schema_id ? 3 : 2, p, NULL, what);
+}
+
+store_rc_t store_version_insert(store_t *db, const char *subject, int version, int schema_id)
+{
+    return store_version_stmt(db,
+                              "INSERT INTO subject_versions (subject, version, schema_id)"
+                              " VALUES ($1, $2, $3) ON CONFLICT (subject, version) DO UPDATE"
+                              " SET schema_id = EXCLUDED.schema_id, deleted = false, created_at = now()",
+                              subject, version, schema_id, "storing a version");
+}
+
+store_rc_t store_version_soft_delete(store_t *db, const char *subject, int version)
+{
+    return store_version_stmt(db,
+                              "UPDATE subject_versions SET deleted = true"
+                              " WHERE subject = $1 AND version = $2",
+                              subject, version, 0, "deleting a version");
+}
+
+store_rc_t store_version_hard_delete(store_t *db, const char *subject, int version)
+{
+    return store_version_stmt(db, "DELETE FROM subject_versions WHERE subject = $1 AND version = $2",
+                              subject, version, 0, "deleting a version");
+}
+
+store_rc_t store_config_set(store_t *db, const char *scope, const json_t *config)
+{
+    if (!config) {
+        const char *p[1] = {scope};
+        return store_query(db, "DELETE FROM configs WHERE scope = $1", 1, p, NULL, "deleting config");
+    }
+    char *text = json_dumps(config, JSON_COMPACT);
+    if (!text)
+        base_oom(0);
+    const char *p[2] = {scope, text};
+    store_rc_t rc = store_query(db,
+                                "INSERT INTO configs (scope, config) VALUES ($1, $2::jsonb)"
+                                " ON CONFLICT (scope) DO UPDATE SET config = EXCLUDED.config",
+                                2, p, NULL, "storing config");
+    free(text);
+    return rc;
+}
+
+store_rc_t store_mode_set(store_t *db, const char *scope, const char *mode)
+{
+    const char *p[2] = {scope, mode};
+    if (!mode)
+        return store_query(db, "DELETE FROM modes WHERE scope = $1", 1, p, NULL, "deleting mode");
+    return store_query(db,
+                       "INSERT INTO modes (scope, mode) VALUES ($1, $2)"
+                       " ON CONFLICT (scope) DO UPDATE SET mode = EXCLUDED.mode",
+                       2, p, NULL, "storing mode");
+}
+
+/* ---- 5. The change feed -------------------------------------------------- */
+
+store_rc_t store_change(store_t *db, const char *scope)
+{
+    const char *p[1] = {scope};
+    return store_query(db, "INSERT INTO changes (scope) VALUES ($1)", 1, p, NULL, "recording a change");
+}
+
+store_rc_t store_last_change(store_t *db, int64_t *seq)
+{
+    PGresult *res = NULL;
+    store_rc_t rc = store_query(db, "SELECT coalesce(max(seq), 0) FROM changes", 0, NULL, &res,
+                                "reading the change feed");
+    if (rc != STORE_OK)
+        return rc;
+    *seq = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+    PQclear(res);
+    return STORE_OK;
+}
+
+store_rc_t store_changes_since(store_t *db, int64_t after, int limit, int64_t **seqs,
+                               strlist_t *scopes)
+{
+    char a[32], l[16];
+    snprintf(a, sizeof a, "%lld", (long long)after);
+    snprintf(l, sizeof l, "%d", limit);
+    const char *p[2] = {a, l};
+    PGresult *res = NULL;
+    *seqs = NULL;
+    store_rc_t rc = store_query(db, "SELECT seq, scope FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2",
+                                2, p, &res, "reading the change feed");
+    if (rc != STORE_OK)
+        return rc;
+    int n = PQntuples(res);
+    *seqs = xcalloc((size_t)n + 1, sizeof **seqs);
+    for (int i = 0; i < n; i++) {
+        (*seqs)[i] = strtoll(PQgetvalue(res, i, 0), NULL, 10);
+        strlist_push(scopes, PQgetvalue(res, i, 1));
+    }
+    PQclear(res);
+    return STORE_OK;
+}

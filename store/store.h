@@ -1,0 +1,113 @@
+/*
+ * store: the PostgreSQL connection and every SQL statement the registry runs.
+ * Parameters always; never SQL built from request data. One store_t is one
+ * connection, used by one thread at a time. The store returns records
+ * (store/record.h); it knows nothing of the in-memory index.
+ *
+ * Contents
+ *   1. Result codes and the failure message
+ *   2. Connection, transactions, migrations
+ *   3. Loading records
+ *   4. Writes (inside a transaction)
+ *   5. The change feed
+ *
+ * Every function returns a store_rc_t decided here, from the SQLSTATE and
+ * the constraint name; the text of the last failure is on the connection
+ * (store_error). No caller reads that text to decide anything.
+ */
+#ifndef STORE_STORE_H
+#define STORE_STORE_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "base/strlist.h"
+#include "store/record.h"
+
+typedef struct store store_t;
+
+/* ---- 1. Result codes ------------------------------------------------------ */
+
+typedef enum store_rc {
+    STORE_OK = 0,
+    STORE_NOT_FOUND,           /* the row asked for does not exist (not a failure) */
+    STORE_CONFLICT_IDENTITY,   /* unique (schema_type, identity_key): same content, other id */
+    STORE_CONFLICT_ID,         /* primary key of schemas: the id is taken */
+    STORE_READ_ONLY,           /* SQLSTATE 25006: a read-only transaction or standby */
+    STORE_TIMEOUT,             /* 57014 statement timeout, 55P03 lock not available */
+    STORE_CONN_LOST,           /* the connection is gone (and a reset did not bring it back) */
+    STORE_ERROR,               /* anything else */
+} store_rc_t;
+
+/* "Error while <doing what>: <PostgreSQL's message>" of the last failure on db
+ * (borrowed; valid until the next call on db). "" when none. */
+const char *store_error(const store_t *db);
+
+/* ---- 2. Connection, transactions, migrations --------------------------------- */
+
+/* Blocking connect (libpq conninfo string or postgresql:// URL). NULL + malloc'd
+ * *error (start-up carrier) on failure. */
+store_t *store_open(const char *conninfo, char **error);
+void store_close(store_t *db);
+/* Reconnects if the connection broke, then BEGIN. */
+store_rc_t store_begin(store_t *db);
+store_rc_t store_commit(store_t *db);
+void store_rollback(store_t *db);
+/* Serializes writers of one subject (or scope) until the transaction ends. */
+store_rc_t store_lock_scope(store_t *db, const char *scope);
+/* Applies migrations/ under a session advisory lock, each file once, in order. */
+store_rc_t store_migrate(store_t *db);
+
+/* ---- 3. Loading ------------------------------------------------------------ */
+
+/* Everything stored, as records (the caller owns the snapshot: store_snapshot_free). */
+typedef struct store_snapshot {
+    reg_schema_t **schemas;
+    size_t nschemas;
+    reg_subject_t **subjects;
+    size_t nsubjects;
+    json_t *global_config;     /* NULL when unset */
+    char *global_mode;         /* NULL when unset */
+} store_snapshot_t;
+
+store_rc_t store_load_all(store_t *db, store_snapshot_t *out);
+void store_snapshot_free(store_snapshot_t *snap);
+/* A subject's versions, config and mode (an empty subject when nothing is stored). */
+store_rc_t store_load_subject(store_t *db, const char *name, reg_subject_t **out);
+store_rc_t store_load_global(store_t *db, json_t **config, char **mode);
+/* The database's registry identifier (migrations/0002), malloc'd. */
+store_rc_t store_cluster_id(store_t *db, char **out);
+/* One schema row; STORE_NOT_FOUND (and *out = NULL) when the id does not exist. */
+store_rc_t store_load_schema(store_t *db, int id, reg_schema_t **out);
+/* Subjects having a version (live or soft-deleted) that carries the id. */
+store_rc_t store_subjects_of_schema(store_t *db, int id, strlist_t *out);
+
+/* ---- 4. Writes ----------------------------------------------------------------- */
+
+/* The id of the schema row with (type, identity key), or STORE_NOT_FOUND. */
+store_rc_t store_schema_find(store_t *db, schema_type_t type, const unsigned char key[REG_KEY_LEN],
+                             int *id);
+/* Find-or-create by (type, identity key). */
+store_rc_t store_schema_upsert(store_t *db, const reg_schema_t *s, int *id);
+/* IMPORT: inserts the row under s->id and lifts the id sequence above it.
+ * STORE_CONFLICT_IDENTITY / STORE_CONFLICT_ID when either is taken. */
+store_rc_t store_schema_import(store_t *db, const reg_schema_t *s);
+store_rc_t store_version_insert(store_t *db, const char *subject, int version, int schema_id);
+store_rc_t store_version_soft_delete(store_t *db, const char *subject, int version);
+store_rc_t store_version_hard_delete(store_t *db, const char *subject, int version);
+/* config: ConfigUpdate-shaped object; NULL deletes. scope "" = global. */
+store_rc_t store_config_set(store_t *db, const char *scope, const json_t *config);
+/* mode: NULL deletes. */
+store_rc_t store_mode_set(store_t *db, const char *scope, const char *mode);
+
+/* ---- 5. The change feed ------------------------------------------------------- */
+
+/* Appends scope to the change log (inside the writing transaction). */
+store_rc_t store_change(store_t *db, const char *scope);
+/* Highest change sequence number (0 when empty). */
+store_rc_t store_last_change(store_t *db, int64_t *seq);
+/* Changes with seq > after, ascending, at most limit; seqs[i] and scopes items pair up. */
+store_rc_t store_changes_since(store_t *db, int64_t after, int limit, int64_t **seqs,
+                               strlist_t *scopes);
+
+#endif
