@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compat/avro.h"
-#include "compat/jsonschema.h"
-#include "compat/protobuf.h"
+#include "compat/avro/avro.h"
+#include "compat/jsonschema/jsonschema.h"
+#include "compat/protobuf/protobuf.h"
 
 struct schema {
     const schema_engine_t *engine;
