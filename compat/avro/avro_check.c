@@ -74,7 +74,7 @@ static const check_result_t in_progress_result;
 #define TOKEN_ROOT TOKEN_WORD("")
 
 typedef struct check_ctx {
-    avro_arena_t arena;        /* results, pieces, locations, messages */
+    arena_t *arena;       /* results, pieces, locations, messages */
     avro_pairmap_t memo;
     check_token_t *tokens;
     const check_path_t **paths;   /* paths[i]: path of tokens[0..i], NULL until an issue needs it */
@@ -133,7 +133,7 @@ static const check_path_t *current_path(check_ctx_t *c)
     while (first > 0 && !c->paths[first - 1])
         first--;
     for (size_t i = first; i < c->top; i++) {
-        check_path_t *node = avro_arena_alloc(&c->arena, sizeof *node);
+        check_path_t *node = arena_alloc(c->arena, sizeof *node);
         if (!node) {
             c->oom = 1;
             return NULL;
@@ -148,8 +148,8 @@ static const check_path_t *current_path(check_ctx_t *c)
 
 static check_piece_t *piece_append(check_ctx_t *c, check_result_t **acc)
 {
-    check_piece_t *p = avro_arena_alloc(&c->arena, sizeof *p);
-    if (!p || (!*acc && !(*acc = avro_arena_alloc(&c->arena, sizeof **acc)))) {
+    check_piece_t *p = arena_alloc(c->arena, sizeof *p);
+    if (!p || (!*acc && !(*acc = arena_alloc(c->arena, sizeof **acc)))) {
         c->oom = 1;
         return NULL;
     }
@@ -181,7 +181,7 @@ static void add_issue(check_ctx_t *c, check_result_t **acc, size_t base, avro_is
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    char *message = n < 0 ? NULL : avro_arena_alloc(&c->arena, (size_t)n + 1);
+    char *message = n < 0 ? NULL : arena_alloc(c->arena, (size_t)n + 1);
     if (message) {
         va_start(ap, fmt);
         vsnprintf(message, (size_t)n + 1, fmt, ap);
@@ -703,6 +703,8 @@ static int flatten(const check_result_t *res, avro_issues_t *out)
 int avro_check(const avro_model_t *reader, const avro_model_t *writer, avro_issues_t *out)
 {
     check_ctx_t c = {0};
+    if (!(c.arena = arena_new()))
+        return -1;
     const check_result_t *res = run_check(&c, reader->root, writer->root);
     int rc;
     if (c.oom) {
@@ -720,7 +722,7 @@ int avro_check(const avro_model_t *reader, const avro_model_t *writer, avro_issu
     free(c.tokens);
     free(c.paths);
     avro_pairmap_free(&c.memo);
-    avro_arena_release(&c.arena);
+    arena_free(c.arena);
     return rc;
 }
 

@@ -108,13 +108,13 @@ struct avro_index {
     size_t mask;
 };
 
-avro_index_t *avro_index_new(avro_arena_t *a, size_t n)
+avro_index_t *avro_index_new(arena_t *a, size_t n)
 {
     if (n > SIZE_MAX / 4 / sizeof(index_slot_t))
         return NULL;
-    avro_index_t *ix = avro_arena_alloc(a, sizeof *ix);
+    avro_index_t *ix = arena_alloc(a, sizeof *ix);
     size_t cap = pow2_at_least(n * 2);
-    if (!ix || !(ix->slots = avro_arena_alloc(a, cap * sizeof *ix->slots)))
+    if (!ix || !(ix->slots = arena_alloc(a, cap * sizeof *ix->slots)))
         return NULL;
     ix->mask = cap - 1;
     return ix;

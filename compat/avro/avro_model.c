@@ -98,7 +98,7 @@ void avro_model_free(avro_model_t *m)
         json_decref(m->owned[i]);
     free(m->owned);
     free(m->ref_names);
-    avro_arena_release(&m->arena);
+    arena_free(m->arena);
     free(m);
 }
 
@@ -140,9 +140,13 @@ static avro_model_t *parse_plain(const char *text, size_t len, const schema_ref_
                                  int strict, char **error)
 {
     avro_model_t *m = calloc(1, sizeof *m);
+    if (m && !(m->arena = arena_new())) {
+        free(m);
+        m = NULL;
+    }
     avro_parse_t *p = m ? avro_parse_new(m, strict) : NULL;
     if (!p) {
-        free(m);
+        avro_model_free(m);
         *error = error_copy(NULL);
         return NULL;
     }

@@ -94,7 +94,7 @@ static avro_node_t *node_new(avro_parse_t *p, avro_kind_t kind)
         p->doc_nodes = nodes;
         p->cap_doc_nodes = cap;
     }
-    avro_node_t *n = avro_arena_alloc(&p->model->arena, sizeof *n);
+    avro_node_t *n = arena_alloc(p->model->arena, sizeof *n);
     if (!n)
         return parse_oom(p);
     n->kind = kind;
@@ -132,7 +132,7 @@ static int parse_props(avro_parse_t *p, const json_t *obj, const char *const *re
         n += !is_reserved(key, reserved);
     if (!n)
         return 0;
-    out->items = avro_arena_alloc(&p->model->arena, n * sizeof *out->items);
+    out->items = arena_alloc(p->model->arena, n * sizeof *out->items);
     if (!out->items)
         return parse_oom(p), -1;
     json_object_foreach((json_t *)obj, key, value) {
@@ -175,10 +175,10 @@ static int check_name(avro_parse_t *p, avro_validator_t v, const char *name, con
 /* Schema.Name: a dotted name carries its own namespace; "" means none. */
 static int make_name(avro_parse_t *p, const char *name, const char *space, avro_name_t *out)
 {
-    avro_arena_t *a = &p->model->arena;
+    arena_t *a = p->model->arena;
     const char *dot = strrchr(name, '.');
     if (dot) {
-        space = avro_arena_strndup(a, name, (size_t)(dot - name));
+        space = arena_strndup(a, name, (size_t)(dot - name));
         name = dot + 1;
         if (!space)
             return parse_oom(p), -1;
@@ -192,7 +192,7 @@ static int make_name(avro_parse_t *p, const char *name, const char *space, avro_
         return 0;
     }
     size_t ls = strlen(out->space), ln = strlen(name);
-    char *full = avro_arena_alloc(a, ls + ln + 2);
+    char *full = arena_alloc(a, ls + ln + 2);
     if (!full)
         return parse_oom(p), -1;
     memcpy(full, out->space, ls);
@@ -205,7 +205,7 @@ static int make_name(avro_parse_t *p, const char *name, const char *space, avro_
 /* The "name"/"namespace" pair of a named type, the namespace inherited when absent. */
 static avro_named_t *parse_type_name(avro_parse_t *p, const json_t *j, const char *ns)
 {
-    avro_named_t *named = avro_arena_alloc(&p->model->arena, sizeof *named);
+    avro_named_t *named = arena_alloc(p->model->arena, sizeof *named);
     if (!named)
         return parse_oom(p);
     const char *space = member_text(j, "namespace");
@@ -274,7 +274,7 @@ static const avro_node_t *find_type(avro_parse_t *p, const char *name, const cha
         n = avro_strmap_get(&p->defined, name);
     if (!n) {
         avro_node_t *ph = node_new(p, AVRO_KIND_UNRESOLVED);
-        if (ph && !(ph->u.unresolved = avro_arena_strdup(&p->model->arena, full)))
+        if (ph && !(ph->u.unresolved = arena_strdup(p->model->arena, full)))
             ph = parse_oom(p);
         n = ph;
     }
@@ -291,8 +291,8 @@ static int parse_alias_strings(avro_parse_t *p, const json_t *j, const char ***o
     if (!json_is_array(arr))
         return parse_fail_json(p, "aliases not an array", j), -1;
     size_t n = json_array_size(arr);
-    const char **list = avro_arena_alloc(&p->model->arena, (n ? n : 1) * sizeof *list);
-    avro_index_t *seen = avro_index_new(&p->model->arena, n);
+    const char **list = arena_alloc(p->model->arena, (n ? n : 1) * sizeof *list);
+    avro_index_t *seen = avro_index_new(p->model->arena, n);
     if (!list || !seen)
         return parse_oom(p), -1;
     for (size_t i = 0; i < n; i++) {
@@ -315,8 +315,8 @@ static int parse_type_aliases(avro_parse_t *p, const json_t *j, avro_named_t *na
         return -1;
     if (!n)
         return 0;
-    named->aliases = avro_arena_alloc(&p->model->arena, n * sizeof *named->aliases);
-    avro_index_t *seen = avro_index_new(&p->model->arena, n);
+    named->aliases = arena_alloc(p->model->arena, n * sizeof *named->aliases);
+    avro_index_t *seen = avro_index_new(p->model->arena, n);
     if (!named->aliases || !seen)
         return parse_oom(p), -1;
     for (size_t i = 0; i < n; i++) {
@@ -484,8 +484,8 @@ static int parse_fields(avro_parse_t *p, const json_t *j, avro_node_t *rec)
     if (!json_is_array(arr))
         return parse_fail_json(p, "Record has no fields", j), -1;
     size_t n = json_array_size(arr);
-    avro_field_t *fields = avro_arena_alloc(&p->model->arena, (n ? n : 1) * sizeof *fields);
-    avro_index_t *by_name = avro_index_new(&p->model->arena, n);
+    avro_field_t *fields = arena_alloc(p->model->arena, (n ? n : 1) * sizeof *fields);
+    avro_index_t *by_name = avro_index_new(p->model->arena, n);
     if (!fields || !by_name)
         return parse_oom(p), -1;
     for (size_t i = 0; i < n; i++) {
@@ -550,8 +550,8 @@ static int parse_symbols(avro_parse_t *p, const json_t *j, avro_node_t *n)
     if (!json_is_array(arr))
         return parse_fail_json(p, "Enum has no symbols", j), -1;
     size_t count = json_array_size(arr);
-    const char **symbols = avro_arena_alloc(&p->model->arena, (count ? count : 1) * sizeof *symbols);
-    avro_index_t *by_name = avro_index_new(&p->model->arena, count);
+    const char **symbols = arena_alloc(p->model->arena, (count ? count : 1) * sizeof *symbols);
+    avro_index_t *by_name = avro_index_new(p->model->arena, count);
     if (!symbols || !by_name)
         return parse_oom(p), -1;
     for (size_t i = 0; i < count; i++) {
@@ -645,7 +645,7 @@ static avro_node_t *parse_union(avro_parse_t *p, const json_t *j, const char *ns
     avro_node_t *n = node_new(p, AVRO_KIND_UNION);
     if (!n)
         return NULL;
-    n->u.uni.branches = avro_arena_alloc(&p->model->arena, (count ? count : 1) * sizeof(avro_node_t *));
+    n->u.uni.branches = arena_alloc(p->model->arena, (count ? count : 1) * sizeof(avro_node_t *));
     if (!n->u.uni.branches)
         return parse_oom(p);
     for (size_t i = 0; i < count; i++) {
@@ -698,7 +698,7 @@ static int resolve_node(avro_parse_t *p, avro_node_t *n)
  * because a placeholder's name is not known to be a duplicate before. */
 static int check_union(avro_parse_t *p, const avro_node_t *n)
 {
-    avro_index_t *seen = avro_index_new(&p->model->arena, n->u.uni.n);
+    avro_index_t *seen = avro_index_new(p->model->arena, n->u.uni.n);
     if (!seen)
         return parse_oom(p), -1;
     for (size_t i = 0; i < n->u.uni.n; i++) {

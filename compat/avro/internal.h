@@ -3,7 +3,7 @@
  *
  * Contents
  *   1. Limits
- *   2. Arena (avro_arena.c): the memory of one model or one check
+ *   2. Arena (base/arena.h): the memory of one model or one check
  *   3. Text buffer and JSON output (avro_text.c)
  *   4. Java number semantics (avro_number.c)
  *   5. Hash tables (avro_hash.c)
@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "compat/avro/avro.h"
+#include "base/arena.h"
 #include "base/strbuf.h"
 
 /* ---- 1. Limits ----------------------------------------------------------- */
@@ -48,16 +49,7 @@
 
 /* ---- 2. Arena ------------------------------------------------------------ */
 
-typedef struct avro_arena_block avro_arena_block_t;
-typedef struct avro_arena {
-    avro_arena_block_t *head;
-} avro_arena_t;
-
-/* Zeroed memory that lives until avro_arena_release; NULL when out of memory. */
-void *avro_arena_alloc(avro_arena_t *a, size_t size);
-char *avro_arena_strndup(avro_arena_t *a, const char *s, size_t n);
-char *avro_arena_strdup(avro_arena_t *a, const char *s);
-void avro_arena_release(avro_arena_t *a);
+/* base/arena.h: one arena per model (avro_model_t.arena) and one per check. */
 
 /* ---- 3. Text buffer and JSON output ---------------------------------------- */
 
@@ -80,7 +72,7 @@ int avro_java_parse_double(const char *s, double *out);
 /* A fixed-size string -> int index built once in an arena (fields by name,
  * enum symbols, union branch names). Keys are borrowed. */
 typedef struct avro_index avro_index_t;
-avro_index_t *avro_index_new(avro_arena_t *a, size_t n);
+avro_index_t *avro_index_new(arena_t *a, size_t n);
 /* Inserts key -> value; returns -1, or the value already stored under key. */
 long avro_index_add(avro_index_t *ix, const char *key, long value);
 /* The value stored under key, or -1. ix may be NULL (empty). */
@@ -256,7 +248,7 @@ struct avro_node {
 const avro_node_t *avro_primitive(avro_kind_t k);
 
 struct avro_model {
-    avro_arena_t arena;
+    arena_t *arena;           /* every node, name and string of the model */
     json_t **owned;           /* documents and converted defaults, released with the model */
     size_t n_owned;
     size_t cap_owned;

@@ -124,7 +124,6 @@ int jsonschema_want(jsonschema_loader_t *ld, const char *kw, const jsonschema_js
 int jsonschema_want_number(jsonschema_loader_t *ld, const char *kw, const jsonschema_json_t *v);
 int jsonschema_want_int(jsonschema_loader_t *ld, const char *kw, const jsonschema_json_t *v,
                         jsonschema_int_t *out);
-int jsonschema_want_schema(jsonschema_loader_t *ld, const char *kw, const jsonschema_json_t *v);
 int jsonschema_want_string_array(jsonschema_loader_t *ld, const char *kw,
                                  const jsonschema_json_t *v);
 jsonschema_str_t jsonschema_str_of(const jsonschema_json_t *v);
@@ -198,7 +197,6 @@ void jsonschema_ctx_add(jsonschema_ctx_t *ctx, jsonschema_change_t type);
 void jsonschema_ctx_add_at(jsonschema_ctx_t *ctx, const char *attr, jsonschema_change_t type);
 /* Moves every difference of from (already on full paths) into ctx. */
 void jsonschema_ctx_adopt(jsonschema_ctx_t *ctx, jsonschema_difflist_t *from);
-void jsonschema_ctx_adopt_copy(jsonschema_ctx_t *ctx, const jsonschema_difflist_t *from);
 int jsonschema_ctx_compatible(const jsonschema_ctx_t *ctx);
 /* Marks the run as failed for lack of memory. */
 void jsonschema_ctx_oom(jsonschema_ctx_t *ctx);

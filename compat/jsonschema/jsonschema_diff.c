@@ -155,12 +155,6 @@ void jsonschema_ctx_adopt(jsonschema_ctx_t *ctx, jsonschema_difflist_t *from)
     jsonschema_difflist_clear(from);
 }
 
-void jsonschema_ctx_adopt_copy(jsonschema_ctx_t *ctx, const jsonschema_difflist_t *from)
-{
-    for (size_t i = 0; i < from->n; i++)
-        list_push(ctx->run, &ctx->diffs, from->items[i].type, strdup(from->items[i].path));
-}
-
 static int list_compatible(const jsonschema_difflist_t *l, jsonschema_policy_t policy)
 {
     for (size_t i = 0; i < l->n; i++) {

@@ -256,14 +256,6 @@ int jsonschema_want_int(jsonschema_loader_t *ld, const char *kw, const jsonschem
     return 0;
 }
 
-int jsonschema_want_schema(jsonschema_loader_t *ld, const char *kw, const jsonschema_json_t *v)
-{
-    if (v->kind == JSONSCHEMA_JSON_OBJECT || v->kind == JSONSCHEMA_JSON_TRUE ||
-        v->kind == JSONSCHEMA_JSON_FALSE)
-        return 0;
-    return fail_kind(ld, kw, "a schema (object or boolean)", v);
-}
-
 int jsonschema_want_string_array(jsonschema_loader_t *ld, const char *kw,
                                  const jsonschema_json_t *v)
 {

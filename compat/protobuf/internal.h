@@ -1,14 +1,14 @@
 /*
  * protobuf/internal.h: what the proto_*.c files share and callers never see.
+ * Models, printers and checks allocate in base/arena.h arenas.
  *
  * Contents
- *   1. Arena (proto_arena.c)
- *   2. The lexer (proto_lexer.c)
- *   3. Model helpers (proto_model.c)
- *   4. Symbol tables and scopes (proto_symtab.c)
- *   5. Custom options on the wire (proto_option_wire.c)
- *   6. Normalization pieces (proto_normalize.c)
- *   7. Embedded sources (proto_wkt.c; the Google ones generated)
+ *   1. The lexer (proto_lexer.c)
+ *   2. Model helpers (proto_model.c)
+ *   3. Symbol tables and scopes (proto_symtab.c)
+ *   4. Custom options on the wire (proto_option_wire.c)
+ *   5. Normalization pieces (proto_normalize.c)
+ *   6. Embedded sources (proto_wkt.c; the Google ones generated)
  */
 #ifndef COMPAT_PROTOBUF_INTERNAL_H
 #define COMPAT_PROTOBUF_INTERNAL_H
@@ -20,21 +20,7 @@
 #include "compat/protobuf/protobuf.h"
 #include "base/strbuf.h"
 
-/* ---- 1. Arena --------------------------------------------------------- */
-
-/* Arena: bump allocation, freed at once. Allocation failure aborts the
- * current operation through a NULL return that callers propagate. */
-proto_arena_t *proto_arena_new(void);
-void proto_arena_free(proto_arena_t *arena);
-void *proto_arena_alloc(proto_arena_t *arena, size_t size);   /* zeroed */
-char *proto_arena_strndup(proto_arena_t *arena, const char *s, size_t len);
-char *proto_arena_strdup(proto_arena_t *arena, const char *s);
-char *proto_arena_printf(proto_arena_t *arena, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-/* Appends one pointer to an arena-grown array (*items, *n). Returns 0 or -1. */
-int proto_arena_push(proto_arena_t *arena, void *items_ptr, size_t *n, void *item);
-
-/* ---- 2. The lexer ----------------------------------------------------- */
+/* ---- 1. The lexer ----------------------------------------------------- */
 
 /*
  * The lexer (proto_lexer.c), used by the parser only. Failures longjmp to
@@ -46,14 +32,14 @@ typedef struct proto_lexer {
     size_t pos;
     int line;                 /* 1-based */
     size_t line_start;        /* offset of the current line's first byte */
-    proto_arena_t *arena;     /* words and strings are copied here */
+    arena_t *arena;     /* words and strings are copied here */
     int depth;                /* nesting of map<> types */
     strbuf_t scratch;
     jmp_buf fail;
     char error[320];
 } proto_lexer_t;
 
-void proto_lex_init(proto_lexer_t *lx, const char *text, size_t len, proto_arena_t *arena);
+void proto_lex_init(proto_lexer_t *lx, const char *text, size_t len, arena_t *arena);
 _Noreturn void proto_lex_fail_at(proto_lexer_t *lx, int line, int column, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 #define proto_lex_fail(lx, ...) proto_lex_fail_at((lx), (lx)->line, proto_lex_column(lx), __VA_ARGS__)
@@ -71,25 +57,33 @@ const char *proto_lex_string(proto_lexer_t *lx, size_t *len);
 /* A type: a dotted name or "map<K, V>"; first is an already-read word or NULL. */
 const char *proto_lex_data_type(proto_lexer_t *lx, const char *first);
 
-/* ---- 3. Model helpers ------------------------------------------------- */
+/* ---- 2. Model helpers ------------------------------------------------- */
 
 /* Model pieces (proto_model.c). Values are allocated in arena; NULL or -1
  * when out of memory. */
 proto_file_t *proto_file_new(void);
-proto_value_t *proto_value_text(proto_arena_t *arena, proto_value_kind_t kind, const char *text,
+proto_value_t *proto_value_text(arena_t *arena, proto_value_kind_t kind, const char *text,
                                 size_t len);
-proto_value_t *proto_value_number(proto_arena_t *arena, const char *fmt, ...)
+proto_value_t *proto_value_number(arena_t *arena, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Bytes as Wire holds them: each byte one character (so >= 0x80 is UTF-8). */
-proto_value_t *proto_value_bytes(proto_arena_t *arena, const uint8_t *data, size_t len);
+proto_value_t *proto_value_bytes(arena_t *arena, const uint8_t *data, size_t len);
 /* The reverse for text of len bytes; out needs len bytes. Returns the count. */
 size_t proto_text_to_bytes(const char *text, size_t len, uint8_t *out);
 /* Adds key: v to an aggregate; a repeated key gathers its values into a list. */
-int proto_value_map_add(proto_arena_t *arena, proto_value_t *map, const char *key, proto_value_t *v);
+int proto_value_map_add(arena_t *arena, proto_value_t *map, const char *key, proto_value_t *v);
 /* A numeric literal (decimal, 0x hex, inf, nan, with sign) as a double: 0 or -1. */
 int proto_parse_double(const char *text, double *out);
 
-/* ---- 4. Symbol tables and scopes -------------------------------------- */
+/* The largest field number (descriptor.proto: 2^29 - 1, Wire's MAX_TAG_VALUE);
+ * "max" in a field range means it, and a descriptor's exclusive range end is one more. */
+#define PROTO_MAX_FIELD_NUMBER 536870911
+
+/* The first failure of a build or read: sets *error (malloc'd) to fmt with
+ * detail in its one %s, unless *error is already set. */
+void proto_error_set(char **error, const char *fmt, const char *detail);
+
+/* ---- 3. Symbol tables and scopes -------------------------------------- */
 
 proto_symtab_t *proto_symtab_new(void);
 void proto_symtab_free(proto_symtab_t *tab);
@@ -131,7 +125,7 @@ void proto_scope_free(proto_scope_t *s);
 const proto_symbol_t *proto_scope_resolve(const proto_scope_t *s, const char *name,
                                           int want_extension);
 
-/* ---- 5. Custom options on the wire ------------------------------------ */
+/* ---- 4. Custom options on the wire ------------------------------------ */
 
 /* Custom options on the wire (proto_option_wire.c). A codec serves one
  * descriptor build or read (it caches per-message lookups) and lives in
@@ -140,22 +134,22 @@ const proto_symbol_t *proto_scope_resolve(const proto_scope_t *s, const char *na
  * value of extension ext from a payload as protobuf-c keeps unknown fields
  * (length prefix included), allocating in the codec's arena. */
 typedef struct proto_option_codec proto_option_codec_t;
-proto_option_codec_t *proto_option_codec_new(const proto_symtab_t *tab, proto_arena_t *arena);
+proto_option_codec_t *proto_option_codec_new(const proto_symtab_t *tab, arena_t *arena);
 int proto_option_encode(proto_option_codec_t *codec, const proto_scope_t *scope,
                         const proto_option_t *o, strbuf_t *out, char **error);
 proto_value_t *proto_option_decode(proto_option_codec_t *codec, const proto_symbol_t *ext,
                                    int wire_type, const uint8_t *data, size_t len);
 
-/* ---- 6. Normalization pieces ------------------------------------------ */
+/* ---- 5. Normalization pieces ------------------------------------------ */
 
 /* Normalization pieces (proto_normalize.c), used by the printer. Results live
  * in arena; functions return 0, or -1 when out of memory. */
-int proto_normalize_options(const proto_scope_t *scope, proto_arena_t *arena,
+int proto_normalize_options(const proto_scope_t *scope, arena_t *arena,
                             const proto_options_t *in, proto_options_t *out);
-int proto_normalize_map(const proto_scope_t *scope, proto_arena_t *arena,
+int proto_normalize_map(const proto_scope_t *scope, arena_t *arena,
                         const proto_value_t *map, proto_value_t **out);
 
-/* ---- 7. Embedded sources ---------------------------------------------- */
+/* ---- 6. Embedded sources ---------------------------------------------- */
 
 /* Embedded .proto sources: the Google ones are generated at build time
  * (compat/protobuf/protobuf.cmake), the Confluent ones live in proto_wkt.c. */

@@ -17,8 +17,6 @@
 
 #include "google/protobuf/descriptor.pb-c.h"
 
-#define MAX_FIELD_NUMBER 536870911   /* field numbers; a range's "max" is exclusive + 1 */
-
 typedef Google__Protobuf__FileDescriptorProto FileProto;
 typedef Google__Protobuf__DescriptorProto MessageProto;
 typedef Google__Protobuf__FieldDescriptorProto FieldProto;
@@ -33,19 +31,9 @@ typedef struct builder {
     proto_option_codec_t *codec;   /* custom options */
     proto_scope_t scope;      /* package + enclosing messages of what is being built */
     int proto3;               /* the file's implicit-presence rules (proto3 or editions) */
-    proto_arena_t *arena;
+    arena_t *arena;
     char *error;              /* first failure */
 } builder_t;
-
-static void fail(builder_t *b, const char *fmt, const char *detail)
-{
-    if (b->error)
-        return;
-    size_t n = strlen(fmt) + strlen(detail) + 1;
-    b->error = malloc(n);
-    if (b->error)
-        snprintf(b->error, n, fmt, detail);
-}
 
 static int file_is_proto3(const proto_file_t *f)
 {
@@ -54,9 +42,9 @@ static int file_is_proto3(const proto_file_t *f)
 
 static void *alloc_message(builder_t *b, const ProtobufCMessageDescriptor *desc)
 {
-    void *m = proto_arena_alloc(b->arena, desc->sizeof_message);
+    void *m = arena_alloc(b->arena, desc->sizeof_message);
     if (!m) {
-        fail(b, "%sout of memory", "");
+        proto_error_set(&b->error, "%sout of memory", "");
         return NULL;
     }
     protobuf_c_message_init(desc, m);
@@ -65,32 +53,32 @@ static void *alloc_message(builder_t *b, const ProtobufCMessageDescriptor *desc)
 
 static char *dup(builder_t *b, const char *s)
 {
-    char *d = proto_arena_strdup(b->arena, s);
+    char *d = arena_strdup(b->arena, s);
     if (!d)
-        fail(b, "%sout of memory", "");
+        proto_error_set(&b->error, "%sout of memory", "");
     return d;
 }
 
 static char *dupf(builder_t *b, const char *prefix, const char *s)
 {
-    char *d = proto_arena_printf(b->arena, "%s%s", prefix, s);
+    char *d = arena_printf(b->arena, "%s%s", prefix, s);
     if (!d)
-        fail(b, "%sout of memory", "");
+        proto_error_set(&b->error, "%sout of memory", "");
     return d;
 }
 
 /* Appends item to a protobuf-c repeated field (a size_t count and a pointer array). */
 static void append(builder_t *b, void *items_ptr, size_t *n, void *item)
 {
-    if (item && proto_arena_push(b->arena, items_ptr, n, item) != 0)
-        fail(b, "%sout of memory", "");
+    if (item && arena_push(b->arena, items_ptr, n, item) != 0)
+        proto_error_set(&b->error, "%sout of memory", "");
 }
 
 static const proto_symbol_t *resolve_type(builder_t *b, const char *name)
 {
     const proto_symbol_t *s = proto_scope_resolve(&b->scope, name, 0);
     if (!s)
-        fail(b, "Could not resolve type: %s", name);
+        proto_error_set(&b->error, "Could not resolve type: %s", name);
     return s;
 }
 
@@ -99,9 +87,9 @@ static const proto_symbol_t *resolve_type(builder_t *b, const char *name)
 /* "foo_bar" -> "fooBar" */
 static char *json_name(builder_t *b, const char *name)
 {
-    char *out = proto_arena_alloc(b->arena, strlen(name) + 1);
+    char *out = arena_alloc(b->arena, strlen(name) + 1);
     if (!out) {
-        fail(b, "%sout of memory", "");
+        proto_error_set(&b->error, "%sout of memory", "");
         return NULL;
     }
     size_t n = 0;
@@ -120,9 +108,9 @@ static char *json_name(builder_t *b, const char *name)
 /* "my_map" -> "MyMapEntry" */
 static char *map_entry_name(builder_t *b, const char *field)
 {
-    char *out = proto_arena_alloc(b->arena, strlen(field) + 6);
+    char *out = arena_alloc(b->arena, strlen(field) + 6);
     if (!out) {
-        fail(b, "%sout of memory", "");
+        proto_error_set(&b->error, "%sout of memory", "");
         return NULL;
     }
     size_t n = 0;
@@ -186,10 +174,10 @@ static int scalar_type(const char *name, Google__Protobuf__FieldDescriptorProto_
 /* protobuf's CEscape: C escapes, octal for the unprintable. */
 static char *c_escape(builder_t *b, const char *s, size_t len)
 {
-    uint8_t *bytes = proto_arena_alloc(b->arena, len + 1);
-    char *out = proto_arena_alloc(b->arena, len * 4 + 1);
+    uint8_t *bytes = arena_alloc(b->arena, len + 1);
+    char *out = arena_alloc(b->arena, len * 4 + 1);
     if (!bytes || !out) {
-        fail(b, "%sout of memory", "");
+        proto_error_set(&b->error, "%sout of memory", "");
         return NULL;
     }
     size_t n = proto_text_to_bytes(s, len, bytes), o = 0;
@@ -233,7 +221,7 @@ static char *default_value(builder_t *b, const proto_field_t *f,
     char buf[32];
     switch (type) {
     case GOOGLE__PROTOBUF__FIELD_DESCRIPTOR_PROTO__TYPE__TYPE_STRING:
-        return proto_arena_strndup(b->arena, text, f->default_len);
+        return arena_strndup(b->arena, text, f->default_len);
     case GOOGLE__PROTOBUF__FIELD_DESCRIPTOR_PROTO__TYPE__TYPE_BYTES:
         return c_escape(b, text, f->default_len);
     case GOOGLE__PROTOBUF__FIELD_DESCRIPTOR_PROTO__TYPE__TYPE_FLOAT:
@@ -264,7 +252,7 @@ static char *default_value(builder_t *b, const proto_field_t *f,
         return dup(b, buf);
     }
     }
-    fail(b, "Invalid default value: %s", text);
+    proto_error_set(&b->error, "Invalid default value: %s", text);
     return NULL;
 }
 
@@ -284,13 +272,13 @@ static void add_unknown_field(builder_t *b, ProtobufCMessage *msg, const strbuf_
     ProtobufCMessageUnknownField *fields = msg->unknown_fields;
     /* Capacity doubles, implied by n being a power of two (or zero). */
     if ((n & (n - 1)) == 0) {
-        fields = proto_arena_alloc(b->arena, (n ? n * 2 : 1) * sizeof *fields);
+        fields = arena_alloc(b->arena, (n ? n * 2 : 1) * sizeof *fields);
         if (fields && n)
             memcpy(fields, msg->unknown_fields, n * sizeof *fields);
     }
-    uint8_t *data = proto_arena_alloc(b->arena, record->len - tag_len + 1);
+    uint8_t *data = arena_alloc(b->arena, record->len - tag_len + 1);
     if (!fields || !data) {
-        fail(b, "%sout of memory", "");
+        proto_error_set(&b->error, "%sout of memory", "");
         return;
     }
     memcpy(data, record->data + tag_len, record->len - tag_len);
@@ -347,7 +335,7 @@ static void set_custom_option(builder_t *b, ProtobufCMessage *msg, const proto_o
     strbuf_t records = {0};
     char *error = NULL;
     if (proto_option_encode(b->codec, &b->scope, o, &records, &error) != 0) {
-        fail(b, "%s", error ? error : "out of memory");
+        proto_error_set(&b->error, "%s", error ? error : "out of memory");
         free(error);
     } else {
         add_records(b, msg, &records);
@@ -402,12 +390,12 @@ static int builtin_value(builder_t *b, const ProtobufCFieldDescriptor *fd, const
     case PROTOBUF_C_TYPE_STRING:
         if (v->kind != PROTO_VALUE_STRING)
             return -1;
-        *(char **)out = proto_arena_strndup(b->arena, t, v->len);
+        *(char **)out = arena_strndup(b->arena, t, v->len);
         return 0;
     case PROTOBUF_C_TYPE_BYTES: {
         if (v->kind != PROTO_VALUE_STRING)
             return -1;
-        uint8_t *data = proto_arena_alloc(b->arena, v->len + 1);
+        uint8_t *data = arena_alloc(b->arena, v->len + 1);
         if (!data)
             return -1;
         ((ProtobufCBinaryData *)out)->len = proto_text_to_bytes(t, v->len, data);
@@ -470,7 +458,7 @@ static void set_builtin_field(builder_t *b, ProtobufCMessage *msg, const Protobu
     }
     if (fd->type == PROTOBUF_C_TYPE_MESSAGE) {
         if (v->kind != PROTO_VALUE_MAP || fd->label == PROTOBUF_C_LABEL_REPEATED) {
-            fail(b, "Invalid value for option %s", fd->name);
+            proto_error_set(&b->error, "Invalid value for option %s", fd->name);
             return;
         }
         ProtobufCMessage *sub = sub_message(b, msg, fd);
@@ -482,15 +470,15 @@ static void set_builtin_field(builder_t *b, ProtobufCMessage *msg, const Protobu
     if (fd->label == PROTOBUF_C_LABEL_REPEATED) {
         size_t *n = (size_t *)((char *)msg + fd->quantifier_offset);
         char **items = field_slot(msg, fd);
-        char *grown = proto_arena_alloc(b->arena, (*n + 1) * size);
+        char *grown = arena_alloc(b->arena, (*n + 1) * size);
         if (!grown) {
-            fail(b, "%sout of memory", "");
+            proto_error_set(&b->error, "%sout of memory", "");
             return;
         }
         if (*n)
             memcpy(grown, *items, *n * size);
         if (builtin_value(b, fd, v, grown + *n * size) != 0) {
-            fail(b, "Invalid value for option %s", fd->name);
+            proto_error_set(&b->error, "Invalid value for option %s", fd->name);
             return;
         }
         *items = grown;
@@ -498,7 +486,7 @@ static void set_builtin_field(builder_t *b, ProtobufCMessage *msg, const Protobu
         return;
     }
     if (builtin_value(b, fd, v, field_slot(msg, fd)) != 0) {
-        fail(b, "Invalid value for option %s", fd->name);
+        proto_error_set(&b->error, "Invalid value for option %s", fd->name);
         return;
     }
     if (fd->quantifier_offset && fd->type != PROTOBUF_C_TYPE_STRING)
@@ -512,19 +500,19 @@ static void set_builtin(builder_t *b, ProtobufCMessage *msg, const char *name, c
     char head[128];
     size_t hlen = dot ? (size_t)(dot - name) : strlen(name);
     if (hlen >= sizeof head) {
-        fail(b, "Option \"%s\" unknown.", name);
+        proto_error_set(&b->error, "Option \"%s\" unknown.", name);
         return;
     }
     memcpy(head, name, hlen);
     head[hlen] = '\0';
     const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field_by_name(msg->descriptor, head);
     if (!fd) {
-        fail(b, "Option \"%s\" unknown.", name);
+        proto_error_set(&b->error, "Option \"%s\" unknown.", name);
         return;
     }
     if (dot || v->kind == PROTO_VALUE_OPTION) {
         if (fd->type != PROTOBUF_C_TYPE_MESSAGE || fd->label == PROTOBUF_C_LABEL_REPEATED) {
-            fail(b, "Option \"%s\" is not a message.", name);
+            proto_error_set(&b->error, "Option \"%s\" is not a message.", name);
             return;
         }
         ProtobufCMessage *sub = sub_message(b, msg, fd);
@@ -607,7 +595,7 @@ static FieldProto *build_field(builder_t *b, const proto_field_t *f, const char 
         fp->label = GOOGLE__PROTOBUF__FIELD_DESCRIPTOR_PROTO__LABEL__LABEL_REPEATED;
         fp->has_type = 1;
         fp->type = GOOGLE__PROTOBUF__FIELD_DESCRIPTOR_PROTO__TYPE__TYPE_MESSAGE;
-        fp->type_name = proto_arena_printf(b->arena, ".%s.%s", scope_name, map_entry_name(b, f->name));
+        fp->type_name = arena_printf(b->arena, ".%s.%s", scope_name, map_entry_name(b, f->name));
     } else {
         set_field_type(b, fp, f->type);
     }
@@ -618,7 +606,7 @@ static FieldProto *build_field(builder_t *b, const proto_field_t *f, const char 
     }
     if (f->default_value)
         fp->default_value = default_value(b, f, fp->type);
-    fp->json_name = f->json_name ? proto_arena_strndup(b->arena, f->json_name, f->json_name_len)
+    fp->json_name = f->json_name ? arena_strndup(b->arena, f->json_name, f->json_name_len)
                                  : json_name(b, f->name);
     fp->options = build_options(b, &google__protobuf__field_options__descriptor, &f->options);
     if (b->proto3 && f->label == PROTO_LABEL_OPTIONAL) {
@@ -637,7 +625,7 @@ static FieldProto *build_group_field(builder_t *b, const proto_group_t *g, const
     fp->label = field_label(b, g->label);
     fp->has_type = 1;
     fp->type = GOOGLE__PROTOBUF__FIELD_DESCRIPTOR_PROTO__TYPE__TYPE_GROUP;
-    fp->type_name = proto_arena_printf(b->arena, ".%s.%s", scope_name, g->name);
+    fp->type_name = arena_printf(b->arena, ".%s.%s", scope_name, g->name);
     fp->json_name = json_name(b, name);
     return fp;
 }
@@ -691,9 +679,9 @@ static void add_ordered(builder_t *b, ordered_t **items, size_t *n, size_t *cap,
 {
     if (*n == *cap) {
         size_t c = *cap ? *cap * 2 : 16;
-        ordered_t *grown = proto_arena_alloc(b->arena, c * sizeof *grown);
+        ordered_t *grown = arena_alloc(b->arena, c * sizeof *grown);
         if (!grown) {
-            fail(b, "%sout of memory", "");
+            proto_error_set(&b->error, "%sout of memory", "");
             return;
         }
         if (*n)
@@ -801,12 +789,12 @@ static void message_nested(builder_t *b, MessageProto *mp, const proto_message_t
             proto_message_t gm = {.name = items[i].group->name,
                                   .fields = items[i].group->fields,
                                   .n_fields = items[i].group->n_fields};
-            char *gfull = proto_arena_printf(b->arena, "%s.%s", full, gm.name);
+            char *gfull = arena_printf(b->arena, "%s.%s", full, gm.name);
             proto_scope_enter(&b->scope, gm.name);
             nested = gfull ? build_message(b, &gm, gfull) : NULL;
             proto_scope_leave(&b->scope);
         } else {
-            char *nfull = proto_arena_printf(b->arena, "%s.%s", full, items[i].message->name);
+            char *nfull = arena_printf(b->arena, "%s.%s", full, items[i].message->name);
             proto_scope_enter(&b->scope, items[i].message->name);
             nested = nfull ? build_message(b, items[i].message, nfull) : NULL;
             proto_scope_leave(&b->scope);
@@ -824,7 +812,7 @@ static void message_nested(builder_t *b, MessageProto *mp, const proto_message_t
 
 static int32_t range_end_exclusive(const proto_range_t *r, int32_t max_exclusive)
 {
-    return r->end_is_max || r->end >= MAX_FIELD_NUMBER ? max_exclusive : r->end + 1;
+    return r->end_is_max || r->end >= PROTO_MAX_FIELD_NUMBER ? max_exclusive : r->end + 1;
 }
 
 static int message_set(const proto_message_t *m)
@@ -848,7 +836,7 @@ static void message_ranges(builder_t *b, MessageProto *mp, const proto_message_t
                 return;
             r->has_start = r->has_end = 1;
             r->start = x->values[j].start;
-            r->end = range_end_exclusive(&x->values[j], message_set(m) ? 2147483647 : MAX_FIELD_NUMBER + 1);
+            r->end = range_end_exclusive(&x->values[j], message_set(m) ? 2147483647 : PROTO_MAX_FIELD_NUMBER + 1);
             r->options = opts;
             append(b, &mp->extension_range, &mp->n_extension_range, r);
         }
@@ -866,7 +854,7 @@ static void message_ranges(builder_t *b, MessageProto *mp, const proto_message_t
                 return;
             r->has_start = r->has_end = 1;
             r->start = v->start;
-            r->end = range_end_exclusive(v, MAX_FIELD_NUMBER + 1);
+            r->end = range_end_exclusive(v, PROTO_MAX_FIELD_NUMBER + 1);
             append(b, &mp->reserved_range, &mp->n_reserved_range, r);
         }
     }
@@ -967,7 +955,7 @@ static void file_imports(builder_t *b, FileProto *fp, const proto_file_t *f)
     for (size_t i = 0; i < f->n_imports; i++)
         append(b, &fp->dependency, &fp->n_dependency, dup(b, f->imports[i]));
     for (size_t i = 0; i < f->n_public_imports; i++) {
-        int32_t *idx = proto_arena_alloc(b->arena, (fp->n_public_dependency + 1) * sizeof *idx);
+        int32_t *idx = arena_alloc(b->arena, (fp->n_public_dependency + 1) * sizeof *idx);
         if (!idx)
             return;
         if (fp->n_public_dependency)
@@ -977,7 +965,7 @@ static void file_imports(builder_t *b, FileProto *fp, const proto_file_t *f)
         append(b, &fp->dependency, &fp->n_dependency, dup(b, f->public_imports[i]));
     }
     for (size_t i = 0; i < f->n_weak_imports; i++) {
-        int32_t *idx = proto_arena_alloc(b->arena, (fp->n_weak_dependency + 1) * sizeof *idx);
+        int32_t *idx = arena_alloc(b->arena, (fp->n_weak_dependency + 1) * sizeof *idx);
         if (!idx)
             return;
         if (fp->n_weak_dependency)
@@ -1018,7 +1006,7 @@ static FileProto *build_file(builder_t *b, const proto_file_t *f, const char *na
     for (size_t i = 0; i < f->n_types && !b->error; i++) {
         const proto_type_t *t = f->types[i];
         if (t->kind == PROTO_TYPE_MESSAGE) {
-            char *full = *pkg ? proto_arena_printf(b->arena, "%s.%s", pkg, t->message->name)
+            char *full = *pkg ? arena_printf(b->arena, "%s.%s", pkg, t->message->name)
                               : dup(b, t->message->name);
             proto_scope_enter(&b->scope, t->message->name);
             append(b, &fp->message_type, &fp->n_message_type, full ? build_message(b, t->message, full) : NULL);
@@ -1050,12 +1038,12 @@ int proto_descriptor_build(const proto_schema_t *schema, const char *name, uint8
     builder_t b = {
         .tab = proto_schema_symtab(schema),
         .proto3 = file_is_proto3(f),
-        .arena = proto_arena_new(),
+        .arena = arena_new(),
     };
     b.scope.tab = b.tab;
     b.scope.package = proto_schema_package(schema);
     if (!b.arena || !(b.codec = proto_option_codec_new(b.tab, b.arena))) {
-        proto_arena_free(b.arena);
+        arena_free(b.arena);
         *error = strdup("out of memory");
         return -1;
     }
@@ -1067,11 +1055,11 @@ int proto_descriptor_build(const proto_schema_t *schema, const char *name, uint8
         if (*out) {
             *out_len = protobuf_c_message_pack(&fp->base, *out);
         } else {
-            fail(&b, "%sout of memory", "");
+            proto_error_set(&b.error, "%sout of memory", "");
         }
     }
     proto_scope_free(&b.scope);
-    proto_arena_free(b.arena);
+    arena_free(b.arena);
     if (b.error || !fp) {
         free(*out);
         *out = NULL;

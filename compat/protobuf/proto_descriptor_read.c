@@ -22,8 +22,6 @@
 
 #include "google/protobuf/descriptor.pb-c.h"
 
-#define MAX_FIELD_NUMBER 536870911
-
 typedef Google__Protobuf__FileDescriptorProto FileProto;
 typedef Google__Protobuf__DescriptorProto MessageProto;
 typedef Google__Protobuf__FieldDescriptorProto FieldProto;
@@ -31,7 +29,7 @@ typedef Google__Protobuf__EnumDescriptorProto EnumProto;
 
 typedef struct reader {
     proto_file_t *file;
-    proto_arena_t *arena;     /* the file's arena */
+    arena_t *arena;     /* the file's arena */
     proto_option_codec_t *codec;   /* custom options; NULL without symbols */
     long budget;              /* extension lookups left (hostile descriptors) */
     int proto3;
@@ -40,7 +38,7 @@ typedef struct reader {
 
 static void *alloc(reader_t *r, size_t n)
 {
-    void *p = proto_arena_alloc(r->arena, n);
+    void *p = arena_alloc(r->arena, n);
     if (!p)
         r->failed = 1;
     return p;
@@ -50,7 +48,7 @@ static void *alloc(reader_t *r, size_t n)
 
 static const char *dup(reader_t *r, const char *s)
 {
-    const char *d = proto_arena_strdup(r->arena, s ? s : "");
+    const char *d = arena_strdup(r->arena, s ? s : "");
     if (!d)
         r->failed = 1;
     return d;
@@ -58,7 +56,7 @@ static const char *dup(reader_t *r, const char *s)
 
 static void push(reader_t *r, void *items_ptr, size_t *n, void *item)
 {
-    if (!item || proto_arena_push(r->arena, items_ptr, n, item) != 0)
+    if (!item || arena_push(r->arena, items_ptr, n, item) != 0)
         r->failed = 1;
 }
 
@@ -384,7 +382,7 @@ static void make_map(reader_t *r, proto_field_t *f, const MessageProto *entry)
         return;
     f->map_key = key;
     f->map_value = value;
-    f->type = proto_arena_printf(r->arena, "map<%s, %s>", key, value);
+    f->type = arena_printf(r->arena, "map<%s, %s>", key, value);
     f->label = PROTO_LABEL_NONE;
 }
 
@@ -459,7 +457,7 @@ static proto_range_t range_of(int32_t start, int32_t end_inclusive, int32_t max)
     proto_range_t v = {.start = start, .end = end_inclusive};
     v.is_range = end_inclusive != start;
     if (end_inclusive >= max) {
-        v.end = MAX_FIELD_NUMBER;
+        v.end = PROTO_MAX_FIELD_NUMBER;
         v.end_is_max = 1;
         v.is_range = 1;
     }
@@ -504,14 +502,14 @@ static void read_message_ranges(reader_t *r, proto_message_t *m, const MessagePr
     if (!ranges)
         return;
     for (size_t i = 0; i < mp->n_reserved_range; i++)
-        ranges[i] = range_of(mp->reserved_range[i]->start, mp->reserved_range[i]->end - 1, MAX_FIELD_NUMBER);
+        ranges[i] = range_of(mp->reserved_range[i]->start, mp->reserved_range[i]->end - 1, PROTO_MAX_FIELD_NUMBER);
     read_reserved(r, &m->reserveds, &m->n_reserveds, ranges, mp->n_reserved_range, mp->reserved_name,
                   mp->n_reserved_name);
     /* Ranges without options share one statement; each with options stands alone. */
     proto_extensions_t *plain = NULL;
     for (size_t i = 0; i < mp->n_extension_range; i++) {
         const Google__Protobuf__DescriptorProto__ExtensionRange *er = mp->extension_range[i];
-        proto_range_t v = range_of(er->start, er->end - 1, MAX_FIELD_NUMBER);
+        proto_range_t v = range_of(er->start, er->end - 1, PROTO_MAX_FIELD_NUMBER);
         if (!er->options && plain) {
             push_range(r, &plain->values, &plain->n_values, v);
             continue;
@@ -561,7 +559,7 @@ static proto_message_t *read_message(reader_t *r, const MessageProto *mp, const 
     for (size_t i = 0; i < mp->n_nested_type; i++) {
         if (consumed[i])
             continue;
-        char *nfull = proto_arena_printf(r->arena, "%s%s%s", full, *full ? "." : "", mp->nested_type[i]->name);
+        char *nfull = arena_printf(r->arena, "%s%s%s", full, *full ? "." : "", mp->nested_type[i]->name);
         proto_type_t *t = NEW(r, proto_type_t);
         if (!t || !nfull)
             return NULL;
@@ -724,7 +722,7 @@ static void shorten_field(shortener_t *sh, proto_field_t *f)
 {
     if (f->map_key) {
         f->map_value = shortest(sh, f->map_value);
-        f->type = proto_arena_printf(sh->r->arena, "map<%s, %s>", f->map_key, f->map_value);
+        f->type = arena_printf(sh->r->arena, "map<%s, %s>", f->map_key, f->map_value);
         if (!f->type)
             sh->r->failed = 1;
     } else {
@@ -831,7 +829,7 @@ static int read_file(reader_t *r, proto_file_t *f, const FileProto *fp, const pr
     const char *pkg = f->package ? f->package : "";
     for (size_t i = 0; i < fp->n_message_type; i++) {
         proto_type_t *t = NEW(r, proto_type_t);
-        char *full = proto_arena_printf(r->arena, "%s%s%s", pkg, *pkg ? "." : "", fp->message_type[i]->name);
+        char *full = arena_printf(r->arena, "%s%s%s", pkg, *pkg ? "." : "", fp->message_type[i]->name);
         if (!t || !full)
             return -1;
         t->kind = PROTO_TYPE_MESSAGE;
@@ -867,7 +865,7 @@ proto_file_t *proto_descriptor_read(const uint8_t *data, size_t len, const proto
         *error = strdup("out of memory");
         return NULL;
     }
-    proto_arena_t *arena = f->arena;
+    arena_t *arena = f->arena;
     reader_t r = {.file = f, .arena = arena};
     int rc = read_file(&r, f, fp, context);
     /* Custom options may use extensions the file itself declares: read it

@@ -100,7 +100,7 @@ typedef struct diff_ctx {
     const proto_message_t **guard;   /* original messages being compared (recursion guard) */
     size_t n_guard, cap_guard;
     proto_changes_t *out;
-    proto_arena_t *arena;     /* segment strings */
+    arena_t *arena;     /* segment strings */
     memo_t *memo;             /* shared by a diff and all its sub-diffs */
     int failed;               /* out of memory */
 } diff_ctx_t;
@@ -184,7 +184,7 @@ static void leave(diff_ctx_t *c, mark_t m)
 
 static const char *tag_text(diff_ctx_t *c, int32_t tag)
 {
-    const char *t = proto_arena_printf(c->arena, "%d", (int)tag);
+    const char *t = arena_printf(c->arena, "%d", (int)tag);
     if (!t)
         c->failed = 1;
     return t ? t : "?";
@@ -303,7 +303,7 @@ static ptype_t as_map(const diff_ctx_t *c, const side_t *s, ptype_t t)
 {
     const proto_symbol_t *sym = resolve(c, s, t.name);
     if (sym && sym->is_map_entry && sym->map_key && sym->map_value) {
-        const char *name = proto_arena_printf(c->arena, "map<%s, %s>", sym->map_key->type,
+        const char *name = arena_printf(c->arena, "map<%s, %s>", sym->map_key->type,
                                               sym->map_value->type);
         if (name)
             return (ptype_t){name, sym->map_key->type, sym->map_value->type};
@@ -383,7 +383,7 @@ static void compare_imported(diff_ctx_t *c, const proto_symbol_t *o, const proto
         memcpy(sub.guard, c->guard, c->n_guard * sizeof *sub.guard);
     sub.n_guard = sub.cap_guard = c->n_guard;
     /* Paths and scope restart at the local name ("outer.GoogleHome"). */
-    char *parts = proto_arena_strdup(c->arena, local);
+    char *parts = arena_strdup(c->arena, local);
     if (!parts) {
         c->failed = 1;
     } else {
@@ -634,7 +634,7 @@ static void check_oneof_merges(diff_ctx_t *c, const proto_message_t *upd, const 
                 moved_in++;
                 groups[n++] = tag_text(c, t->tag); /* "7": no oneof name is a number */
             } else {
-                groups[n++] = proto_arena_printf(c->arena, "%s.", t->oneof);
+                groups[n++] = arena_printf(c->arena, "%s.", t->oneof);
             }
             if (!groups[n - 1])
                 n--, c->failed = 1;
@@ -950,7 +950,7 @@ int proto_diff_changes(const proto_schema_t *original, const proto_schema_t *upd
         .orig = {proto_schema_symtab(original), proto_schema_package(original)},
         .upd = {proto_schema_symtab(update), proto_schema_package(update)},
         .out = out,
-        .arena = proto_arena_new(),
+        .arena = arena_new(),
     };
     if (!c.arena)
         return -1;
@@ -962,7 +962,7 @@ int proto_diff_changes(const proto_schema_t *original, const proto_schema_t *upd
     free(c.names.items);
     free(c.guard);
     free(memo.slots);
-    proto_arena_free(c.arena);
+    arena_free(c.arena);
     return c.failed ? -1 : 0;
 }
 

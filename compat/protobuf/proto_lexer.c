@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void proto_lex_init(proto_lexer_t *lx, const char *text, size_t len, proto_arena_t *arena)
+void proto_lex_init(proto_lexer_t *lx, const char *text, size_t len, arena_t *arena)
 {
     memset(lx, 0, sizeof *lx);
     lx->data = text;
@@ -157,7 +157,7 @@ const char *proto_lex_word(proto_lexer_t *lx)
         char b[8];
         proto_lex_fail(lx, "expected a word but was %s", printable(lx->data[lx->pos], b));
     }
-    char *w = proto_arena_strndup(lx->arena, lx->data + start, lx->pos - start);
+    char *w = arena_strndup(lx->arena, lx->data + start, lx->pos - start);
     if (!w)
         proto_lex_fail(lx, "out of memory");
     return w;
@@ -304,7 +304,7 @@ const char *proto_lex_string(proto_lexer_t *lx, size_t *len)
     if (out->failed)
         proto_lex_fail(lx, "out of memory");
     *len = out->len;
-    char *s = proto_arena_strndup(lx->arena, out->data ? out->data : "", out->len);
+    char *s = arena_strndup(lx->arena, out->data ? out->data : "", out->len);
     if (!s)
         proto_lex_fail(lx, "out of memory");
     return s;
@@ -324,7 +324,7 @@ const char *proto_lex_data_type(proto_lexer_t *lx, const char *first)
         if (proto_lex_char(lx) != '>')
             proto_lex_fail(lx, "expected '>'");
         lx->depth--;
-        const char *t = proto_arena_printf(lx->arena, "map<%s, %s>", key, value);
+        const char *t = arena_printf(lx->arena, "map<%s, %s>", key, value);
         if (!t)
             proto_lex_fail(lx, "out of memory");
         return t;
@@ -333,7 +333,7 @@ const char *proto_lex_data_type(proto_lexer_t *lx, const char *first)
     while (proto_lex_peek(lx) == '.') {
         lx->pos++;
         const char *part = proto_lex_word(lx);
-        name = proto_arena_printf(lx->arena, "%s.%s", name, part);
+        name = arena_printf(lx->arena, "%s.%s", name, part);
         if (!name)
             proto_lex_fail(lx, "out of memory");
     }

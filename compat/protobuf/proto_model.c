@@ -1,7 +1,8 @@
 /*
  * proto_model: making and releasing model pieces outside the parser -- the
  * file itself, option values built from descriptors, and the conversions
- * between Wire's character strings and the bytes a descriptor holds.
+ * between Wire's character strings and the bytes a descriptor holds, and
+ * the first-error rule the descriptor builder and the option codec share.
  */
 #include "compat/protobuf/internal.h"
 
@@ -26,10 +27,10 @@ int proto_is_scalar(const char *type)
 
 proto_file_t *proto_file_new(void)
 {
-    proto_arena_t *arena = proto_arena_new();
-    proto_file_t *f = arena ? proto_arena_alloc(arena, sizeof *f) : NULL;
+    arena_t *arena = arena_new();
+    proto_file_t *f = arena ? arena_alloc(arena, sizeof *f) : NULL;
     if (!f) {
-        proto_arena_free(arena);
+        arena_free(arena);
         return NULL;
     }
     f->arena = arena;
@@ -39,24 +40,24 @@ proto_file_t *proto_file_new(void)
 void proto_file_free(proto_file_t *file)
 {
     if (file)
-        proto_arena_free(file->arena);
+        arena_free(file->arena);
 }
 
 /* ---- Values ------------------------------------------------------------------------- */
 
-proto_value_t *proto_value_text(proto_arena_t *arena, proto_value_kind_t kind, const char *text,
+proto_value_t *proto_value_text(arena_t *arena, proto_value_kind_t kind, const char *text,
                                 size_t len)
 {
-    proto_value_t *v = proto_arena_alloc(arena, sizeof *v);
+    proto_value_t *v = arena_alloc(arena, sizeof *v);
     if (!v)
         return NULL;
     v->kind = kind;
     v->len = len;
-    v->text = proto_arena_strndup(arena, text, len);
+    v->text = arena_strndup(arena, text, len);
     return v->text ? v : NULL;
 }
 
-proto_value_t *proto_value_number(proto_arena_t *arena, const char *fmt, ...)
+proto_value_t *proto_value_number(arena_t *arena, const char *fmt, ...)
 {
     char buf[64];
     va_list ap;
@@ -68,9 +69,9 @@ proto_value_t *proto_value_number(proto_arena_t *arena, const char *fmt, ...)
 
 /* Wire reads .proto text as Java chars, so "\377" is U+00FF: bytes become
  * the code points of the same value (UTF-8 encoded). */
-proto_value_t *proto_value_bytes(proto_arena_t *arena, const uint8_t *data, size_t len)
+proto_value_t *proto_value_bytes(arena_t *arena, const uint8_t *data, size_t len)
 {
-    char *buf = proto_arena_alloc(arena, len * 2 + 1);
+    char *buf = arena_alloc(arena, len * 2 + 1);
     if (!buf)
         return NULL;
     size_t n = 0;
@@ -101,7 +102,7 @@ size_t proto_text_to_bytes(const char *s, size_t len, uint8_t *out)
     return n;
 }
 
-int proto_value_map_add(proto_arena_t *arena, proto_value_t *map, const char *key, proto_value_t *v)
+int proto_value_map_add(arena_t *arena, proto_value_t *map, const char *key, proto_value_t *v)
 {
     if (!v)
         return -1;
@@ -111,16 +112,16 @@ int proto_value_map_add(proto_arena_t *arena, proto_value_t *map, const char *ke
         /* A repeated field: its values gather into a list, in order. */
         proto_value_t *prev = map->entries[i].value;
         if (prev->kind != PROTO_VALUE_LIST) {
-            proto_value_t *list = proto_arena_alloc(arena, sizeof *list);
-            if (!list || proto_arena_push(arena, &list->items, &list->n_items, prev) != 0)
+            proto_value_t *list = arena_alloc(arena, sizeof *list);
+            if (!list || arena_push(arena, &list->items, &list->n_items, prev) != 0)
                 return -1;
             list->kind = PROTO_VALUE_LIST;
             map->entries[i].value = prev = list;
         }
-        return proto_arena_push(arena, &prev->items, &prev->n_items, v);
+        return arena_push(arena, &prev->items, &prev->n_items, v);
     }
     size_t n = map->n_entries;
-    proto_map_entry_t *grown = proto_arena_alloc(arena, (n + 1) * sizeof *grown);
+    proto_map_entry_t *grown = arena_alloc(arena, (n + 1) * sizeof *grown);
     if (!grown)
         return -1;
     if (n)
@@ -152,4 +153,16 @@ int proto_parse_double(const char *text, double *out)
     else
         *out = strtod(text, &end);
     return *end || end == text ? -1 : 0;
+}
+
+/* ---- Errors ------------------------------------------------------------------------------ */
+
+void proto_error_set(char **error, const char *fmt, const char *detail)
+{
+    if (*error)
+        return;
+    size_t n = strlen(fmt) + strlen(detail) + 1;
+    *error = malloc(n);
+    if (*error)
+        snprintf(*error, n, fmt, detail);
 }

@@ -55,18 +55,18 @@ static int value_equal(const proto_value_t *a, const proto_value_t *b)
     }
 }
 
-static proto_value_t *new_map(proto_arena_t *arena, size_t cap)
+static proto_value_t *new_map(arena_t *arena, size_t cap)
 {
-    proto_value_t *m = proto_arena_alloc(arena, sizeof *m);
+    proto_value_t *m = arena_alloc(arena, sizeof *m);
     if (!m)
         return NULL;
     m->kind = PROTO_VALUE_MAP;
-    m->entries = proto_arena_alloc(arena, (cap ? cap : 1) * sizeof *m->entries);
+    m->entries = arena_alloc(arena, (cap ? cap : 1) * sizeof *m->entries);
     return m->entries ? m : NULL;
 }
 
 /* Wire's OPTION chain (a).b.c = v as nested one-entry maps {b: {c: v}}. */
-static proto_value_t *option_chain_to_map(proto_arena_t *arena, const proto_option_t *inner)
+static proto_value_t *option_chain_to_map(arena_t *arena, const proto_option_t *inner)
 {
     proto_value_t *m = new_map(arena, 1);
     if (!m)
@@ -80,9 +80,9 @@ static proto_value_t *option_chain_to_map(proto_arena_t *arena, const proto_opti
     return m;
 }
 
-static proto_option_t *transform(proto_arena_t *arena, const proto_option_t *o)
+static proto_option_t *transform(arena_t *arena, const proto_option_t *o)
 {
-    proto_option_t *t = proto_arena_alloc(arena, sizeof *t);
+    proto_option_t *t = arena_alloc(arena, sizeof *t);
     if (!t)
         return NULL;
     *t = *o;
@@ -95,7 +95,7 @@ static proto_option_t *transform(proto_arena_t *arena, const proto_option_t *o)
 
 typedef struct merger {
     const proto_scope_t *scope;
-    proto_arena_t *arena;
+    arena_t *arena;
 } merger_t;
 
 static const proto_message_t *message_type_of(const merger_t *mg, const proto_field_t *field)
@@ -125,15 +125,15 @@ static proto_value_t *merge_maps(const merger_t *mg, const proto_field_t *contai
  * list is only appended to, so hostile input cannot make this quadratic. */
 #define MAX_DEDUPE 1024
 
-static int list_add_unique(proto_arena_t *arena, proto_value_t *list, proto_value_t *v)
+static int list_add_unique(arena_t *arena, proto_value_t *list, proto_value_t *v)
 {
     for (size_t i = 0; i < list->n_items && list->n_items < MAX_DEDUPE; i++)
         if (value_equal(list->items[i], v))
             return 0;
-    return proto_arena_push(arena, &list->items, &list->n_items, v);
+    return arena_push(arena, &list->items, &list->n_items, v);
 }
 
-static int list_add_all_unique(proto_arena_t *arena, proto_value_t *list, proto_value_t *v)
+static int list_add_all_unique(arena_t *arena, proto_value_t *list, proto_value_t *v)
 {
     if (v->kind != PROTO_VALUE_LIST)
         return list_add_unique(arena, list, v);
@@ -154,7 +154,7 @@ static proto_value_t *merge_values(const merger_t *mg, const proto_field_t *fiel
         return merge_maps(mg, field, a, b);
     if (singular)
         return b;
-    proto_value_t *list = proto_arena_alloc(mg->arena, sizeof *list);
+    proto_value_t *list = arena_alloc(mg->arena, sizeof *list);
     if (!list)
         return NULL;
     list->kind = PROTO_VALUE_LIST;
@@ -198,7 +198,7 @@ static proto_option_t *merge_option(const merger_t *mg, const proto_field_t *fie
         return NULL;
     if (existing->value->kind != PROTO_VALUE_MAP || replacement->value->kind != PROTO_VALUE_MAP)
         return replacement;
-    proto_option_t *o = proto_arena_alloc(mg->arena, sizeof *o);
+    proto_option_t *o = arena_alloc(mg->arena, sizeof *o);
     if (!o)
         return NULL;
     *o = *replacement;
@@ -233,7 +233,7 @@ static int compare_indexed(const void *a, const void *b)
 
 /* Custom option names become fully qualified; the list is sorted by name
  * (stably) and repeated statements of a non-repeated extension merge. */
-int proto_normalize_options(const proto_scope_t *scope, proto_arena_t *arena,
+int proto_normalize_options(const proto_scope_t *scope, arena_t *arena,
                             const proto_options_t *in, proto_options_t *out)
 {
     out->items = NULL;
@@ -270,10 +270,10 @@ int proto_normalize_options(const proto_scope_t *scope, proto_arena_t *arena,
             proto_option_t *merged = tmp[i].option;
             for (size_t k = i + 1; k < j && merged; k++)
                 merged = merge_option(&mg, ext->field, merged, tmp[k].option);
-            rc = merged ? proto_arena_push(arena, &out->items, &out->n, merged) : -1;
+            rc = merged ? arena_push(arena, &out->items, &out->n, merged) : -1;
         } else {
             for (size_t k = i; k < j && rc == 0; k++)
-                rc = proto_arena_push(arena, &out->items, &out->n, tmp[k].option);
+                rc = arena_push(arena, &out->items, &out->n, tmp[k].option);
         }
         i = j;
     }
@@ -299,7 +299,7 @@ static int compare_entries(const void *a, const void *b)
 
 /* Entries sorted by key (a TreeMap), empty lists dropped, extension keys
  * "[name]" qualified; of two entries that end up with one key, the first stays. */
-int proto_normalize_map(const proto_scope_t *scope, proto_arena_t *arena,
+int proto_normalize_map(const proto_scope_t *scope, arena_t *arena,
                         const proto_value_t *map, proto_value_t **out)
 {
     keyed_entry_t *tmp = calloc(map->n_entries + 1, sizeof *tmp);
@@ -316,9 +316,9 @@ int proto_normalize_map(const proto_scope_t *scope, proto_arena_t *arena,
             continue;
         size_t klen = strlen(key);
         if (klen > 2 && key[0] == '[' && key[klen - 1] == ']') {
-            char *inner = proto_arena_strndup(arena, key + 1, klen - 2);
+            char *inner = arena_strndup(arena, key + 1, klen - 2);
             const proto_symbol_t *ext = inner ? proto_scope_resolve(scope, inner, 1) : NULL;
-            if (!inner || (ext && !(key = proto_arena_printf(arena, "[%s]", ext->full_name)))) {
+            if (!inner || (ext && !(key = arena_printf(arena, "[%s]", ext->full_name)))) {
                 free(tmp);
                 return -1;
             }

@@ -28,22 +28,12 @@ typedef struct field_tables {
 
 struct proto_option_codec {
     const proto_symtab_t *tab;
-    proto_arena_t *arena;     /* temporaries, the values decoded, the cache */
+    arena_t *arena;     /* temporaries, the values decoded, the cache */
     char *error;              /* encoding: the first failure of one call */
     field_tables_t cache[FIELD_CACHE];
 };
 
 typedef struct proto_option_codec codec_t;
-
-static void fail(codec_t *b, const char *fmt, const char *detail)
-{
-    if (b->error)
-        return;
-    size_t n = strlen(fmt) + strlen(detail) + 1;
-    b->error = malloc(n);
-    if (b->error)
-        snprintf(b->error, n, fmt, detail);
-}
 
 static void map_add(codec_t *r, proto_value_t *map, const char *key, proto_value_t *v)
 {
@@ -94,7 +84,7 @@ static const proto_symbol_t *resolve_from(codec_t *b, const char *package, const
     if (plen && strncmp(scope, package, plen) == 0)
         local = scope[plen] == '.' ? scope + plen + 1 : scope + plen;
     proto_scope_t s = {.tab = b->tab, .package = package};
-    char *parts = proto_arena_strdup(b->arena, local);
+    char *parts = arena_strdup(b->arena, local);
     for (char *p = parts, *dot; p && *p; p = dot ? dot + 1 : NULL) {
         dot = strchr(p, '.');
         if (dot)
@@ -131,7 +121,7 @@ static int encode_scalar(codec_t *b, const char *type, const proto_value_t *v, s
     if (!strcmp(type, "string") || !strcmp(type, "bytes")) {
         if (v->kind != PROTO_VALUE_STRING)
             return -1;
-        uint8_t *bytes = proto_arena_alloc(b->arena, v->len + 1);
+        uint8_t *bytes = arena_alloc(b->arena, v->len + 1);
         size_t n = v->len;
         if (!bytes)
             return -1;
@@ -237,7 +227,7 @@ static int encode_field_value(codec_t *b, const typed_field_t *tf, const char *t
     }
     if (wire < 0 || payload.failed) {
         strbuf_free(&payload);
-        fail(b, "Invalid value for option field %s", tf->field->name);
+        proto_error_set(&b->error, "Invalid value for option field %s", tf->field->name);
         return -1;
     }
     put_tag(out, number, wire);
@@ -358,8 +348,8 @@ static const field_tables_t *field_tables(codec_t *b, const proto_message_t *m)
     size_t n = m->n_fields;
     for (size_t i = 0; i < m->n_oneofs; i++)
         n += m->oneofs[i]->n_fields;
-    const proto_field_t **names = proto_arena_alloc(b->arena, (n + 1) * sizeof *names);
-    const proto_field_t **numbers = proto_arena_alloc(b->arena, (n + 1) * sizeof *numbers);
+    const proto_field_t **names = arena_alloc(b->arena, (n + 1) * sizeof *names);
+    const proto_field_t **numbers = arena_alloc(b->arena, (n + 1) * sizeof *numbers);
     if (!names || !numbers)
         return NULL;
     size_t k = 0;
@@ -402,7 +392,7 @@ static int compare_pending(const void *a, const void *b)
 static int encode_message(codec_t *b, const proto_symbol_t *msg, const proto_value_t *map,
                           strbuf_t *out)
 {
-    pending_t *p = proto_arena_alloc(b->arena, (map->n_entries + 1) * sizeof *p);
+    pending_t *p = arena_alloc(b->arena, (map->n_entries + 1) * sizeof *p);
     const field_tables_t *fields = field_tables(b, msg->message);
     if (!p || !fields)
         return -1;
@@ -411,7 +401,7 @@ static int encode_message(codec_t *b, const proto_symbol_t *msg, const proto_val
         const char *key = map->entries[i].key;
         size_t klen = strlen(key);
         if (key[0] == '[' && klen > 2) {
-            char *inner = proto_arena_strndup(b->arena, key + 1, klen - 2);
+            char *inner = arena_strndup(b->arena, key + 1, klen - 2);
             const proto_symbol_t *ext = inner ? resolve_from(b, msg->package, msg->full_name, inner, 1) : NULL;
             if (!ext)
                 return -1;
@@ -420,7 +410,7 @@ static int encode_message(codec_t *b, const proto_symbol_t *msg, const proto_val
             proto_field_t probe = {.name = key};
             const proto_field_t *f = field_lookup(fields->by_name, fields->n, &probe, by_name);
             if (!f) {
-                fail(b, "Unknown option field: %s", key);
+                proto_error_set(&b->error, "Unknown option field: %s", key);
                 return -1;
             }
             p[i].tf = (typed_field_t){f, msg->package, msg->full_name, proto3};
@@ -440,14 +430,14 @@ static const proto_value_t *chain_to_map(codec_t *b, const proto_value_t *v)
 {
     if (v->kind != PROTO_VALUE_OPTION)
         return v;
-    proto_value_t *m = proto_arena_alloc(b->arena, sizeof *m);
-    proto_map_entry_t *e = proto_arena_alloc(b->arena, sizeof *e);
+    proto_value_t *m = arena_alloc(b->arena, sizeof *m);
+    proto_map_entry_t *e = arena_alloc(b->arena, sizeof *e);
     if (!m || !e)
         return NULL;
     m->kind = PROTO_VALUE_MAP;
     m->entries = e;
     m->n_entries = 1;
-    e->key = v->option->parenthesized ? proto_arena_printf(b->arena, "[%s]", v->option->name)
+    e->key = v->option->parenthesized ? arena_printf(b->arena, "[%s]", v->option->name)
                                       : v->option->name;
     e->value = (proto_value_t *)chain_to_map(b, v->option->value);
     return e->value && e->key ? m : NULL;
@@ -571,7 +561,7 @@ static proto_value_t *field_value(codec_t *r, const decode_ctx_t *c, const char 
 static proto_value_t *map_entry_value(codec_t *r, const decode_ctx_t *c, const proto_field_t *f,
                                       wire_t w, int depth)
 {
-    proto_value_t *m = proto_arena_alloc(r->arena, sizeof(proto_value_t));
+    proto_value_t *m = arena_alloc(r->arena, sizeof(proto_value_t));
     if (!m)
         return NULL;
     m->kind = PROTO_VALUE_MAP;
@@ -607,7 +597,7 @@ static int decoded_add(codec_t *r, decoded_list_t *l, const proto_field_t *f, pr
         return -1;
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 16;
-        decoded_t *grown = proto_arena_alloc(r->arena, cap * sizeof *grown);
+        decoded_t *grown = arena_alloc(r->arena, cap * sizeof *grown);
         if (!grown)
             return -1;
         if (l->n)
@@ -638,8 +628,8 @@ static int compare_first_pos(const void *a, const void *b)
  * fields in order of first appearance, as text format would write them. */
 static proto_value_t *decoded_to_map(codec_t *r, decoded_list_t *l)
 {
-    proto_value_t *m = proto_arena_alloc(r->arena, sizeof *m);
-    decoded_t *groups = proto_arena_alloc(r->arena, (l->n + 1) * sizeof *groups);
+    proto_value_t *m = arena_alloc(r->arena, sizeof *m);
+    decoded_t *groups = arena_alloc(r->arena, (l->n + 1) * sizeof *groups);
     if (!m || !groups)
         return NULL;
     m->kind = PROTO_VALUE_MAP;
@@ -652,12 +642,12 @@ static proto_value_t *decoded_to_map(codec_t *r, decoded_list_t *l)
             j++;
         groups[ng] = l->items[i];
         if (j - i > 1) {
-            proto_value_t *list = proto_arena_alloc(r->arena, sizeof *list);
+            proto_value_t *list = arena_alloc(r->arena, sizeof *list);
             if (!list)
                 return NULL;
             list->kind = PROTO_VALUE_LIST;
             for (size_t k = i; k < j; k++)
-                if (proto_arena_push(r->arena, &list->items, &list->n_items, l->items[k].value) != 0)
+                if (arena_push(r->arena, &list->items, &list->n_items, l->items[k].value) != 0)
                     return NULL;
             groups[ng].value = list;
         }
@@ -665,12 +655,12 @@ static proto_value_t *decoded_to_map(codec_t *r, decoded_list_t *l)
         i = j;
     }
     qsort(groups, ng, sizeof *groups, compare_first_pos);
-    m->entries = proto_arena_alloc(r->arena, (ng + 1) * sizeof *m->entries);
+    m->entries = arena_alloc(r->arena, (ng + 1) * sizeof *m->entries);
     if (!m->entries)
         return NULL;
     for (size_t g = 0; g < ng; g++) {
         /* Names are copied: the definition may live in a model freed before this one. */
-        m->entries[g].key = proto_arena_strdup(r->arena, groups[g].field->name);
+        m->entries[g].key = arena_strdup(r->arena, groups[g].field->name);
         m->entries[g].value = groups[g].value;
         if (!m->entries[g].key)
             return NULL;
@@ -736,9 +726,9 @@ static proto_value_t *decode_message(codec_t *r, const proto_symbol_t *msg, wire
 
 /* ---- Entry points ---------------------------------------------------------------------- */
 
-proto_option_codec_t *proto_option_codec_new(const proto_symtab_t *tab, proto_arena_t *arena)
+proto_option_codec_t *proto_option_codec_new(const proto_symtab_t *tab, arena_t *arena)
 {
-    codec_t *c = proto_arena_alloc(arena, sizeof *c);
+    codec_t *c = arena_alloc(arena, sizeof *c);
     if (c) {
         c->tab = tab;
         c->arena = arena;
@@ -753,12 +743,12 @@ int proto_option_encode(proto_option_codec_t *b, const proto_scope_t *scope, con
     b->error = NULL;
     const proto_symbol_t *ext = proto_scope_resolve(scope, o->name, 1);
     if (!ext) {
-        fail(b, "Option \"(%s)\" unknown.", o->name);
+        proto_error_set(&b->error, "Option \"(%s)\" unknown.", o->name);
     } else {
         typed_field_t tf = {ext->field, ext->package, ext->scope, file_is_proto3(ext->file)};
         const proto_value_t *v = chain_to_map(b, o->value);
         if ((!v || encode_field(b, &tf, v, out) != 0 || out->failed) && !b->error)
-            fail(b, "Invalid value for option (%s)", o->name);
+            proto_error_set(&b->error, "Invalid value for option (%s)", o->name);
     }
     *error = b->error;
     b->error = NULL;

@@ -67,7 +67,7 @@ static proto_value_t *read_value(parser_t *p);
 
 static void *new_node(parser_t *p, size_t size)
 {
-    void *n = proto_arena_alloc(p->file->arena, size);
+    void *n = arena_alloc(p->file->arena, size);
     if (!n)
         proto_lex_fail(&p->lx, "out of memory");
     return n;
@@ -77,7 +77,7 @@ static void *new_node(parser_t *p, size_t size)
 
 static void push(parser_t *p, void *items_ptr, size_t *n, void *item)
 {
-    if (proto_arena_push(p->file->arena, items_ptr, n, item) != 0)
+    if (arena_push(p->file->arena, items_ptr, n, item) != 0)
         proto_lex_fail(&p->lx, "out of memory");
 }
 
@@ -301,7 +301,7 @@ static void split_dotted(parser_t *p, const char *word, const char ***names, siz
     const char *start = word;
     for (const char *c = word;; c++) {
         if (*c == '.' || *c == '\0') {
-            char *part = proto_arena_strndup(p->file->arena, start, (size_t)(c - start));
+            char *part = arena_strndup(p->file->arena, start, (size_t)(c - start));
             if (!part)
                 proto_lex_fail(&p->lx, "out of memory");
             push(p, names, n, part);
@@ -318,7 +318,7 @@ static proto_option_t *read_option(parser_t *p, char separator)
     int wrapped = 0;
     const char *name = proto_lex_name(&p->lx, &wrapped);
     if (wrapped == '[') {
-        name = proto_arena_printf(p->file->arena, "[%s]", name);
+        name = arena_printf(p->file->arena, "[%s]", name);
         if (!name)
             proto_lex_fail(&p->lx, "out of memory");
     }
@@ -332,7 +332,7 @@ static proto_option_t *read_option(parser_t *p, char separator)
         int sub_wrapped = 0;
         const char *sub = proto_lex_name(&p->lx, &sub_wrapped);
         if (sub_wrapped == '(') {
-            sub = proto_arena_printf(p->file->arena, "(%s)", sub);
+            sub = arena_printf(p->file->arena, "(%s)", sub);
             if (!sub)
                 proto_lex_fail(&p->lx, "out of memory");
             push(p, &subs, &nsubs, (void *)sub);
@@ -351,7 +351,7 @@ static proto_option_t *read_option(parser_t *p, char separator)
         const char *sub = subs[i];
         if (sub[0] == '(') {
             inner->parenthesized = 1;
-            inner->name = proto_arena_strndup(p->file->arena, sub + 1, strlen(sub) - 2);
+            inner->name = arena_strndup(p->file->arena, sub + 1, strlen(sub) - 2);
             if (!inner->name)
                 proto_lex_fail(&p->lx, "out of memory");
         } else {
@@ -425,8 +425,8 @@ static void split_map_type(parser_t *p, proto_field_t *f)
     const char *vstart = comma + 1;
     while (*vstart == ' ')
         vstart++;
-    f->map_key = proto_arena_strndup(p->file->arena, t + 4, (size_t)(comma - t - 4));
-    f->map_value = proto_arena_strndup(p->file->arena, vstart, (size_t)(t + len - 1 - vstart));
+    f->map_key = arena_strndup(p->file->arena, t + 4, (size_t)(comma - t - 4));
+    f->map_value = arena_strndup(p->file->arena, vstart, (size_t)(t + len - 1 - vstart));
     if (!f->map_key || !f->map_value)
         proto_lex_fail(&p->lx, "out of memory");
     const char *k = f->map_key;
@@ -549,7 +549,7 @@ static int32_t read_range_end(parser_t *p, int *is_max)
     const char *w = proto_lex_word(&p->lx);
     if (strcmp(w, "max") == 0) {
         *is_max = 1;
-        return 536870911; /* Wire's MAX_TAG_VALUE, whatever the context */
+        return PROTO_MAX_FIELD_NUMBER; /* whatever the context, as in Wire */
     }
     char *end = NULL;
     long long v = strtoll(w, &end, 10);

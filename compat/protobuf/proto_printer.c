@@ -14,12 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_TAG_VALUE 536870911
-
 typedef struct printer {
     proto_print_mode_t mode;
     proto_scope_t scope;       /* normalization: names resolve from here */
-    proto_arena_t *arena;      /* temporaries of normalization */
+    arena_t *arena;      /* temporaries of normalization */
     char *error;               /* first failure; printing stops mattering after it */
 } printer_t;
 
@@ -257,7 +255,7 @@ static proto_options_t filter_options(printer_t *pr, const proto_options_t *in)
         for (size_t i = 0; i < in->n; i++) {
             proto_option_t *o = in->items[i];
             if ((!o->parenthesized || strncmp(o->name, "confluent.", 10) == 0) &&
-                proto_arena_push(pr->arena, &out.items, &out.n, o) != 0)
+                arena_push(pr->arena, &out.items, &out.n, o) != 0)
                 fail_oom(pr);
         }
     }
@@ -299,7 +297,7 @@ static const char *qualify(printer_t *pr, const char *name)
         fail(pr, "Could not resolve type: ", name);
         return name;
     }
-    const char *q = proto_arena_printf(pr->arena, ".%s", s->full_name);
+    const char *q = arena_printf(pr->arena, ".%s", s->full_name);
     if (!q)
         fail_oom(pr);
     return q ? q : name;
@@ -377,8 +375,8 @@ static const char *field_type(printer_t *pr, const proto_field_t *f, proto_label
         return type;
     *label = PROTO_LABEL_NONE;
     const proto_symbol_t *vs = proto_scope_resolve(&pr->scope, value, 0);
-    const char *t = vs ? proto_arena_printf(pr->arena, "map<%s, .%s>", key, vs->full_name)
-                       : proto_arena_printf(pr->arena, "map<%s, %s>", key, value);
+    const char *t = vs ? arena_printf(pr->arena, "map<%s, .%s>", key, vs->full_name)
+                       : arena_printf(pr->arena, "map<%s, %s>", key, value);
     if (!t)
         fail_oom(pr);
     return t ? t : f->type;
@@ -389,8 +387,8 @@ static const char *const label_names[] = {"", "optional", "required", "repeated"
 static proto_option_t *special_option(printer_t *pr, const char *name, proto_value_kind_t kind,
                                       const char *text, size_t len)
 {
-    proto_option_t *o = proto_arena_alloc(pr->arena, sizeof *o);
-    proto_value_t *v = proto_arena_alloc(pr->arena, sizeof *v);
+    proto_option_t *o = arena_alloc(pr->arena, sizeof *o);
+    proto_value_t *v = arena_alloc(pr->arena, sizeof *v);
     if (!o || !v) {
         fail_oom(pr);
         return NULL;
@@ -414,17 +412,17 @@ static void put_field(printer_t *pr, strbuf_t *out, const proto_field_t *f)
     /* default and json_name print after the real options. */
     proto_options_t opts = {0};
     for (size_t i = 0; i < f->options.n; i++)
-        if (proto_arena_push(pr->arena, &opts.items, &opts.n, f->options.items[i]) != 0)
+        if (arena_push(pr->arena, &opts.items, &opts.n, f->options.items[i]) != 0)
             fail_oom(pr);
     proto_option_t *o;
     if (f->default_value &&
         (o = special_option(pr, "default", default_kind(type, f->default_value, f->default_len),
                             f->default_value, f->default_len)) &&
-        proto_arena_push(pr->arena, &opts.items, &opts.n, o) != 0)
+        arena_push(pr->arena, &opts.items, &opts.n, o) != 0)
         fail_oom(pr);
     if (f->json_name &&
         (o = special_option(pr, "json_name", PROTO_VALUE_STRING, f->json_name, f->json_name_len)) &&
-        proto_arena_push(pr->arena, &opts.items, &opts.n, o) != 0)
+        arena_push(pr->arena, &opts.items, &opts.n, o) != 0)
         fail_oom(pr);
     opts = filter_options(pr, &opts);
     if (opts.n) {
@@ -458,7 +456,7 @@ static int compare_keyed(const void *a, const void *b)
 
 static keyed_t *keyed_new(printer_t *pr, size_t n)
 {
-    keyed_t *k = proto_arena_alloc(pr->arena, (n ? n : 1) * sizeof *k);
+    keyed_t *k = arena_alloc(pr->arena, (n ? n : 1) * sizeof *k);
     if (!k)
         fail_oom(pr);
     return k;
@@ -476,7 +474,7 @@ static proto_field_t *const *fields_in_order(printer_t *pr, proto_field_t *const
     if (!normalizing(pr) || n < 2)
         return fields;
     keyed_t *k = keyed_new(pr, n);
-    proto_field_t **sorted = proto_arena_alloc(pr->arena, n * sizeof *sorted);
+    proto_field_t **sorted = arena_alloc(pr->arena, n * sizeof *sorted);
     if (!k || !sorted) {
         fail_oom(pr);
         return fields;
@@ -494,7 +492,7 @@ static proto_group_t *const *groups_in_order(printer_t *pr, proto_group_t *const
     if (!normalizing(pr) || n < 2)
         return groups;
     keyed_t *k = keyed_new(pr, n);
-    proto_group_t **sorted = proto_arena_alloc(pr->arena, n * sizeof *sorted);
+    proto_group_t **sorted = arena_alloc(pr->arena, n * sizeof *sorted);
     if (!k || !sorted) {
         fail_oom(pr);
         return groups;
@@ -526,7 +524,7 @@ static void put_range(printer_t *pr, strbuf_t *out, const proto_range_t *r)
         strbuf_putc(out, '"');
     } else if (!r->is_range || (normalizing(pr) && r->start == r->end)) {
         strbuf_printf(out, "%d", (int)r->start);
-    } else if (r->end_is_max || r->end >= MAX_TAG_VALUE) {
+    } else if (r->end_is_max || r->end >= PROTO_MAX_FIELD_NUMBER) {
         strbuf_printf(out, "%d to max", (int)r->start);
     } else {
         strbuf_printf(out, "%d to %d", (int)r->start, (int)r->end);
@@ -559,8 +557,8 @@ static const char *range_text(printer_t *pr, const proto_range_t *r)
 {
     if (r->name)
         return r->name;
-    const char *t = r->is_range ? proto_arena_printf(pr->arena, "%d..%d", (int)r->start, (int)r->end)
-                                : proto_arena_printf(pr->arena, "%d", (int)r->start);
+    const char *t = r->is_range ? arena_printf(pr->arena, "%d..%d", (int)r->start, (int)r->end)
+                                : arena_printf(pr->arena, "%d", (int)r->start);
     if (!t)
         fail_oom(pr);
     return t ? t : "";
@@ -570,7 +568,7 @@ static void put_reserveds(printer_t *pr, strbuf_t *out, proto_reserved_t *const 
 {
     if (!normalizing(pr)) {
         for (size_t i = 0; i < n; i++) {
-            const proto_range_t **vals = proto_arena_alloc(pr->arena, (res[i]->n_values + 1) * sizeof *vals);
+            const proto_range_t **vals = arena_alloc(pr->arena, (res[i]->n_values + 1) * sizeof *vals);
             if (!vals) {
                 fail_oom(pr);
                 return;
@@ -606,7 +604,7 @@ static void put_extension_ranges(printer_t *pr, strbuf_t *out, proto_extensions_
 {
     if (!normalizing(pr)) {
         for (size_t i = 0; i < n; i++) {
-            const proto_range_t **vals = proto_arena_alloc(pr->arena, (ext[i]->n_values + 1) * sizeof *vals);
+            const proto_range_t **vals = arena_alloc(pr->arena, (ext[i]->n_values + 1) * sizeof *vals);
             if (!vals) {
                 fail_oom(pr);
                 return;
@@ -621,7 +619,7 @@ static void put_extension_ranges(printer_t *pr, strbuf_t *out, proto_extensions_
     for (size_t i = 0; i < n; i++)
         total += ext[i]->n_values;
     keyed_t *k = keyed_new(pr, total);
-    const proto_options_t **owner = proto_arena_alloc(pr->arena, (total + 1) * sizeof *owner);
+    const proto_options_t **owner = arena_alloc(pr->arena, (total + 1) * sizeof *owner);
     if (!k || !owner) {
         fail_oom(pr);
         return;
@@ -695,10 +693,10 @@ static void put_extends(printer_t *pr, strbuf_t *out, proto_extend_t *const *ext
         for (; j < n && strcmp(k[j].text, k[i].text) == 0; j++) {
             const proto_extend_t *x = k[j].item;
             for (size_t f = 0; f < x->n_fields; f++)
-                if (proto_arena_push(pr->arena, &fields, &nf, x->fields[f]) != 0)
+                if (arena_push(pr->arena, &fields, &nf, x->fields[f]) != 0)
                     fail_oom(pr);
         }
-        proto_extend_t *merged = proto_arena_alloc(pr->arena, sizeof *merged);
+        proto_extend_t *merged = arena_alloc(pr->arena, sizeof *merged);
         if (!merged) {
             fail_oom(pr);
             return;
@@ -916,7 +914,7 @@ static void put_enum(printer_t *pr, strbuf_t *out, const proto_enum_t *e)
         strbuf_putc(out, '\n');
     proto_options_t opts = filter_options(pr, &e->options);
     put_option_statements(pr, out, &opts, 1);
-    keyed_value_t *vals = proto_arena_alloc(pr->arena, (e->n_values + 1) * sizeof *vals);
+    keyed_value_t *vals = arena_alloc(pr->arena, (e->n_values + 1) * sizeof *vals);
     if (!vals) {
         fail_oom(pr);
         return;
@@ -985,7 +983,7 @@ static int compare_strings(const void *a, const void *b)
 static void put_imports(printer_t *pr, strbuf_t *out, const char *keyword,
                         const char *const *paths, size_t n)
 {
-    const char **sorted = proto_arena_alloc(pr->arena, (n + 1) * sizeof *sorted);
+    const char **sorted = arena_alloc(pr->arena, (n + 1) * sizeof *sorted);
     if (!sorted) {
         fail_oom(pr);
         return;
@@ -1042,7 +1040,7 @@ char *proto_print(const proto_file_t *file, proto_print_mode_t mode,
 {
     *error = NULL;
     printer_t pr = {.mode = mode};
-    pr.arena = proto_arena_new();
+    pr.arena = arena_new();
     if (!pr.arena) {
         *error = strdup("out of memory");
         return NULL;
@@ -1057,7 +1055,7 @@ char *proto_print(const proto_file_t *file, proto_print_mode_t mode,
     if (!text && !pr.error)
         fail_oom(&pr);
     proto_scope_free(&pr.scope);
-    proto_arena_free(pr.arena);
+    arena_free(pr.arena);
     if (pr.error) {
         free(text);
         *error = pr.error;

@@ -16,7 +16,7 @@ typedef struct symbol_map {
 } symbol_map_t;
 
 struct proto_symtab {
-    proto_arena_t *arena;     /* the symbols and their names */
+    arena_t *arena;     /* the symbols and their names */
     symbol_map_t types;
     symbol_map_t extensions;
     const proto_symtab_t *parent;   /* consulted for names this table lacks */
@@ -75,7 +75,7 @@ proto_symtab_t *proto_symtab_new(void)
     proto_symtab_t *tab = calloc(1, sizeof *tab);
     if (!tab)
         return NULL;
-    tab->arena = proto_arena_new();
+    tab->arena = arena_new();
     if (!tab->arena || map_grow(&tab->types) != 0 || map_grow(&tab->extensions) != 0) {
         proto_symtab_free(tab);
         return NULL;
@@ -89,7 +89,7 @@ void proto_symtab_free(proto_symtab_t *tab)
         return;
     free(tab->types.slots);
     free(tab->extensions.slots);
-    proto_arena_free(tab->arena);
+    arena_free(tab->arena);
     free(tab);
 }
 
@@ -167,11 +167,11 @@ typedef struct collector {
 
 static proto_symbol_t *new_symbol(collector_t *c, const char *scope, const char *name)
 {
-    proto_symbol_t *s = proto_arena_alloc(c->tab->arena, sizeof *s);
+    proto_symbol_t *s = arena_alloc(c->tab->arena, sizeof *s);
     if (!s)
         return NULL;
-    s->full_name = *scope ? proto_arena_printf(c->tab->arena, "%s.%s", scope, name)
-                          : proto_arena_strdup(c->tab->arena, name);
+    s->full_name = *scope ? arena_printf(c->tab->arena, "%s.%s", scope, name)
+                          : arena_strdup(c->tab->arena, name);
     if (!s->full_name)
         return NULL;
     s->package = c->package;
@@ -269,9 +269,9 @@ int proto_symtab_add_file(proto_symtab_t *tab, const proto_file_t *file, proto_o
     collector_t c = {
         .tab = tab,
         .file = file,
-        .package = proto_arena_strdup(tab->arena, file->package ? file->package : ""),
+        .package = arena_strdup(tab->arena, file->package ? file->package : ""),
         .origin = origin,
-        .subject = subject ? proto_arena_strdup(tab->arena, subject) : NULL,
+        .subject = subject ? arena_strdup(tab->arena, subject) : NULL,
         .version = version,
     };
     if (!c.package || (subject && !c.subject))

@@ -60,7 +60,6 @@ add_custom_command(
   VERBATIM)
 
 add_library(compat_protobuf STATIC
-  ${CMAKE_CURRENT_LIST_DIR}/proto_arena.c
   ${CMAKE_CURRENT_LIST_DIR}/proto_base64.c
   ${CMAKE_CURRENT_LIST_DIR}/proto_descriptor_build.c
   ${CMAKE_CURRENT_LIST_DIR}/proto_descriptor_read.c

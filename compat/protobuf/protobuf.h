@@ -15,7 +15,7 @@
  *   7. The Confluent diff and the backward check
  *   8. Symbols: what a schema's names resolve to
  *
- * What only the engine's own files share (arena, lexer, scopes, option
+ * What only the engine's own files share (lexer, model helpers, scopes, option
  * codec) is in compat/protobuf/internal.h.
  *
  * Spec: ../shared/spec/compatibility.md section 3; rest-api.md 2.2 and 4.2.3.
@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "compat/schema.h"
+#include "base/arena.h"
 #include "base/strbuf.h"
 #include "base/strlist.h"
 
@@ -48,7 +49,6 @@ extern const schema_engine_t protobuf_engine;
  * (proto_file_free releases all of it at once).
  */
 
-typedef struct proto_arena proto_arena_t;
 typedef struct proto_option proto_option_t;
 typedef struct proto_value proto_value_t;
 
@@ -233,7 +233,7 @@ typedef enum proto_syntax {
 } proto_syntax_t;
 
 typedef struct proto_file {
-    proto_arena_t *arena;
+    arena_t *arena;
     proto_syntax_t syntax;
     const char *edition;          /* PROTO_SYNTAX_EDITION only: "2023" */
     const char *package;          /* NULL when absent */
