@@ -1,13 +1,13 @@
 /*
  * avro: the project's own Avro schema engine (avro-c cannot be the model:
- * it drops defaults, aliases and logical types; see notes/dependencies.md).
+ * it drops defaults, aliases and logical types).
  *
  * Contents
  *   1. The engine (plugged into compat/schema.h)
  *   2. Direct use: parse, canonical text, Parsing Canonical Form, fingerprint
  *   3. The reader/writer check with typed incompatibilities
  *
- * Spec: ../shared/spec/compatibility.md section 2. The behaviour reproduced
+ * Documented in docs/compatibility.md "Avro". The behaviour reproduced
  * is Avro Java 1.12 (org.apache.avro.Schema, SchemaCompatibility) as wrapped
  * by Confluent's AvroSchema, quirks included.
  *
@@ -36,7 +36,7 @@ typedef struct avro_model avro_model_t;
  * Parses text (len bytes) after the references' texts (dependencies first),
  * all into one name space. flags: SCHEMA_PARSE_NEW (strict names and
  * validated defaults, as for a schema being registered) and
- * SCHEMA_PARSE_NORMALIZE (spec 2.3). Returns NULL and *error (malloc'd)
+ * SCHEMA_PARSE_NORMALIZE (docs/compatibility.md "Stored text"). Returns NULL and *error (malloc'd)
  * on any invalid input; never crashes. Needs about 1 MB of thread stack
  * for the deepest documents jansson accepts.
  */
@@ -44,8 +44,8 @@ avro_model_t *avro_model_parse(const char *text, size_t len, const schema_ref_t 
                                size_t nrefs, int flags, char **error);
 void avro_model_free(avro_model_t *model);
 
-/* The stored form (spec 2.2): Avro's Schema.toString, the references' types
- * written as names. malloc'd; NULL when out of memory. */
+/* The stored form (docs/compatibility.md "Stored text"): Avro's Schema.toString, the
+ * references' types written as names. malloc'd; NULL when out of memory. */
 char *avro_model_canonical(const avro_model_t *model);
 /* The same with referenced types written out in full at first use ("resolved"). */
 char *avro_model_resolved(const avro_model_t *model);

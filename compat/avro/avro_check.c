@@ -1,5 +1,5 @@
 /*
- * avro_check: Avro's SchemaCompatibility reader/writer check (spec 2.4-2.6),
+ * avro_check: Avro's SchemaCompatibility reader/writer check (docs/compatibility.md "Avro"),
  * reproduced with its exact traversal order, locations and memoization.
  *
  * Contents
@@ -75,7 +75,7 @@ static const check_result_t in_progress_result;
 
 typedef struct check_ctx {
     arena_t *arena;       /* results, pieces, locations, messages */
-    avro_pairmap_t memo;
+    hmap_t memo;
     check_token_t *tokens;
     const check_path_t **paths;   /* paths[i]: path of tokens[0..i], NULL until an issue needs it */
     size_t top;
@@ -246,7 +246,8 @@ static step_result_t make_call(check_call_t *call, check_token_t tok, const avro
     return STEP_CALL;
 }
 
-/* ---- 3. Same types ------------------------------------------------------------------------------ */
+/* ---- 3. Same types
+ * ------------------------------------------------------------------------------ */
 
 /* Unqualified names match, or a reader alias names the writer's full name.
  * A null-namespace alias of a namespaced reader is ".name" in Avro and
@@ -448,7 +449,8 @@ static step_result_t step_same_kind(check_ctx_t *c, check_frame_t *f, check_call
     }
 }
 
-/* ---- 4. Different types ----------------------------------------------------------------------------- */
+/* ---- 4. Different types
+ * ----------------------------------------------------------------------------- */
 
 static int promotable(avro_kind_t reader, avro_kind_t writer)
 {
@@ -512,7 +514,8 @@ static step_result_t step(check_ctx_t *c, check_frame_t *f, check_call_t *call)
     return STEP_DONE;
 }
 
-/* ---- 5. The driver: memoized calls ------------------------------------------------------------------- */
+/* ---- 5. The driver: memoized calls
+ * ------------------------------------------------------------------- */
 
 typedef struct frame_stack {
     check_frame_t *items;
@@ -555,7 +558,7 @@ static const check_result_t *begin_call(check_ctx_t *c, frame_stack_t *st, const
     size_t mark = c->top;
     token_push(c, call->tok);
     int memo = memoized(call->r, call->w);
-    const check_result_t *known = memo ? avro_pairmap_get(&c->memo, call->r, call->w) : NULL;
+    const check_result_t *known = memo ? hmap_get_pair(&c->memo, call->r, call->w) : NULL;
     if (known) {
         token_pop(c, mark);
         return known == IN_PROGRESS ? COMPATIBLE : known;
@@ -564,7 +567,7 @@ static const check_result_t *begin_call(check_ctx_t *c, frame_stack_t *st, const
         check_throw(c, strdup("the schemas are too large to compare"));
         return COMPATIBLE;
     }
-    if (memo && avro_pairmap_put(&c->memo, call->r, call->w, (void *)IN_PROGRESS) != 0)
+    if (memo && hmap_put_pair_try(&c->memo, call->r, call->w, (void *)IN_PROGRESS) != 0)
         c->oom = 1;
     check_frame_t *f = check_failed(c) ? NULL : frame_push(c, st);
     if (!f)
@@ -581,7 +584,7 @@ static const check_result_t *end_frame(check_ctx_t *c, frame_stack_t *st)
 {
     check_frame_t *f = &st->items[--st->n];
     const check_result_t *res = finish(f->acc);
-    if (f->memoize && avro_pairmap_put(&c->memo, f->r, f->w, (void *)res) != 0)
+    if (f->memoize && hmap_put_pair_try(&c->memo, f->r, f->w, (void *)res) != 0)
         c->oom = 1;
     token_pop(c, f->mark);
     return res;
@@ -607,7 +610,8 @@ static const check_result_t *run_check(check_ctx_t *c, const avro_node_t *r, con
     return check_failed(c) ? NULL : res;
 }
 
-/* ---- 6. Flattening ----------------------------------------------------------------------------------- */
+/* ---- 6. Flattening
+ * ----------------------------------------------------------------------------------- */
 
 static size_t token_text(const check_token_t *t, char num[24])
 {
@@ -721,7 +725,7 @@ int avro_check(const avro_model_t *reader, const avro_model_t *writer, avro_issu
     free(c.exception);
     free(c.tokens);
     free(c.paths);
-    avro_pairmap_free(&c.memo);
+    hmap_clear(&c.memo);
     arena_free(c.arena);
     return rc;
 }

@@ -1,6 +1,7 @@
 /*
  * avro_default: Schema.isValidDefault of Avro 1.12, the check applied to
- * field defaults of schemas registered as new (spec 2.1 table).
+ * field defaults of schemas registered as new (the Avro specification's
+ * table of default values by field type, under "Complex Types: Records").
  *
  * A record default may leave a field out when that field has its own
  * default, so validation follows types, not just the JSON value; through

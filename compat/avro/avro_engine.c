@@ -1,6 +1,6 @@
 /*
  * avro_engine: the Avro model behind compat/schema.h: parse with canonical
- * text, the backward check as Confluent's raw messages (spec 2.7), and the
+ * text, the backward check as Confluent's raw messages (AvroSchema.isBackwardCompatible), and the
  * "resolved" output format.
  */
 #include "compat/avro/internal.h"

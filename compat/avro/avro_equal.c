@@ -13,7 +13,7 @@
 #define EQUAL_MAX_DEPTH 4000
 
 typedef struct equal_ctx {
-    avro_pairmap_t seen;
+    hmap_t seen;
     int depth;
     int failed;
 } equal_ctx_t;
@@ -56,9 +56,9 @@ static int eq_field(equal_ctx_t *c, const avro_field_t *a, const avro_field_t *b
 
 static int eq_record(equal_ctx_t *c, const avro_node_t *a, const avro_node_t *b)
 {
-    if (avro_pairmap_get(&c->seen, a, b))
+    if (hmap_get_pair(&c->seen, a, b))
         return 1;
-    if (avro_pairmap_put(&c->seen, a, b, (void *)a) != 0) {
+    if (hmap_put_pair_try(&c->seen, a, b, (void *)a) != 0) {
         c->failed = 1;
         return 0;
     }
@@ -127,6 +127,6 @@ int avro_node_equal(const avro_node_t *a, const avro_node_t *b)
 {
     equal_ctx_t c = {0};
     int eq = eq_node(&c, a, b);
-    avro_pairmap_free(&c.seen);
+    hmap_clear(&c.seen);
     return eq && !c.failed;
 }

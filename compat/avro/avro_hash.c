@@ -1,6 +1,6 @@
 /*
  * avro_hash: the hash tables behind every name lookup (fields, symbols,
- * union branches, defined types) and the checker's memo.
+ * union branches, defined types). Pairs of nodes go in base/hmap.h.
  *
  * Field and symbol names come from untrusted schemas, so string hashing is
  * SipHash-1-3 under a per-process random key: crafted collisions cannot
@@ -69,22 +69,6 @@ static uint64_t hash_str(const char *s)
 {
     pthread_once(&sip_once, sip_key_init);
     return sip13((const unsigned char *)s, strlen(s));
-}
-
-/* Addresses are not chosen by the input, but arena addresses are close
- * together and 16-byte aligned: both halves go through a full 64-bit
- * finalizer (splitmix64) before they are combined. */
-static uint64_t mix64(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
-static uint64_t hash_pair(const void *a, const void *b)
-{
-    return mix64((uint64_t)(uintptr_t)a ^ mix64((uint64_t)(uintptr_t)b));
 }
 
 static size_t pow2_at_least(size_t n)
@@ -207,66 +191,6 @@ void *avro_strmap_get(const avro_strmap_t *m, const char *key)
 }
 
 void avro_strmap_free(avro_strmap_t *m)
-{
-    free(m->slots);
-    m->slots = NULL;
-    m->n = m->cap = 0;
-}
-
-/* ---- Growable pair map ---------------------------------------------------------- */
-
-struct avro_pairmap_slot {
-    const void *a;
-    const void *b;
-    void *value;  /* NULL marks an empty slot */
-};
-
-static struct avro_pairmap_slot *pairmap_slot(struct avro_pairmap_slot *slots, size_t cap,
-                                              const void *a, const void *b)
-{
-    for (size_t i = hash_pair(a, b) & (cap - 1);; i = (i + 1) & (cap - 1)) {
-        struct avro_pairmap_slot *s = &slots[i];
-        if (!s->value || (s->a == a && s->b == b))
-            return s;
-    }
-}
-
-static int pairmap_grow(avro_pairmap_t *m)
-{
-    size_t cap = m->cap ? m->cap * 2 : 64;
-    struct avro_pairmap_slot *slots = calloc(cap, sizeof *slots);
-    if (!slots)
-        return -1;
-    for (size_t i = 0; i < m->cap; i++)
-        if (m->slots[i].value)
-            *pairmap_slot(slots, cap, m->slots[i].a, m->slots[i].b) = m->slots[i];
-    free(m->slots);
-    m->slots = slots;
-    m->cap = cap;
-    return 0;
-}
-
-int avro_pairmap_put(avro_pairmap_t *m, const void *a, const void *b, void *value)
-{
-    if ((m->n + 1) * 2 > m->cap && pairmap_grow(m) != 0)
-        return -1;
-    struct avro_pairmap_slot *s = pairmap_slot(m->slots, m->cap, a, b);
-    if (!s->value)
-        m->n++;
-    s->a = a;
-    s->b = b;
-    s->value = value;
-    return 0;
-}
-
-void *avro_pairmap_get(const avro_pairmap_t *m, const void *a, const void *b)
-{
-    if (!m->cap)
-        return NULL;
-    return pairmap_slot(m->slots, m->cap, a, b)->value;
-}
-
-void avro_pairmap_free(avro_pairmap_t *m)
 {
     free(m->slots);
     m->slots = NULL;

@@ -1,6 +1,6 @@
 /*
  * avro_normalize: the text Confluent's AvroSchemaUtils.toNormalizedString
- * builds for normalize=true (spec 2.3); the caller parses it again and
+ * builds for normalize=true (docs/compatibility.md "Stored text"); the caller parses it again and
  * stores the canonical text of the result.
  *
  * Contents
@@ -137,7 +137,8 @@ static void norm_logical(norm_ctx_t *c, const avro_node_t *n)
         strbuf_printf(c->b, ",\"scale\":%d", n->scale);
 }
 
-/* ---- 2. Field defaults ------------------------------------------------------------------------ */
+/* ---- 2. Field defaults
+ * ------------------------------------------------------------------------ */
 
 typedef enum norm_status {
     NORM_OK,
@@ -311,7 +312,8 @@ static void norm_field_default(norm_ctx_t *c, const avro_field_t *f)
     free(text);
 }
 
-/* ---- 3. Types ------------------------------------------------------------------------------------- */
+/* ---- 3. Types
+ * ------------------------------------------------------------------------------------- */
 
 static const char *order_upper(avro_order_t o)
 {

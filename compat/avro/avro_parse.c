@@ -1,6 +1,6 @@
 /*
  * avro_parse: JSON documents to the model, as Avro Java 1.12's
- * Schema.Parser builds it (spec compatibility.md 2.1).
+ * Schema.Parser builds it (the Avro specification, "Schema Declaration").
  *
  * Contents
  *   1. Session, errors, small JSON helpers
@@ -660,7 +660,8 @@ static avro_node_t *parse_union(avro_parse_t *p, const json_t *j, const char *ns
     return n;
 }
 
-/* ---- 6. After a document ---------------------------------------------------------------------- */
+/* ---- 6. After a document
+ * ---------------------------------------------------------------------- */
 
 static int resolve_slot(avro_parse_t *p, const avro_node_t **slot)
 {
@@ -737,7 +738,8 @@ static int finish_document(avro_parse_t *p, const avro_node_t **root)
     return 0;
 }
 
-/* ---- 7. Documents and the existing-schema name check ---------------------------------------------- */
+/* ---- 7. Documents and the existing-schema name check
+ * ---------------------------------------------- */
 
 avro_parse_t *avro_parse_new(avro_model_t *m, int strict)
 {
@@ -831,11 +833,11 @@ const avro_node_t *avro_parse_document(avro_parse_t *p, const char *text, size_t
 /* Confluent's validateNames: existing schemas are parsed without name
  * checks, then the names reachable from the schema are checked with
  * Avro's Unicode validator (namespaces and aliases excepted). */
-static int check_names_walk(avro_parse_t *p, avro_pairmap_t *seen, const avro_node_t *n)
+static int check_names_walk(avro_parse_t *p, hmap_t *seen, const avro_node_t *n)
 {
-    if (avro_pairmap_get(seen, n, NULL))
+    if (hmap_get_pair(seen, n, NULL))
         return 0;
-    if (avro_pairmap_put(seen, n, NULL, (void *)n) != 0)
+    if (hmap_put_pair_try(seen, n, NULL, (void *)n) != 0)
         return parse_oom(p), -1;
     if (n->named && check_name(p, AVRO_NAMES_UTF, n->named->name.name, NULL) != 0)
         return -1;
@@ -867,8 +869,8 @@ static int check_names_walk(avro_parse_t *p, avro_pairmap_t *seen, const avro_no
 
 int avro_parse_check_names(avro_parse_t *p, const avro_node_t *root)
 {
-    avro_pairmap_t seen = {0};
+    hmap_t seen = {0};
     int rc = check_names_walk(p, &seen, root);
-    avro_pairmap_free(&seen);
+    hmap_clear(&seen);
     return rc;
 }

@@ -1,6 +1,6 @@
 /*
  * avro_write: Avro's Schema.toString, i.e. the canonical text the registry
- * stores (spec 2.2), and the "resolved" variant.
+ * stores (docs/compatibility.md "Stored text"), and the "resolved" variant.
  *
  * Key order per type is fixed by Avro; custom properties keep insertion
  * order; a named type is written in full once and as a name afterwards,
@@ -262,7 +262,7 @@ void avro_write_schema(strbuf_t *b, const avro_node_t *root, const char *const *
 /* ---- Depth of the first-occurrence walk ------------------------------------------ */
 
 typedef struct depth_walk {
-    avro_pairmap_t seen;
+    hmap_t seen;
     int limit;
     int ok;
 } depth_walk_t;
@@ -296,9 +296,9 @@ static void depth_visit(depth_walk_t *d, const avro_node_t *n, int depth)
         return;
     }
     if (n->named) {
-        if (avro_pairmap_get(&d->seen, n, NULL))
+        if (hmap_get_pair(&d->seen, n, NULL))
             return;
-        if (avro_pairmap_put(&d->seen, n, NULL, (void *)n) != 0) {
+        if (hmap_put_pair_try(&d->seen, n, NULL, (void *)n) != 0) {
             d->ok = 0;
             return;
         }
@@ -310,6 +310,6 @@ int avro_depth_within(const avro_node_t *root, int limit)
 {
     depth_walk_t d = {.limit = limit, .ok = 1};
     depth_visit(&d, root, 1);
-    avro_pairmap_free(&d.seen);
+    hmap_clear(&d.seen);
     return d.ok;
 }

@@ -26,6 +26,7 @@
 
 #include "compat/avro/avro.h"
 #include "base/arena.h"
+#include "base/hmap.h"
 #include "base/strbuf.h"
 
 /* ---- 1. Limits ----------------------------------------------------------- */
@@ -89,15 +90,8 @@ int avro_strmap_put(avro_strmap_t *m, const char *key, void *value);
 void *avro_strmap_get(const avro_strmap_t *m, const char *key);
 void avro_strmap_free(avro_strmap_t *m);
 
-/* A growable (pointer, pointer) -> pointer map, keyed by identity. */
-typedef struct avro_pairmap {
-    struct avro_pairmap_slot *slots;
-    size_t n;
-    size_t cap;
-} avro_pairmap_t;
-int avro_pairmap_put(avro_pairmap_t *m, const void *a, const void *b, void *value);
-void *avro_pairmap_get(const avro_pairmap_t *m, const void *a, const void *b);
-void avro_pairmap_free(avro_pairmap_t *m);
+/* Pairs of nodes (the checker's memo, graph walks) use base/hmap.h with
+ * hmap_pair_t keys: addresses are not chosen by the input. */
 
 /* ---- 6. Names -------------------------------------------------------------- */
 

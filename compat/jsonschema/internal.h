@@ -133,9 +133,7 @@ jsonschema_str_t jsonschema_str_of(const jsonschema_json_t *v);
 /* Deepest nesting of schemas the loaders accept (keeps stack use bounded). */
 #define JSONSCHEMA_MAX_SCHEMA_DEPTH 256
 
-/* One value into a node. */
-jsonschema_node_t *jsonschema_load_classic(jsonschema_loader_t *ld, const jsonschema_json_t *v,
-                                           const char *base);
+/* One value into a node, 2019-09 and 2020-12 (drafts 4-7 are static in jsonschema_load.c). */
 jsonschema_node_t *jsonschema_load_modern(jsonschema_loader_t *ld, const jsonschema_json_t *v,
                                           const char *base);
 /* The loader for the schema's draft. */

@@ -3,14 +3,14 @@
  *
  * Contents
  *   1. The engine (plugged into compat/schema.h)
- *   2. Documents: parse, canonical text, validation of field names
+ *   2. Documents: parse, canonical text
  *   3. The diff: Confluent's difference types, policies, raw messages
  *   4. The schema object model (jsonschema_load*.c), read-only once parsed
  *
  * What only the engine's own files share (JSON values, the loader, the
  * diff's context) is in compat/jsonschema/internal.h.
  *
- * Spec: ../shared/spec/compatibility.md section 4. The object model mirrors
+ * Documented in docs/compatibility.md "JSON Schema". The object model mirrors
  * the one Confluent's diff runs on (everit's, and for 2019-09/2020-12 the
  * translation of json-sKema's), because the diff's answers depend on how a
  * document is classified, not on what it means to a validator.
@@ -61,13 +61,6 @@ void jsonschema_free(jsonschema_t *s);
 /* Compact JSON, key order kept (sorted when normalized). Borrowed. */
 const char *jsonschema_canonical(const jsonschema_t *s);
 jsonschema_draft_t jsonschema_get_draft(const jsonschema_t *s);
-
-/*
- * The validateFields rule (spec 4.1): a top-level object schema may not
- * have a property whose name starts with "$$". Returns 0, or -1 with
- * *error (malloc'd).
- */
-int jsonschema_validate_fields(const jsonschema_t *s, char **error);
 
 /* ---- 3. The diff ------------------------------------------------------ */
 
@@ -141,7 +134,7 @@ typedef enum jsonschema_change {
 } jsonschema_change_t;
 #undef JSONSCHEMA_CHANGE_ENUM_
 
-/* Which compatible-change set decides (spec 1.3, 4.8). */
+/* Which compatible-change set decides (docs/compatibility.md "JSON Schema"). */
 typedef enum jsonschema_policy {
     JSONSCHEMA_STRICT = 0,
     JSONSCHEMA_LENIENT = 1,
@@ -170,13 +163,14 @@ int jsonschema_diff(const jsonschema_t *original, const jsonschema_t *update,
 /*
  * "self can read data / honour contracts of previous": runs the diff with
  * original = previous, update = self, and appends one raw message per
- * incompatible difference (spec 4.7: {errorType:"T", description:"...'}
+ * incompatible difference (docs/compatibility.md "Messages": {errorType:"T", description:"...'}
  * with two %s placeholders, self's role first). Returns 0 or -1.
  */
 int jsonschema_backward(const jsonschema_t *self, const jsonschema_t *previous,
                         jsonschema_policy_t policy, strlist_t *out);
 
-/* The description of a difference at path, with the two %s placeholders (spec 4.7). */
+/* The description of a difference at path, with the two %s placeholders
+ * (docs/compatibility.md "Messages"). */
 char *jsonschema_change_description(jsonschema_change_t type, const char *path);
 
 /* ---- 4. The schema object model --------------------------------------- */

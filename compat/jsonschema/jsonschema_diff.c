@@ -1,7 +1,7 @@
 /*
- * jsonschema_diff: Confluent's SchemaDiff (spec 4.2, 4.3) — the entry
- * point, the memo of compared pairs with its fixpoint for recursive
- * schemas, procedure C, and the contexts the per-class files write into.
+ * jsonschema_diff: Confluent's json.diff.SchemaDiff (docs/compatibility.md "JSON Schema") —
+ * the entry point, the memo of compared pairs with its fixpoint for recursive schemas,
+ * procedure C, and the contexts the per-class files write into.
  *
  * Chapters: 1. difference lists and contexts  2. the memo of pairs
  *           3. procedure C  4. the fixpoint and the public entry point

@@ -1,5 +1,6 @@
 /*
- * jsonschema_diff_array: arrays, tuples and their content models (spec 4.6).
+ * jsonschema_diff_array: arrays, tuples and their content models (docs/compatibility.md
+ * "Content models").
  *
  * A tuple's extra items are judged like object properties: removals by the
  * update's model, additions by the original's, where "additionalItems"

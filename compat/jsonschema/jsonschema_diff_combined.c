@@ -1,6 +1,6 @@
 /*
- * jsonschema_diff_combined: allOf / anyOf / oneOf against each other
- * (spec 4.6): the criteria, the subschema counts after removing duplicates,
+ * jsonschema_diff_combined: allOf / anyOf / oneOf against each other (docs/compatibility.md
+ * "The kinds of change"): the criteria, the subschema counts after removing duplicates,
  * then a maximum matching of compatible (original, update) subschema pairs.
  */
 #include "compat/jsonschema/internal.h"

@@ -1,5 +1,6 @@
 /*
- * jsonschema_diff_object: objects and their content models (spec 4.5).
+ * jsonschema_diff_object: objects and their content models (docs/compatibility.md "Content
+ * models").
  *
  * Open: anything may be added (no false/schema additionalProperties, no
  * patternProperties, unevaluatedProperties absent or true). Partially open

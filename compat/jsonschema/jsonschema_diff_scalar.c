@@ -1,5 +1,6 @@
 /*
- * jsonschema_diff_scalar: strings, numbers, enum, const and not (spec 4.4).
+ * jsonschema_diff_scalar: strings, numbers, enum, const and not (docs/compatibility.md
+ * "The kinds of change").
  *
  * Chapters: 1. bounds  2. multipleOf as exact decimals  3. the classes
  */

@@ -212,21 +212,6 @@ const jsonschema_node_t *jsonschema_root(const jsonschema_t *s)
     return s->root;
 }
 
-int jsonschema_validate_fields(const jsonschema_t *s, char **error)
-{
-    const jsonschema_node_t *root = s->root;
-    *error = NULL;
-    if (root->kind != JSONSCHEMA_NODE_OBJECT)
-        return 0;
-    for (size_t i = 0; i < root->nprops; i++) {
-        if (root->props[i].name.len >= 2 && memcmp(root->props[i].name.s, "$$", 2) == 0) {
-            *error = strdup("Field names cannot start with $$ prefix");
-            return -1;
-        }
-    }
-    return 0;
-}
-
 /* ---- 3. Difference types ------------------------------------------------------- */
 
 #define JSONSCHEMA_CHANGE_NAME_(name) #name,

@@ -1,7 +1,7 @@
 /*
- * jsonschema_load: drafts 4, 6 and 7, classified the way everit's loader
- * does it (spec 4.1): a "$ref" hides its siblings; otherwise the extractors
- * enum, allOf/oneOf/anyOf, not, const, type and "property sniffing" each
+ * jsonschema_load: drafts 4, 6 and 7, classified the way everit's loader does it
+ * (docs/compatibility.md "What a document becomes"): a "$ref" hides its siblings; otherwise
+ * the extractors enum, allOf/oneOf/anyOf, not, const, type and "property sniffing" each
  * contribute partial schemas, and several partials become a generated allOf.
  *
  * Chapters: 1. children  2. typed schemas  3. extractors  4. one value
@@ -50,6 +50,10 @@ static int has_any(const jsonschema_loader_t *ld, const jsonschema_json_t *v,
 }
 
 /* ---- 1. Children ----------------------------------------------------------- */
+
+/* One value into a node (chapter 4); children recurse into it. */
+static jsonschema_node_t *jsonschema_load_classic(jsonschema_loader_t *ld,
+                                                  const jsonschema_json_t *v, const char *base);
 
 /* Loads the schema at v/seg1[/seg2]; NULL after recording an error. */
 static jsonschema_node_t *load_child(jsonschema_loader_t *ld, const char *seg1, const char *seg2,
@@ -555,8 +559,8 @@ static jsonschema_node_t *load_partials(jsonschema_loader_t *ld, const jsonschem
     return n;
 }
 
-jsonschema_node_t *jsonschema_load_classic(jsonschema_loader_t *ld, const jsonschema_json_t *v,
-                                           const char *base)
+static jsonschema_node_t *jsonschema_load_classic(jsonschema_loader_t *ld,
+                                                  const jsonschema_json_t *v, const char *base)
 {
     jsonschema_json_t *scratch = (jsonschema_json_t *)v;   /* the document is the loader's own */
     if (v->node)

@@ -1,12 +1,12 @@
 /*
  * jsonschema_load_modern: drafts 2019-09 and 2020-12.
  *
- * The reference loads these with json-sKema, where every keyword is its own
- * subschema, and translates the result into the everit model the diff
- * needs (spec 4.1): keyword partials are joined in document order, partials
- * of the same typed class (string, number, object, array) merge into one,
- * a partial joins the branch of its class in a "type" array, and what stays
- * apart becomes a generated allOf. $ref is one keyword among the others.
+ * The reference loads these with json-sKema, where every keyword is its own subschema, and
+ * translates the result into the everit model the diff needs (docs/compatibility.md "What a
+ * document becomes"): keyword partials are joined in document order, partials of the same
+ * typed class (string, number, object, array) merge into one, a partial joins the branch of
+ * its class in a "type" array, and what stays apart becomes a generated allOf. $ref is one
+ * keyword among the others.
  *
  * Chapters: 1. merging partials  2. joining  3. keywords  4. one value
  */

@@ -1,7 +1,7 @@
 /*
- * proto_diff: Confluent's Protobuf schema diff (compatibility.md 3.3),
+ * proto_diff: Confluent's Protobuf schema diff (protobuf.diff.SchemaDiff),
  * walking original and update side by side and recording typed differences
- * at "#/..." paths, then the backward check built on it (3.2, 3.7).
+ * at "#/..." paths, then the backward check built on it.
  *
  * Names resolve the way Confluent's Context does (proto_symtab_resolve) in
  * the scope of the message being compared; changes inside imported types are
@@ -9,6 +9,9 @@
  */
 #include "compat/protobuf/internal.h"
 
+#include "base/hmap.h"
+
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +28,15 @@ static const char *const change_names[PROTO_CHANGE_TYPE_COUNT] = {
     "FIELD_MOVED_TO_EXISTING_ONEOF",
 };
 
-const char *proto_change_type_name(proto_change_type_t type)
+/* The differences of one diff, in the order they are found. */
+typedef struct proto_changes {
+    proto_change_t *items;
+    size_t n;
+    size_t cap;
+} proto_changes_t;
+
+/* "FIELD_ADDED" etc. */
+static const char *proto_change_type_name(proto_change_type_t type)
 {
     return type < PROTO_CHANGE_TYPE_COUNT ? change_names[type] : "UNKNOWN";
 }
@@ -54,7 +65,7 @@ int proto_change_is_compatible(proto_change_type_t type)
     }
 }
 
-void proto_changes_clear(proto_changes_t *c)
+static void proto_changes_clear(proto_changes_t *c)
 {
     for (size_t i = 0; i < c->n; i++)
         free(c->items[i].path);
@@ -82,16 +93,10 @@ typedef struct str_stack {
  * which is exponential along chains of imported types; here a pair is
  * compared once and later uses only report FIELD_NAMED_TYPE_CHANGED again
  * (so identical inner differences are listed once, not once per use).
+ * The memo is a base/hmap.h map keyed by the pair; its values are verdicts.
  */
-typedef struct memo_slot {
-    const proto_message_t *orig, *upd;
-    int incompatible;
-} memo_slot_t;
-
-typedef struct memo {
-    memo_slot_t *slots;
-    size_t cap, n;
-} memo_t;
+#define MEMO_COMPATIBLE ((void *)(uintptr_t)1)
+#define MEMO_INCOMPATIBLE ((void *)(uintptr_t)2)
 
 typedef struct diff_ctx {
     side_t orig, upd;
@@ -101,40 +106,9 @@ typedef struct diff_ctx {
     size_t n_guard, cap_guard;
     proto_changes_t *out;
     arena_t *arena;     /* segment strings */
-    memo_t *memo;             /* shared by a diff and all its sub-diffs */
+    hmap_t *memo;             /* shared by a diff and all its sub-diffs */
     int failed;               /* out of memory */
 } diff_ctx_t;
-
-static memo_slot_t *memo_slot(const memo_t *m, const proto_message_t *o, const proto_message_t *u)
-{
-    size_t mask = m->cap - 1;
-    size_t h = (size_t)(((uintptr_t)o * 0x9E3779B97F4A7C15ULL) ^ ((uintptr_t)u >> 3));
-    for (size_t i = h & mask;; i = (i + 1) & mask)
-        if (!m->slots[i].orig || (m->slots[i].orig == o && m->slots[i].upd == u))
-            return &m->slots[i];
-}
-
-static int memo_put(memo_t *m, const proto_message_t *o, const proto_message_t *u, int incompatible)
-{
-    if ((m->n + 1) * 2 > m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 32;
-        memo_t grown = {calloc(cap, sizeof *grown.slots), cap, 0};
-        if (!grown.slots)
-            return -1;
-        for (size_t i = 0; i < m->cap; i++)
-            if (m->slots[i].orig) {
-                *memo_slot(&grown, m->slots[i].orig, m->slots[i].upd) = m->slots[i];
-                grown.n++;
-            }
-        free(m->slots);
-        *m = grown;
-    }
-    memo_slot_t *slot = memo_slot(m, o, u);
-    if (!slot->orig)
-        m->n++;
-    *slot = (memo_slot_t){o, u, incompatible};
-    return 0;
-}
 
 static void str_push(diff_ctx_t *c, str_stack_t *s, const char *item)
 {
@@ -358,13 +332,11 @@ static int has_incompatible(const proto_changes_t *changes)
 static void compare_imported(diff_ctx_t *c, const proto_symbol_t *o, const proto_symbol_t *u,
                              const char *local)
 {
-    if (c->memo->cap) {
-        const memo_slot_t *seen = memo_slot(c->memo, o->message, u->message);
-        if (seen->orig) {
-            if (seen->incompatible)
-                add_change(c, PROTO_FIELD_NAMED_TYPE_CHANGED);
-            return;
-        }
+    const void *seen = hmap_get_pair(c->memo, o->message, u->message);
+    if (seen) {
+        if (seen == MEMO_INCOMPATIBLE)
+            add_change(c, PROTO_FIELD_NAMED_TYPE_CHANGED);
+        return;
     }
     proto_changes_t sub_out = {0};
     diff_ctx_t sub = {
@@ -413,7 +385,8 @@ static void compare_imported(diff_ctx_t *c, const proto_symbol_t *o, const proto
         sub_out.items[i].path = NULL;
     }
     int incompatible = has_incompatible(&sub_out);
-    if (memo_put(c->memo, o->message, u->message, incompatible) != 0)
+    if (hmap_put_pair_try(c->memo, o->message, u->message,
+                          incompatible ? MEMO_INCOMPATIBLE : MEMO_COMPATIBLE) != 0)
         c->failed = 1;
     proto_changes_clear(&sub_out);
     free(sub.guard);
@@ -939,12 +912,13 @@ static void compare_types(diff_ctx_t *c, proto_type_t *const *orig, size_t no,
     }
 }
 
-/* ---- Entry points ------------------------------------------------------------------------------ */
+/* ---- Entry points
+ * ------------------------------------------------------------------------------ */
 
-int proto_diff_changes(const proto_schema_t *original, const proto_schema_t *update,
+static int proto_diff_changes(const proto_schema_t *original, const proto_schema_t *update,
                        proto_changes_t *out)
 {
-    memo_t memo = {0};
+    hmap_t memo = {0};
     diff_ctx_t c = {
         .memo = &memo,
         .orig = {proto_schema_symtab(original), proto_schema_package(original)},
@@ -961,7 +935,7 @@ int proto_diff_changes(const proto_schema_t *original, const proto_schema_t *upd
     free(c.path.items);
     free(c.names.items);
     free(c.guard);
-    free(memo.slots);
+    hmap_clear(&memo);
     arena_free(c.arena);
     return c.failed ? -1 : 0;
 }
@@ -977,7 +951,7 @@ int proto_diff(const proto_schema_t *original, const proto_schema_t *update, str
     return rc;
 }
 
-/* Description templates of compatibility.md 3.7; %s are the two roles. */
+/* Confluent's description templates (protobuf.diff.Difference); %s are the two roles. */
 static const char *description_format(proto_change_type_t type)
 {
     switch (type) {

@@ -1,9 +1,9 @@
 /*
- * proto_normalize: the option and number rewriting of Confluent's
- * normalize=true (compatibility.md 3.8). The printer drives normalization
- * (it qualifies types and sorts members itself); this file owns the parts
- * with their own rules: custom option names qualified and merged, aggregate
- * keys sorted, numbers canonicalized.
+ * proto_normalize: the option and number rewriting of Confluent's normalize=true
+ * (docs/compatibility.md "Schema text, forms and formats"). The printer drives
+ * normalization (it qualifies types and sorts members itself); this file owns the parts
+ * with their own rules: custom option names qualified and merged, aggregate keys sorted,
+ * numbers canonicalized.
  */
 #include "compat/protobuf/internal.h"
 

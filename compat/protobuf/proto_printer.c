@@ -1,8 +1,8 @@
 /*
- * proto_printer: the model back to .proto text, byte for byte as
- * Confluent's ProtobufSchemaUtils prints Wire's elements (the canonical
- * string), optionally dropping custom options and extensions
- * (format=ignore_extensions) or normalizing (compatibility.md 3.8).
+ * proto_printer: the model back to .proto text, byte for byte as Confluent's
+ * ProtobufSchemaUtils prints Wire's elements (the canonical string), optionally dropping
+ * custom options and extensions (format=ignore_extensions) or normalizing
+ * (docs/compatibility.md "Schema text, forms and formats").
  *
  * Like the reference, every element is rendered on its own and then
  * indented into its parent line by line, so blank lines inside nested
@@ -638,7 +638,8 @@ static void put_extension_ranges(printer_t *pr, strbuf_t *out, proto_extensions_
     }
 }
 
-/* ---- Extend blocks ---------------------------------------------------------------------------- */
+/* ---- Extend blocks
+ * ---------------------------------------------------------------------------- */
 
 static void put_extend(printer_t *pr, strbuf_t *out, const char *name,
                        proto_field_t *const *fields, size_t n)
@@ -722,7 +723,8 @@ static void put_extends(printer_t *pr, strbuf_t *out, proto_extend_t *const *ext
     }
 }
 
-/* ---- Messages, enums, services ----------------------------------------------------------------- */
+/* ---- Messages, enums, services
+ * ----------------------------------------------------------------- */
 
 static void put_message(printer_t *pr, strbuf_t *out, const proto_message_t *m);
 static void put_enum(printer_t *pr, strbuf_t *out, const proto_enum_t *e);
@@ -973,7 +975,8 @@ static void put_service(printer_t *pr, strbuf_t *out, const proto_service_t *s)
     strbuf_puts(out, "}\n");
 }
 
-/* ---- The file --------------------------------------------------------------------------------- */
+/* ---- The file
+ * --------------------------------------------------------------------------------- */
 
 static int compare_strings(const void *a, const void *b)
 {

@@ -1,6 +1,6 @@
 /*
  * protobuf: the project's own Protobuf schema engine. There is no .proto
- * parser in C (notes/dependencies.md section 4), so the lexer, parser, model,
+ * parser in C (protobuf-c reads only binary descriptors), so the lexer, parser, model,
  * printer, descriptor conversion and Confluent diff all live here; protobuf-c
  * only supplies FileDescriptorProto (generated from descriptor.proto at build
  * time, see compat/protobuf/protobuf.cmake).
@@ -18,7 +18,8 @@
  * What only the engine's own files share (lexer, model helpers, scopes, option
  * codec) is in compat/protobuf/internal.h.
  *
- * Spec: ../shared/spec/compatibility.md section 3; rest-api.md 2.2 and 4.2.3.
+ * Documented in docs/compatibility.md "Protobuf" and docs/api.md "Schemas" (formats);
+ * the behaviour is Confluent's io.confluent.kafka.schemaregistry.protobuf.ProtobufSchema.
  * Everything here is pure: no I/O, no globals except the built-in files,
  * which are parsed once and never change. A parsed proto_schema_t is
  * immutable and may be shared between threads.
@@ -276,7 +277,7 @@ typedef struct proto_symtab proto_symtab_t;
 typedef enum proto_print_mode {
     PROTO_PRINT_CANONICAL,           /* Confluent's canonicalString() */
     PROTO_PRINT_IGNORE_EXTENSIONS,   /* format=ignore_extensions */
-    PROTO_PRINT_NORMALIZE,           /* compatibility.md 3.8; needs the schema's types */
+    PROTO_PRINT_NORMALIZE,           /* normalize=true; needs the schema's types */
 } proto_print_mode_t;
 
 /*
@@ -366,30 +367,21 @@ typedef enum proto_change_type {
     PROTO_CHANGE_TYPE_COUNT
 } proto_change_type_t;
 
-/* "FIELD_ADDED" etc. */
-const char *proto_change_type_name(proto_change_type_t type);
-/* 1 when the type is in Confluent's compatible set (spec 3.2). */
+/* 1 when the type is in Confluent's compatible set (docs/compatibility.md
+ * "How a check runs"; Confluent's protobuf.diff.SchemaDiff.COMPATIBLE_CHANGES). */
 int proto_change_is_compatible(proto_change_type_t type);
 
 typedef struct proto_change {
     proto_change_type_t type;
-    char *path;               /* "#/Msg/oneof/3" (owned by the list) */
+    char *path;               /* "#/Msg/oneof/3" (owned by the change) */
 } proto_change_t;
 
-typedef struct proto_changes {
-    proto_change_t *items;
-    size_t n;
-    size_t cap;
-} proto_changes_t;
-
-void proto_changes_clear(proto_changes_t *changes);
-
-/* Every difference from original to update (spec 3.3). Returns 0, or -1 when out of memory. */
-int proto_diff_changes(const proto_schema_t *original, const proto_schema_t *update,
-                       proto_changes_t *out);
-/* The same, as "TYPE path" strings (the conformance vectors' notation). */
+/* Every difference from original to update (Confluent's protobuf.diff.SchemaDiff.compare),
+ * as "TYPE path" strings (the conformance vectors' notation). Returns 0, or -1 when out of
+ * memory. */
 int proto_diff(const proto_schema_t *original, const proto_schema_t *update, strlist_t *changes);
-/* Confluent's message for one change (spec 3.7), with two %s placeholders. Malloc'd. */
+/* Confluent's message for one change (docs/compatibility.md "How a check runs"),
+ * with two %s placeholders. Malloc'd. */
 char *proto_change_message(const proto_change_t *change);
 /* update.isBackwardCompatible(original): one raw message per incompatible change. */
 int proto_backward(const proto_schema_t *update, const proto_schema_t *original, strlist_t *out);
@@ -406,7 +398,8 @@ typedef enum proto_symbol_kind {
     PROTO_SYMBOL_EXTENSION,
 } proto_symbol_kind_t;
 
-/* Where a symbol was defined, for the "same subject and version" rule (spec 3.3 F5). */
+/* Where a symbol was defined, for the "same subject and version" rule of
+ * Confluent's protobuf.diff.Context (a type from one reference is compared by name only). */
 typedef enum proto_origin {
     PROTO_ORIGIN_SELF,        /* the schema's own file (Confluent's dummy reference) */
     PROTO_ORIGIN_REFERENCE,   /* a schema reference: subject and version are set */
