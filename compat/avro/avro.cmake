@@ -9,6 +9,7 @@ add_library(compat_avro STATIC
   ${CMAKE_CURRENT_LIST_DIR}/avro_logical.c
   ${CMAKE_CURRENT_LIST_DIR}/avro_model.c
   ${CMAKE_CURRENT_LIST_DIR}/avro_names.c
+  ${CMAKE_CURRENT_LIST_DIR}/avro_node.c
   ${CMAKE_CURRENT_LIST_DIR}/avro_normalize.c
   ${CMAKE_CURRENT_LIST_DIR}/avro_number.c
   ${CMAKE_CURRENT_LIST_DIR}/avro_parse.c

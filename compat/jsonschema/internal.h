@@ -49,6 +49,10 @@ struct jsonschema_json {
     void *node;             /* loader scratch: the schema node loaded from this value */
 };
 
+/* Grows *items (elements of elem_size bytes, *cap of them) to hold need;
+ * 0, or -1 when out of memory (*items unchanged). Shared by every file. */
+int jsonschema_grow(void **items, size_t *cap, size_t need, size_t elem_size);
+
 /* Deepest nesting accepted (Jackson's default limit). */
 #define JSONSCHEMA_JSON_MAX_DEPTH 1000
 
@@ -103,7 +107,6 @@ typedef struct jsonschema_loader {
 
 jsonschema_node_t *jsonschema_node_new(jsonschema_t *s, jsonschema_kind_t kind);
 int jsonschema_keep_string(jsonschema_t *s, char *owned);
-int jsonschema_grow(void **items, size_t *cap, size_t need, size_t elem_size);
 int jsonschema_node_add_sub(jsonschema_node_t *n, jsonschema_node_t *sub);
 int jsonschema_node_add_prop(jsonschema_node_t *n, jsonschema_str_t name, jsonschema_node_t *sub);
 int jsonschema_node_add_pattern(jsonschema_node_t *n, jsonschema_str_t re, jsonschema_node_t *sub);

@@ -18,7 +18,8 @@
  * Files: jsonschema_json.c (values), jsonschema_load.c (drafts 4-7),
  * jsonschema_load_modern.c (2019-09, 2020-12), jsonschema_node.c (nodes and
  * keyword checks both loaders share), jsonschema_ref.c ($ref and $id),
- * jsonschema_diff*.c (the comparison), jsonschema_engine.c (parse, messages).
+ * jsonschema_diff*.c (the comparison), jsonschema_change.c (difference types,
+ * messages), jsonschema_engine.c (parse, the engine table).
  */
 #ifndef COMPAT_JSONSCHEMA_H
 #define COMPAT_JSONSCHEMA_H

@@ -10,6 +10,8 @@
  */
 #include "compat/jsonschema/internal.h"
 
+#include "base/strbuf.h"
+
 #include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
@@ -78,6 +80,22 @@ const char *jsonschema_json_kind_name(jsonschema_json_kind_t kind)
     return "?";
 }
 
+/* The one growth rule of the engine's arrays (values here, nodes and lists elsewhere). */
+int jsonschema_grow(void **items, size_t *cap, size_t need, size_t elem_size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t ncap = *cap ? *cap * 2 : 4;
+    while (ncap < need)
+        ncap *= 2;
+    void *p = realloc(*items, ncap * elem_size);
+    if (!p)
+        return -1;
+    *items = p;
+    *cap = ncap;
+    return 0;
+}
+
 /* ---- 2. Parsing ----------------------------------------------------------- */
 
 typedef struct parser {
@@ -113,31 +131,15 @@ static void skip_ws(parser_t *ps)
 
 static jsonschema_json_t *parse_value(parser_t *ps);
 
-/* A growable byte buffer for decoded strings. */
-typedef struct buf {
-    char *s;
-    size_t n, cap;
-} buf_t;
-
-static int buf_put(buf_t *b, const char *s, size_t n)
+/* Decoded strings and printed text go into a base/strbuf.h buffer; put()
+ * reports its sticky failure at once, so callers can stop early. */
+static int put(strbuf_t *b, const char *s, size_t n)
 {
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 32;
-        while (cap < b->n + n + 1)
-            cap *= 2;
-        char *ns = realloc(b->s, cap);
-        if (!ns)
-            return -1;
-        b->s = ns;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->n, s, n);
-    b->n += n;
-    b->s[b->n] = '\0';
-    return 0;
+    strbuf_put(b, s, n);
+    return b->failed ? -1 : 0;
 }
 
-static int put_utf8(buf_t *b, uint32_t cp)
+static int put_utf8(strbuf_t *b, uint32_t cp)
 {
     char out[4];
     size_t n;
@@ -160,7 +162,7 @@ static int put_utf8(buf_t *b, uint32_t cp)
         out[3] = (char)(0x80 | (cp & 0x3F));
         n = 4;
     }
-    return buf_put(b, out, n);
+    return put(b, out, n);
 }
 
 static int hex4(const char *p, uint32_t *out)
@@ -216,14 +218,14 @@ static size_t utf8_seq_len(const unsigned char *p, const unsigned char *end)
 }
 
 /* An escape after the backslash; p points at the escape letter. */
-static int parse_escape(parser_t *ps, buf_t *b)
+static int parse_escape(parser_t *ps, strbuf_t *b)
 {
     char c = *ps->p++;
     static const char simple_in[] = "\"\\/bfnrt";
     static const char simple_out[] = "\"\\/\b\f\n\r\t";
     const char *hit = strchr(simple_in, c);
     if (c && hit)
-        return buf_put(b, &simple_out[hit - simple_in], 1);
+        return put(b, &simple_out[hit - simple_in], 1);
     if (c != 'u' || ps->end - ps->p < 4)
         return parse_fail(ps, "invalid escape"), -1;
     uint32_t cp;
@@ -246,8 +248,8 @@ static int parse_escape(parser_t *ps, buf_t *b)
 /* A string body after the opening quote; the result is malloc'd in *out. */
 static int parse_string_raw(parser_t *ps, char **out, size_t *out_len)
 {
-    buf_t b = {0};
-    if (buf_put(&b, "", 0) != 0)
+    strbuf_t b = {0};
+    if (put(&b, "", 0) != 0)
         return -1;
     for (;;) {
         if (ps->p >= ps->end) {
@@ -257,8 +259,10 @@ static int parse_string_raw(parser_t *ps, char **out, size_t *out_len)
         unsigned char c = (unsigned char)*ps->p;
         if (c == '"') {
             ps->p++;
-            *out = b.s;
-            *out_len = b.n;
+            /* The text lives as long as the document: give back the slack. */
+            char *fit = realloc(b.data, b.len + 1);
+            *out = fit ? fit : b.data;
+            *out_len = b.len;
             return 0;
         }
         if (c < 0x20) {
@@ -278,13 +282,13 @@ static int parse_string_raw(parser_t *ps, char **out, size_t *out_len)
             parse_fail(ps, "invalid UTF-8");
             break;
         }
-        if (buf_put(&b, ps->p, n) != 0) {
+        if (put(&b, ps->p, n) != 0) {
             parse_fail(ps, "out of memory");
             break;
         }
         ps->p += n;
     }
-    free(b.s);
+    strbuf_free(&b);
     return -1;
 }
 
@@ -644,17 +648,17 @@ static int jackson_number_text(const char *lexeme, size_t len, char **out)
 
 /* ---- 4. Printing ---------------------------------------------------------- */
 
-static int dump_string(buf_t *b, const char *s, size_t len)
+static int dump_string(strbuf_t *b, const char *s, size_t len)
 {
     static const char hexdig[] = "0123456789ABCDEF";
-    if (buf_put(b, "\"", 1) != 0)
+    if (put(b, "\"", 1) != 0)
         return -1;
     size_t run = 0;
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c >= 0x20 && c != '"' && c != '\\')
             continue;
-        if (buf_put(b, s + run, i - run) != 0)
+        if (put(b, s + run, i - run) != 0)
             return -1;
         run = i + 1;
         char esc[7] = {'\\', 0};
@@ -673,52 +677,52 @@ static int dump_string(buf_t *b, const char *s, size_t len)
             esc[5] = hexdig[c & 15];
             n = 6;
         }
-        if (buf_put(b, esc, n) != 0)
+        if (put(b, esc, n) != 0)
             return -1;
     }
-    if (buf_put(b, s + run, len - run) != 0)
+    if (put(b, s + run, len - run) != 0)
         return -1;
-    return buf_put(b, "\"", 1);
+    return put(b, "\"", 1);
 }
 
-static int dump_value(buf_t *b, const jsonschema_json_t *v)
+static int dump_value(strbuf_t *b, const jsonschema_json_t *v)
 {
     switch (v->kind) {
-    case JSONSCHEMA_JSON_NULL: return buf_put(b, "null", 4);
-    case JSONSCHEMA_JSON_FALSE: return buf_put(b, "false", 5);
-    case JSONSCHEMA_JSON_TRUE: return buf_put(b, "true", 4);
-    case JSONSCHEMA_JSON_NUMBER: return buf_put(b, v->str, v->len);
+    case JSONSCHEMA_JSON_NULL: return put(b, "null", 4);
+    case JSONSCHEMA_JSON_FALSE: return put(b, "false", 5);
+    case JSONSCHEMA_JSON_TRUE: return put(b, "true", 4);
+    case JSONSCHEMA_JSON_NUMBER: return put(b, v->str, v->len);
     case JSONSCHEMA_JSON_STRING: return dump_string(b, v->str, v->len);
     case JSONSCHEMA_JSON_ARRAY:
-        if (buf_put(b, "[", 1) != 0)
+        if (put(b, "[", 1) != 0)
             return -1;
         for (size_t i = 0; i < v->n; i++) {
-            if ((i && buf_put(b, ",", 1) != 0) || dump_value(b, v->elems[i]) != 0)
+            if ((i && put(b, ",", 1) != 0) || dump_value(b, v->elems[i]) != 0)
                 return -1;
         }
-        return buf_put(b, "]", 1);
+        return put(b, "]", 1);
     case JSONSCHEMA_JSON_OBJECT:
-        if (buf_put(b, "{", 1) != 0)
+        if (put(b, "{", 1) != 0)
             return -1;
         for (size_t i = 0; i < v->n; i++) {
             const jsonschema_member_t *m = &v->members[i];
-            if ((i && buf_put(b, ",", 1) != 0) || dump_string(b, m->key, m->key_len) != 0 ||
-                buf_put(b, ":", 1) != 0 || dump_value(b, m->value) != 0)
+            if ((i && put(b, ",", 1) != 0) || dump_string(b, m->key, m->key_len) != 0 ||
+                put(b, ":", 1) != 0 || dump_value(b, m->value) != 0)
                 return -1;
         }
-        return buf_put(b, "}", 1);
+        return put(b, "}", 1);
     }
     return -1;
 }
 
 char *jsonschema_json_dump(const jsonschema_json_t *v)
 {
-    buf_t b = {0};
+    strbuf_t b = {0};
     if (dump_value(&b, v) != 0) {
-        free(b.s);
+        strbuf_free(&b);
         return NULL;
     }
-    return b.s;
+    return strbuf_take(&b);
 }
 
 /* ---- 5. Sorting, equality ------------------------------------------------- */

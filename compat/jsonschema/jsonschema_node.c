@@ -13,21 +13,6 @@
 
 /* ---- 1. Nodes ------------------------------------------------------------- */
 
-int jsonschema_grow(void **items, size_t *cap, size_t need, size_t elem_size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t ncap = *cap ? *cap * 2 : 4;
-    while (ncap < need)
-        ncap *= 2;
-    void *p = realloc(*items, ncap * elem_size);
-    if (!p)
-        return -1;
-    *items = p;
-    *cap = ncap;
-    return 0;
-}
-
 jsonschema_node_t *jsonschema_node_new(jsonschema_t *s, jsonschema_kind_t kind)
 {
     if (jsonschema_grow((void **)&s->nodes, &s->nodes_cap, s->nnodes + 1, sizeof *s->nodes) != 0)

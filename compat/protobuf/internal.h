@@ -7,7 +7,7 @@
  *   2. Model helpers (proto_model.c)
  *   3. Symbol tables and scopes (proto_symtab.c)
  *   4. Custom options on the wire (proto_option_wire.c)
- *   5. Normalization pieces (proto_normalize.c)
+ *   5. Printing and normalization pieces (proto_printer.c, proto_normalize.c)
  *   6. Embedded sources (proto_wkt.c; the Google ones generated)
  */
 #ifndef COMPAT_PROTOBUF_INTERNAL_H
@@ -140,7 +140,12 @@ int proto_option_encode(proto_option_codec_t *codec, const proto_scope_t *scope,
 proto_value_t *proto_option_decode(proto_option_codec_t *codec, const proto_symbol_t *ext,
                                    int wire_type, const uint8_t *data, size_t len);
 
-/* ---- 5. Normalization pieces ------------------------------------------ */
+/* ---- 5. Printing and normalization pieces ----------------------------- */
+
+/* proto_print() with the symbol table PROTO_PRINT_NORMALIZE resolves in
+ * (NULL for the other modes); proto_printer.c. */
+char *proto_print_with(const proto_file_t *file, proto_print_mode_t mode,
+                       const proto_symtab_t *types, char **error);
 
 /* Normalization pieces (proto_normalize.c), used by the printer. Results live
  * in arena; functions return 0, or -1 when out of memory. */

@@ -1038,8 +1038,8 @@ static void put_file(printer_t *pr, strbuf_t *out, const proto_file_t *f)
     }
 }
 
-char *proto_print(const proto_file_t *file, proto_print_mode_t mode,
-                  const proto_schema_t *types, char **error)
+char *proto_print_with(const proto_file_t *file, proto_print_mode_t mode,
+                       const proto_symtab_t *types, char **error)
 {
     *error = NULL;
     printer_t pr = {.mode = mode};
@@ -1049,7 +1049,7 @@ char *proto_print(const proto_file_t *file, proto_print_mode_t mode,
         return NULL;
     }
     if (mode == PROTO_PRINT_NORMALIZE) {
-        pr.scope.tab = proto_schema_symtab(types);
+        pr.scope.tab = types;
         pr.scope.package = file->package ? file->package : "";
     }
     strbuf_t out = {0};

@@ -211,6 +211,14 @@ const proto_symtab_t *proto_schema_symtab(const proto_schema_t *s)
     return s->symtab;
 }
 
+/* The printer knows symbol tables, not schemas, so it never calls back here. */
+char *proto_print(const proto_file_t *file, proto_print_mode_t mode,
+                  const proto_schema_t *types, char **error)
+{
+    const proto_symtab_t *tab = mode == PROTO_PRINT_NORMALIZE ? proto_schema_symtab(types) : NULL;
+    return proto_print_with(file, mode, tab, error);
+}
+
 const char *proto_schema_package(const proto_schema_t *s)
 {
     return s->package;
