@@ -77,7 +77,8 @@ test: deps
 	echo "make test: $$passed passed, $$failed failed"
 	(( failed == 0 ))
 
-# libFuzzer: compat is built by CMake with coverage instrumentation
+# libFuzzer: compat (and the three engine libraries it links) is built by CMake
+# with coverage instrumentation
 # (fuzzer-no-link); each target is linked here because the fuzz flags must not
 # reach the normal builds.
 fuzz: deps
@@ -94,7 +95,9 @@ fuzz: deps
 	for src in "$${targets[@]}"; do
 	  name=$$(basename "$$src" .c)
 	  $(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer \
-	    -I. $$includes "$$src" $(FUZZ_DIR)/libcompat.a $(FUZZ_DIR)/libbase.a $$libs -lm -o "$(FUZZ_DIR)/$$name"
+	    -I. $$includes "$$src" $(FUZZ_DIR)/libcompat.a $(FUZZ_DIR)/libcompat_avro.a \
+	    $(FUZZ_DIR)/libcompat_protobuf.a $(FUZZ_DIR)/libcompat_jsonschema.a $(FUZZ_DIR)/libbase.a \
+	    $$libs -lm -o "$(FUZZ_DIR)/$$name"
 	  corpus=$(FUZZ_DIR)/corpus/$$name; mkdir -p "$$corpus"
 	  seeds=(); [[ -d tests/fuzz/corpus/$$name ]] && seeds=(tests/fuzz/corpus/$$name)
 	  echo "make fuzz: $$name for $(FUZZ_SECONDS) s"

@@ -1,8 +1,10 @@
-# base: the ground floor. Containers, buffers, allocation and logging that
-# every layer builds on; it knows no schema, SQL or HTTP, and links nothing
-# but libc and threads.
+# base: the ground floor. Containers, buffers, arenas, allocation and logging
+# that every layer builds on; it knows no schema, SQL or HTTP, and links
+# nothing but libc and threads. arena and hmap_put_try report out-of-memory
+# (compat propagates it); alloc.h and hmap_put abort.
 add_library(base STATIC
   ${CMAKE_SOURCE_DIR}/base/alloc.c
+  ${CMAKE_SOURCE_DIR}/base/arena.c
   ${CMAKE_SOURCE_DIR}/base/hmap.c
   ${CMAKE_SOURCE_DIR}/base/log.c
   ${CMAKE_SOURCE_DIR}/base/strbuf.c

@@ -32,14 +32,18 @@ static hmap_entry_t *hmap_find(const hmap_t *m, const void *key, size_t klen)
     }
 }
 
-static void hmap_grow(hmap_t *m)
+/* Rehashes into a table that has room for one more entry; -1 when out of
+ * memory (the map is then unchanged). */
+static int hmap_grow(hmap_t *m)
 {
     hmap_t bigger = {0};
     bigger.cap = m->cap ? m->cap * 2 : 16;
     /* Rehashing also drops tombstones, so grow only when live entries need it. */
     if (m->used * 2 < m->cap)
         bigger.cap = m->cap;
-    bigger.slots = xcalloc(bigger.cap, sizeof *bigger.slots);
+    bigger.slots = calloc(bigger.cap, sizeof *bigger.slots);
+    if (!bigger.slots)
+        return -1;
     for (size_t i = 0; i < m->cap; i++) {
         hmap_entry_t *e = &m->slots[i];
         if (!e->key)
@@ -58,6 +62,7 @@ static void hmap_grow(hmap_t *m)
     }
     free(m->slots);
     *m = bigger;
+    return 0;
 }
 
 void *hmap_get(const hmap_t *m, const void *key, size_t klen)
@@ -66,30 +71,44 @@ void *hmap_get(const hmap_t *m, const void *key, size_t klen)
     return e ? e->value : NULL;
 }
 
-void *hmap_put(hmap_t *m, const void *key, size_t klen, void *value)
+int hmap_put_try(hmap_t *m, const void *key, size_t klen, void *value, void **old)
 {
     hmap_entry_t *e = hmap_find(m, key, klen);
     if (e) {
-        void *old = e->value;
+        if (old)
+            *old = e->value;
         e->value = value;
-        return old;
+        return 0;
     }
-    if ((m->filled + 1) * 4 > m->cap * 3)
-        hmap_grow(m);
+    if ((m->filled + 1) * 4 > m->cap * 3 && hmap_grow(m) != 0)
+        return -1;
+    char *copy = malloc(klen + 1);
+    if (!copy)
+        return -1;
+    memcpy(copy, key, klen);
+    copy[klen] = '\0';
     size_t mask = m->cap - 1;
     size_t i = hmap_hash(key, klen) & mask;
     while (m->slots[i].key)
         i = (i + 1) & mask;
     e = &m->slots[i];
-    e->key = xmalloc(klen + 1);
-    memcpy(e->key, key, klen);
-    e->key[klen] = '\0';
+    e->key = copy;
     e->klen = klen;
     e->value = value;
     e->tomb = 0;
     m->used++;
     m->filled++;
-    return NULL;
+    if (old)
+        *old = NULL;
+    return 0;
+}
+
+void *hmap_put(hmap_t *m, const void *key, size_t klen, void *value)
+{
+    void *old;
+    if (hmap_put_try(m, key, klen, value, &old) != 0)
+        base_oom(klen + 1 + (m->cap ? m->cap * 2 : 16) * sizeof *m->slots);
+    return old;
 }
 
 void *hmap_del(hmap_t *m, const void *key, size_t klen)

@@ -1,9 +1,19 @@
-# The compat library: every compat/*.c, plus code generated from descriptor.proto
-# (see compat/protobuf.cmake when present).
-file(GLOB COMPAT_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/compat/*.c)
-add_library(compat STATIC ${COMPAT_SOURCES})
+# compat: the schema engines and the one compatibility-level algorithm.
+#
+#   compat_avro        compat/avro/        (compat/avro/avro.cmake)
+#   compat_protobuf    compat/protobuf/    (compat/protobuf/protobuf.cmake)
+#   compat_jsonschema  compat/jsonschema/  (compat/jsonschema/jsonschema.cmake)
+#   compat             schema.c (the engine table) and level.c, linking all three
+#
+# Other layers link `compat` and include compat/schema.h and compat/level.h;
+# only schema.c includes the engines' headers.
+include(${CMAKE_SOURCE_DIR}/compat/avro/avro.cmake)
+include(${CMAKE_SOURCE_DIR}/compat/protobuf/protobuf.cmake)
+include(${CMAKE_SOURCE_DIR}/compat/jsonschema/jsonschema.cmake)
+
+add_library(compat STATIC
+  ${CMAKE_SOURCE_DIR}/compat/level.c
+  ${CMAKE_SOURCE_DIR}/compat/schema.c)
 target_include_directories(compat PUBLIC ${CMAKE_SOURCE_DIR})
-target_link_libraries(compat PUBLIC base PkgConfig::JANSSON OpenSSL::Crypto m)
-if(EXISTS ${CMAKE_SOURCE_DIR}/compat/protobuf.cmake)
-  include(${CMAKE_SOURCE_DIR}/compat/protobuf.cmake)
-endif()
+target_link_libraries(compat PUBLIC compat_avro compat_protobuf compat_jsonschema base
+                      PkgConfig::JANSSON OpenSSL::Crypto m)

@@ -1,6 +1,6 @@
 /*
  * level: BACKWARD..FULL_TRANSITIVE on top of each engine's one primitive,
- * "self is backward compatible with previous" (spec compatibility.md 1.1-1.4).
+ * "self is backward compatible with previous" (docs/compatibility.md, the levels table).
  */
 #include "compat/level.h"
 
@@ -40,7 +40,7 @@ const char *compat_level_name(compat_level_t level)
     return level_names[level];
 }
 
-int compat_level_is_transitive(compat_level_t level)
+static int compat_level_is_transitive(compat_level_t level)
 {
     return level == COMPAT_BACKWARD_TRANSITIVE || level == COMPAT_FORWARD_TRANSITIVE ||
            level == COMPAT_FULL_TRANSITIVE;
@@ -112,7 +112,8 @@ static int append_old_schema(strlist_t *out, const compat_previous_t *p)
     return strlist_pushf(out, "{oldSchema: '%s'}", schema_canonical(p->schema));
 }
 
-/* The messages of one level run against one previous version (spec 1.4 steps 1-4). */
+/* The messages of one level run against one previous version, in Confluent's
+ * order (docs/compatibility.md: incompatibilities, oldSchemaVersion, oldSchema, config). */
 static int check_against(compat_level_t level, const schema_t *candidate,
                          const compat_previous_t *p, strlist_t *out)
 {

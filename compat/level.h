@@ -1,7 +1,8 @@
 /*
  * level: the compatibility levels, written once for every schema type.
  *
- * Spec: ../shared/spec/compatibility.md section 1 (levels, history, message list).
+ * Documented in docs/compatibility.md (the levels table and the message list
+ * at its top); the behaviour is Confluent's AbstractSchemaRegistry compatibility check.
  */
 #ifndef COMPAT_LEVEL_H
 #define COMPAT_LEVEL_H
@@ -23,7 +24,6 @@ typedef enum compat_level {
 int compat_level_parse(const char *name, compat_level_t *out);
 /* Upper-case name, e.g. "FULL_TRANSITIVE". */
 const char *compat_level_name(compat_level_t level);
-int compat_level_is_transitive(compat_level_t level);
 
 /* One earlier version of the subject, as the check sees it (borrowed). */
 typedef struct compat_previous {
@@ -36,7 +36,7 @@ typedef struct compat_previous {
  * Transitive levels check every version newest first and stop at the first
  * failing one; the others check only the newest. Returns 1 when compatible,
  * 0 when not, -1 when out of memory. On 0, messages holds the full list of
- * spec 1.4: per-incompatibility messages, {oldSchemaVersion: N}, {oldSchema:
+ * Confluent's order: per-incompatibility messages, {oldSchemaVersion: N}, {oldSchema:
  * '...'}, then {validateFields: '...', compatibility: '...'}.
  */
 int compat_check(compat_level_t level, const schema_t *candidate,

@@ -32,7 +32,8 @@ const char *schema_type_name(schema_type_t type);
 /* Exact, case-sensitive match of a schemaType value; NULL means AVRO.
  * Returns 0, or -1 for an unknown name. */
 int schema_type_parse(const char *name, schema_type_t *out);
-/* 1 when an engine for the type is compiled in (GET /schemas/types). */
+/* 1 for every valid type: all three engines are always built in. Kept for
+ * GET /schemas/types (server/handler_root.c) until it lists every type. */
 int schema_type_enabled(schema_type_t type);
 
 /* ---- 2. References ------------------------------------------------------ */

@@ -4,16 +4,14 @@
  * Canonical Form, fingerprint) and checked against itself; the same input
  * is also parsed as an existing schema with normalization.
  *
- * Build (separately from the unit tests):
- *   clang-14 -g -O1 -fsanitize=fuzzer,address,undefined -I. tests/fuzz/fuzz_avro.c \
- *       compat/avro_*.c compat/strlist.c -D_GNU_SOURCE $(pkg-config --cflags --libs jansson) -lm -lpthread
+ * Built and run by `make fuzz` (linked against compat_avro and base).
  * Run with e.g. -rss_limit_mb=2048 -max_len=4096 over a corpus of schemas.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "compat/avro.h"
+#include "compat/avro/avro.h"
 
 static void exercise(const avro_model_t *m)
 {

@@ -3,15 +3,13 @@
  * refused without a crash or a leak; what parses is diffed with itself and
  * with an empty schema, so the diff sees every shape the loader accepts.
  *
- *   clang-14 -g -fsanitize=fuzzer,address,undefined -I. tests/fuzz/fuzz_jsonschema.c \
- *       compat/jsonschema*.c compat/strlist.c compat/schema.c compat/avro.c -ljansson -lm \
- *       -o fuzz_jsonschema && ./fuzz_jsonschema -max_total_time=60
+ * Built and run by `make fuzz` (linked against compat_jsonschema and base).
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "compat/jsonschema.h"
+#include "compat/jsonschema/jsonschema.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -3,14 +3,8 @@
  * parse (text, or base64 descriptor), and whatever parses through every
  * printer, the descriptor builder and the diff against itself.
  *
- * Build (from the top of the tree, after a normal build in ./build so that
- * the generated sources exist):
- *
- *   clang-14 -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -I. -Ibuild/compat_gen \
- *     tests/fuzz/fuzz_proto.c compat/proto_*.c compat/protobuf.c compat/strlist.c \
- *     build/compat_gen/proto_wkt_google.c build/compat_gen/google/protobuf/descriptor.pb-c.c \
- *     -lprotobuf-c -o fuzz_proto
- *   mkdir -p corpus && ./fuzz_proto -max_len=4096 corpus tests/data/protobuf
+ * Built and run by `make fuzz` (linked against compat_protobuf and base);
+ * seeds: tests/data/protobuf, -max_len=4096 keeps runs short.
  *
  * The first byte picks the parse flags, so validation and normalization are
  * fuzzed too; the rest is the schema text.
@@ -20,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compat/protobuf.h"
+#include "compat/protobuf/protobuf.h"
 
 static void exercise(proto_schema_t *s)
 {

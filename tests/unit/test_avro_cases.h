@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compat/avro.h"
+#include "compat/avro/avro.h"
 #include "compat/level.h"
 #include "compat/schema.h"
 

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "compat/avro.h"
+#include "compat/avro/avro.h"
 
 #define SMALL_STACK (1024 * 1024)
 

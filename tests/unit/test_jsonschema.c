@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compat/jsonschema.h"
+#include "compat/jsonschema/jsonschema.h"
 #include "compat/level.h"
 #include "compat/schema.h"
 

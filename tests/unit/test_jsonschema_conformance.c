@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 
 #include "test_support.h"
-#include "compat/jsonschema.h"
+#include "compat/jsonschema/jsonschema.h"
 
 static int conformance_present(void)
 {

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "compat/level.h"
-#include "compat/protobuf.h"
+#include "compat/protobuf/protobuf.h"
 #include "compat/schema.h"
 
 #define DATA SR_TEST_DATA_DIR "/protobuf/"

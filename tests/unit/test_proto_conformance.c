@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 
 #include "test_support.h"
-#include "compat/protobuf.h"
+#include "compat/protobuf/protobuf.h"
 
 #define PROTO_DIR SR_CONFORMANCE_DIR "/protobuf"
 

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "test_support.h"
-#include "compat/protobuf.h"
+#include "compat/protobuf/protobuf.h"
 #include "google/protobuf/descriptor.pb-c.h"
 
 static char tmpdir[256];

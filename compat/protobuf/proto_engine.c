@@ -1,0 +1,49 @@
+/*
+ * protobuf: the SCHEMA_PROTOBUF engine -- the thin layer between the
+ * registry's schema interface (compat/schema.h) and the Protobuf model.
+ */
+#include "compat/protobuf/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void *engine_parse(const char *text, size_t len, const schema_ref_t *refs, size_t nrefs,
+                          int flags, char **canonical, char **error)
+{
+    return proto_schema_new(text, len, refs, nrefs, flags, canonical, error);
+}
+
+static void engine_free(void *model)
+{
+    proto_schema_free(model);
+}
+
+static int engine_backward(const void *self, const void *previous, strlist_t *out)
+{
+    return proto_backward(self, previous, out);
+}
+
+/* "serialized" and "ignore_extensions"; "default" and unknown formats fall
+ * back to the canonical text (NULL here). */
+static char *engine_format(const void *model, const char *format)
+{
+    const proto_schema_t *schema = model;
+    if (strcmp(format, "serialized") == 0)
+        return proto_schema_serialized(schema);
+    if (strcmp(format, "ignore_extensions") == 0) {
+        char *error = NULL;
+        char *text = proto_print(proto_schema_file(schema), PROTO_PRINT_IGNORE_EXTENSIONS, NULL,
+                                 &error);
+        free(error);
+        return text;
+    }
+    return NULL;
+}
+
+const schema_engine_t protobuf_engine = {
+    .type = SCHEMA_PROTOBUF,
+    .parse = engine_parse,
+    .free = engine_free,
+    .backward = engine_backward,
+    .format = engine_format,
+};
