@@ -16,4 +16,4 @@ add_library(compat STATIC
   ${CMAKE_SOURCE_DIR}/compat/schema.c)
 target_include_directories(compat PUBLIC ${CMAKE_SOURCE_DIR})
 target_link_libraries(compat PUBLIC compat_avro compat_protobuf compat_jsonschema base
-                      PkgConfig::JANSSON OpenSSL::Crypto m)
+                      PkgConfig::JANSSON m)

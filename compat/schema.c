@@ -51,11 +51,6 @@ int schema_type_parse(const char *name, schema_type_t *out)
     return -1;
 }
 
-int schema_type_enabled(schema_type_t type)
-{
-    return (unsigned)type < SCHEMA_TYPE_COUNT;
-}
-
 const schema_engine_t *schema_engine(schema_type_t type)
 {
     return engines[type];

@@ -32,9 +32,6 @@ const char *schema_type_name(schema_type_t type);
 /* Exact, case-sensitive match of a schemaType value; NULL means AVRO.
  * Returns 0, or -1 for an unknown name. */
 int schema_type_parse(const char *name, schema_type_t *out);
-/* 1 for every valid type: all three engines are always built in. Kept for
- * GET /schemas/types (server/handler_root.c) until it lists every type. */
-int schema_type_enabled(schema_type_t type);
 
 /* ---- 2. References ------------------------------------------------------ */
 
@@ -59,6 +56,11 @@ typedef struct schema_ref {
 enum {
     SCHEMA_PARSE_NEW = 1,        /* "validate as new": the stricter rules for registration */
     SCHEMA_PARSE_NORMALIZE = 2,  /* apply the format's normalization before canonicalizing */
+    /* validateFields (docs/compatibility.md, "validateFields"): the format's strict field
+     * rules, as Confluent's ParsedSchema.validate(true). Only JSON Schema has one; Avro's
+     * AvroSchema keeps the default, and ProtobufSchema's builds the descriptor, which every
+     * parse here does anyway. */
+    SCHEMA_PARSE_VALIDATE_FIELDS = 4,
 };
 
 typedef struct schema_engine {

@@ -521,6 +521,15 @@ json_t *index_config(reg_index_t *idx, const char *subject)
     return copy;
 }
 
+void index_settings(reg_index_t *idx, const char *subject, reg_settings_t *own, reg_settings_t *global)
+{
+    pthread_rwlock_rdlock(&idx->lock);
+    const reg_subject_t *subj = subject ? subject_locked(idx, subject) : NULL;
+    reg_settings_read(subj ? subj->config : NULL, own);
+    reg_settings_read(idx->global_config, global);
+    pthread_rwlock_unlock(&idx->lock);
+}
+
 reg_mode_t index_mode(reg_index_t *idx, const char *subject)
 {
     reg_mode_t mode = MODE_UNSET;

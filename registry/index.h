@@ -106,6 +106,9 @@ int index_each_subject(reg_index_t *idx, index_subject_fn fn, void *arg);
 
 /* The stored config of a subject (NULL = global), a deep copy, or NULL when unset. */
 json_t *index_config(reg_index_t *idx, const char *subject);
+/* The typed keys of the subject's config (own; subject NULL: unset) and of the
+ * global config, read under one lock, without copying either. */
+void index_settings(reg_index_t *idx, const char *subject, reg_settings_t *own, reg_settings_t *global);
 /* The stored mode of a subject (NULL = global); MODE_UNSET when unset. */
 reg_mode_t index_mode(reg_index_t *idx, const char *subject);
 

@@ -103,8 +103,15 @@ const schema_t *registry_parsed(registry_t *reg, reg_schema_t *s, reg_error_t *e
 
 /* The effective config of a subject (subject -> global -> defaults), and its level. */
 json_t *registry_effective_config(registry_t *reg, const char *subject);
-compat_level_t registry_effective_level(registry_t *reg, const char *subject);
-int registry_effective_normalize(registry_t *reg, const char *subject);
+
+/* What a subject's decisions use: its own keys over the global ones over the
+ * server defaults (docs/api.md, "Config and mode"). */
+typedef struct reg_effective {
+    compat_level_t level;
+    int normalize;
+    int validate_fields;
+} reg_effective_t;
+reg_effective_t registry_effective_settings(registry_t *reg, const char *subject);
 reg_mode_t registry_effective_mode(registry_t *reg, const char *subject);
 
 #endif

@@ -68,21 +68,22 @@ json_t *registry_effective_config(registry_t *reg, const char *subject)
     return with_default_level(reg, out);
 }
 
-compat_level_t registry_effective_level(registry_t *reg, const char *subject)
+/* The first of own, global that is set (>= 0), else dflt. */
+static int settings_pick(int own, int global, int dflt)
 {
-    json_t *config = registry_effective_config(reg, subject);
-    compat_level_t level = reg->opts.default_level;
-    compat_level_parse(json_string_value(json_object_get(config, "compatibility")), &level);
-    json_decref(config);
-    return level;
+    return own >= 0 ? own : global >= 0 ? global : dflt;
 }
 
-int registry_effective_normalize(registry_t *reg, const char *subject)
+reg_effective_t registry_effective_settings(registry_t *reg, const char *subject)
 {
-    json_t *config = registry_effective_config(reg, subject);
-    int normalize = json_is_true(json_object_get(config, "normalize"));
-    json_decref(config);
-    return normalize;
+    reg_settings_t own, global;
+    index_settings(reg->idx, subject, &own, &global);
+    reg_effective_t out = {
+        .level = own.has_level ? own.level : global.has_level ? global.level : reg->opts.default_level,
+        .normalize = settings_pick(own.normalize, global.normalize, 0),
+        .validate_fields = settings_pick(own.validate_fields, global.validate_fields, 0),
+    };
+    return out;
 }
 
 reg_mode_t registry_effective_mode(registry_t *reg, const char *subject)

@@ -195,7 +195,21 @@ static reg_code_t find_by_key(registry_t *reg, const char *subject, schema_type_
 
 static int effective_normalize(registry_t *reg, const char *subject, const reg_request_t *req)
 {
-    return req->normalize || registry_effective_normalize(reg, subject);
+    return req->normalize || registry_effective_settings(reg, subject).normalize;
+}
+
+/*
+ * SCHEMA_PARSE_VALIDATE_FIELDS when the subject's validateFields is on and it
+ * is not importing: Confluent validates every registration, lookup and
+ * compatibility test this way (AbstractSchemaRegistry.maybeValidateAndNormalizeSchema),
+ * except in IMPORT mode, which stores what it is given.
+ */
+static int validate_flag(registry_t *reg, const char *subject)
+{
+    return registry_effective_settings(reg, subject).validate_fields &&
+                   registry_effective_mode(reg, subject) != MODE_IMPORT
+               ? SCHEMA_PARSE_VALIDATE_FIELDS
+               : 0;
 }
 
 static int request_matches_existing(const reg_request_t *req, const reg_view_t *v)
@@ -290,7 +304,8 @@ static reg_code_t check_compatible(registry_t *reg, store_t *db, const char *sub
                                    const reg_subject_t *fresh, const candidate_t *c,
                                    reg_error_t *err)
 {
-    compat_level_t level = registry_effective_level(reg, subject);
+    reg_effective_t settings = registry_effective_settings(reg, subject);
+    compat_level_t level = settings.level;
     if (level == COMPAT_NONE)
         return REG_OK;
     compat_previous_t *history;
@@ -299,7 +314,7 @@ static reg_code_t check_compatible(registry_t *reg, store_t *db, const char *sub
     reg_code_t rc = build_history(reg, db, fresh, 0, &history, &n, &held, err);
     if (rc == REG_OK) {
         strlist_t messages = {0};
-        int ok = compat_check(level, c->parsed, history, n, 0, &messages);
+        int ok = compat_check(level, c->parsed, history, n, settings.validate_fields, &messages);
         if (ok == 0) {
             char details[sizeof err->message];
             join_messages(&messages, details, sizeof details);
@@ -505,7 +520,8 @@ reg_code_t registry_register(registry_t *reg, store_t *db, const char *subject,
         return rc;
     candidate_t c;
     if (!request_is_empty(request)) {
-        rc = candidate_parse(reg, request, normalize ? SCHEMA_PARSE_NORMALIZE : 0, 1, &c, err);
+        rc = candidate_parse(reg, request, (normalize ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject),
+                             1, &c, err);
         if (rc == REG_OK) {
             request_cache_put(reg, request, normalize, c.key);
             rc = find_by_key(reg, subject, c.type, c.key, 0, view);
@@ -529,7 +545,7 @@ reg_code_t registry_register(registry_t *reg, store_t *db, const char *subject,
     reg_schema_t *inherited = NULL;
     if (request_is_empty(&req) && !import && (rc = inherit_latest(reg, subject, &req, &inherited, err)) != REG_OK)
         return rc;
-    int flags = SCHEMA_PARSE_NEW | (normalize && !import ? SCHEMA_PARSE_NORMALIZE : 0);
+    int flags = SCHEMA_PARSE_NEW | (normalize && !import ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject);
     rc = candidate_parse(reg, &req, flags, 0, &c, err);
     register_tx_t tx = {subject, &req, &c, import, 0};
     if (rc == REG_OK)
@@ -558,7 +574,8 @@ reg_code_t registry_lookup(registry_t *reg, store_t *db, const char *subject,
     if (registry_lookup_known(reg, subject, req, deleted, out))
         return REG_OK;
     candidate_t c;
-    reg_code_t rc = candidate_parse(reg, req, normalize ? SCHEMA_PARSE_NORMALIZE : 0, 1, &c, err);
+    reg_code_t rc = candidate_parse(reg, req, (normalize ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject),
+                                    1, &c, err);
     if (rc != REG_OK) {
         candidate_clear(&c);
         return rc;
@@ -595,7 +612,8 @@ reg_code_t registry_check(registry_t *reg, store_t *db, const char *subject,
         return registry_invalid_version(err, version_text);
 
     reg_subject_t *snap = subject_snapshot(reg, subject);
-    compat_level_t level = registry_effective_level(reg, subject);
+    reg_effective_t settings = registry_effective_settings(reg, subject);
+    compat_level_t level = settings.level;
     reg_code_t rc = REG_OK;
     if (version_text) {
         const reg_version_t *v = reg_subject_find(snap, only_version);
@@ -609,8 +627,9 @@ reg_code_t registry_check(registry_t *reg, store_t *db, const char *subject,
     candidate_t c = {0};
     int normalize = effective_normalize(reg, subject, req);
     if (rc == REG_OK)
-        rc = candidate_parse(reg, req, SCHEMA_PARSE_NEW | (normalize ? SCHEMA_PARSE_NORMALIZE : 0), 0,
-                             &c, err);
+        rc = candidate_parse(reg, req,
+                             SCHEMA_PARSE_NEW | (normalize ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject),
+                             0, &c, err);
     if (rc == REG_INVALID_SCHEMA && verbose) {
         *compatible = 0;
         strlist_push(messages, err->message);
@@ -621,7 +640,7 @@ reg_code_t registry_check(registry_t *reg, store_t *db, const char *subject,
         size_t n;
         rc = build_history(reg, db, snap, only_version, &history, &n, &held, err);
         if (rc == REG_OK) {
-            int ok = compat_check(level, c.parsed, history, n, 0, messages);
+            int ok = compat_check(level, c.parsed, history, n, settings.validate_fields, messages);
             *compatible = ok == 1;
             if (ok < 0)
                 rc = reg_fail(err, REG_INTERNAL, "Out of memory during the compatibility check");

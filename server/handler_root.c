@@ -38,8 +38,7 @@ static http_outcome_t schema_types(http_call_t *c)
 {
     json_t *types = json_array();
     for (int t = 0; t < SCHEMA_TYPE_COUNT; t++)
-        if (schema_type_enabled((schema_type_t)t))
-            json_array_append_new(types, json_string(schema_type_name((schema_type_t)t)));
+        json_array_append_new(types, json_string(schema_type_name((schema_type_t)t)));
     http_reply_json(c, 200, types);
     return HTTP_DONE;
 }

@@ -108,3 +108,21 @@ int reg_subject_live_count(const reg_subject_t *s)
         n += !s->v[i].deleted;
     return n;
 }
+
+/* ---- 4. Settings ---------------------------------------------------------- */
+
+/* -1 when absent; a present key is set, and only JSON true turns it on. */
+static int record_flag(const json_t *config, const char *key)
+{
+    const json_t *v = json_object_get(config, key);
+    return v == NULL ? -1 : json_is_true(v);
+}
+
+void reg_settings_read(const json_t *config, reg_settings_t *out)
+{
+    out->has_level = config != NULL &&
+                     compat_level_parse(json_string_value(json_object_get(config, "compatibility")),
+                                        &out->level) == 0;
+    out->normalize = record_flag(config, "normalize");
+    out->validate_fields = record_flag(config, "validateFields");
+}

@@ -8,6 +8,7 @@
  *   1. References
  *   2. Schema rows
  *   3. Subjects and versions
+ *   4. Settings (the typed keys of a stored config)
  *
  * Ownership: reg_schema_t is refcounted (_retain/_release; the creator holds
  * the first reference). reg_subject_t has one owner (_free).
@@ -18,6 +19,8 @@
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "compat/level.h"
 
 #include "compat/schema.h"
 
@@ -80,5 +83,22 @@ const reg_version_t *reg_subject_latest(const reg_subject_t *s);
 /* version -1 = the latest live one. Borrowed from s. */
 const reg_version_t *reg_subject_find(const reg_subject_t *s, int version);
 int reg_subject_live_count(const reg_subject_t *s);
+
+/* ---- 4. Settings ---------------------------------------------------------- */
+
+/*
+ * The keys of a stored config (ConfigUpdate shape) that the registry acts
+ * on, typed. The config object itself is kept as stored, because it is
+ * rendered back as is; decisions read this instead of walking JSON.
+ */
+typedef struct reg_settings {
+    int has_level;
+    compat_level_t level;
+    int normalize;          /* -1 when unset, else 0 or 1 */
+    int validate_fields;    /* -1 when unset, else 0 or 1 */
+} reg_settings_t;
+
+/* The typed keys of config (NULL = nothing set). */
+void reg_settings_read(const json_t *config, reg_settings_t *out);
 
 #endif

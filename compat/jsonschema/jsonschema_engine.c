@@ -214,12 +214,35 @@ const jsonschema_node_t *jsonschema_root(const jsonschema_t *s)
 
 /* ---- 3. The engine table -------------------------------------------------------- */
 
+/*
+ * validateFields for JSON Schema, as Confluent's JsonSchema.validate(true):
+ * a top-level object schema may not have a property whose name starts with
+ * "$$" (such names are reserved for Confluent's own use).
+ */
+static int engine_validate_fields(const jsonschema_t *s, char **error)
+{
+    const jsonschema_node_t *root = s->root;
+    if (root->kind != JSONSCHEMA_NODE_OBJECT)
+        return 0;
+    for (size_t i = 0; i < root->nprops; i++) {
+        if (root->props[i].name.len >= 2 && memcmp(root->props[i].name.s, "$$", 2) == 0) {
+            *error = strdup("Field names cannot start with $$ prefix");
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static void *engine_parse(const char *text, size_t len, const schema_ref_t *refs, size_t nrefs,
                           int flags, char **canonical, char **error)
 {
     jsonschema_t *s = jsonschema_parse(text, len, refs, nrefs, flags, error);
     if (!s)
         return NULL;
+    if ((flags & SCHEMA_PARSE_VALIDATE_FIELDS) && engine_validate_fields(s, error) != 0) {
+        jsonschema_free(s);
+        return NULL;
+    }
     *canonical = strdup(s->canonical);
     if (!*canonical) {
         jsonschema_free(s);

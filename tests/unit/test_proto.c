@@ -1047,7 +1047,7 @@ static void test_builtins(void **state)
     assert_non_null(proto_builtin_file("confluent/meta.proto"));
     assert_non_null(proto_builtin_file("confluent/type/decimal.proto"));
     assert_null(proto_builtin_file("google/type/money.proto"));
-    assert_int_equal(schema_type_enabled(SCHEMA_PROTOBUF), 1);
+    assert_non_null(schema_engine(SCHEMA_PROTOBUF));
 }
 
 int main(void)
