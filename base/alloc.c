@@ -61,14 +61,19 @@ char *xstrdup(const char *s)
     return xstrndup(s, strlen(s));
 }
 
+char *xvasprintf(const char *fmt, va_list ap)
+{
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0)
+        base_oom(strlen(fmt));
+    return s;
+}
+
 char *xasprintf(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *s = NULL;
-    int n = vasprintf(&s, fmt, ap);
+    char *s = xvasprintf(fmt, ap);
     va_end(ap);
-    if (n < 0)
-        base_oom(strlen(fmt));
     return s;
 }

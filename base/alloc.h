@@ -13,6 +13,7 @@
 #ifndef BASE_ALLOC_H
 #define BASE_ALLOC_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 void *xmalloc(size_t size);
@@ -24,6 +25,7 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /* A printf-formatted string. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* Logs "out of memory (N bytes)" and aborts; what every wrapper above calls. */
 void base_oom(size_t size) __attribute__((noreturn));

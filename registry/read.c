@@ -12,20 +12,6 @@
 #include "base/alloc.h"
 #include "registry/internal.h"
 
-void reg_view_clear(reg_view_t *v)
-{
-    free(v->subject);
-    reg_schema_release(v->schema);
-    memset(v, 0, sizeof *v);
-}
-
-void reg_usages_free(reg_usage_t *u, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(u[i].subject);
-    free(u);
-}
-
 int registry_version_parse(const char *text, int *version)
 {
     if (!text)

@@ -15,7 +15,7 @@
  * may query PostgreSQL: db is the calling worker's own connection, never
  * NULL. Where an operation has both (a _known or _check part, then the
  * database part), the memory part answers what it can and the caller takes
- * the rest to a worker (docs/contract.md). Results are copies the caller owns
+ * the rest to a worker (docs/architecture.md, "Threads and the hop to the database"). Results are copies the caller owns
  * (free with the matching _clear/_free) unless marked borrowed.
  */
 #ifndef REGISTRY_REGISTRY_H

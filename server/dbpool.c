@@ -167,8 +167,7 @@ static int dbpool_spawn(dbpool_t *pool, int nthreads, char **error)
         w->backoff_ms = DBPOOL_BACKOFF_MIN_MS;
         int rc = pthread_create(&w->thread, &attr, dbpool_worker_main, w);
         if (rc != 0) {
-            if (asprintf(error, "cannot start database worker: %s", strerror(rc)) < 0)
-                *error = NULL;
+            *error = xasprintf("cannot start database worker: %s", strerror(rc));
             pthread_attr_destroy(&attr);
             return -1;
         }
@@ -181,18 +180,10 @@ static int dbpool_spawn(dbpool_t *pool, int nthreads, char **error)
 dbpool_t *dbpool_new(const char *conninfo, int nthreads, char **error)
 {
     dbpool_t *pool = xcalloc(1, sizeof *pool);
-    if (pool == NULL)
-        return NULL;
     pool->conninfo = xstrdup(conninfo);
     pool->workers = xcalloc((size_t)nthreads, sizeof *pool->workers);
     pthread_mutex_init(&pool->mutex, NULL);
     dbpool_cond_init(&pool->cond);
-    if (pool->conninfo == NULL || pool->workers == NULL) {
-        if (asprintf(error, "out of memory") < 0)
-            *error = NULL;
-        dbpool_free(pool);
-        return NULL;
-    }
     if (dbpool_spawn(pool, nthreads, error) != 0) {
         dbpool_free(pool);
         return NULL;

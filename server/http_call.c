@@ -139,8 +139,6 @@ int http_call_parse_path(http_call_t *c, const char *path, size_t len)
 
     /* The pointer array, then every decoded segment with its NUL. */
     char **seg = xmalloc((n + 1) * sizeof *seg + len + n + 1);
-    if (seg == NULL)
-        return 500;
     char *out = (char *)(seg + n + 1);
     const char *p = path + 1;
     for (size_t k = 0; k < n; k++) {
@@ -193,8 +191,6 @@ int http_call_parse_query(http_call_t *c, const char *query, size_t len)
 
     /* The pairs, then every decoded name and value with their NULs. */
     http_param_t *q = xmalloc(max * sizeof *q + len + 2 * max);
-    if (q == NULL)
-        return 500;
     char *out = (char *)(q + max);
     size_t n = 0;
     const char *p = query, *end = query + len;
@@ -369,15 +365,33 @@ const char *http_media_negotiate(const char *accept, size_t len)
 
 /* ---- 5. Request helpers ------------------------------------------------------ */
 
+/* The segment index of "{name}" in a route pattern, or -1. Pattern text only:
+ * the call knows its route, and the router stays above the helpers it serves. */
+static int http_pattern_param_index(const char *pattern, const char *name)
+{
+    size_t nlen = strlen(name);
+    const char *p = *pattern == '/' ? pattern + 1 : pattern;
+    for (int k = 0; *p; k++) {
+        const char *slash = strchr(p, '/');
+        size_t len = slash ? (size_t)(slash - p) : strlen(p);
+        if (len == nlen + 2 && p[0] == '{' && memcmp(p + 1, name, nlen) == 0)
+            return k;
+        p += len;
+        if (*p == '/')
+            p++;
+    }
+    return -1;
+}
+
 const char *http_param(const http_call_t *c, const char *name)
 {
-    int k = c->route ? http_route_param_index(c->route->pattern, name) : -1;
+    int k = c->route ? http_pattern_param_index(c->route->pattern, name) : -1;
     return k >= 0 && (size_t)k < c->nseg ? c->seg[k] : "";
 }
 
 int http_has_param(const http_call_t *c, const char *name)
 {
-    return c->route && http_route_param_index(c->route->pattern, name) >= 0;
+    return c->route && http_pattern_param_index(c->route->pattern, name) >= 0;
 }
 
 const char *http_query(const http_call_t *c, const char *name)
@@ -439,10 +453,6 @@ void http_reply_json(http_call_t *c, int status, json_t *body)
 void http_reply_text(http_call_t *c, int status, const char *text, size_t len)
 {
     char *copy = xmalloc(len + 1);
-    if (copy == NULL) {
-        http_reply_error(c, 500, "Out of memory");
-        return;
-    }
     memcpy(copy, text, len);
     copy[len] = '\0';
     http_set_reply(c, status, copy, len);
@@ -478,21 +488,17 @@ static void http_reply_error_text(http_call_t *c, int code, const char *msg)
         text = xstrdup(fallback);
         status = 500;
     }
-    http_set_reply(c, status, text, text ? strlen(text) : 0);
+    http_set_reply(c, status, text, strlen(text));
 }
 
 void http_reply_error(http_call_t *c, int code, const char *fmt, ...)
 {
-    char *msg = NULL;
     va_list ap;
     va_start(ap, fmt);
-    int n = vasprintf(&msg, fmt, ap);
+    char *msg = xvasprintf(fmt, ap);
     va_end(ap);
-    if (n < 0)
-        msg = NULL;
-    if (msg)
-        http_utf8_scrub(msg);
-    http_reply_error_text(c, code, msg ? msg : "Internal Server Error");
+    http_utf8_scrub(msg);
+    http_reply_error_text(c, code, msg);
     free(msg);
 }
 

@@ -266,8 +266,8 @@ static int http_decode(http_job_t *job, h2o_req_t *req)
     int rc = http_call_parse_path(c, req->path.base, path_len);
     if (rc == 0 && req->query_at != SIZE_MAX)
         rc = http_call_parse_query(c, req->path.base + req->query_at + 1, req->path.len - req->query_at - 1);
-    if (rc == 404 || rc == 500) {
-        http_reply_error(c, rc, rc == 404 ? "HTTP 404 Not Found" : "Out of memory");
+    if (rc == 404) {
+        http_reply_error(c, rc, "HTTP 404 Not Found");
         return -1;
     }
     if (rc != 0) {
@@ -392,11 +392,9 @@ static void http_on_jobs_done(h2o_multithread_receiver_t *recv, h2o_linklist_t *
 static char *http_error_new(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *http_error_new(const char *fmt, ...)
 {
-    char *msg = NULL;
     va_list ap;
     va_start(ap, fmt);
-    if (vasprintf(&msg, fmt, ap) < 0)
-        msg = NULL;
+    char *msg = xvasprintf(fmt, ap);
     va_end(ap);
     return msg;
 }
@@ -780,16 +778,10 @@ http_server_t *http_server_new(const server_config_t *cfg, char **error)
 {
     *error = NULL;
     http_server_t *srv = xcalloc(1, sizeof *srv);
-    if (srv == NULL)
-        return NULL;
     srv->cfg = cfg;
     srv->listen_fd = -1;
     srv->nloops = cfg->threads > 0 ? (size_t)cfg->threads : 1;
     srv->loops = xcalloc(srv->nloops, sizeof *srv->loops);
-    if (srv->loops == NULL) {
-        free(srv);
-        return NULL;
-    }
     pthread_mutex_init(&srv->ready_lock, NULL);
     pthread_cond_init(&srv->ready_cond, NULL);
     http_h2o_config(srv);

@@ -114,7 +114,5 @@ int http_route_match(const http_route_t *routes, size_t nroutes, http_method_t m
 int http_route_lookup(const http_route_t *routes, size_t nroutes, http_method_t method,
                       char *const *seg, size_t nseg, const http_route_t **route,
                       const http_handler_t **handler);
-/* The index of the segment "{name}" names in pattern, or -1. */
-int http_route_param_index(const char *pattern, const char *name);
 
 #endif

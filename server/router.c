@@ -37,22 +37,6 @@ static int router_is_param(const char *p, size_t len)
     return (len == 1 && p[0] == '*') || (len >= 2 && p[0] == '{' && p[len - 1] == '}');
 }
 
-int http_route_param_index(const char *pattern, const char *name)
-{
-    size_t nlen = strlen(name);
-    const char *p = *pattern == '/' ? pattern + 1 : pattern;
-    for (int k = 0; *p; k++) {
-        const char *slash = strchr(p, '/');
-        size_t len = slash ? (size_t)(slash - p) : strlen(p);
-        if (len == nlen + 2 && p[0] == '{' && memcmp(p + 1, name, nlen) == 0)
-            return k;
-        p += len;
-        if (*p == '/')
-            p++;
-    }
-    return -1;
-}
-
 /*
  * Matches one pattern against the segments. Returns 1 and its wildcard mask
  * in *mask, or 0. "/" (or "") is the pattern with no segments.

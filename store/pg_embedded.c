@@ -56,18 +56,6 @@ struct pgembed {
     pgembed_notice_fn notice;   /* may be NULL */
 };
 
-static char *pgembed_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *pgembed_fmt(const char *fmt, ...)
-{
-    char *s = NULL;
-    va_list ap;
-    va_start(ap, fmt);
-    if (vasprintf(&s, fmt, ap) < 0)
-        base_oom(0);
-    va_end(ap);
-    return s;
-}
-
 static void pgembed_notice(const pgembed_t *pg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void pgembed_notice(const pgembed_t *pg, const char *fmt, ...)
 {
@@ -184,8 +172,7 @@ static int pgembed_run(const pgembed_t *pg, char *const argv[], char **output)
             continue;
         if (n < 0)
             break;
-        if (buf)
-            pgembed_keep_tail(buf, &len, chunk, (size_t)n);
+        pgembed_keep_tail(buf, &len, chunk, (size_t)n);
     }
     close(fds[0]);
     int status;
@@ -247,7 +234,7 @@ static char *pgembed_bindir_newest(void)
             best = v;
     }
     closedir(d);
-    return best < 0 ? NULL : pgembed_fmt("/usr/lib/postgresql/%ld/bin", best);
+    return best < 0 ? NULL : xasprintf("/usr/lib/postgresql/%ld/bin", best);
 }
 
 static int pgembed_pick_user(pgembed_t *pg, char **error)
@@ -265,7 +252,7 @@ static int pgembed_pick_user(pgembed_t *pg, char **error)
         snprintf(pg->user, sizeof pg->user, "%s", names[i]);
         return 0;
     }
-    *error = pgembed_fmt("running as root, but neither user 'postgres' nor 'nobody' exists "
+    *error = xasprintf("running as root, but neither user 'postgres' nor 'nobody' exists "
                          "to run PostgreSQL as");
     return -1;
 }
@@ -292,15 +279,15 @@ static int pgembed_mkdir_p(const char *path, mode_t mode)
 static int pgembed_private_dir(const pgembed_t *pg, const char *path, char **error)
 {
     if (mkdir(path, 0700) != 0 && errno != EEXIST) {
-        *error = pgembed_fmt("cannot create %s: %s", path, strerror(errno));
+        *error = xasprintf("cannot create %s: %s", path, strerror(errno));
         return -1;
     }
     if (pg->drop && chown(path, pg->uid, pg->gid) != 0) {
-        *error = pgembed_fmt("cannot give %s to user %s: %s", path, pg->user, strerror(errno));
+        *error = xasprintf("cannot give %s to user %s: %s", path, pg->user, strerror(errno));
         return -1;
     }
     if (chmod(path, 0700) != 0) {
-        *error = pgembed_fmt("cannot restrict %s: %s", path, strerror(errno));
+        *error = xasprintf("cannot restrict %s: %s", path, strerror(errno));
         return -1;
     }
     return 0;
@@ -311,8 +298,6 @@ static char *pgembed_conninfo_quote(const char *value)
 {
     size_t n = strlen(value);
     char *out = xmalloc(2 * n + 3);
-    if (out == NULL)
-        return NULL;
     size_t o = 0;
     out[o++] = '\'';
     for (size_t i = 0; i < n; i++) {
@@ -336,13 +321,13 @@ static int pgembed_lock(pgembed_t *pg, const char *dir, char **error)
     snprintf(path, sizeof path, "%s/lock", dir);
     pg->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (pg->lock_fd < 0) {
-        *error = pgembed_fmt("cannot open %s: %s", path, strerror(errno));
+        *error = xasprintf("cannot open %s: %s", path, strerror(errno));
         return -1;
     }
     if (flock(pg->lock_fd, LOCK_EX | LOCK_NB) != 0) {
         *error = errno == EWOULDBLOCK
-                     ? pgembed_fmt("data directory %s is in use by another schema-registry process", dir)
-                     : pgembed_fmt("cannot lock %s: %s", path, strerror(errno));
+                     ? xasprintf("data directory %s is in use by another schema-registry process", dir)
+                     : xasprintf("cannot lock %s: %s", path, strerror(errno));
         return -1;
     }
     return 0;
@@ -398,7 +383,7 @@ static int pgembed_write_line(const char *path, const char *line, char **error)
     snprintf(tmp, sizeof tmp, "%s.new", path);
     FILE *f = fopen(tmp, "w");
     if (f == NULL || fprintf(f, "%s\n", line) < 0 || fclose(f) != 0 || rename(tmp, path) != 0) {
-        *error = pgembed_fmt("cannot write %s: %s", path, strerror(errno));
+        *error = xasprintf("cannot write %s: %s", path, strerror(errno));
         return -1;
     }
     return 0;
@@ -423,18 +408,18 @@ static int pgembed_pick_home(pgembed_t *pg, char **error)
     snprintf(version, sizeof version, "%s/pgdata/PG_VERSION", pg->data_dir);
     if (!pg->drop || access(version, F_OK) == 0 || pgembed_user_can_reach(pg, pg->data_dir)) {
         pg->home = xstrdup(pg->data_dir);
-        return pg->home ? 0 : (*error = pgembed_fmt("out of memory"), -1);
+        return 0;
     }
-    pg->home = pgembed_fmt(PGEMBED_ROOT_HOMES "/%016llx", pgembed_path_key(pg->data_dir));
-    if (pg->home == NULL || pgembed_mkdir_p(pg->home, 0755) != 0) {
-        *error = pgembed_fmt("user %s cannot enter %s (a parent directory is private) and %s cannot be "
+    pg->home = xasprintf(PGEMBED_ROOT_HOMES "/%016llx", pgembed_path_key(pg->data_dir));
+    if (pgembed_mkdir_p(pg->home, 0755) != 0) {
+        *error = xasprintf("user %s cannot enter %s (a parent directory is private) and %s cannot be "
                              "created: %s; use a --data-dir that %s can reach, or run as an ordinary user",
-                             pg->user, pg->data_dir, pg->home ? pg->home : PGEMBED_ROOT_HOMES, strerror(errno),
+                             pg->user, pg->data_dir, pg->home, strerror(errno),
                              pg->user);
         return -1;
     }
     if (!pgembed_user_can_reach(pg, PGEMBED_ROOT_HOMES) && chmod(PGEMBED_ROOT_HOMES, 0755) != 0) {
-        *error = pgembed_fmt("user %s cannot enter %s", pg->user, PGEMBED_ROOT_HOMES);
+        *error = xasprintf("user %s cannot enter %s", pg->user, PGEMBED_ROOT_HOMES);
         return -1;
     }
     pgembed_notice(pg, "user %s cannot enter %s (a parent directory is private); the cluster lives in %s, "
@@ -446,46 +431,41 @@ static int pgembed_pick_home(pgembed_t *pg, char **error)
 static int pgembed_layout(pgembed_t *pg, const char *data_dir, char **error)
 {
     if (pgembed_mkdir_p(data_dir, 0755) != 0) {
-        *error = pgembed_fmt("cannot create data directory %s: %s", data_dir, strerror(errno));
+        *error = xasprintf("cannot create data directory %s: %s", data_dir, strerror(errno));
         return -1;
     }
     char abs[PATH_MAX];
     if (realpath(data_dir, abs) == NULL) {
-        *error = pgembed_fmt("cannot resolve data directory %s: %s", data_dir, strerror(errno));
+        *error = xasprintf("cannot resolve data directory %s: %s", data_dir, strerror(errno));
         return -1;
     }
     if (access(abs, W_OK | X_OK) != 0) {
-        *error = pgembed_fmt("data directory %s is not writable by this user: %s", abs, strerror(errno));
+        *error = xasprintf("data directory %s is not writable by this user: %s", abs, strerror(errno));
         return -1;
     }
     if (pgembed_lock(pg, abs, error) != 0)
         return -1;
     pg->data_dir = xstrdup(abs);
-    if (pg->data_dir == NULL || pgembed_pick_home(pg, error) != 0)
-        return pg->data_dir ? -1 : (*error = pgembed_fmt("out of memory"), -1);
+    if (pgembed_pick_home(pg, error) != 0)
+        return -1;
     if (pg->drop && !pgembed_user_can_reach(pg, pg->home)) {
-        *error = pgembed_fmt("user %s cannot enter %s (a parent directory is private): give the parents "
+        *error = xasprintf("user %s cannot enter %s (a parent directory is private): give the parents "
                              "o+x, or move the data directory",
                              pg->user, pg->home);
         return -1;
     }
     /* pg_ctl hands -o to a shell; a quote in a path would break out of it. */
     if (strchr(pg->home, '\'') != NULL) {
-        *error = pgembed_fmt("data directory path must not contain a single quote: %s", pg->home);
+        *error = xasprintf("data directory path must not contain a single quote: %s", pg->home);
         return -1;
     }
-    pg->pgdata = pgembed_fmt("%s/pgdata", pg->home);
-    pg->sockdir = pgembed_fmt("%s/run", pg->home);
-    pg->logdir = pgembed_fmt("%s/log", pg->home);
-    pg->logfile = pgembed_fmt("%s/log/postgresql.log", pg->home);
-    char *host = pgembed_conninfo_quote(pg->sockdir ? pg->sockdir : "");
-    pg->conninfo = host ? pgembed_fmt("host=%s port=" PGEMBED_PORT " user=postgres dbname=postgres", host)
-                        : NULL;
+    pg->pgdata = xasprintf("%s/pgdata", pg->home);
+    pg->sockdir = xasprintf("%s/run", pg->home);
+    pg->logdir = xasprintf("%s/log", pg->home);
+    pg->logfile = xasprintf("%s/log/postgresql.log", pg->home);
+    char *host = pgembed_conninfo_quote(pg->sockdir);
+    pg->conninfo = xasprintf("host=%s port=" PGEMBED_PORT " user=postgres dbname=postgres", host);
     free(host);
-    if (!pg->pgdata || !pg->sockdir || !pg->logdir || !pg->logfile || !pg->conninfo) {
-        *error = pgembed_fmt("out of memory");
-        return -1;
-    }
     return pgembed_private_dir(pg, pg->pgdata, error) || pgembed_private_dir(pg, pg->sockdir, error) ||
                    pgembed_private_dir(pg, pg->logdir, error)
                ? -1
@@ -598,8 +578,8 @@ static char *pgembed_tool_error(const pgembed_t *pg, const char *what, const cha
     if (best == NULL)
         best = last, best_len = last_len;
     if (best == NULL)
-        return pgembed_fmt("%s failed with no output", what);
-    return pgembed_fmt("%s failed: %.*s%s%s%s", what, (int)best_len, best, kept ? " (full output in " : "",
+        return xasprintf("%s failed with no output", what);
+    return xasprintf("%s failed: %.*s%s%s%s", what, (int)best_len, best, kept ? " (full output in " : "",
                        kept ? path : "", kept ? ")" : "");
 }
 
@@ -634,12 +614,8 @@ static int pgembed_ctl_start(const pgembed_t *pg, char **error)
 {
     char ctl[PATH_MAX];
     snprintf(ctl, sizeof ctl, "%s/pg_ctl", pg->bindir);
-    char *opts = pgembed_fmt("-k '%s' -p " PGEMBED_PORT " -c listen_addresses='' -c unix_socket_permissions=0700",
+    char *opts = xasprintf("-k '%s' -p " PGEMBED_PORT " -c listen_addresses='' -c unix_socket_permissions=0700",
                              pg->sockdir);
-    if (opts == NULL) {
-        *error = pgembed_fmt("out of memory");
-        return -1;
-    }
     char *const argv[] = {ctl, "-D", pg->pgdata, "-l", pg->logfile, "-w", "-t", PGEMBED_WAIT_SECONDS,
                           "-o", opts, "start", NULL};
     char *output = NULL;
@@ -669,7 +645,7 @@ pgembed_t *pgembed_start(const char *data_dir, pgembed_notice_fn notice, char **
     if (pg->bindir == NULL)
         pg->bindir = pgembed_bindir_newest();
     if (pg->bindir == NULL) {
-        *error = pgembed_fmt("PostgreSQL server binaries not found (pg_config --bindir, "
+        *error = xasprintf("PostgreSQL server binaries not found (pg_config --bindir, "
                              "/usr/lib/postgresql/*/bin); install postgresql or set database.url");
         goto fail;
     }

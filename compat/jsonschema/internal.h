@@ -174,7 +174,27 @@ typedef struct jsonschema_difflist {
     size_t n, cap;
 } jsonschema_difflist_t;
 
-typedef struct jsonschema_diffrun jsonschema_diffrun_t;   /* memo, policy, limits */
+/* The memo of compared pairs (jsonschema_diff.c) and one diff run: the memo,
+ * the policy, the work limits. */
+typedef struct jsonschema_memo_entry {
+    const jsonschema_node_t *original, *update;
+    int done;                       /* 0 while the pair is being compared */
+    jsonschema_difflist_t diffs;    /* relative to the pair */
+} jsonschema_memo_entry_t;
+
+typedef struct jsonschema_memo {
+    jsonschema_memo_entry_t *slots;
+    size_t cap, used;
+} jsonschema_memo_t;
+
+typedef struct jsonschema_diffrun {
+    jsonschema_policy_t policy;
+    jsonschema_memo_t memo;
+    const jsonschema_memo_t *seed;             /* pairs a previous pass found incompatible */
+    int optimism_used;
+    int error;                      /* 0, -1 (memory) or JSONSCHEMA_DIFF_TOO_COMPLEX */
+    size_t depth, steps;
+} jsonschema_diffrun_t;
 
 typedef struct jsonschema_ctx {
     jsonschema_diffrun_t *run;
@@ -188,6 +208,12 @@ typedef struct jsonschema_mark {
 } jsonschema_mark_t;
 
 void jsonschema_difflist_clear(jsonschema_difflist_t *l);
+/* Appends (type, owned_path), taking the path; a NULL path or no memory fails the run. */
+void jsonschema_difflist_push(jsonschema_diffrun_t *run, jsonschema_difflist_t *l,
+                              jsonschema_change_t type, char *owned_path);
+int jsonschema_difflist_compatible(const jsonschema_difflist_t *l, jsonschema_policy_t policy);
+/* Records the run's first failure (-1: memory, JSONSCHEMA_DIFF_TOO_COMPLEX). */
+void jsonschema_diffrun_fail(jsonschema_diffrun_t *run, int error);
 /* A context starting at parent's path (or at "#/" when parent is NULL). */
 void jsonschema_ctx_init(jsonschema_ctx_t *ctx, jsonschema_diffrun_t *run,
                          const jsonschema_ctx_t *parent);

@@ -4,6 +4,7 @@ add_library(compat_jsonschema STATIC
   ${CMAKE_CURRENT_LIST_DIR}/jsonschema_diff.c
   ${CMAKE_CURRENT_LIST_DIR}/jsonschema_diff_array.c
   ${CMAKE_CURRENT_LIST_DIR}/jsonschema_diff_combined.c
+  ${CMAKE_CURRENT_LIST_DIR}/jsonschema_diff_ctx.c
   ${CMAKE_CURRENT_LIST_DIR}/jsonschema_diff_object.c
   ${CMAKE_CURRENT_LIST_DIR}/jsonschema_diff_scalar.c
   ${CMAKE_CURRENT_LIST_DIR}/jsonschema_engine.c

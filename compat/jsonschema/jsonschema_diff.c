@@ -3,8 +3,8 @@
  * the entry point, the memo of compared pairs with its fixpoint for recursive schemas,
  * procedure C, and the contexts the per-class files write into.
  *
- * Chapters: 1. difference lists and contexts  2. the memo of pairs
- *           3. procedure C  4. the fixpoint and the public entry point
+ * Chapters: 2. the memo of pairs  3. procedure C  4. the fixpoint and the public entry point
+ * (chapter 1, difference lists and contexts, is jsonschema_diff_ctx.c)
  */
 #include "compat/jsonschema/internal.h"
 
@@ -16,158 +16,6 @@
 /* Bounds for hostile input: nested pair comparisons and total work. */
 #define DIFF_MAX_DEPTH 200
 #define DIFF_MAX_STEPS 2000000
-
-typedef struct memo_entry {
-    const jsonschema_node_t *original, *update;
-    int done;                       /* 0 while the pair is being compared */
-    jsonschema_difflist_t diffs;    /* relative to the pair */
-} memo_entry_t;
-
-typedef struct memo {
-    memo_entry_t *slots;
-    size_t cap, used;
-} memo_t;
-
-struct jsonschema_diffrun {
-    jsonschema_policy_t policy;
-    memo_t memo;
-    const memo_t *seed;             /* pairs a previous pass found incompatible */
-    int optimism_used;
-    int error;                      /* 0, -1 (memory) or JSONSCHEMA_DIFF_TOO_COMPLEX */
-    size_t depth, steps;
-};
-
-/* ---- 1. Difference lists and contexts ---------------------------------------- */
-
-void jsonschema_difflist_clear(jsonschema_difflist_t *l)
-{
-    for (size_t i = 0; i < l->n; i++)
-        free(l->items[i].path);
-    free(l->items);
-    *l = (jsonschema_difflist_t){0};
-}
-
-static void run_fail(jsonschema_diffrun_t *run, int error)
-{
-    if (!run->error)
-        run->error = error;
-}
-
-static void list_push(jsonschema_diffrun_t *run, jsonschema_difflist_t *l,
-                      jsonschema_change_t type, char *owned_path)
-{
-    if (!owned_path ||
-        jsonschema_grow((void **)&l->items, &l->cap, l->n + 1, sizeof *l->items) != 0) {
-        free(owned_path);
-        run_fail(run, -1);
-        return;
-    }
-    l->items[l->n++] = (jsonschema_difference_t){type, owned_path};
-}
-
-void jsonschema_ctx_init(jsonschema_ctx_t *ctx, jsonschema_diffrun_t *run,
-                         const jsonschema_ctx_t *parent)
-{
-    *ctx = (jsonschema_ctx_t){.run = run};
-    const char *start = parent ? parent->path : "#/";
-    size_t len = parent ? parent->path_len : 2;
-    ctx->path = malloc(len + 64);
-    if (!ctx->path) {
-        run_fail(run, -1);
-        return;
-    }
-    memcpy(ctx->path, start, len);
-    ctx->path[len] = '\0';
-    ctx->path_len = len;
-    ctx->path_cap = len + 64;
-    ctx->depth = parent ? parent->depth : 0;
-}
-
-void jsonschema_ctx_free(jsonschema_ctx_t *ctx)
-{
-    free(ctx->path);
-    jsonschema_difflist_clear(&ctx->diffs);
-    ctx->path = NULL;
-}
-
-void jsonschema_ctx_oom(jsonschema_ctx_t *ctx)
-{
-    run_fail(ctx->run, -1);
-}
-
-int jsonschema_ctx_failed(const jsonschema_ctx_t *ctx)
-{
-    return ctx->run->error != 0 || !ctx->path;
-}
-
-jsonschema_mark_t jsonschema_ctx_push(jsonschema_ctx_t *ctx, const char *seg, size_t len)
-{
-    jsonschema_mark_t mark = {ctx->path_len, ctx->depth};
-    if (!ctx->path)
-        return mark;
-    size_t need = ctx->path_len + len + 2;
-    if (need > ctx->path_cap) {
-        char *p = realloc(ctx->path, need * 2);
-        if (!p) {
-            run_fail(ctx->run, -1);
-            return mark;
-        }
-        ctx->path = p;
-        ctx->path_cap = need * 2;
-    }
-    if (ctx->depth > 0)
-        ctx->path[ctx->path_len++] = '/';
-    memcpy(ctx->path + ctx->path_len, seg, len);
-    ctx->path_len += len;
-    ctx->path[ctx->path_len] = '\0';
-    ctx->depth++;
-    return mark;
-}
-
-void jsonschema_ctx_pop(jsonschema_ctx_t *ctx, jsonschema_mark_t mark)
-{
-    if (!ctx->path)
-        return;
-    ctx->path_len = mark.len;
-    ctx->depth = mark.depth;
-    ctx->path[ctx->path_len] = '\0';
-}
-
-void jsonschema_ctx_add(jsonschema_ctx_t *ctx, jsonschema_change_t type)
-{
-    if (ctx->path)
-        list_push(ctx->run, &ctx->diffs, type, strdup(ctx->path));
-}
-
-void jsonschema_ctx_add_at(jsonschema_ctx_t *ctx, const char *attr, jsonschema_change_t type)
-{
-    jsonschema_mark_t mark = jsonschema_ctx_push(ctx, attr, strlen(attr));
-    jsonschema_ctx_add(ctx, type);
-    jsonschema_ctx_pop(ctx, mark);
-}
-
-void jsonschema_ctx_adopt(jsonschema_ctx_t *ctx, jsonschema_difflist_t *from)
-{
-    for (size_t i = 0; i < from->n; i++) {
-        list_push(ctx->run, &ctx->diffs, from->items[i].type, from->items[i].path);
-        from->items[i].path = NULL;
-    }
-    jsonschema_difflist_clear(from);
-}
-
-static int list_compatible(const jsonschema_difflist_t *l, jsonschema_policy_t policy)
-{
-    for (size_t i = 0; i < l->n; i++) {
-        if (!jsonschema_change_compatible(l->items[i].type, policy))
-            return 0;
-    }
-    return 1;
-}
-
-int jsonschema_ctx_compatible(const jsonschema_ctx_t *ctx)
-{
-    return list_compatible(&ctx->diffs, ctx->run->policy);
-}
 
 /* Pair-relative differences onto ctx's path ("#/x" under "#/a" is "#/a/x"). */
 static void adopt_rebased(jsonschema_ctx_t *ctx, const jsonschema_difflist_t *rel)
@@ -181,7 +29,7 @@ static void adopt_rebased(jsonschema_ctx_t *ctx, const jsonschema_difflist_t *re
             full = strdup(ctx->path);
         else if (asprintf(&full, "%s/%s", ctx->path, p + 2) < 0)
             full = NULL;
-        list_push(ctx->run, &ctx->diffs, rel->items[i].type, full);
+        jsonschema_difflist_push(ctx->run, &ctx->diffs, rel->items[i].type, full);
     }
 }
 
@@ -196,13 +44,13 @@ static size_t pair_hash(const void *a, const void *b)
     return (size_t)h;
 }
 
-static memo_entry_t *memo_find(const memo_t *m, const jsonschema_node_t *o,
+static jsonschema_memo_entry_t *memo_find(const jsonschema_memo_t *m, const jsonschema_node_t *o,
                                const jsonschema_node_t *u)
 {
     if (!m || m->cap == 0)
         return NULL;
     for (size_t i = pair_hash(o, u) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-        memo_entry_t *e = &m->slots[i];
+        jsonschema_memo_entry_t *e = &m->slots[i];
         if (!e->original)
             return NULL;
         if (e->original == o && e->update == u)
@@ -210,14 +58,14 @@ static memo_entry_t *memo_find(const memo_t *m, const jsonschema_node_t *o,
     }
 }
 
-static int memo_grow(memo_t *m)
+static int memo_grow(jsonschema_memo_t *m)
 {
     size_t cap = m->cap ? m->cap * 2 : 64;
-    memo_entry_t *slots = calloc(cap, sizeof *slots);
+    jsonschema_memo_entry_t *slots = calloc(cap, sizeof *slots);
     if (!slots)
         return -1;
     for (size_t i = 0; i < m->cap; i++) {
-        memo_entry_t *e = &m->slots[i];
+        jsonschema_memo_entry_t *e = &m->slots[i];
         if (!e->original)
             continue;
         size_t j = pair_hash(e->original, e->update) & (cap - 1);
@@ -231,24 +79,24 @@ static int memo_grow(memo_t *m)
     return 0;
 }
 
-static memo_entry_t *memo_insert(memo_t *m, const jsonschema_node_t *o, const jsonschema_node_t *u)
+static jsonschema_memo_entry_t *memo_insert(jsonschema_memo_t *m, const jsonschema_node_t *o, const jsonschema_node_t *u)
 {
     if ((m->used + 1) * 2 > m->cap && memo_grow(m) != 0)
         return NULL;
     size_t i = pair_hash(o, u) & (m->cap - 1);
     while (m->slots[i].original)
         i = (i + 1) & (m->cap - 1);
-    m->slots[i] = (memo_entry_t){.original = o, .update = u};
+    m->slots[i] = (jsonschema_memo_entry_t){.original = o, .update = u};
     m->used++;
     return &m->slots[i];
 }
 
-static void memo_free(memo_t *m)
+static void memo_free(jsonschema_memo_t *m)
 {
     for (size_t i = 0; i < m->cap; i++)
         jsonschema_difflist_clear(&m->slots[i].diffs);
     free(m->slots);
-    *m = (memo_t){0};
+    *m = (jsonschema_memo_t){0};
 }
 
 static void compare_types(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
@@ -262,22 +110,22 @@ static const jsonschema_difflist_t *compare_memoized(jsonschema_diffrun_t *run,
                                                      const jsonschema_node_t *u)
 {
     static const jsonschema_difflist_t none = {0};
-    memo_entry_t *e = memo_find(&run->memo, o, u);
+    jsonschema_memo_entry_t *e = memo_find(&run->memo, o, u);
     if (e && e->done)
         return &e->diffs;
     if (e) {
-        const memo_entry_t *seeded = memo_find(run->seed, o, u);
+        const jsonschema_memo_entry_t *seeded = memo_find(run->seed, o, u);
         if (seeded)
             return &seeded->diffs;
         run->optimism_used = 1;
         return &none;
     }
     if (!memo_insert(&run->memo, o, u)) {
-        run_fail(run, -1);
+        jsonschema_diffrun_fail(run, -1);
         return &none;
     }
     if (++run->depth > DIFF_MAX_DEPTH || ++run->steps > DIFF_MAX_STEPS)
-        run_fail(run, JSONSCHEMA_DIFF_TOO_COMPLEX);
+        jsonschema_diffrun_fail(run, JSONSCHEMA_DIFF_TOO_COMPLEX);
     jsonschema_ctx_t sub;
     jsonschema_ctx_init(&sub, run, NULL);
     if (!run->error)
@@ -307,7 +155,7 @@ void jsonschema_diff_compare(jsonschema_ctx_t *ctx, const jsonschema_node_t *ori
     const jsonschema_node_t *o = jsonschema_node_deref(original);
     const jsonschema_node_t *u = jsonschema_node_deref(update);
     if (!o || !u) {
-        run_fail(ctx->run, JSONSCHEMA_DIFF_TOO_COMPLEX);
+        jsonschema_diffrun_fail(ctx->run, JSONSCHEMA_DIFF_TOO_COMPLEX);
         return;
     }
     adopt_rebased(ctx, compare_memoized(ctx->run, o, u));
@@ -416,14 +264,14 @@ static void compare_types(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
 /* ---- 4. The fixpoint and the public entry point --------------------------------------- */
 
 /* Moves the memo's incompatible pairs into seed (emptied first). */
-static int collect_incompatible(memo_t *memo, memo_t *seed, jsonschema_policy_t policy)
+static int collect_incompatible(jsonschema_memo_t *memo, jsonschema_memo_t *seed, jsonschema_policy_t policy)
 {
     memo_free(seed);
     for (size_t i = 0; i < memo->cap; i++) {
-        memo_entry_t *e = &memo->slots[i];
-        if (!e->original || list_compatible(&e->diffs, policy))
+        jsonschema_memo_entry_t *e = &memo->slots[i];
+        if (!e->original || jsonschema_difflist_compatible(&e->diffs, policy))
             continue;
-        memo_entry_t *s = memo_insert(seed, e->original, e->update);
+        jsonschema_memo_entry_t *s = memo_insert(seed, e->original, e->update);
         if (!s)
             return -1;
         s->done = 1;
@@ -433,7 +281,7 @@ static int collect_incompatible(memo_t *memo, memo_t *seed, jsonschema_policy_t 
     return 0;
 }
 
-static int same_keys(const memo_t *a, const memo_t *b)
+static int same_keys(const jsonschema_memo_t *a, const jsonschema_memo_t *b)
 {
     if (a->used != b->used)
         return 0;
@@ -446,7 +294,7 @@ static int same_keys(const memo_t *a, const memo_t *b)
 
 /* One pass over the whole comparison with a given seed; the result in *out. */
 static int run_pass(const jsonschema_node_t *original, const jsonschema_node_t *update,
-                    jsonschema_policy_t policy, const memo_t *seed, memo_t *next_seed,
+                    jsonschema_policy_t policy, const jsonschema_memo_t *seed, jsonschema_memo_t *next_seed,
                     jsonschema_difflist_t *out, int *converged, size_t *steps)
 {
     jsonschema_diffrun_t run = {.policy = policy, .seed = seed, .steps = *steps};
@@ -470,7 +318,7 @@ static int run_pass(const jsonschema_node_t *original, const jsonschema_node_t *
 static int diff_lists(const jsonschema_t *original, const jsonschema_t *update,
                       jsonschema_policy_t policy, jsonschema_difflist_t *out)
 {
-    memo_t seeds[2] = {{0}, {0}};
+    jsonschema_memo_t seeds[2] = {{0}, {0}};
     int cur = 0, converged = 0, rc = 0;
     size_t steps = 0;
     *out = (jsonschema_difflist_t){0};
