@@ -27,7 +27,7 @@ typedef struct arena_block {
 
 struct arena {
     arena_block_t *head;
-    size_t next_cap;   /* size of the next ordinary block */
+    size_t next_cap; /* size of the next ordinary block */
 };
 
 arena_t *arena_new(void)

@@ -14,17 +14,17 @@
 #include <stddef.h>
 
 typedef struct hmap_entry {
-    char *key;      /* NULL = empty slot */
+    char *key; /* NULL = empty slot */
     size_t klen;
     void *value;
-    int tomb;       /* 1 = deleted slot that probes must walk past */
+    int tomb; /* 1 = deleted slot that probes must walk past */
 } hmap_entry_t;
 
 typedef struct hmap {
     hmap_entry_t *slots;
-    size_t cap;     /* power of two */
-    size_t used;    /* live entries */
-    size_t filled;  /* live entries + tombstones */
+    size_t cap;    /* power of two */
+    size_t used;   /* live entries */
+    size_t filled; /* live entries + tombstones */
 } hmap_t;
 
 void *hmap_get(const hmap_t *m, const void *key, size_t klen);
@@ -63,8 +63,8 @@ static inline int hmap_put_pair_try(hmap_t *m, const void *a, const void *b, voi
 }
 
 /* Convenience for NUL-terminated keys. */
-#define hmap_gets(m, s) hmap_get((m), (s), strlen(s))
+#define hmap_gets(m, s)    hmap_get((m), (s), strlen(s))
 #define hmap_puts(m, s, v) hmap_put((m), (s), strlen(s), (v))
-#define hmap_dels(m, s) hmap_del((m), (s), strlen(s))
+#define hmap_dels(m, s)    hmap_del((m), (s), strlen(s))
 
 #endif

@@ -40,7 +40,7 @@ static void log_emit(const char *line, size_t len)
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0)
-            return;   /* nowhere left to complain to */
+            return; /* nowhere left to complain to */
         line += w;
         len -= (size_t)w;
     }
@@ -52,7 +52,7 @@ void log_vwrite(log_level_t level, const char *fmt, va_list ap)
     size_t n = log_timestamp(line, sizeof line);
     n += (size_t)snprintf(line + n, sizeof line - n, "%s ", log_level_names[level]);
 
-    size_t room = sizeof line - n - 1;          /* keep one byte for '\n' */
+    size_t room = sizeof line - n - 1; /* keep one byte for '\n' */
     int m = vsnprintf(line + n, room + 1, fmt, ap);
     size_t msg = m < 0 ? 0 : (size_t)m;
     if (msg > room) {

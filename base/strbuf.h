@@ -15,7 +15,7 @@ typedef struct strbuf {
     char *data;
     size_t len;
     size_t cap;
-    int failed;   /* sticky allocation failure */
+    int failed; /* sticky allocation failure */
 } strbuf_t;
 
 void strbuf_put(strbuf_t *b, const char *s, size_t len);

@@ -18,35 +18,35 @@
 
 #include "base/alloc.h"
 
-#define VEC(T)                                                                                                 \
-    struct {                                                                                                   \
-        T *items;                                                                                              \
-        size_t n, cap;                                                                                         \
+#define VEC(T)                                                                                               \
+    struct {                                                                                                 \
+        T *items;                                                                                            \
+        size_t n, cap;                                                                                       \
     }
 
 /* Room for at least want elements in total. */
-#define VEC_RESERVE(v, want)                                                                                   \
-    do {                                                                                                       \
-        if ((want) > (v)->cap) {                                                                               \
-            size_t vec_cap_ = (v)->cap ? (v)->cap * 2 : 8;                                                     \
-            while (vec_cap_ < (want))                                                                          \
-                vec_cap_ *= 2;                                                                                 \
-            (v)->items = xreallocarray((v)->items, vec_cap_, sizeof *(v)->items);                              \
-            (v)->cap = vec_cap_;                                                                               \
-        }                                                                                                      \
+#define VEC_RESERVE(v, want)                                                                                 \
+    do {                                                                                                     \
+        if ((want) > (v)->cap) {                                                                             \
+            size_t vec_cap_ = (v)->cap ? (v)->cap * 2 : 8;                                                   \
+            while (vec_cap_ < (want))                                                                        \
+                vec_cap_ *= 2;                                                                               \
+            (v)->items = xreallocarray((v)->items, vec_cap_, sizeof *(v)->items);                            \
+            (v)->cap = vec_cap_;                                                                             \
+        }                                                                                                    \
     } while (0)
 
-#define VEC_PUSH(v, x)                                                                                         \
-    do {                                                                                                       \
-        VEC_RESERVE((v), (v)->n + 1);                                                                          \
-        (v)->items[(v)->n++] = (x);                                                                            \
+#define VEC_PUSH(v, x)                                                                                       \
+    do {                                                                                                     \
+        VEC_RESERVE((v), (v)->n + 1);                                                                        \
+        (v)->items[(v)->n++] = (x);                                                                          \
     } while (0)
 
-#define VEC_FREE(v)                                                                                            \
-    do {                                                                                                       \
-        free((v)->items);                                                                                      \
-        (v)->items = NULL;                                                                                     \
-        (v)->n = (v)->cap = 0;                                                                                 \
+#define VEC_FREE(v)                                                                                          \
+    do {                                                                                                     \
+        free((v)->items);                                                                                    \
+        (v)->items = NULL;                                                                                   \
+        (v)->n = (v)->cap = 0;                                                                               \
     } while (0)
 
 /* Evaluates to the items (the caller's now) and empties the vector. */

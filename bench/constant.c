@@ -119,7 +119,8 @@ int main(int argc, char **argv)
     constant_listen_fd = constant_listen(atoi(argv[1]));
 
     h2o_config_init(&constant_config);
-    h2o_hostconf_t *host = h2o_config_register_host(&constant_config, h2o_iovec_init(H2O_STRLIT("default")), 65535);
+    h2o_hostconf_t *host =
+        h2o_config_register_host(&constant_config, h2o_iovec_init(H2O_STRLIT("default")), 65535);
     h2o_pathconf_t *path = h2o_config_register_path(host, "/", 0);
     h2o_create_handler(path, sizeof(h2o_handler_t))->on_req = constant_on_req;
 

@@ -86,8 +86,8 @@ static char *substitute_roles(const char *raw, const char *first, const char *se
 }
 
 /* Runs reader.backward(writer) and appends the substituted messages to out. */
-static int check_one_direction(const schema_t *reader, const schema_t *writer,
-                               const char *reader_role, const char *writer_role, strlist_t *out)
+static int check_one_direction(const schema_t *reader, const schema_t *writer, const char *reader_role,
+                               const char *writer_role, strlist_t *out)
 {
     strlist_t raw = {0};
     if (schema_backward(reader, writer, &raw) != 0) {
@@ -114,8 +114,8 @@ static int append_old_schema(strlist_t *out, const compat_previous_t *p)
 
 /* The messages of one level run against one previous version, in Confluent's
  * order (docs/compatibility.md: incompatibilities, oldSchemaVersion, oldSchema, config). */
-static int check_against(compat_level_t level, const schema_t *candidate,
-                         const compat_previous_t *p, strlist_t *out)
+static int check_against(compat_level_t level, const schema_t *candidate, const compat_previous_t *p,
+                         strlist_t *out)
 {
     if (schema_get_type(candidate) != schema_get_type(p->schema))
         return strlist_push(out, "Incompatible because of different schema type");
@@ -138,9 +138,8 @@ static int check_against(compat_level_t level, const schema_t *candidate,
     return 0;
 }
 
-int compat_check(compat_level_t level, const schema_t *candidate,
-                 const compat_previous_t *history, size_t n, int validate_fields,
-                 strlist_t *messages)
+int compat_check(compat_level_t level, const schema_t *candidate, const compat_previous_t *history, size_t n,
+                 int validate_fields, strlist_t *messages)
 {
     if (level == COMPAT_NONE || n == 0)
         return 1;

@@ -39,8 +39,7 @@ typedef struct compat_previous {
  * Confluent's order: per-incompatibility messages, {oldSchemaVersion: N}, {oldSchema:
  * '...'}, then {validateFields: '...', compatibility: '...'}.
  */
-int compat_check(compat_level_t level, const schema_t *candidate,
-                 const compat_previous_t *history, size_t n, int validate_fields,
-                 strlist_t *messages);
+int compat_check(compat_level_t level, const schema_t *candidate, const compat_previous_t *history, size_t n,
+                 int validate_fields, strlist_t *messages);
 
 #endif

@@ -56,8 +56,8 @@ const schema_engine_t *schema_engine(schema_type_t type)
     return engines[type];
 }
 
-schema_t *schema_parse(schema_type_t type, const char *text, size_t len,
-                       const schema_ref_t *refs, size_t nrefs, int flags, char **error)
+schema_t *schema_parse(schema_type_t type, const char *text, size_t len, const schema_ref_t *refs,
+                       size_t nrefs, int flags, char **error)
 {
     *error = NULL;
     const schema_engine_t *engine = engines[type];

@@ -48,14 +48,14 @@ typedef struct schema_ref {
     const char *name;
     const char *subject;
     int version;
-    const char *text;   /* the stored (canonical) text of the referenced version */
+    const char *text; /* the stored (canonical) text of the referenced version */
 } schema_ref_t;
 
 /* ---- 3. The engine table --------------------------------------------- */
 
 enum {
-    SCHEMA_PARSE_NEW = 1,        /* "validate as new": the stricter rules for registration */
-    SCHEMA_PARSE_NORMALIZE = 2,  /* apply the format's normalization before canonicalizing */
+    SCHEMA_PARSE_NEW = 1,       /* "validate as new": the stricter rules for registration */
+    SCHEMA_PARSE_NORMALIZE = 2, /* apply the format's normalization before canonicalizing */
     /* validateFields (docs/compatibility.md, "validateFields"): the format's strict field
      * rules, as Confluent's ParsedSchema.validate(true). Only JSON Schema has one; Avro's
      * AvroSchema keeps the default, and ProtobufSchema's builds the descriptor, which every
@@ -71,8 +71,8 @@ typedef struct schema_engine {
      * On failure returns NULL and sets *error (malloc'd, human readable,
      * e.g. "Invalid default for field f: ..."). Never crashes on any input.
      */
-    void *(*parse)(const char *text, size_t len, const schema_ref_t *refs, size_t nrefs,
-                   int flags, char **canonical, char **error);
+    void *(*parse)(const char *text, size_t len, const schema_ref_t *refs, size_t nrefs, int flags,
+                   char **canonical, char **error);
     void (*free)(void *model);
     /*
      * "self can be used as the reader / update of data or contracts of
@@ -100,8 +100,8 @@ const schema_engine_t *schema_engine(schema_type_t type);
 typedef struct schema schema_t;
 
 /* Parses with the type's engine. On failure returns NULL and *error (malloc'd). */
-schema_t *schema_parse(schema_type_t type, const char *text, size_t len,
-                       const schema_ref_t *refs, size_t nrefs, int flags, char **error);
+schema_t *schema_parse(schema_type_t type, const char *text, size_t len, const schema_ref_t *refs,
+                       size_t nrefs, int flags, char **error);
 void schema_free(schema_t *s);
 
 schema_type_t schema_get_type(const schema_t *s);

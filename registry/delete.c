@@ -27,7 +27,7 @@ static reg_code_t drop_settings(store_t *db, const char *subject, reg_error_t *e
 typedef struct subject_delete {
     const char *subject;
     int permanent;
-    int *versions;   /* out */
+    int *versions; /* out */
     size_t n;
 } subject_delete_t;
 
@@ -43,8 +43,7 @@ static reg_code_t delete_subject_tx(registry_t *reg, store_t *db, void *arg, reg
         rc = reg_fail(err, REG_SUBJECT_NOT_FOUND, "Subject '%s' not found.", d->subject);
     else if (!d->permanent && live == 0)
         rc = reg_fail(err, REG_SUBJECT_SOFT_DELETED,
-                      "Subject '%s' was soft deleted.Set permanent=true to delete permanently",
-                      d->subject);
+                      "Subject '%s' was soft deleted.Set permanent=true to delete permanently", d->subject);
     else if (mode_is_readonly(reg, d->subject))
         rc = reg_mode_readonly_error(err, d->subject);
     for (size_t i = 0; rc == REG_OK && i < fresh->n; i++) {
@@ -55,15 +54,15 @@ static reg_code_t delete_subject_tx(registry_t *reg, store_t *db, void *arg, reg
     }
     if (rc == REG_OK && d->permanent && live > 0)
         rc = reg_fail(err, REG_SUBJECT_NOT_SOFT_DELETED,
-                      "Subject '%s' was not deleted first before being permanently deleted",
-                      d->subject);
+                      "Subject '%s' was not deleted first before being permanently deleted", d->subject);
     d->versions = xcalloc(fresh->n + 1, sizeof *d->versions);
     for (size_t i = 0; rc == REG_OK && i < fresh->n; i++) {
         const reg_version_t *v = &fresh->v[i];
         if (!d->permanent && v->deleted)
             continue;
-        rc = reg_store(err, db, d->permanent ? store_version_hard_delete(db, d->subject, v->version)
-                                             : store_version_soft_delete(db, d->subject, v->version));
+        rc = reg_store(err, db,
+                       d->permanent ? store_version_hard_delete(db, d->subject, v->version)
+                                    : store_version_soft_delete(db, d->subject, v->version));
         if (rc == REG_OK)
             d->versions[d->n++] = v->version;
     }
@@ -74,8 +73,8 @@ static reg_code_t delete_subject_tx(registry_t *reg, store_t *db, void *arg, reg
     return rc;
 }
 
-reg_code_t registry_delete_subject(registry_t *reg, store_t *db, const char *subject,
-                                   int permanent, int **versions, size_t *n, reg_error_t *err)
+reg_code_t registry_delete_subject(registry_t *reg, store_t *db, const char *subject, int permanent,
+                                   int **versions, size_t *n, reg_error_t *err)
 {
     assert(db);
     *versions = NULL;
@@ -95,7 +94,7 @@ reg_code_t registry_delete_subject(registry_t *reg, store_t *db, const char *sub
 
 typedef struct version_delete {
     const char *subject;
-    int version;     /* -1 = latest live; out: the deleted number */
+    int version; /* -1 = latest live; out: the deleted number */
     int permanent;
 } version_delete_t;
 
@@ -128,8 +127,9 @@ static reg_code_t delete_version_tx(registry_t *reg, store_t *db, void *arg, reg
     if (rc == REG_OK) {
         d->version = v->version;
         int last = fresh->n == 1;
-        rc = reg_store(err, db, d->permanent ? store_version_hard_delete(db, d->subject, v->version)
-                                             : store_version_soft_delete(db, d->subject, v->version));
+        rc = reg_store(err, db,
+                       d->permanent ? store_version_hard_delete(db, d->subject, v->version)
+                                    : store_version_soft_delete(db, d->subject, v->version));
         if (rc == REG_OK && d->permanent && last)
             rc = drop_settings(db, d->subject, err);
     }
@@ -138,8 +138,7 @@ static reg_code_t delete_version_tx(registry_t *reg, store_t *db, void *arg, reg
 }
 
 reg_code_t registry_delete_version(registry_t *reg, store_t *db, const char *subject,
-                                   const char *version_text, int permanent, int *version,
-                                   reg_error_t *err)
+                                   const char *version_text, int permanent, int *version, reg_error_t *err)
 {
     assert(db);
     version_delete_t d = {subject, 0, permanent};

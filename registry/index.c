@@ -13,16 +13,16 @@
 
 /* A schema row and how many subject versions carry it (guarded by the lock). */
 typedef struct index_entry {
-    reg_schema_t *schema;   /* the index's reference */
+    reg_schema_t *schema; /* the index's reference */
     int nversions;
     int nlive;
 } index_entry_t;
 
 struct reg_index {
     pthread_rwlock_t lock;
-    hmap_t by_id;           /* int id -> index_entry_t* (owned) */
-    hmap_t by_key;          /* type byte + identity key -> index_entry_t* (borrowed from by_id) */
-    hmap_t subjects;        /* name -> reg_subject_t* (owned) */
+    hmap_t by_id;    /* int id -> index_entry_t* (owned) */
+    hmap_t by_key;   /* type byte + identity key -> index_entry_t* (borrowed from by_id) */
+    hmap_t subjects; /* name -> reg_subject_t* (owned) */
     json_t *global_config;
     char *global_mode;
     int max_id;
@@ -211,8 +211,7 @@ reg_schema_t *index_schema(reg_index_t *idx, int id, int carried)
     return s;
 }
 
-reg_schema_t *index_schema_by_key(reg_index_t *idx, schema_type_t type,
-                                  const unsigned char key[REG_KEY_LEN])
+reg_schema_t *index_schema_by_key(reg_index_t *idx, schema_type_t type, const unsigned char key[REG_KEY_LEN])
 {
     unsigned char k[1 + REG_KEY_LEN];
     key_bytes(k, type, key);
@@ -259,8 +258,7 @@ static int collect_referrer(void *value, void *arg)
     return 0;
 }
 
-static size_t referrers_locked(reg_index_t *idx, const char *subject, int version, int deleted,
-                               int **ids)
+static size_t referrers_locked(reg_index_t *idx, const char *subject, int version, int deleted, int **ids)
 {
     referrers_t r = {subject, version, deleted, {0}};
     VEC_RESERVE(&r.ids, 1);
@@ -377,8 +375,7 @@ static index_miss_t view_locked(reg_index_t *idx, const char *subject, int versi
     return INDEX_FOUND;
 }
 
-index_miss_t index_view(reg_index_t *idx, const char *subject, int version, int deleted,
-                        reg_view_t *out)
+index_miss_t index_view(reg_index_t *idx, const char *subject, int version, int deleted, reg_view_t *out)
 {
     pthread_rwlock_rdlock(&idx->lock);
     index_miss_t miss = view_locked(idx, subject, version, deleted, out);
@@ -387,8 +384,8 @@ index_miss_t index_view(reg_index_t *idx, const char *subject, int version, int 
 }
 
 /* The newest version of subject carrying e's schema (lock held). */
-static int view_of_entry_locked(reg_index_t *idx, const char *subject, const index_entry_t *e,
-                                int deleted, reg_view_t *out)
+static int view_of_entry_locked(reg_index_t *idx, const char *subject, const index_entry_t *e, int deleted,
+                                reg_view_t *out)
 {
     reg_subject_t *subj = subject_locked(idx, subject);
     for (size_t i = subj && e ? subj->n : 0; i-- > 0;) {
@@ -401,8 +398,7 @@ static int view_of_entry_locked(reg_index_t *idx, const char *subject, const ind
     return 0;
 }
 
-int index_view_of_schema(reg_index_t *idx, const char *subject, int id, int deleted,
-                         reg_view_t *out)
+int index_view_of_schema(reg_index_t *idx, const char *subject, int id, int deleted, reg_view_t *out)
 {
     pthread_rwlock_rdlock(&idx->lock);
     int found = view_of_entry_locked(idx, subject, entry_locked(idx, id), deleted, out);
@@ -458,8 +454,8 @@ static int collect_views(void *value, void *arg)
     return 0;
 }
 
-void index_views(reg_index_t *idx, const char *prefix, int deleted, int latest_only,
-                 reg_view_t **out, size_t *n)
+void index_views(reg_index_t *idx, const char *prefix, int deleted, int latest_only, reg_view_t **out,
+                 size_t *n)
 {
     views_t q = {idx, prefix ? prefix : "", prefix ? strlen(prefix) : 0, deleted, latest_only, {0}};
     VEC_RESERVE(&q.out, 16);

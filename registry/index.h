@@ -56,8 +56,7 @@ void index_publish_global(reg_index_t *idx, json_t *config, char *mode);
  * subject version (live or soft-deleted) carries it. */
 reg_schema_t *index_schema(reg_index_t *idx, int id, int carried);
 /* The carried schema row with (type, identity key) (retained), or NULL. */
-reg_schema_t *index_schema_by_key(reg_index_t *idx, schema_type_t type,
-                                  const unsigned char key[REG_KEY_LEN]);
+reg_schema_t *index_schema_by_key(reg_index_t *idx, schema_type_t type, const unsigned char key[REG_KEY_LEN]);
 /* Highest schema id published so far. */
 int index_max_id(reg_index_t *idx);
 /* Ids of schemas carried by a version (a live one unless deleted) that refer
@@ -74,26 +73,24 @@ void index_usages(reg_index_t *idx, int id, int deleted, reg_usage_t **out, size
 
 typedef enum index_miss {
     INDEX_FOUND = 0,
-    INDEX_NO_SUBJECT,   /* no (live, unless deleted) version at all */
+    INDEX_NO_SUBJECT, /* no (live, unless deleted) version at all */
     INDEX_NO_VERSION,
-    INDEX_NO_SCHEMA,    /* the version's schema row is not published; out->id names it */
+    INDEX_NO_SCHEMA, /* the version's schema row is not published; out->id names it */
 } index_miss_t;
 
 /* One version (-1 = latest live) of a subject as a view; deleted: soft-deleted
  * versions count (for the subject's existence too). */
-index_miss_t index_view(reg_index_t *idx, const char *subject, int version, int deleted,
-                        reg_view_t *out);
+index_miss_t index_view(reg_index_t *idx, const char *subject, int version, int deleted, reg_view_t *out);
 /* The newest version of subject carrying schema id (live only unless deleted)
  * as a view; 0 when there is none. */
-int index_view_of_schema(reg_index_t *idx, const char *subject, int id, int deleted,
-                         reg_view_t *out);
+int index_view_of_schema(reg_index_t *idx, const char *subject, int id, int deleted, reg_view_t *out);
 /* Likewise for the schema row with (type, identity key). */
 int index_view_of_key(reg_index_t *idx, const char *subject, schema_type_t type,
                       const unsigned char key[REG_KEY_LEN], int deleted, reg_view_t *out);
 /* Every version of every subject whose name starts with prefix (NULL = all),
  * newest first per subject; live only unless deleted; latest_only: one each. */
-void index_views(reg_index_t *idx, const char *prefix, int deleted, int latest_only,
-                 reg_view_t **out, size_t *n);
+void index_views(reg_index_t *idx, const char *prefix, int deleted, int latest_only, reg_view_t **out,
+                 size_t *n);
 /* A copy of a subject's state, or NULL when the index has none. */
 reg_subject_t *index_subject_copy(reg_index_t *idx, const char *name);
 

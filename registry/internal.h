@@ -45,10 +45,10 @@ struct registry {
     pthread_mutex_t reload_locks[RELOAD_STRIPES];
 
     /* The change feed between nodes. */
-    int64_t feed_start;         /* last change seq seen before the initial load */
+    int64_t feed_start; /* last change seq seen before the initial load */
     pthread_t feed_thread;
     int feed_started;
-    int feed_stop;              /* atomic */
+    int feed_stop; /* atomic */
     pthread_mutex_t feed_lock;
     pthread_cond_t feed_wake;
 };
@@ -68,8 +68,8 @@ reg_code_t registry_reload_scope(registry_t *reg, store_t *db, const char *scope
 /* One write: BEGIN, lock the scope, body, append the change, COMMIT, then
  * reload the scope into the index. Any failure rolls everything back. */
 typedef reg_code_t (*registry_tx_fn)(registry_t *reg, store_t *db, void *arg, reg_error_t *err);
-reg_code_t registry_write_tx(registry_t *reg, store_t *db, const char *scope, registry_tx_fn body,
-                             void *arg, reg_error_t *err);
+reg_code_t registry_write_tx(registry_t *reg, store_t *db, const char *scope, registry_tx_fn body, void *arg,
+                             reg_error_t *err);
 
 /* ---- 4. The change feed ---------------------------------------------------------- */
 
@@ -83,11 +83,11 @@ reg_code_t registry_referenced_error(const char *subject, int version, reg_error
 
 /* Resolved references of a request or a stored schema, ready for schema_parse. */
 typedef struct reg_resolved {
-    schema_ref_t *refs;       /* transitive closure, dependencies first */
+    schema_ref_t *refs; /* transitive closure, dependencies first */
     size_t n;
-    reg_schema_t **held;      /* retained schemas whose text refs[] borrows */
+    reg_schema_t **held; /* retained schemas whose text refs[] borrows */
     size_t nheld;
-    reg_ref_t *direct;        /* the direct references with concrete versions */
+    reg_ref_t *direct; /* the direct references with concrete versions */
     size_t ndirect;
 } reg_resolved_t;
 

@@ -8,7 +8,7 @@
 #include "registry/errors.h"
 
 typedef enum reg_mode {
-    MODE_UNSET = -1,          /* no mode stored for the scope */
+    MODE_UNSET = -1, /* no mode stored for the scope */
     MODE_READWRITE = 0,
     MODE_READONLY,
     MODE_READONLY_OVERRIDE,

@@ -58,19 +58,15 @@ static reg_code_t miss_error(index_miss_t miss, const char *subject, int version
                              reg_error_t *err)
 {
     switch (miss) {
-    case INDEX_FOUND:
-        return REG_OK;
-    case INDEX_NO_SUBJECT:
-        return reg_fail(err, REG_SUBJECT_NOT_FOUND, "Subject '%s' not found.", subject);
-    case INDEX_NO_VERSION:
-        return reg_fail(err, REG_VERSION_NOT_FOUND, "Version %d not found.", version);
-    default:
-        return reg_fail(err, REG_SCHEMA_NOT_FOUND, "Schema %d not found", schema_id);
+    case INDEX_FOUND: return REG_OK;
+    case INDEX_NO_SUBJECT: return reg_fail(err, REG_SUBJECT_NOT_FOUND, "Subject '%s' not found.", subject);
+    case INDEX_NO_VERSION: return reg_fail(err, REG_VERSION_NOT_FOUND, "Version %d not found.", version);
+    default: return reg_fail(err, REG_SCHEMA_NOT_FOUND, "Schema %d not found", schema_id);
     }
 }
 
-reg_code_t registry_get_version(registry_t *reg, const char *subject, const char *version_text,
-                                int deleted, reg_view_t *out, reg_error_t *err)
+reg_code_t registry_get_version(registry_t *reg, const char *subject, const char *version_text, int deleted,
+                                reg_view_t *out, reg_error_t *err)
 {
     int version;
     if (registry_version_parse(version_text, &version) != 0)
@@ -111,9 +107,8 @@ void registry_list_subjects(registry_t *reg, const char *prefix, int deleted, in
         qsort(out->items, out->n, sizeof *out->items, cmp_str);
 }
 
-reg_code_t registry_list_versions(registry_t *reg, const char *subject, int deleted,
-                                  int deleted_only, int deleted_as_negative, int **out,
-                                  size_t *n, reg_error_t *err)
+reg_code_t registry_list_versions(registry_t *reg, const char *subject, int deleted, int deleted_only,
+                                  int deleted_as_negative, int **out, size_t *n, reg_error_t *err)
 {
     *out = NULL;
     *n = 0;
@@ -146,8 +141,7 @@ reg_schema_t *registry_find_schema(registry_t *reg, int id)
     return index_schema(reg->idx, id, 1);
 }
 
-reg_code_t registry_get_schema(registry_t *reg, store_t *db, int id, reg_schema_t **out,
-                               reg_error_t *err)
+reg_code_t registry_get_schema(registry_t *reg, store_t *db, int id, reg_schema_t **out, reg_error_t *err)
 {
     *out = registry_find_schema(reg, id);
     if (*out)
@@ -165,8 +159,8 @@ reg_code_t registry_get_schema(registry_t *reg, store_t *db, int id, reg_schema_
     return *out ? REG_OK : reg_fail(err, REG_SCHEMA_NOT_FOUND, "Schema %d not found", id);
 }
 
-reg_code_t registry_get_schema_by_guid(registry_t *reg, const unsigned char guid[16],
-                                       reg_schema_t **out, reg_error_t *err)
+reg_code_t registry_get_schema_by_guid(registry_t *reg, const unsigned char guid[16], reg_schema_t **out,
+                                       reg_error_t *err)
 {
     *out = NULL;
     for (int t = 0; t < SCHEMA_TYPE_COUNT && !*out; t++)
@@ -193,8 +187,8 @@ int registry_max_id(registry_t *reg)
     return index_max_id(reg->idx);
 }
 
-reg_code_t registry_referenced_by(registry_t *reg, const char *subject, const char *version_text,
-                                  int deleted, int **ids, size_t *n, reg_error_t *err)
+reg_code_t registry_referenced_by(registry_t *reg, const char *subject, const char *version_text, int deleted,
+                                  int **ids, size_t *n, reg_error_t *err)
 {
     reg_view_t view = {0};
     *ids = NULL;

@@ -17,8 +17,7 @@
 reg_code_t registry_referenced_error(const char *subject, int version, reg_error_t *err)
 {
     return reg_fail(err, REG_REFERENCE_EXISTS,
-                    "One or more references exist to the schema {subject=%s, version=%d}.", subject,
-                    version);
+                    "One or more references exist to the schema {subject=%s, version=%d}.", subject, version);
 }
 
 /* Takes the reference of s (retained by the caller). */
@@ -37,8 +36,8 @@ static int resolved_contains(const reg_resolved_t *r, const char *subject, int v
 }
 
 /* Depth-first, dependencies appended before dependents. */
-static reg_code_t resolve_into(registry_t *reg, const reg_ref_t *refs, size_t n, int allow_deleted,
-                               int depth, reg_resolved_t *out, reg_ref_t *direct, reg_error_t *err)
+static reg_code_t resolve_into(registry_t *reg, const reg_ref_t *refs, size_t n, int allow_deleted, int depth,
+                               reg_resolved_t *out, reg_ref_t *direct, reg_error_t *err)
 {
     if (depth > RESOLVE_MAX_DEPTH)
         return reg_fail(err, REG_INVALID_SCHEMA, "Invalid schema: references nested too deeply");
@@ -52,8 +51,8 @@ static reg_code_t resolve_into(registry_t *reg, const reg_ref_t *refs, size_t n,
         if (miss == INDEX_NO_SUBJECT || miss == INDEX_NO_VERSION || (v.deleted && !allow_deleted)) {
             reg_view_clear(&v);
             return reg_fail(err, REG_INVALID_SCHEMA,
-                            "Invalid schema: reference %s (subject '%s', version %d) not found",
-                            ref->name, ref->subject, ref->version);
+                            "Invalid schema: reference %s (subject '%s', version %d) not found", ref->name,
+                            ref->subject, ref->version);
         }
         if (miss == INDEX_NO_SCHEMA)
             return reg_fail(err, REG_INVALID_SCHEMA, "Invalid schema: schema %d of reference %s not found",
@@ -121,15 +120,13 @@ const schema_t *registry_parsed(registry_t *reg, reg_schema_t *s, reg_error_t *e
     parsed = schema_parse(s->type, s->text, s->text_len, res.refs, res.n, 0, &error);
     reg_resolved_clear(&res);
     if (!parsed) {
-        reg_fail(err, REG_INVALID_SCHEMA, "Stored schema %d does not parse: %s", s->id,
-                 error ? error : "?");
+        reg_fail(err, REG_INVALID_SCHEMA, "Stored schema %d does not parse: %s", s->id, error ? error : "?");
         free(error);
         return NULL;
     }
     schema_t *expected = NULL;
     /* Two threads may parse at once; the first to publish wins. */
-    if (!__atomic_compare_exchange_n(&s->parsed, &expected, parsed, 0, __ATOMIC_ACQ_REL,
-                                     __ATOMIC_ACQUIRE)) {
+    if (!__atomic_compare_exchange_n(&s->parsed, &expected, parsed, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
         schema_free(parsed);
         return expected;
     }

@@ -15,8 +15,8 @@
  * may query PostgreSQL: db is the calling worker's own connection, never
  * NULL. Where an operation has both (a _known or _check part, then the
  * database part), the memory part answers what it can and the caller takes
- * the rest to a worker (docs/architecture.md, "Threads and the hop to the database"). Results are copies the caller owns
- * (free with the matching _clear/_free) unless marked borrowed.
+ * the rest to a worker (docs/architecture.md, "Threads and the hop to the database"). Results are copies the
+ * caller owns (free with the matching _clear/_free) unless marked borrowed.
  */
 #ifndef REGISTRY_REGISTRY_H
 #define REGISTRY_REGISTRY_H
@@ -31,7 +31,7 @@
 #include "registry/errors.h"
 #include "store/record.h"
 
-typedef struct store store_t;   /* store/store.h: one PostgreSQL connection */
+typedef struct store store_t; /* store/store.h: one PostgreSQL connection */
 
 /* ---- 1. Errors: registry/errors.h ------------------------------------- */
 
@@ -40,10 +40,10 @@ typedef struct store store_t;   /* store/store.h: one PostgreSQL connection */
 typedef struct registry registry_t;
 
 typedef struct registry_options {
-    const char *conninfo;           /* for the change-feed thread's own connection */
-    compat_level_t default_level;   /* server default compatibility */
-    size_t max_schema_bytes;        /* 42209 above this */
-    int feed_interval_ms;           /* poll period of the change feed; 0 = no feed thread */
+    const char *conninfo;         /* for the change-feed thread's own connection */
+    compat_level_t default_level; /* server default compatibility */
+    size_t max_schema_bytes;      /* 42209 above this */
+    int feed_interval_ms;         /* poll period of the change feed; 0 = no feed thread */
 } registry_options_t;
 
 /* Applies migrations/ under an advisory lock, each file once, in order.
@@ -84,15 +84,14 @@ int registry_version_parse(const char *text, int *version);
 reg_code_t registry_invalid_version(reg_error_t *err, const char *text);
 
 /* GET /subjects/{s}/versions/{v}. deleted=1 also finds soft-deleted versions. */
-reg_code_t registry_get_version(registry_t *reg, const char *subject, const char *version_text,
-                                int deleted, reg_view_t *out, reg_error_t *err);
+reg_code_t registry_get_version(registry_t *reg, const char *subject, const char *version_text, int deleted,
+                                reg_view_t *out, reg_error_t *err);
 /* GET /subjects: sorted names; prefix NULL = all. */
 void registry_list_subjects(registry_t *reg, const char *prefix, int deleted, int deleted_only,
                             strlist_t *out);
 /* GET /subjects/{s}/versions. */
-reg_code_t registry_list_versions(registry_t *reg, const char *subject, int deleted,
-                                  int deleted_only, int deleted_as_negative, int **out,
-                                  size_t *n, reg_error_t *err);
+reg_code_t registry_list_versions(registry_t *reg, const char *subject, int deleted, int deleted_only,
+                                  int deleted_as_negative, int **out, size_t *n, reg_error_t *err);
 /* GET /schemas: every version (live, or all when deleted), sorted by subject then version. */
 void registry_list_schemas(registry_t *reg, const char *prefix, int deleted, int latest_only,
                            reg_view_t **out, size_t *n);
@@ -101,11 +100,10 @@ void registry_list_schemas(registry_t *reg, const char *prefix, int deleted, int
 reg_schema_t *registry_find_schema(registry_t *reg, int id);
 /* The same after checking the database: another node may have registered the
  * id a moment ago. 40403 only then. */
-reg_code_t registry_get_schema(registry_t *reg, store_t *db, int id, reg_schema_t **out,
-                               reg_error_t *err);
+reg_code_t registry_get_schema(registry_t *reg, store_t *db, int id, reg_schema_t **out, reg_error_t *err);
 /* GET /schemas/guids/{guid}: the schema (retained) whose identity key is guid. */
-reg_code_t registry_get_schema_by_guid(registry_t *reg, const unsigned char guid[16],
-                                       reg_schema_t **out, reg_error_t *err);
+reg_code_t registry_get_schema_by_guid(registry_t *reg, const unsigned char guid[16], reg_schema_t **out,
+                                       reg_error_t *err);
 /* The (subject, version) pairs carrying id, sorted; live only unless deleted
  * (from memory: find the schema first). */
 void registry_schema_usages(registry_t *reg, int id, int deleted, reg_usage_t **out, size_t *n);
@@ -114,8 +112,8 @@ int registry_subject_version_of(registry_t *reg, const char *subject, int id);
 /* Highest schema id allocated so far (fetchMaxId). */
 int registry_max_id(registry_t *reg);
 /* GET .../versions/{v}/referencedby: sorted ids of schemas referring to it. */
-reg_code_t registry_referenced_by(registry_t *reg, const char *subject, const char *version_text,
-                                  int deleted, int **ids, size_t *n, reg_error_t *err);
+reg_code_t registry_referenced_by(registry_t *reg, const char *subject, const char *version_text, int deleted,
+                                  int **ids, size_t *n, reg_error_t *err);
 /* The schema's text in a named format ("resolved", "serialized", ...); malloc'd. */
 char *registry_schema_format(registry_t *reg, reg_schema_t *s, const char *format);
 
@@ -123,41 +121,38 @@ char *registry_schema_format(registry_t *reg, reg_schema_t *s, const char *forma
 
 /* A registration / lookup / compatibility request body (all borrowed). */
 typedef struct reg_request {
-    const char *schema;        /* NULL or "" = empty */
-    const char *schema_type;   /* NULL = AVRO */
+    const char *schema;      /* NULL or "" = empty */
+    const char *schema_type; /* NULL = AVRO */
     const reg_ref_t *refs;
     size_t nrefs;
-    int id;                    /* IMPORT: explicit id; < 0 = none */
-    int version;               /* explicit version; <= 0 = none */
-    int normalize;             /* query parameter */
-    int force;                 /* skip the compatibility check */
+    int id;        /* IMPORT: explicit id; < 0 = none */
+    int version;   /* explicit version; <= 0 = none */
+    int normalize; /* query parameter */
+    int force;     /* skip the compatibility check */
 } reg_request_t;
 
 /* The memory part of registration and lookup: content already registered
  * under the subject (request fingerprint cache). 1 and *out filled, or 0. */
-int registry_register_known(registry_t *reg, const char *subject, const reg_request_t *req,
-                            reg_view_t *out);
-int registry_lookup_known(registry_t *reg, const char *subject, const reg_request_t *req,
-                          int deleted, reg_view_t *out);
+int registry_register_known(registry_t *reg, const char *subject, const reg_request_t *req, reg_view_t *out);
+int registry_lookup_known(registry_t *reg, const char *subject, const reg_request_t *req, int deleted,
+                          reg_view_t *out);
 /* POST /subjects/{s}/versions (docs/api.md). out (may be NULL) gets the version. */
-reg_code_t registry_register(registry_t *reg, store_t *db, const char *subject,
-                             const reg_request_t *req, reg_view_t *out, reg_error_t *err);
+reg_code_t registry_register(registry_t *reg, store_t *db, const char *subject, const reg_request_t *req,
+                             reg_view_t *out, reg_error_t *err);
 /* POST /subjects/{s}. */
-reg_code_t registry_lookup(registry_t *reg, store_t *db, const char *subject,
-                           const reg_request_t *req, int deleted, reg_view_t *out,
-                           reg_error_t *err);
+reg_code_t registry_lookup(registry_t *reg, store_t *db, const char *subject, const reg_request_t *req,
+                           int deleted, reg_view_t *out, reg_error_t *err);
 /* POST /compatibility/subjects/{s}/versions[/{v}]; version_text NULL = the
  * register-time history. With verbose a parse failure is a message, not 42201. */
-reg_code_t registry_check(registry_t *reg, store_t *db, const char *subject,
-                          const char *version_text, const reg_request_t *req, int verbose,
-                          int *compatible, strlist_t *messages, reg_error_t *err);
+reg_code_t registry_check(registry_t *reg, store_t *db, const char *subject, const char *version_text,
+                          const reg_request_t *req, int verbose, int *compatible, strlist_t *messages,
+                          reg_error_t *err);
 /* DELETE /subjects/{s}: the deleted version numbers, ascending. */
-reg_code_t registry_delete_subject(registry_t *reg, store_t *db, const char *subject,
-                                   int permanent, int **versions, size_t *n, reg_error_t *err);
+reg_code_t registry_delete_subject(registry_t *reg, store_t *db, const char *subject, int permanent,
+                                   int **versions, size_t *n, reg_error_t *err);
 /* DELETE /subjects/{s}/versions/{v}: the deleted version number. */
 reg_code_t registry_delete_version(registry_t *reg, store_t *db, const char *subject,
-                                   const char *version_text, int permanent, int *version,
-                                   reg_error_t *err);
+                                   const char *version_text, int permanent, int *version, reg_error_t *err);
 
 /* ---- 5. Config and mode ------------------------------------------------- */
 
@@ -167,23 +162,23 @@ reg_code_t registry_delete_version(registry_t *reg, store_t *db, const char *sub
 
 /* subject NULL = global. Configs are ConfigUpdate-shaped objects (key
  * "compatibility"); the caller renames for GET responses. */
-reg_code_t registry_config_get(registry_t *reg, const char *subject, int default_to_global,
-                               json_t **out, reg_error_t *err);
+reg_code_t registry_config_get(registry_t *reg, const char *subject, int default_to_global, json_t **out,
+                               reg_error_t *err);
 reg_code_t registry_config_set_check(registry_t *reg, const char *subject, const json_t *update,
                                      reg_error_t *err);
 /* Partial update: absent keys kept, null clears. *out = the stored result. */
-reg_code_t registry_config_set(registry_t *reg, store_t *db, const char *subject,
-                               const json_t *update, json_t **out, reg_error_t *err);
+reg_code_t registry_config_set(registry_t *reg, store_t *db, const char *subject, const json_t *update,
+                               json_t **out, reg_error_t *err);
 reg_code_t registry_config_delete_check(registry_t *reg, const char *subject, reg_error_t *err);
 /* *out = the previous config (the server default when none). */
-reg_code_t registry_config_delete(registry_t *reg, store_t *db, const char *subject,
-                                  json_t **out, reg_error_t *err);
-reg_code_t registry_mode_get(registry_t *reg, const char *subject, int default_to_global,
-                             char **out, reg_error_t *err);
-reg_code_t registry_mode_set_check(registry_t *reg, const char *subject, const char *mode,
-                                   int force, reg_error_t *err);
-reg_code_t registry_mode_set(registry_t *reg, store_t *db, const char *subject, const char *mode,
-                             int force, reg_error_t *err);
+reg_code_t registry_config_delete(registry_t *reg, store_t *db, const char *subject, json_t **out,
+                                  reg_error_t *err);
+reg_code_t registry_mode_get(registry_t *reg, const char *subject, int default_to_global, char **out,
+                             reg_error_t *err);
+reg_code_t registry_mode_set_check(registry_t *reg, const char *subject, const char *mode, int force,
+                                   reg_error_t *err);
+reg_code_t registry_mode_set(registry_t *reg, store_t *db, const char *subject, const char *mode, int force,
+                             reg_error_t *err);
 reg_code_t registry_mode_delete_check(registry_t *reg, const char *subject, reg_error_t *err);
 reg_code_t registry_mode_delete(registry_t *reg, store_t *db, const char *subject, char **out,
                                 reg_error_t *err);

@@ -70,8 +70,8 @@ reg_code_t registry_reload_scope(registry_t *reg, store_t *db, const char *scope
 
 /* ---- Write transactions --------------------------------------------------- */
 
-reg_code_t registry_write_tx(registry_t *reg, store_t *db, const char *scope, registry_tx_fn body,
-                             void *arg, reg_error_t *err)
+reg_code_t registry_write_tx(registry_t *reg, store_t *db, const char *scope, registry_tx_fn body, void *arg,
+                             reg_error_t *err)
 {
     reg_code_t rc = reg_store(err, db, store_begin(db));
     if (rc != REG_OK)

@@ -13,10 +13,9 @@
 
 /* Fields a config may carry; anything else in a PUT body is ignored [Ref]. */
 static const char *const config_fields[] = {
-    "compatibility",      "normalize",       "validateFields",  "alias",
-    "compatibilityGroup", "defaultMetadata", "overrideMetadata", "defaultRuleSet",
-    "overrideRuleSet",    "validateNewSchemas", "validateRules", "compatibilityPolicy",
-    "aliasForDeks",
+    "compatibility",   "normalize",           "validateFields", "alias",           "compatibilityGroup",
+    "defaultMetadata", "overrideMetadata",    "defaultRuleSet", "overrideRuleSet", "validateNewSchemas",
+    "validateRules",   "compatibilityPolicy", "aliasForDeks",
 };
 
 static const char *scope_of(const char *subject)
@@ -51,8 +50,7 @@ static json_t *with_default_level(registry_t *reg, json_t *config)
     if (!config)
         config = json_object();
     if (!json_object_get(config, "compatibility"))
-        json_object_set_new(config, "compatibility",
-                            json_string(compat_level_name(reg->opts.default_level)));
+        json_object_set_new(config, "compatibility", json_string(compat_level_name(reg->opts.default_level)));
     return config;
 }
 
@@ -79,7 +77,9 @@ reg_effective_t registry_effective_settings(registry_t *reg, const char *subject
     reg_settings_t own, global;
     index_settings(reg->idx, subject, &own, &global);
     reg_effective_t out = {
-        .level = own.has_level ? own.level : global.has_level ? global.level : reg->opts.default_level,
+        .level = own.has_level      ? own.level
+                 : global.has_level ? global.level
+                                    : reg->opts.default_level,
         .normalize = settings_pick(own.normalize, global.normalize, 0),
         .validate_fields = settings_pick(own.validate_fields, global.validate_fields, 0),
     };
@@ -91,15 +91,14 @@ reg_mode_t registry_effective_mode(registry_t *reg, const char *subject)
     reg_mode_t global = index_mode(reg->idx, NULL);
     if (global == MODE_UNSET)
         global = MODE_READWRITE;
-    reg_mode_t own = global != MODE_READONLY_OVERRIDE && subject ? index_mode(reg->idx, subject)
-                                                                 : MODE_UNSET;
+    reg_mode_t own = global != MODE_READONLY_OVERRIDE && subject ? index_mode(reg->idx, subject) : MODE_UNSET;
     return own != MODE_UNSET ? own : global;
 }
 
 /* ---- Config -------------------------------------------------------------- */
 
-reg_code_t registry_config_get(registry_t *reg, const char *subject, int default_to_global,
-                               json_t **out, reg_error_t *err)
+reg_code_t registry_config_get(registry_t *reg, const char *subject, int default_to_global, json_t **out,
+                               reg_error_t *err)
 {
     if (subject && default_to_global) {
         *out = registry_effective_config(reg, subject);
@@ -114,7 +113,7 @@ reg_code_t registry_config_get(registry_t *reg, const char *subject, int default
 }
 
 typedef struct config_write {
-    json_t *config;   /* NULL deletes */
+    json_t *config; /* NULL deletes */
     const char *scope;
 } config_write_t;
 
@@ -151,8 +150,8 @@ static reg_code_t config_merge(json_t *merged, const json_t *update, reg_error_t
 }
 
 /* The stored config with the update applied (*merged, the caller's), or an error. */
-static reg_code_t config_prepare(registry_t *reg, const char *subject, const json_t *update,
-                                 json_t **merged, reg_error_t *err)
+static reg_code_t config_prepare(registry_t *reg, const char *subject, const json_t *update, json_t **merged,
+                                 reg_error_t *err)
 {
     *merged = NULL;
     reg_code_t rc = subject ? registry_check_subject_name(subject, err) : REG_OK;
@@ -181,8 +180,8 @@ reg_code_t registry_config_set_check(registry_t *reg, const char *subject, const
     return rc;
 }
 
-reg_code_t registry_config_set(registry_t *reg, store_t *db, const char *subject,
-                               const json_t *update, json_t **out, reg_error_t *err)
+reg_code_t registry_config_set(registry_t *reg, store_t *db, const char *subject, const json_t *update,
+                               json_t **out, reg_error_t *err)
 {
     assert(db);
     json_t *merged;
@@ -223,8 +222,8 @@ reg_code_t registry_config_delete_check(registry_t *reg, const char *subject, re
     return rc;
 }
 
-reg_code_t registry_config_delete(registry_t *reg, store_t *db, const char *subject,
-                                  json_t **out, reg_error_t *err)
+reg_code_t registry_config_delete(registry_t *reg, store_t *db, const char *subject, json_t **out,
+                                  reg_error_t *err)
 {
     assert(db);
     json_t *previous;
@@ -242,8 +241,8 @@ reg_code_t registry_config_delete(registry_t *reg, store_t *db, const char *subj
 
 /* ---- Mode ---------------------------------------------------------------- */
 
-reg_code_t registry_mode_get(registry_t *reg, const char *subject, int default_to_global,
-                             char **out, reg_error_t *err)
+reg_code_t registry_mode_get(registry_t *reg, const char *subject, int default_to_global, char **out,
+                             reg_error_t *err)
 {
     if (subject && default_to_global) {
         *out = xstrdup(reg_mode_name(registry_effective_mode(reg, subject)));
@@ -274,15 +273,14 @@ static int scope_has_live_subjects(registry_t *reg, const char *subject)
 }
 
 typedef struct mode_write {
-    const char *mode;     /* NULL deletes */
+    const char *mode; /* NULL deletes */
     const char *scope;
-    strlist_t purge;      /* entering IMPORT: subjects whose soft-deleted versions go */
+    strlist_t purge; /* entering IMPORT: subjects whose soft-deleted versions go */
 } mode_write_t;
 
 /* Soft-deleted versions of one subject are removed on entering IMPORT, so
  * imported versions cannot collide with them (docs/api.md, "Config and mode"). */
-static reg_code_t purge_soft_deleted(registry_t *reg, store_t *db, const char *subject,
-                                     reg_error_t *err)
+static reg_code_t purge_soft_deleted(registry_t *reg, store_t *db, const char *subject, reg_error_t *err)
 {
     reg_subject_t *fresh;
     reg_code_t rc = reg_store(err, db, store_load_subject(db, subject, &fresh));
@@ -315,7 +313,7 @@ static reg_code_t mode_write_tx(registry_t *reg, store_t *db, void *arg, reg_err
 }
 
 typedef struct purge_search {
-    const char *subject;   /* NULL = every subject */
+    const char *subject; /* NULL = every subject */
     strlist_t *out;
 } purge_search_t;
 
@@ -351,16 +349,16 @@ static reg_code_t mode_prepare(registry_t *reg, const char *subject, const char 
     return REG_OK;
 }
 
-reg_code_t registry_mode_set_check(registry_t *reg, const char *subject, const char *text,
-                                   int force, reg_error_t *err)
+reg_code_t registry_mode_set_check(registry_t *reg, const char *subject, const char *text, int force,
+                                   reg_error_t *err)
 {
     reg_mode_t mode;
     int entering_import;
     return mode_prepare(reg, subject, text, force, &mode, &entering_import, err);
 }
 
-reg_code_t registry_mode_set(registry_t *reg, store_t *db, const char *subject, const char *text,
-                             int force, reg_error_t *err)
+reg_code_t registry_mode_set(registry_t *reg, store_t *db, const char *subject, const char *text, int force,
+                             reg_error_t *err)
 {
     assert(db);
     reg_mode_t mode;

@@ -90,8 +90,8 @@ static reg_ref_t *normalized_refs(const reg_request_t *req, size_t *n)
 }
 
 /* Parses the request. allow_deleted: soft-deleted reference targets count (lookups). */
-static reg_code_t candidate_parse(registry_t *reg, const reg_request_t *req, int flags,
-                                  int allow_deleted, candidate_t *c, reg_error_t *err)
+static reg_code_t candidate_parse(registry_t *reg, const reg_request_t *req, int flags, int allow_deleted,
+                                  candidate_t *c, reg_error_t *err)
 {
     memset(c, 0, sizeof *c);
     reg_code_t rc = parse_type(req, &c->type, err);
@@ -106,16 +106,15 @@ static reg_code_t candidate_parse(registry_t *reg, const reg_request_t *req, int
     if (rc != REG_OK)
         return rc;
     char *error = NULL;
-    c->parsed = schema_parse(c->type, req->schema, strlen(req->schema), c->res.refs, c->res.n,
-                             flags, &error);
+    c->parsed = schema_parse(c->type, req->schema, strlen(req->schema), c->res.refs, c->res.n, flags, &error);
     if (!c->parsed) {
-        reg_fail(err, REG_INVALID_SCHEMA, "Invalid schema of type %s, details: %s",
-                 schema_type_name(c->type), error ? error : "unparseable");
+        reg_fail(err, REG_INVALID_SCHEMA, "Invalid schema of type %s, details: %s", schema_type_name(c->type),
+                 error ? error : "unparseable");
         free(error);
         return REG_INVALID_SCHEMA;
     }
-    identity_key(schema_canonical(c->parsed), schema_canonical_len(c->parsed), c->res.direct,
-                 c->res.ndirect, c->key);
+    identity_key(schema_canonical(c->parsed), schema_canonical_len(c->parsed), c->res.direct, c->res.ndirect,
+                 c->key);
     return REG_OK;
 }
 
@@ -219,9 +218,8 @@ static int request_matches_existing(const reg_request_t *req, const reg_view_t *
 
 /* ---- Registration --------------------------------------------------------- */
 
-static reg_code_t check_mode_for_register(registry_t *reg, const char *subject,
-                                          const reg_request_t *req, int *import,
-                                          reg_error_t *err)
+static reg_code_t check_mode_for_register(registry_t *reg, const char *subject, const reg_request_t *req,
+                                          int *import, reg_error_t *err)
 {
     reg_mode_t mode = registry_effective_mode(reg, subject);
     *import = mode == MODE_IMPORT;
@@ -231,8 +229,8 @@ static reg_code_t check_mode_for_register(registry_t *reg, const char *subject,
         return reg_fail(err, REG_OPERATION_NOT_PERMITTED, "Subject %s in context . is not in import mode",
                         subject);
     if (req->id < 0 && *import)
-        return reg_fail(err, REG_OPERATION_NOT_PERMITTED,
-                        "Subject %s in context . is not in read-write mode", subject);
+        return reg_fail(err, REG_OPERATION_NOT_PERMITTED, "Subject %s in context . is not in read-write mode",
+                        subject);
     return REG_OK;
 }
 
@@ -257,9 +255,9 @@ static reg_schema_t *schema_for_id(registry_t *reg, store_t *db, int id, reg_err
 }
 
 /* Live versions of subj as the compatibility history; schemas retained in *held. */
-static reg_code_t build_history(registry_t *reg, store_t *db, const reg_subject_t *subj,
-                                int only_version, compat_previous_t **history, size_t *n,
-                                reg_schema_t ***held, reg_error_t *err)
+static reg_code_t build_history(registry_t *reg, store_t *db, const reg_subject_t *subj, int only_version,
+                                compat_previous_t **history, size_t *n, reg_schema_t ***held,
+                                reg_error_t *err)
 {
     *history = xcalloc(subj->n + 1, sizeof **history);
     *held = xcalloc(subj->n + 1, sizeof **held);
@@ -301,8 +299,7 @@ static void join_messages(const strlist_t *m, char *out, size_t cap)
 }
 
 static reg_code_t check_compatible(registry_t *reg, store_t *db, const char *subject,
-                                   const reg_subject_t *fresh, const candidate_t *c,
-                                   reg_error_t *err)
+                                   const reg_subject_t *fresh, const candidate_t *c, reg_error_t *err)
 {
     reg_effective_t settings = registry_effective_settings(reg, subject);
     compat_level_t level = settings.level;
@@ -332,8 +329,7 @@ static reg_code_t check_compatible(registry_t *reg, store_t *db, const char *sub
 }
 
 /* IMPORT: the schema row for an explicit id, or 42205 when the id is someone else's. */
-static reg_code_t import_schema(registry_t *reg, store_t *db, const candidate_t *c, int id,
-                                reg_error_t *err)
+static reg_code_t import_schema(registry_t *reg, store_t *db, const candidate_t *c, int id, reg_error_t *err)
 {
     reg_schema_t *existing;
     store_rc_t src = store_load_schema(db, id, &existing);
@@ -348,14 +344,14 @@ static reg_code_t import_schema(registry_t *reg, store_t *db, const candidate_t 
     }
     reg_schema_t *row = reg_schema_new(id, c->type, schema_canonical(c->parsed), c->key, 0);
     for (size_t i = 0; i < c->res.ndirect; i++)
-        reg_schema_add_ref(row, c->res.direct[i].name, c->res.direct[i].subject,
-                           c->res.direct[i].version);
+        reg_schema_add_ref(row, c->res.direct[i].name, c->res.direct[i].subject, c->res.direct[i].version);
     src = store_schema_import(db, row);
     reg_schema_release(row);
     if (src == STORE_CONFLICT_IDENTITY)
         return reg_fail(err, REG_OPERATION_NOT_PERMITTED,
                         "Overwrite new schema with id %d in context . is not permitted: the same "
-                        "schema is registered under another id.", id);
+                        "schema is registered under another id.",
+                        id);
     return reg_store(err, db, src);
 }
 
@@ -363,8 +359,7 @@ static reg_code_t store_schema_row(store_t *db, const candidate_t *c, int *id, r
 {
     reg_schema_t *row = reg_schema_new(0, c->type, schema_canonical(c->parsed), c->key, 0);
     for (size_t i = 0; i < c->res.ndirect; i++)
-        reg_schema_add_ref(row, c->res.direct[i].name, c->res.direct[i].subject,
-                           c->res.direct[i].version);
+        reg_schema_add_ref(row, c->res.direct[i].name, c->res.direct[i].subject, c->res.direct[i].version);
     store_rc_t rc = store_schema_upsert(db, row, id);
     reg_schema_release(row);
     return reg_store(err, db, rc);
@@ -372,8 +367,8 @@ static reg_code_t store_schema_row(store_t *db, const candidate_t *c, int *id, r
 
 /* Step 11: soft-deleted versions of the subject that carry the id go away,
  * unless another schema still refers to them. */
-static reg_code_t drop_soft_deleted_twins(registry_t *reg, store_t *db, const reg_subject_t *fresh,
-                                          int id, reg_error_t *err)
+static reg_code_t drop_soft_deleted_twins(registry_t *reg, store_t *db, const reg_subject_t *fresh, int id,
+                                          reg_error_t *err)
 {
     for (size_t i = 0; i < fresh->n; i++) {
         const reg_version_t *v = &fresh->v[i];
@@ -382,7 +377,8 @@ static reg_code_t drop_soft_deleted_twins(registry_t *reg, store_t *db, const re
         int *ids;
         size_t nref = index_referrers(reg->idx, fresh->name, v->version, 1, &ids);
         free(ids);
-        reg_code_t rc = nref ? REG_OK : reg_store(err, db, store_version_hard_delete(db, fresh->name, v->version));
+        reg_code_t rc =
+            nref ? REG_OK : reg_store(err, db, store_version_hard_delete(db, fresh->name, v->version));
         if (rc != REG_OK)
             return rc;
     }
@@ -407,7 +403,7 @@ typedef struct register_tx {
     const reg_request_t *req;
     const candidate_t *c;
     int import;
-    int id;             /* out */
+    int id; /* out */
 } register_tx_t;
 
 /* Steps 6-12, inside registry_write_tx (under the subject's lock). */
@@ -453,8 +449,7 @@ static reg_code_t register_in_tx(registry_t *reg, store_t *db, void *arg, reg_er
     return rc;
 }
 
-static reg_code_t view_by_id(registry_t *reg, const char *subject, int id, reg_view_t *out,
-                             reg_error_t *err)
+static reg_code_t view_by_id(registry_t *reg, const char *subject, int id, reg_view_t *out, reg_error_t *err)
 {
     if (index_view_of_schema(reg->idx, subject, id, 0, out))
         return REG_OK;
@@ -479,8 +474,8 @@ static reg_code_t inherit_latest(registry_t *reg, const char *subject, reg_reque
 }
 
 /* Known content in the subject, from the request cache alone (no parsing). */
-static int known(registry_t *reg, const char *subject, const reg_request_t *req, int deleted,
-                 int exact, reg_view_t *out)
+static int known(registry_t *reg, const char *subject, const reg_request_t *req, int deleted, int exact,
+                 reg_view_t *out)
 {
     int normalize = effective_normalize(reg, subject, req);
     unsigned char key[REG_KEY_LEN];
@@ -493,20 +488,19 @@ static int known(registry_t *reg, const char *subject, const reg_request_t *req,
     return 0;
 }
 
-int registry_register_known(registry_t *reg, const char *subject, const reg_request_t *req,
-                            reg_view_t *out)
+int registry_register_known(registry_t *reg, const char *subject, const reg_request_t *req, reg_view_t *out)
 {
     return known(reg, subject, req, 0, 1, out);
 }
 
-int registry_lookup_known(registry_t *reg, const char *subject, const reg_request_t *req,
-                          int deleted, reg_view_t *out)
+int registry_lookup_known(registry_t *reg, const char *subject, const reg_request_t *req, int deleted,
+                          reg_view_t *out)
 {
     return known(reg, subject, req, deleted, 0, out);
 }
 
-reg_code_t registry_register(registry_t *reg, store_t *db, const char *subject,
-                             const reg_request_t *request, reg_view_t *out, reg_error_t *err)
+reg_code_t registry_register(registry_t *reg, store_t *db, const char *subject, const reg_request_t *request,
+                             reg_view_t *out, reg_error_t *err)
 {
     assert(db);
     reg_view_t scratch = {0};
@@ -520,8 +514,8 @@ reg_code_t registry_register(registry_t *reg, store_t *db, const char *subject,
         return rc;
     candidate_t c;
     if (!request_is_empty(request)) {
-        rc = candidate_parse(reg, request, (normalize ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject),
-                             1, &c, err);
+        rc = candidate_parse(
+            reg, request, (normalize ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject), 1, &c, err);
         if (rc == REG_OK) {
             request_cache_put(reg, request, normalize, c.key);
             rc = find_by_key(reg, subject, c.type, c.key, 0, view);
@@ -543,9 +537,11 @@ reg_code_t registry_register(registry_t *reg, store_t *db, const char *subject,
         return rc;
     reg_request_t req = *request;
     reg_schema_t *inherited = NULL;
-    if (request_is_empty(&req) && !import && (rc = inherit_latest(reg, subject, &req, &inherited, err)) != REG_OK)
+    if (request_is_empty(&req) && !import &&
+        (rc = inherit_latest(reg, subject, &req, &inherited, err)) != REG_OK)
         return rc;
-    int flags = SCHEMA_PARSE_NEW | (normalize && !import ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject);
+    int flags =
+        SCHEMA_PARSE_NEW | (normalize && !import ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject);
     rc = candidate_parse(reg, &req, flags, 0, &c, err);
     register_tx_t tx = {subject, &req, &c, import, 0};
     if (rc == REG_OK)
@@ -565,17 +561,16 @@ done:
 
 /* ---- Lookup ------------------------------------------------------------------ */
 
-reg_code_t registry_lookup(registry_t *reg, store_t *db, const char *subject,
-                           const reg_request_t *req, int deleted, reg_view_t *out,
-                           reg_error_t *err)
+reg_code_t registry_lookup(registry_t *reg, store_t *db, const char *subject, const reg_request_t *req,
+                           int deleted, reg_view_t *out, reg_error_t *err)
 {
-    assert(db);   /* parsing is CPU work: it runs on a worker */
+    assert(db); /* parsing is CPU work: it runs on a worker */
     int normalize = effective_normalize(reg, subject, req);
     if (registry_lookup_known(reg, subject, req, deleted, out))
         return REG_OK;
     candidate_t c;
-    reg_code_t rc = candidate_parse(reg, req, (normalize ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject),
-                                    1, &c, err);
+    reg_code_t rc = candidate_parse(
+        reg, req, (normalize ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject), 1, &c, err);
     if (rc != REG_OK) {
         candidate_clear(&c);
         return rc;
@@ -602,12 +597,12 @@ static reg_subject_t *subject_snapshot(registry_t *reg, const char *subject)
     return copy ? copy : reg_subject_new(subject);
 }
 
-reg_code_t registry_check(registry_t *reg, store_t *db, const char *subject,
-                          const char *version_text, const reg_request_t *req, int verbose,
-                          int *compatible, strlist_t *messages, reg_error_t *err)
+reg_code_t registry_check(registry_t *reg, store_t *db, const char *subject, const char *version_text,
+                          const reg_request_t *req, int verbose, int *compatible, strlist_t *messages,
+                          reg_error_t *err)
 {
     int only_version = 0;
-    assert(db);   /* parsing and checking are CPU work: they run on a worker */
+    assert(db); /* parsing and checking are CPU work: they run on a worker */
     if (version_text && registry_version_parse(version_text, &only_version) != 0)
         return registry_invalid_version(err, version_text);
 
@@ -628,7 +623,8 @@ reg_code_t registry_check(registry_t *reg, store_t *db, const char *subject,
     int normalize = effective_normalize(reg, subject, req);
     if (rc == REG_OK)
         rc = candidate_parse(reg, req,
-                             SCHEMA_PARSE_NEW | (normalize ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject),
+                             SCHEMA_PARSE_NEW | (normalize ? SCHEMA_PARSE_NORMALIZE : 0) |
+                                 validate_flag(reg, subject),
                              0, &c, err);
     if (rc == REG_INVALID_SCHEMA && verbose) {
         *compatible = 0;

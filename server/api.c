@@ -176,8 +176,7 @@ static json_t *guid_string(const reg_schema_t *s)
 {
     const unsigned char *k = s->key;
     char g[37];
-    snprintf(g, sizeof g,
-             "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", k[0], k[1],
+    snprintf(g, sizeof g, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", k[0], k[1],
              k[2], k[3], k[4], k[5], k[6], k[7], k[8], k[9], k[10], k[11], k[12], k[13], k[14], k[15]);
     return json_string(g);
 }
@@ -233,7 +232,8 @@ json_t *api_schema_string(http_call_t *c, const reg_schema_t *cs)
     json_t *o = json_object();
     /* Extended profile: the subject asked about, when it carries the id (docs/api.md). */
     const char *subject = http_query(c, "subject");
-    int version = c->extended && subject && *subject ? registry_subject_version_of(c->reg, subject, s->id) : 0;
+    int version =
+        c->extended && subject && *subject ? registry_subject_version_of(c->reg, subject, s->id) : 0;
     if (version) {
         json_object_set_new(o, "subject", json_string(subject));
         json_object_set_new(o, "version", json_integer(version));

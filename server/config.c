@@ -27,22 +27,22 @@
 
 extern char **environ;
 
-#define CONFIG_ENV_PREFIX "SCHEMA_REGISTRY_"
-#define CONFIG_MAX_THREADS 1024
-#define CONFIG_MAX_SCHEMA_BYTES (512u * 1024 * 1024)   /* x8 must still fit h2o's limits */
-#define CONFIG_MAX_FEED_MS 3600000
+#define CONFIG_ENV_PREFIX       "SCHEMA_REGISTRY_"
+#define CONFIG_MAX_THREADS      1024
+#define CONFIG_MAX_SCHEMA_BYTES (512u * 1024 * 1024) /* x8 must still fit h2o's limits */
+#define CONFIG_MAX_FEED_MS      3600000
 
 /* ---- 1. The key table ---------------------------------------------------- */
 
 typedef enum config_kind {
-    CFG_STRING,      /* char *, "" means unset */
-    CFG_LISTEN,      /* char *, HOST:PORT */
-    CFG_THREADS,     /* int, 0 = one per core */
-    CFG_COUNT,       /* int >= 1 */
-    CFG_MILLIS,      /* int >= 0 */
-    CFG_BYTES,       /* size_t >= 1 */
-    CFG_PROFILE,     /* int flag from classic|extended */
-    CFG_LEVEL,       /* char *, a compatibility level, stored upper-case */
+    CFG_STRING,  /* char *, "" means unset */
+    CFG_LISTEN,  /* char *, HOST:PORT */
+    CFG_THREADS, /* int, 0 = one per core */
+    CFG_COUNT,   /* int >= 1 */
+    CFG_MILLIS,  /* int >= 0 */
+    CFG_BYTES,   /* size_t >= 1 */
+    CFG_PROFILE, /* int flag from classic|extended */
+    CFG_LEVEL,   /* char *, a compatibility level, stored upper-case */
 } config_kind_t;
 
 typedef struct config_key {
@@ -126,7 +126,7 @@ static int config_valid_listen(const char *value)
     if (value[0] == '[' && (colon == value || colon[-1] != ']'))
         return 0;
     if (value[0] != '[' && memchr(value, ':', (size_t)(colon - value)) != NULL)
-        return 0;   /* a bare IPv6 address needs brackets */
+        return 0; /* a bare IPv6 address needs brackets */
     long port;
     return config_parse_long(colon + 1, 0, 65535, &port) == 0;
 }
@@ -138,17 +138,15 @@ static void config_set_string(char **field, const char *value)
 }
 
 /* Applies one value; on failure writes why into err. */
-static int config_apply(server_config_t *cfg, const config_key_t *key, const char *value,
-                        char *err, size_t errcap)
+static int config_apply(server_config_t *cfg, const config_key_t *key, const char *value, char *err,
+                        size_t errcap)
 {
     char *base = (char *)cfg;
     long n;
     compat_level_t level;
 
     switch (key->kind) {
-    case CFG_STRING:
-        config_set_string((char **)(base + key->offset), value);
-        return 0;
+    case CFG_STRING: config_set_string((char **)(base + key->offset), value); return 0;
     case CFG_LISTEN:
         if (!config_valid_listen(value))
             break;
@@ -335,8 +333,7 @@ static int config_from_env(server_config_t *cfg)
  * accepting "--flag value" and "--flag=value". With apply == 0 it only finds
  * --config; with apply == 1 it applies every other flag.
  */
-static int config_from_argv(server_config_t *cfg, int argc, char **argv, int apply,
-                            const char **config_path)
+static int config_from_argv(server_config_t *cfg, int argc, char **argv, int apply, const char **config_path)
 {
     char err[512];
     for (int i = 1; i < argc; i++) {

@@ -9,20 +9,20 @@
 #include <stddef.h>
 
 typedef struct server_config {
-    char *listen;              /* "HOST:PORT", default "0.0.0.0:8081" */
-    char *database_url;        /* libpq conninfo or URL; NULL = embedded PostgreSQL */
-    char *data_dir;            /* embedded cluster lives here, default "./var" */
-    int threads;               /* HTTP event-loop threads; default = number of cores */
-    int db_threads;            /* database worker threads (one connection each); default 4 */
-    char *tls_cert;            /* PEM chain; with tls_key enables TLS + ALPN (h2, http/1.1) */
+    char *listen;       /* "HOST:PORT", default "0.0.0.0:8081" */
+    char *database_url; /* libpq conninfo or URL; NULL = embedded PostgreSQL */
+    char *data_dir;     /* embedded cluster lives here, default "./var" */
+    int threads;        /* HTTP event-loop threads; default = number of cores */
+    int db_threads;     /* database worker threads (one connection each); default 4 */
+    char *tls_cert;     /* PEM chain; with tls_key enables TLS + ALPN (h2, http/1.1) */
     char *tls_key;
-    size_t max_schema_bytes;   /* schema text limit (42209), default 1 MiB */
-    size_t max_body_bytes;     /* request body limit, default 8 x max_schema_bytes */
-    int extended_profile;      /* response.profile=extended (docs/api.md, field profiles) */
-    char *kafka_cluster_id;    /* /v1/metadata/id; default derived from the database */
-    char *group_id;            /* default "schema-registry" */
+    size_t max_schema_bytes;     /* schema text limit (42209), default 1 MiB */
+    size_t max_body_bytes;       /* request body limit, default 8 x max_schema_bytes */
+    int extended_profile;        /* response.profile=extended (docs/api.md, field profiles) */
+    char *kafka_cluster_id;      /* /v1/metadata/id; default derived from the database */
+    char *group_id;              /* default "schema-registry" */
     char *default_compatibility; /* server default level, "BACKWARD" */
-    int feed_interval_ms;      /* change-feed poll period between nodes, default 500 */
+    int feed_interval_ms;        /* change-feed poll period between nodes, default 500 */
 } server_config_t;
 
 /* Fills defaults, then applies the file (--config or SCHEMA_REGISTRY_CONFIG),

@@ -23,15 +23,15 @@ typedef struct dbpool_worker {
     dbpool_t *pool;
     int index;
     pthread_t thread;
-    store_t *db;             /* NULL while disconnected */
-    uint64_t retry_at_ms;    /* next connection attempt (monotonic) */
+    store_t *db;          /* NULL while disconnected */
+    uint64_t retry_at_ms; /* next connection attempt (monotonic) */
     unsigned backoff_ms;
 } dbpool_worker_t;
 
 struct dbpool {
     char *conninfo;
     pthread_mutex_t mutex;
-    pthread_cond_t cond;     /* a job arrived, or stop */
+    pthread_cond_t cond; /* a job arrived, or stop */
     dbpool_job_t *head, *tail;
     int stopping;
     int nworkers;
@@ -149,7 +149,7 @@ static int dbpool_cond_init(pthread_cond_t *cond)
 {
     pthread_condattr_t attr;
     pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);   /* timed waits immune to clock steps */
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC); /* timed waits immune to clock steps */
     int rc = pthread_cond_init(cond, &attr);
     pthread_condattr_destroy(&attr);
     return rc;

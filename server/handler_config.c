@@ -33,8 +33,7 @@ static int config_body_valid(http_call_t *c, json_t *body)
 {
     static const char *const strings[] = {"compatibility", "alias", "compatibilityGroup",
                                           "compatibilityPolicy"};
-    static const char *const bools[] = {"normalize", "validateFields", "validateNewSchemas",
-                                        "validateRules"};
+    static const char *const bools[] = {"normalize", "validateFields", "validateNewSchemas", "validateRules"};
     for (size_t i = 0; i < sizeof strings / sizeof *strings; i++) {
         json_t *v = json_object_get(body, strings[i]);
         if (v && !json_is_null(v) && !json_is_string(v)) {
@@ -56,8 +55,8 @@ static http_outcome_t config_get(http_call_t *c)
 {
     json_t *config;
     reg_error_t err;
-    reg_code_t rc = registry_config_get(c->reg, scope_subject(c),
-                                        http_query_bool(c, "defaultToGlobal", 0), &config, &err);
+    reg_code_t rc = registry_config_get(c->reg, scope_subject(c), http_query_bool(c, "defaultToGlobal", 0),
+                                        &config, &err);
     if (rc == REG_OK)
         http_reply_json(c, 200, as_get_shape(config));
     return api_done(c, rc, &err);
@@ -116,8 +115,8 @@ static http_outcome_t mode_get(http_call_t *c)
 {
     char *mode;
     reg_error_t err;
-    reg_code_t rc = registry_mode_get(c->reg, scope_subject(c), http_query_bool(c, "defaultToGlobal", 0),
-                                      &mode, &err);
+    reg_code_t rc =
+        registry_mode_get(c->reg, scope_subject(c), http_query_bool(c, "defaultToGlobal", 0), &mode, &err);
     if (rc == REG_OK) {
         http_reply_json(c, 200, json_pack("{s:s}", "mode", mode));
         free(mode);
@@ -155,7 +154,8 @@ static void mode_put_db(http_call_t *c, store_t *db)
 {
     const char *mode = body_mode(api_json_kept(c));
     reg_error_t err;
-    reg_code_t rc = registry_mode_set(c->reg, db, scope_subject(c), mode, http_query_bool(c, "force", 0), &err);
+    reg_code_t rc =
+        registry_mode_set(c->reg, db, scope_subject(c), mode, http_query_bool(c, "force", 0), &err);
     /* The request is echoed verbatim, lower case included [Ref]. */
     if (rc == REG_OK)
         http_reply_json(c, 200, json_pack("{s:s}", "mode", mode));

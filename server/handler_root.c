@@ -19,8 +19,8 @@ static http_outcome_t metadata_id(http_call_t *c)
     const char *kafka = c->cfg->kafka_cluster_id ? c->cfg->kafka_cluster_id : registry_cluster_id(c->reg);
     const char *group = c->cfg->group_id ? c->cfg->group_id : "schema-registry";
     http_reply_json(c, 200,
-                    json_pack("{s:{s:[], s:{s:s, s:s}}}", "scope", "path", "clusters", "kafka-cluster",
-                              kafka, "schema-registry-cluster", group));
+                    json_pack("{s:{s:[], s:{s:s, s:s}}}", "scope", "path", "clusters", "kafka-cluster", kafka,
+                              "schema-registry-cluster", group));
     return HTTP_DONE;
 }
 

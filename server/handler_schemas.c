@@ -46,9 +46,9 @@ static void reply_usages(http_call_t *c, reg_schema_t *s, int with_versions)
             /* One entry per subject for /subjects (a subject may carry the id twice). */
             if (!with_versions && i > start && strcmp(u[i].subject, u[i - 1].subject) == 0)
                 continue;
-            json_array_append_new(arr, with_versions ? json_pack("{s:s, s:i}", "subject", u[i].subject,
-                                                                 "version", u[i].version)
-                                                     : json_string(u[i].subject));
+            json_array_append_new(
+                arr, with_versions ? json_pack("{s:s, s:i}", "subject", u[i].subject, "version", u[i].version)
+                                   : json_string(u[i].subject));
         }
         http_reply_json(c, 200, arr);
     }
@@ -95,9 +95,15 @@ static void by_id_db(http_call_t *c, store_t *db, void (*reply)(http_call_t *, r
     api_done(c, rc, &err);
 }
 
-#define BY_ID_HANDLER(name, reply)                                                                 \
-    static http_outcome_t name##_loop(http_call_t *c) { return by_id_loop(c, reply); }            \
-    static void name##_db(http_call_t *c, store_t *db) { by_id_db(c, db, reply); }                \
+#define BY_ID_HANDLER(name, reply)                                                                           \
+    static http_outcome_t name##_loop(http_call_t *c)                                                        \
+    {                                                                                                        \
+        return by_id_loop(c, reply);                                                                         \
+    }                                                                                                        \
+    static void name##_db(http_call_t *c, store_t *db)                                                       \
+    {                                                                                                        \
+        by_id_db(c, db, reply);                                                                              \
+    }                                                                                                        \
     const http_handler_t handle_##name = {name##_loop, name##_db};
 
 BY_ID_HANDLER(schema_by_id, reply_schema_string)

@@ -40,22 +40,22 @@ typedef enum http_method {
 } http_method_t;
 
 typedef struct http_param {
-    char *name;    /* percent-decoded; '+' decoded as space in query strings */
-    char *value;   /* percent-decoded; "" for "?flag" and "?flag=" */
+    char *name;  /* percent-decoded; '+' decoded as space in query strings */
+    char *value; /* percent-decoded; "" for "?flag" and "?flag=" */
 } http_param_t;
 
 typedef struct http_call {
     /* Request, owned by the server, valid until the reply is sent. */
     http_method_t method;
-    char **seg;            /* path segments, percent-decoded one by one ("%2F" -> "/",
-                              '+' stays '+'); a single trailing '/' is dropped */
+    char **seg; /* path segments, percent-decoded one by one ("%2F" -> "/",
+                   '+' stays '+'); a single trailing '/' is dropped */
     size_t nseg;
-    http_param_t *query;   /* in request order */
+    http_param_t *query; /* in request order */
     size_t nquery;
-    const char *body;      /* NULL when the request had no body */
+    const char *body; /* NULL when the request had no body */
     size_t body_len;
-    int extended;          /* extended response profile (docs/api.md) */
-    const struct http_route *route;   /* the matched route, for http_param */
+    int extended;                   /* extended response profile (docs/api.md) */
+    const struct http_route *route; /* the matched route, for http_param */
 
     /* What the memory part decoded for the database part (http_call_keep). */
     void *kept;
@@ -66,16 +66,16 @@ typedef struct http_call {
     const server_config_t *cfg;
 
     /* Reply, set by the handler through the helpers of section 4. */
-    int status;            /* 0 until replied */
-    char *reply;           /* malloc'd, freed by the server */
+    int status;  /* 0 until replied */
+    char *reply; /* malloc'd, freed by the server */
     size_t reply_len;
 } http_call_t;
 
 /* ---- 2. Running a handler ---------------------------------------------- */
 
 typedef enum http_outcome {
-    HTTP_DONE = 0,      /* a reply is set */
-    HTTP_TO_DB = 1,     /* declined: the database part runs next, on a worker */
+    HTTP_DONE = 0,  /* a reply is set */
+    HTTP_TO_DB = 1, /* declined: the database part runs next, on a worker */
 } http_outcome_t;
 
 /* The memory part: on the event-loop thread, never blocks. */
@@ -114,8 +114,7 @@ void http_reply_json(http_call_t *c, int status, json_t *body);
 /* Takes a copy of text (the "raw schema" endpoints). */
 void http_reply_text(http_call_t *c, int status, const char *text, size_t len);
 /* {"error_code": code, "message": ...}; HTTP status = code for 3-digit codes, code / 100 otherwise. */
-void http_reply_error(http_call_t *c, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+void http_reply_error(http_call_t *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The reply for a registry error (its code and message). */
 void http_reply_reg_error(http_call_t *c, const reg_error_t *err);
 
@@ -124,7 +123,7 @@ void http_reply_reg_error(http_call_t *c, const reg_error_t *err);
 /* A path pattern: literal segments and "{name}" for one parameter segment
  * ("*" is an unnamed one). */
 typedef struct http_route {
-    const char *pattern;           /* e.g. "/subjects/{subject}/versions" */
+    const char *pattern; /* e.g. "/subjects/{subject}/versions" */
     const http_handler_t *get, *post, *put, *del;
 } http_route_t;
 

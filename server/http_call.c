@@ -56,7 +56,7 @@ static long http_percent_decode(const char *src, size_t len, char *out, int quer
             continue;
         }
         if (ch != '%') {
-            out[o++] = ch == '\0' ? HTTP_NUL_STANDIN : ch;   /* HTTP/2 can carry a raw one */
+            out[o++] = ch == '\0' ? HTTP_NUL_STANDIN : ch; /* HTTP/2 can carry a raw one */
             continue;
         }
         int hi = i + 2 < len ? http_hex((unsigned char)src[i + 1]) : -1;
@@ -116,7 +116,8 @@ http_method_t http_method_parse(const char *name, size_t len)
         const char *name;
         http_method_t method;
     } methods[] = {
-        {"GET", HTTP_GET}, {"POST", HTTP_POST}, {"PUT", HTTP_PUT}, {"DELETE", HTTP_DELETE}, {"HEAD", HTTP_HEAD},
+        {"GET", HTTP_GET},       {"POST", HTTP_POST}, {"PUT", HTTP_PUT},
+        {"DELETE", HTTP_DELETE}, {"HEAD", HTTP_HEAD},
     };
     for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
         if (strlen(methods[i].name) == len && memcmp(methods[i].name, name, len) == 0)
@@ -135,7 +136,7 @@ int http_call_parse_path(http_call_t *c, const char *path, size_t len)
     for (size_t i = 0; i < len; i++)
         n += path[i] == '/';
     if (path[len - 1] == '/')
-        n--;   /* the one trailing empty segment */
+        n--; /* the one trailing empty segment */
 
     /* The pointer array, then every decoded segment with its NUL. */
     char **seg = xmalloc((n + 1) * sizeof *seg + len + n + 1);

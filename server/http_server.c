@@ -49,7 +49,7 @@
 /* Handlers parse JSON nested up to 2048 levels; jansson needs ~1 MB for that. */
 #define HTTP_STACK_BYTES (8u * 1024 * 1024)
 /* How long stop() lets requests in flight finish before giving up on them. */
-#define HTTP_DRAIN_MS 5000
+#define HTTP_DRAIN_MS       5000
 #define HTTP_LOG_TARGET_MAX 512
 
 /* ---- 1. Types ------------------------------------------------------------ */
@@ -68,22 +68,22 @@ struct http_loop {
     http_server_t *srv;
     int index;
     pthread_t thread;
-    int inited;                    /* ctx and receivers exist; set by the loop before it reports */
-    int running;                   /* thread started */
-    int leftover;                  /* connections outlived the drain; nothing was freed */
-    int stopping;                  /* loop thread only */
-    size_t jobs_out;               /* handed to dbpool, not back yet; loop thread only */
+    int inited;      /* ctx and receivers exist; set by the loop before it reports */
+    int running;     /* thread started */
+    int leftover;    /* connections outlived the drain; nothing was freed */
+    int stopping;    /* loop thread only */
+    size_t jobs_out; /* handed to dbpool, not back yet; loop thread only */
     h2o_context_t ctx;
     h2o_accept_ctx_t accept_ctx;
     h2o_socket_t *listener;
-    h2o_multithread_receiver_t done_recv;   /* jobs back from dbpool */
+    h2o_multithread_receiver_t done_recv; /* jobs back from dbpool */
     h2o_multithread_receiver_t stop_recv;
     h2o_multithread_message_t stop_msg;
 };
 
 struct http_server {
-    const server_config_t *cfg;    /* borrowed */
-    registry_t *reg;               /* borrowed */
+    const server_config_t *cfg; /* borrowed */
+    registry_t *reg;            /* borrowed */
     h2o_globalconf_t config;
     int config_inited;
     SSL_CTX *ssl_ctx;
@@ -92,15 +92,15 @@ struct http_server {
     dbpool_t *pool;
     size_t nloops;
     http_loop_t *loops;
-    pthread_mutex_t ready_lock;    /* loops report their set-up here */
+    pthread_mutex_t ready_lock; /* loops report their set-up here */
     pthread_cond_t ready_cond;
     size_t nready;
-    char *ready_error;             /* the first loop's failure, malloc'd */
+    char *ready_error; /* the first loop's failure, malloc'd */
 };
 
 /* The guard lives in the request's pool; h2o disposes it with the request. */
 typedef struct http_guard {
-    http_job_t *job;               /* NULL once the job no longer needs to know */
+    http_job_t *job; /* NULL once the job no longer needs to know */
 } http_guard_t;
 
 struct http_job {
@@ -109,10 +109,10 @@ struct http_job {
     http_loop_t *owner;
     http_call_t call;
     const http_handler_t *handler;
-    const char *content_type;      /* negotiated; static storage */
-    h2o_req_t *req;                /* NULL once h2o has freed the request */
+    const char *content_type; /* negotiated; static storage */
+    h2o_req_t *req;           /* NULL once h2o has freed the request */
     http_guard_t *guard;
-    char *log_target;              /* method and path, copied when the job leaves the loop */
+    char *log_target; /* method and path, copied when the job leaves the loop */
     struct timespec started;
 };
 
@@ -140,8 +140,8 @@ static uint64_t http_job_elapsed_us(const http_job_t *job)
 {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    int64_t us = (int64_t)(now.tv_sec - job->started.tv_sec) * 1000000 +
-                 (now.tv_nsec - job->started.tv_nsec) / 1000;
+    int64_t us =
+        (int64_t)(now.tv_sec - job->started.tv_sec) * 1000000 + (now.tv_nsec - job->started.tv_nsec) / 1000;
     return us > 0 ? (uint64_t)us : 0;
 }
 
@@ -258,7 +258,8 @@ static int http_decode(http_job_t *job, h2o_req_t *req)
         job->content_type = negotiated;
 
     if (req->entity.len > srv->cfg->max_body_bytes) {
-        http_reply_error(c, 413, "Request body is larger than the limit of %zu bytes", srv->cfg->max_body_bytes);
+        http_reply_error(c, 413, "Request body is larger than the limit of %zu bytes",
+                         srv->cfg->max_body_bytes);
         return -1;
     }
     c->method = http_method_parse(req->method.base, req->method.len);
@@ -372,7 +373,8 @@ static void http_on_jobs_done(h2o_multithread_receiver_t *recv, h2o_linklist_t *
 {
     http_loop_t *loop = H2O_STRUCT_FROM_MEMBER(http_loop_t, done_recv, recv);
     while (!h2o_linklist_is_empty(messages)) {
-        h2o_multithread_message_t *msg = H2O_STRUCT_FROM_MEMBER(h2o_multithread_message_t, link, messages->next);
+        h2o_multithread_message_t *msg =
+            H2O_STRUCT_FROM_MEMBER(h2o_multithread_message_t, link, messages->next);
         h2o_linklist_unlink(&msg->link);
         http_job_t *job = H2O_STRUCT_FROM_MEMBER(http_job_t, msg, msg);
         loop->jobs_out--;
@@ -510,7 +512,8 @@ static int http_tls_setup(http_server_t *srv, char **error)
     }
     srv->ssl_ctx = ctx;
     SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
-    SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
+    SSL_CTX_set_options(ctx,
+                        SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
     if (SSL_CTX_use_certificate_chain_file(ctx, cfg->tls_cert) != 1) {
         *error = http_tls_error_new("certificate", cfg->tls_cert);
         return -1;
@@ -540,7 +543,8 @@ static void http_h2o_config(http_server_t *srv)
      */
     srv->config.max_request_entity_size = 4 * srv->cfg->max_body_bytes;
     srv->config.http2.graceful_shutdown_timeout = HTTP_DRAIN_MS / 2;
-    h2o_hostconf_t *host = h2o_config_register_host(&srv->config, h2o_iovec_init(H2O_STRLIT("default")), 65535);
+    h2o_hostconf_t *host =
+        h2o_config_register_host(&srv->config, h2o_iovec_init(H2O_STRLIT("default")), 65535);
     h2o_pathconf_t *path = h2o_config_register_path(host, "/", 0);
     h2o_handler_t *handler = h2o_create_handler(path, sizeof *handler);
     handler->on_req = http_on_req;
@@ -663,7 +667,7 @@ static int http_loop_dispose(http_loop_t *loop)
         h2o_socket_close(loop->listener);
         loop->listener = NULL;
     }
-    h2o_evloop_run(loop->ctx.loop, 0);   /* let the closed listener go */
+    h2o_evloop_run(loop->ctx.loop, 0); /* let the closed listener go */
     if (!http_loop_idle(loop))
         return -1;
     h2o_multithread_unregister_receiver(loop->ctx.queue, &loop->done_recv);
@@ -671,7 +675,7 @@ static int http_loop_dispose(http_loop_t *loop)
     h2o_evloop_t *evloop = loop->ctx.loop;
     h2o_multithread_queue_t *queue = loop->ctx.queue;
     h2o_context_dispose(&loop->ctx);
-    free(queue);   /* h2o 2.2.5's destroy_queue closes the queue but never frees it */
+    free(queue); /* h2o 2.2.5's destroy_queue closes the queue but never frees it */
     h2o_evloop_destroy(evloop);
     loop->inited = 0;
     return 0;
@@ -753,7 +757,7 @@ static http_server_t *http_abandoned;
 static void http_teardown(http_server_t *srv)
 {
     int leftovers = 0;
-    http_stop_loops(srv);   /* each loop waits for its jobs, so the pool's queue is empty now */
+    http_stop_loops(srv); /* each loop waits for its jobs, so the pool's queue is empty now */
     dbpool_free(srv->pool);
     srv->pool = NULL;
     for (size_t i = 0; i < srv->nloops; i++)

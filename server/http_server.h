@@ -86,9 +86,9 @@ int http_utf8_valid(const char *s, size_t len);
 
 /* ---- 3. Media types (docs/api.md) ------------------------------------------ */
 
-extern const char HTTP_MEDIA_V1[];       /* application/vnd.schemaregistry.v1+json */
-extern const char HTTP_MEDIA_SR[];       /* application/vnd.schemaregistry+json */
-extern const char HTTP_MEDIA_JSON[];     /* application/json */
+extern const char HTTP_MEDIA_V1[];   /* application/vnd.schemaregistry.v1+json */
+extern const char HTTP_MEDIA_SR[];   /* application/vnd.schemaregistry+json */
+extern const char HTTP_MEDIA_JSON[]; /* application/json */
 
 /* 1 when a request Content-Type is accepted; NULL (absent) is accepted. */
 int http_media_request_ok(const char *content_type, size_t len);
@@ -109,10 +109,9 @@ const char *http_media_negotiate(const char *accept, size_t len);
  * the first segment where two differ, a literal beats a parameter. Returns
  * 200, 404 or 405; *route (when not NULL) gets the winning route.
  */
-int http_route_match(const http_route_t *routes, size_t nroutes, http_method_t method,
-                     char *const *seg, size_t nseg, const http_handler_t **handler);
-int http_route_lookup(const http_route_t *routes, size_t nroutes, http_method_t method,
-                      char *const *seg, size_t nseg, const http_route_t **route,
-                      const http_handler_t **handler);
+int http_route_match(const http_route_t *routes, size_t nroutes, http_method_t method, char *const *seg,
+                     size_t nseg, const http_handler_t **handler);
+int http_route_lookup(const http_route_t *routes, size_t nroutes, http_method_t method, char *const *seg,
+                      size_t nseg, const http_route_t **route, const http_handler_t **handler);
 
 #endif

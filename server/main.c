@@ -66,7 +66,8 @@ static const char main_usage[] =
     "      Reported by GET /v1/metadata/id. Default: derived from the database.\n"
     "  --group-id ID                      SCHEMA_REGISTRY_GROUP_ID                    group.id\n"
     "      schema-registry-cluster in GET /v1/metadata/id. Default schema-registry.\n"
-    "  --schema-compatibility-level LEVEL SCHEMA_REGISTRY_SCHEMA_COMPATIBILITY_LEVEL  schema.compatibility.level\n"
+    "  --schema-compatibility-level LEVEL SCHEMA_REGISTRY_SCHEMA_COMPATIBILITY_LEVEL  "
+    "schema.compatibility.level\n"
     "      Global compatibility until PUT /config sets one: NONE, BACKWARD,\n"
     "      BACKWARD_TRANSITIVE, FORWARD, FORWARD_TRANSITIVE, FULL, FULL_TRANSITIVE.\n"
     "      Default BACKWARD.\n"
@@ -94,8 +95,8 @@ static const char main_usage[] =
 /* ---- The database: embedded or external, connected and migrated ------------ */
 
 typedef struct main_db {
-    pgembed_t *embedded;     /* NULL with an external database */
-    const char *conninfo;    /* borrowed from the config or from embedded */
+    pgembed_t *embedded;  /* NULL with an external database */
+    const char *conninfo; /* borrowed from the config or from embedded */
     store_t *store;
 } main_db_t;
 
@@ -177,7 +178,7 @@ static int main_serve(const server_config_t *cfg)
     main_db_t db;
     char *error = NULL;
     compat_level_t level = COMPAT_BACKWARD;
-    compat_level_parse(cfg->default_compatibility, &level);   /* validated by config_load */
+    compat_level_parse(cfg->default_compatibility, &level); /* validated by config_load */
 
     /* The port and the TLS files first: a taken port must not cost a database start. */
     http_server_t *srv = http_server_new(cfg, &error);
@@ -231,7 +232,7 @@ static int main_drop_sudo(void)
     char *end_u, *end_g;
     long uid = strtol(uid_s, &end_u, 10), gid = strtol(gid_s, &end_g, 10);
     if (*end_u != '\0' || *end_g != '\0' || uid <= 0 || gid < 0)
-        return 0;   /* sudo from root itself, or nonsense: stay as we are */
+        return 0; /* sudo from root itself, or nonsense: stay as we are */
     struct passwd *pw = getpwuid((uid_t)uid);
     if ((pw ? initgroups(pw->pw_name, (gid_t)gid) : setgroups(0, NULL)) != 0 || setgid((gid_t)gid) != 0 ||
         setuid((uid_t)uid) != 0) {

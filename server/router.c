@@ -19,16 +19,11 @@ static const http_handler_t *router_method_handler(const http_route_t *r, http_m
 {
     switch (method) {
     case HTTP_GET:
-    case HTTP_HEAD:
-        return r->get;
-    case HTTP_POST:
-        return r->post;
-    case HTTP_PUT:
-        return r->put;
-    case HTTP_DELETE:
-        return r->del;
-    default:
-        return NULL;
+    case HTTP_HEAD: return r->get;
+    case HTTP_POST: return r->post;
+    case HTTP_PUT: return r->put;
+    case HTTP_DELETE: return r->del;
+    default: return NULL;
     }
 }
 
@@ -68,9 +63,8 @@ static int router_pattern_match(const char *pattern, char *const *seg, size_t ns
     return 1;
 }
 
-int http_route_lookup(const http_route_t *routes, size_t nroutes, http_method_t method,
-                      char *const *seg, size_t nseg, const http_route_t **route,
-                      const http_handler_t **handler)
+int http_route_lookup(const http_route_t *routes, size_t nroutes, http_method_t method, char *const *seg,
+                      size_t nseg, const http_route_t **route, const http_handler_t **handler)
 {
     int path_matched = 0;
     uint64_t best_mask = UINT64_MAX;
@@ -100,8 +94,8 @@ int http_route_lookup(const http_route_t *routes, size_t nroutes, http_method_t 
     return path_matched ? 405 : 404;
 }
 
-int http_route_match(const http_route_t *routes, size_t nroutes, http_method_t method,
-                     char *const *seg, size_t nseg, const http_handler_t **handler)
+int http_route_match(const http_route_t *routes, size_t nroutes, http_method_t method, char *const *seg,
+                     size_t nseg, const http_handler_t **handler)
 {
     return http_route_lookup(routes, nroutes, method, seg, nseg, NULL, handler);
 }

@@ -5,7 +5,10 @@
  */
 #include "server/handlers.h"
 
-#define ROUTE(pattern, get, post, put, del) {pattern, get, post, put, del}
+#define ROUTE(pattern, get, post, put, del)                                                                  \
+    {                                                                                                        \
+        pattern, get, post, put, del                                                                         \
+    }
 
 const http_route_t http_routes[] = {
     ROUTE("/", &handle_root, &handle_root, NULL, NULL),

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 typedef struct store_migration {
-    const char *name;   /* file name, e.g. "0001_initial.sql"; applied in this order */
+    const char *name; /* file name, e.g. "0001_initial.sql"; applied in this order */
     const char *sql;
 } store_migration_t;
 

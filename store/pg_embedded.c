@@ -31,8 +31,8 @@
 
 #include "base/alloc.h"
 
-#define PGEMBED_PORT "5432"          /* only names the socket file; TCP stays off */
-#define PGEMBED_OUTPUT_MAX 8192      /* tail of a tool's output kept for error messages */
+#define PGEMBED_PORT         "5432" /* only names the socket file; TCP stays off */
+#define PGEMBED_OUTPUT_MAX   8192   /* tail of a tool's output kept for error messages */
 #define PGEMBED_WAIT_SECONDS "60"
 /* Clusters of data directories that the PostgreSQL user cannot reach (root only). */
 #define PGEMBED_ROOT_HOMES "/var/lib/schema-registry/clusters"
@@ -40,20 +40,20 @@
 /* ---- 1. State and small helpers -------------------------------------------- */
 
 struct pgembed {
-    char *data_dir;    /* absolute */
-    char *home;        /* holds pgdata/, run/, log/: data_dir, or elsewhere for root (section 4) */
+    char *data_dir; /* absolute */
+    char *home;     /* holds pgdata/, run/, log/: data_dir, or elsewhere for root (section 4) */
     char *pgdata;
     char *sockdir;
     char *logdir;
     char *logfile;
     char *bindir;
     char *conninfo;
-    int lock_fd;       /* flock'd <data_dir>/lock: one server per data directory */
-    int drop;          /* run tools as uid/gid below (we are root) */
+    int lock_fd; /* flock'd <data_dir>/lock: one server per data directory */
+    int drop;    /* run tools as uid/gid below (we are root) */
     uid_t uid;
     gid_t gid;
     char user[64];
-    pgembed_notice_fn notice;   /* may be NULL */
+    pgembed_notice_fn notice; /* may be NULL */
 };
 
 static void pgembed_notice(const pgembed_t *pg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -253,7 +253,7 @@ static int pgembed_pick_user(pgembed_t *pg, char **error)
         return 0;
     }
     *error = xasprintf("running as root, but neither user 'postgres' nor 'nobody' exists "
-                         "to run PostgreSQL as");
+                       "to run PostgreSQL as");
     return -1;
 }
 
@@ -413,17 +413,17 @@ static int pgembed_pick_home(pgembed_t *pg, char **error)
     pg->home = xasprintf(PGEMBED_ROOT_HOMES "/%016llx", pgembed_path_key(pg->data_dir));
     if (pgembed_mkdir_p(pg->home, 0755) != 0) {
         *error = xasprintf("user %s cannot enter %s (a parent directory is private) and %s cannot be "
-                             "created: %s; use a --data-dir that %s can reach, or run as an ordinary user",
-                             pg->user, pg->data_dir, pg->home, strerror(errno),
-                             pg->user);
+                           "created: %s; use a --data-dir that %s can reach, or run as an ordinary user",
+                           pg->user, pg->data_dir, pg->home, strerror(errno), pg->user);
         return -1;
     }
     if (!pgembed_user_can_reach(pg, PGEMBED_ROOT_HOMES) && chmod(PGEMBED_ROOT_HOMES, 0755) != 0) {
         *error = xasprintf("user %s cannot enter %s", pg->user, PGEMBED_ROOT_HOMES);
         return -1;
     }
-    pgembed_notice(pg, "user %s cannot enter %s (a parent directory is private); the cluster lives in %s, "
-                       "recorded in %s",
+    pgembed_notice(pg,
+                   "user %s cannot enter %s (a parent directory is private); the cluster lives in %s, "
+                   "recorded in %s",
                    pg->user, pg->data_dir, pg->home, path);
     return pgembed_write_line(path, pg->home, error);
 }
@@ -450,8 +450,8 @@ static int pgembed_layout(pgembed_t *pg, const char *data_dir, char **error)
         return -1;
     if (pg->drop && !pgembed_user_can_reach(pg, pg->home)) {
         *error = xasprintf("user %s cannot enter %s (a parent directory is private): give the parents "
-                             "o+x, or move the data directory",
-                             pg->user, pg->home);
+                           "o+x, or move the data directory",
+                           pg->user, pg->home);
         return -1;
     }
     /* pg_ctl hands -o to a shell; a quote in a path would break out of it. */
@@ -496,8 +496,8 @@ static int pgembed_pid_is_ours(const pgembed_t *pg, pid_t pid)
     ssize_t n = readlink(link, cwd, sizeof cwd - 1);
     if (n < 0) {
         if (errno == ENOENT)
-            return 0;   /* no such process */
-        return kill(pid, 0) == 0 || errno == EPERM;   /* cannot look closer: trust the pid file */
+            return 0;                               /* no such process */
+        return kill(pid, 0) == 0 || errno == EPERM; /* cannot look closer: trust the pid file */
     }
     cwd[n] = '\0';
     return strcmp(cwd, pg->pgdata) == 0;
@@ -518,7 +518,8 @@ static int pgembed_ctl_stop(const pgembed_t *pg, char **output)
 {
     char ctl[PATH_MAX];
     snprintf(ctl, sizeof ctl, "%s/pg_ctl", pg->bindir);
-    char *const argv[] = {ctl, "-D", pg->pgdata, "-m", "fast", "-w", "-t", PGEMBED_WAIT_SECONDS, "stop", NULL};
+    char *const argv[] = {ctl,  "-D", pg->pgdata,           "-m",   "fast",
+                          "-w", "-t", PGEMBED_WAIT_SECONDS, "stop", NULL};
     return pgembed_run(pg, argv, output);
 }
 
@@ -536,7 +537,7 @@ static void pgembed_clear_leftovers(const pgembed_t *pg)
     if (pgembed_pid_is_ours(pg, pid) && pgembed_ctl_stop(pg, NULL) == 0)
         return;
     if (pgembed_pid_is_ours(pg, pid))
-        return;   /* still alive: let pg_ctl start report it */
+        return; /* still alive: let pg_ctl start report it */
     pgembed_remove_stale(pg);
 }
 
@@ -580,7 +581,7 @@ static char *pgembed_tool_error(const pgembed_t *pg, const char *what, const cha
     if (best == NULL)
         return xasprintf("%s failed with no output", what);
     return xasprintf("%s failed: %.*s%s%s%s", what, (int)best_len, best, kept ? " (full output in " : "",
-                       kept ? path : "", kept ? ")" : "");
+                     kept ? path : "", kept ? ")" : "");
 }
 
 static int pgembed_initdb(const pgembed_t *pg, char **error)
@@ -593,13 +594,14 @@ static int pgembed_initdb(const pgembed_t *pg, char **error)
     snprintf(initdb, sizeof initdb, "%s/initdb", pg->bindir);
     /* C.UTF-8 is not everywhere; C with UTF8 encoding is. */
     static const char *const locales[] = {"--locale=C.UTF-8", "--locale=C"};
-    pgembed_notice(pg, "first start: creating the PostgreSQL cluster in %s (initdb, a few seconds)", pg->pgdata);
+    pgembed_notice(pg, "first start: creating the PostgreSQL cluster in %s (initdb, a few seconds)",
+                   pg->pgdata);
     char *output = NULL;
     for (size_t i = 0; i < 2; i++) {
         free(output);
         output = NULL;
-        char *const argv[] = {initdb, "-D", pg->pgdata, "-A", "trust", "-U", "postgres", "-E", "UTF8",
-                              (char *)locales[i], NULL};
+        char *const argv[] = {initdb, "-D",   pg->pgdata,         "-A", "trust", "-U", "postgres",
+                              "-E",   "UTF8", (char *)locales[i], NULL};
         if (pgembed_run(pg, argv, &output) == 0) {
             free(output);
             return 0;
@@ -614,17 +616,17 @@ static int pgembed_ctl_start(const pgembed_t *pg, char **error)
 {
     char ctl[PATH_MAX];
     snprintf(ctl, sizeof ctl, "%s/pg_ctl", pg->bindir);
-    char *opts = xasprintf("-k '%s' -p " PGEMBED_PORT " -c listen_addresses='' -c unix_socket_permissions=0700",
-                             pg->sockdir);
-    char *const argv[] = {ctl, "-D", pg->pgdata, "-l", pg->logfile, "-w", "-t", PGEMBED_WAIT_SECONDS,
-                          "-o", opts, "start", NULL};
+    char *opts = xasprintf(
+        "-k '%s' -p " PGEMBED_PORT " -c listen_addresses='' -c unix_socket_permissions=0700", pg->sockdir);
+    char *const argv[] = {ctl,  "-D", pg->pgdata, "-l", pg->logfile, "-w", "-t", PGEMBED_WAIT_SECONDS,
+                          "-o", opts, "start",    NULL};
     char *output = NULL;
     int rc = pgembed_run(pg, argv, &output);
     free(opts);
     if (rc != 0) {
         *error = pgembed_tool_error(pg, "pg_ctl start", output);
         free(output);
-        pgembed_ctl_stop(pg, NULL);   /* in case it came up after the wait gave up */
+        pgembed_ctl_stop(pg, NULL); /* in case it came up after the wait gave up */
         return -1;
     }
     free(output);
@@ -646,7 +648,7 @@ pgembed_t *pgembed_start(const char *data_dir, pgembed_notice_fn notice, char **
         pg->bindir = pgembed_bindir_newest();
     if (pg->bindir == NULL) {
         *error = xasprintf("PostgreSQL server binaries not found (pg_config --bindir, "
-                             "/usr/lib/postgresql/*/bin); install postgresql or set database.url");
+                           "/usr/lib/postgresql/*/bin); install postgresql or set database.url");
         goto fail;
     }
     if (pgembed_initdb(pg, error) != 0)

@@ -120,9 +120,9 @@ static int record_flag(const json_t *config, const char *key)
 
 void reg_settings_read(const json_t *config, reg_settings_t *out)
 {
-    out->has_level = config != NULL &&
-                     compat_level_parse(json_string_value(json_object_get(config, "compatibility")),
-                                        &out->level) == 0;
+    out->has_level =
+        config != NULL &&
+        compat_level_parse(json_string_value(json_object_get(config, "compatibility")), &out->level) == 0;
     out->normalize = record_flag(config, "normalize");
     out->validate_fields = record_flag(config, "validateFields");
 }

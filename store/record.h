@@ -34,19 +34,19 @@ typedef struct reg_ref {
 
 /* ---- 2. Schema rows ----------------------------------------------------- */
 
-#define REG_KEY_LEN 16   /* MD5 identity key (docs/architecture.md, "Storage") */
+#define REG_KEY_LEN 16 /* MD5 identity key (docs/architecture.md, "Storage") */
 
 typedef struct reg_schema {
     int id;
     schema_type_t type;
-    char *text;                     /* canonical text as stored */
+    char *text; /* canonical text as stored */
     size_t text_len;
     unsigned char key[REG_KEY_LEN];
     reg_ref_t *refs;
     size_t nrefs;
     int64_t ts_ms;
-    int refcount;                   /* atomic */
-    schema_t *parsed;               /* lazily parsed model, set once (atomic CAS) */
+    int refcount;     /* atomic */
+    schema_t *parsed; /* lazily parsed model, set once (atomic CAS) */
 } reg_schema_t;
 
 reg_schema_t *reg_schema_new(int id, schema_type_t type, const char *text,
@@ -67,10 +67,10 @@ typedef struct reg_version {
 /* A subject's stored state as one snapshot; replaced whole on reload. */
 typedef struct reg_subject {
     char *name;
-    reg_version_t *v;   /* ascending by version */
+    reg_version_t *v; /* ascending by version */
     size_t n;
-    json_t *config;     /* subject-level config, ConfigUpdate shape; NULL when unset */
-    char *mode;         /* subject-level mode name as stored; NULL when unset */
+    json_t *config; /* subject-level config, ConfigUpdate shape; NULL when unset */
+    char *mode;     /* subject-level mode name as stored; NULL when unset */
 } reg_subject_t;
 
 reg_subject_t *reg_subject_new(const char *name);
@@ -94,8 +94,8 @@ int reg_subject_live_count(const reg_subject_t *s);
 typedef struct reg_settings {
     int has_level;
     compat_level_t level;
-    int normalize;          /* -1 when unset, else 0 or 1 */
-    int validate_fields;    /* -1 when unset, else 0 or 1 */
+    int normalize;       /* -1 when unset, else 0 or 1 */
+    int validate_fields; /* -1 when unset, else 0 or 1 */
 } reg_settings_t;
 
 /* The typed keys of config (NULL = nothing set). */

@@ -16,7 +16,7 @@
 
 struct store {
     PGconn *conn;
-    char *error;     /* the last failure's message, malloc'd; NULL when none */
+    char *error; /* the last failure's message, malloc'd; NULL when none */
 };
 
 /* ---- 1. Result codes ------------------------------------------------------ */
@@ -68,8 +68,8 @@ static store_rc_t store_failed(store_t *db, PGresult *res, const char *what)
 }
 
 /* Runs one parameterized statement; *out gets the result when it returned rows. */
-static store_rc_t store_query(store_t *db, const char *sql, int n, const char *const *params,
-                              PGresult **out, const char *what)
+static store_rc_t store_query(store_t *db, const char *sql, int n, const char *const *params, PGresult **out,
+                              const char *what)
 {
     PGresult *res = PQexecParams(db->conn, sql, n, NULL, params, NULL, NULL, 0);
     ExecStatusType st = PQresultStatus(res);
@@ -87,7 +87,7 @@ static store_rc_t store_query(store_t *db, const char *sql, int n, const char *c
 static void store_notice_quiet(void *arg, const char *message)
 {
     (void)arg;
-    (void)message;   /* NOTICEs ("already exists, skipping") are not events */
+    (void)message; /* NOTICEs ("already exists, skipping") are not events */
 }
 
 store_t *store_open(const char *conninfo, char **error)
@@ -152,7 +152,7 @@ store_rc_t store_lock_scope(store_t *db, const char *scope)
 }
 
 /* Session-level advisory lock: several nodes starting together migrate once. */
-#define MIGRATION_LOCK_SQL "SELECT pg_advisory_lock(4242001)"
+#define MIGRATION_LOCK_SQL   "SELECT pg_advisory_lock(4242001)"
 #define MIGRATION_UNLOCK_SQL "SELECT pg_advisory_unlock(4242001)"
 
 static store_rc_t migration_apply(store_t *db, const store_migration_t *m)
@@ -160,8 +160,8 @@ static store_rc_t migration_apply(store_t *db, const store_migration_t *m)
     /* Checked under the lock, so a node that waited sees the others' work. */
     const char *p[1] = {m->name};
     PGresult *res = NULL;
-    store_rc_t rc = store_query(db, "SELECT 1 FROM schema_migrations WHERE name = $1", 1, p, &res,
-                                "reading migrations");
+    store_rc_t rc =
+        store_query(db, "SELECT 1 FROM schema_migrations WHERE name = $1", 1, p, &res, "reading migrations");
     if (rc != STORE_OK)
         return rc;
     int applied = PQntuples(res) > 0;
@@ -182,10 +182,9 @@ store_rc_t store_migrate(store_t *db)
 {
     store_rc_t rc = store_exec_script(db, MIGRATION_LOCK_SQL);
     if (rc == STORE_OK)
-        rc = store_exec_script(db,
-                               "CREATE TABLE IF NOT EXISTS schema_migrations ("
-                               " name text PRIMARY KEY,"
-                               " applied_at timestamptz NOT NULL DEFAULT now())");
+        rc = store_exec_script(db, "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                                   " name text PRIMARY KEY,"
+                                   " applied_at timestamptz NOT NULL DEFAULT now())");
     /* Names are compiled in (migrations/ file names), never request data. */
     for (size_t i = 0; rc == STORE_OK && i < store_migration_count; i++)
         rc = migration_apply(db, &store_migrations[i]);
@@ -206,8 +205,8 @@ static int hexval(char c)
 }
 
 /* Columns: id, schema_type, schema_text, encode(identity_key,'hex'), refs::text, ts_ms */
-#define SCHEMA_COLUMNS                                                                            \
-    "id, schema_type, schema_text, encode(identity_key, 'hex'), refs::text, "                    \
+#define SCHEMA_COLUMNS                                                                                       \
+    "id, schema_type, schema_text, encode(identity_key, 'hex'), refs::text, "                                \
     "(extract(epoch from created_at) * 1000)::bigint"
 
 static reg_schema_t *schema_from_row(PGresult *res, int row)
@@ -218,8 +217,8 @@ static reg_schema_t *schema_from_row(PGresult *res, int row)
     const char *hex = PQgetvalue(res, row, 3);
     for (int i = 0; i < REG_KEY_LEN && hex[2 * i] && hex[2 * i + 1]; i++)
         key[i] = (unsigned char)(hexval(hex[2 * i]) << 4 | hexval(hex[2 * i + 1]));
-    reg_schema_t *s = reg_schema_new(atoi(PQgetvalue(res, row, 0)), type, PQgetvalue(res, row, 2),
-                                     key, strtoll(PQgetvalue(res, row, 5), NULL, 10));
+    reg_schema_t *s = reg_schema_new(atoi(PQgetvalue(res, row, 0)), type, PQgetvalue(res, row, 2), key,
+                                     strtoll(PQgetvalue(res, row, 5), NULL, 10));
     json_t *refs = json_loads(PQgetvalue(res, row, 4), 0, NULL);
     size_t i;
     json_t *r;
@@ -241,8 +240,8 @@ static json_t *config_from_text(const char *text)
 static store_rc_t store_load_schemas(store_t *db, store_snapshot_t *out)
 {
     PGresult *res = NULL;
-    store_rc_t rc = store_query(db, "SELECT " SCHEMA_COLUMNS " FROM schemas", 0, NULL, &res,
-                                "loading schemas");
+    store_rc_t rc =
+        store_query(db, "SELECT " SCHEMA_COLUMNS " FROM schemas", 0, NULL, &res, "loading schemas");
     if (rc != STORE_OK)
         return rc;
     out->nschemas = (size_t)PQntuples(res);
@@ -300,8 +299,7 @@ void store_snapshot_free(store_snapshot_t *snap)
     memset(snap, 0, sizeof *snap);
 }
 
-static store_rc_t store_load_scope_settings(store_t *db, const char *scope, json_t **config,
-                                            char **mode)
+static store_rc_t store_load_scope_settings(store_t *db, const char *scope, json_t **config, char **mode)
 {
     const char *p[1] = {scope};
     PGresult *res = NULL;
@@ -353,8 +351,8 @@ store_rc_t store_load_global(store_t *db, json_t **config, char **mode)
 store_rc_t store_cluster_id(store_t *db, char **out)
 {
     PGresult *res = NULL;
-    store_rc_t rc = store_query(db, "SELECT id FROM registry_cluster LIMIT 1", 0, NULL, &res,
-                                "reading the cluster id");
+    store_rc_t rc =
+        store_query(db, "SELECT id FROM registry_cluster LIMIT 1", 0, NULL, &res, "reading the cluster id");
     if (rc != STORE_OK)
         return rc;
     *out = xstrdup(PQntuples(res) ? PQgetvalue(res, 0, 0) : "schema-registry");
@@ -369,8 +367,8 @@ store_rc_t store_load_schema(store_t *db, int id, reg_schema_t **out)
     const char *p[1] = {ids};
     PGresult *res = NULL;
     *out = NULL;
-    store_rc_t rc = store_query(db, "SELECT " SCHEMA_COLUMNS " FROM schemas WHERE id = $1", 1, p,
-                                &res, "loading a schema");
+    store_rc_t rc = store_query(db, "SELECT " SCHEMA_COLUMNS " FROM schemas WHERE id = $1", 1, p, &res,
+                                "loading a schema");
     if (rc != STORE_OK)
         return rc;
     *out = PQntuples(res) ? schema_from_row(res, 0) : NULL;
@@ -384,8 +382,8 @@ store_rc_t store_subjects_of_schema(store_t *db, int id, strlist_t *out)
     snprintf(ids, sizeof ids, "%d", id);
     const char *p[1] = {ids};
     PGresult *res = NULL;
-    store_rc_t rc = store_query(db, "SELECT DISTINCT subject FROM subject_versions WHERE schema_id = $1",
-                                1, p, &res, "finding subjects of a schema");
+    store_rc_t rc = store_query(db, "SELECT DISTINCT subject FROM subject_versions WHERE schema_id = $1", 1,
+                                p, &res, "finding subjects of a schema");
     if (rc != STORE_OK)
         return rc;
     for (int i = 0; i < PQntuples(res); i++)
@@ -433,17 +431,16 @@ static store_rc_t store_insert_references(store_t *db, const reg_schema_t *s, in
     return STORE_OK;
 }
 
-store_rc_t store_schema_find(store_t *db, schema_type_t type, const unsigned char key[REG_KEY_LEN],
-                             int *id)
+store_rc_t store_schema_find(store_t *db, schema_type_t type, const unsigned char key[REG_KEY_LEN], int *id)
 {
     char hex[2 * REG_KEY_LEN + 1];
     key_hex(key, hex);
     const char *p[2] = {schema_type_name(type), hex};
     PGresult *res = NULL;
     *id = 0;
-    store_rc_t rc = store_query(db,
-                                "SELECT id FROM schemas WHERE schema_type = $1 AND identity_key = decode($2, 'hex')",
-                                2, p, &res, "finding a schema");
+    store_rc_t rc =
+        store_query(db, "SELECT id FROM schemas WHERE schema_type = $1 AND identity_key = decode($2, 'hex')",
+                    2, p, &res, "finding a schema");
     if (rc != STORE_OK)
         return rc;
     int found = PQntuples(res) == 1;
@@ -482,8 +479,7 @@ store_rc_t store_schema_upsert(store_t *db, const reg_schema_t *s, int *id)
     }
     PQclear(res);
     rc = store_schema_find(db, s->type, s->key, id);
-    return rc == STORE_NOT_FOUND ? store_fail_with(db, STORE_ERROR, "finding a schema", "row vanished")
-                                 : rc;
+    return rc == STORE_NOT_FOUND ? store_fail_with(db, STORE_ERROR, "finding a schema", "row vanished") : rc;
 }
 
 store_rc_t store_schema_import(store_t *db, const reg_schema_t *s)
@@ -539,8 +535,8 @@ store_rc_t store_version_soft_delete(store_t *db, const char *subject, int versi
 
 store_rc_t store_version_hard_delete(store_t *db, const char *subject, int version)
 {
-    return store_version_stmt(db, "DELETE FROM subject_versions WHERE subject = $1 AND version = $2",
-                              subject, version, 0, "deleting a version");
+    return store_version_stmt(db, "DELETE FROM subject_versions WHERE subject = $1 AND version = $2", subject,
+                              version, 0, "deleting a version");
 }
 
 store_rc_t store_config_set(store_t *db, const char *scope, const json_t *config)
@@ -592,8 +588,7 @@ store_rc_t store_last_change(store_t *db, int64_t *seq)
     return STORE_OK;
 }
 
-store_rc_t store_changes_since(store_t *db, int64_t after, int limit, int64_t **seqs,
-                               strlist_t *scopes)
+store_rc_t store_changes_since(store_t *db, int64_t after, int limit, int64_t **seqs, strlist_t *scopes)
 {
     char a[32], l[16];
     snprintf(a, sizeof a, "%lld", (long long)after);
@@ -601,8 +596,8 @@ store_rc_t store_changes_since(store_t *db, int64_t after, int limit, int64_t **
     const char *p[2] = {a, l};
     PGresult *res = NULL;
     *seqs = NULL;
-    store_rc_t rc = store_query(db, "SELECT seq, scope FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2",
-                                2, p, &res, "reading the change feed");
+    store_rc_t rc = store_query(db, "SELECT seq, scope FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2", 2,
+                                p, &res, "reading the change feed");
     if (rc != STORE_OK)
         return rc;
     int n = PQntuples(res);

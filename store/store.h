@@ -30,13 +30,13 @@ typedef struct store store_t;
 
 typedef enum store_rc {
     STORE_OK = 0,
-    STORE_NOT_FOUND,           /* the row asked for does not exist (not a failure) */
-    STORE_CONFLICT_IDENTITY,   /* unique (schema_type, identity_key): same content, other id */
-    STORE_CONFLICT_ID,         /* primary key of schemas: the id is taken */
-    STORE_READ_ONLY,           /* SQLSTATE 25006: a read-only transaction or standby */
-    STORE_TIMEOUT,             /* 57014 statement timeout, 55P03 lock not available */
-    STORE_CONN_LOST,           /* the connection is gone (and a reset did not bring it back) */
-    STORE_ERROR,               /* anything else */
+    STORE_NOT_FOUND,         /* the row asked for does not exist (not a failure) */
+    STORE_CONFLICT_IDENTITY, /* unique (schema_type, identity_key): same content, other id */
+    STORE_CONFLICT_ID,       /* primary key of schemas: the id is taken */
+    STORE_READ_ONLY,         /* SQLSTATE 25006: a read-only transaction or standby */
+    STORE_TIMEOUT,           /* 57014 statement timeout, 55P03 lock not available */
+    STORE_CONN_LOST,         /* the connection is gone (and a reset did not bring it back) */
+    STORE_ERROR,             /* anything else */
 } store_rc_t;
 
 /* "Error while <doing what>: <PostgreSQL's message>" of the last failure on db
@@ -66,8 +66,8 @@ typedef struct store_snapshot {
     size_t nschemas;
     reg_subject_t **subjects;
     size_t nsubjects;
-    json_t *global_config;     /* NULL when unset */
-    char *global_mode;         /* NULL when unset */
+    json_t *global_config; /* NULL when unset */
+    char *global_mode;     /* NULL when unset */
 } store_snapshot_t;
 
 store_rc_t store_load_all(store_t *db, store_snapshot_t *out);
@@ -85,8 +85,7 @@ store_rc_t store_subjects_of_schema(store_t *db, int id, strlist_t *out);
 /* ---- 4. Writes ----------------------------------------------------------------- */
 
 /* The id of the schema row with (type, identity key), or STORE_NOT_FOUND. */
-store_rc_t store_schema_find(store_t *db, schema_type_t type, const unsigned char key[REG_KEY_LEN],
-                             int *id);
+store_rc_t store_schema_find(store_t *db, schema_type_t type, const unsigned char key[REG_KEY_LEN], int *id);
 /* Find-or-create by (type, identity key). */
 store_rc_t store_schema_upsert(store_t *db, const reg_schema_t *s, int *id);
 /* IMPORT: inserts the row under s->id and lifts the id sequence above it.
@@ -107,7 +106,6 @@ store_rc_t store_change(store_t *db, const char *scope);
 /* Highest change sequence number (0 when empty). */
 store_rc_t store_last_change(store_t *db, int64_t *seq);
 /* Changes with seq > after, ascending, at most limit; seqs[i] and scopes items pair up. */
-store_rc_t store_changes_since(store_t *db, int64_t after, int limit, int64_t **seqs,
-                               strlist_t *scopes);
+store_rc_t store_changes_since(store_t *db, int64_t after, int limit, int64_t **seqs, strlist_t *scopes);
 
 #endif

@@ -40,8 +40,8 @@ typedef struct avro_model avro_model_t;
  * on any invalid input; never crashes. Needs about 1 MB of thread stack
  * for the deepest documents jansson accepts.
  */
-avro_model_t *avro_model_parse(const char *text, size_t len, const schema_ref_t *refs,
-                               size_t nrefs, int flags, char **error);
+avro_model_t *avro_model_parse(const char *text, size_t len, const schema_ref_t *refs, size_t nrefs,
+                               int flags, char **error);
 void avro_model_free(avro_model_t *model);
 
 /* The stored form (docs/compatibility.md "Stored text"): Avro's Schema.toString, the

@@ -59,29 +59,29 @@ struct check_piece {
     check_piece_t *next;
     const check_result_t *child;
     avro_issue_type_t type;
-    const check_path_t *path;   /* the innermost token; NULL for the empty stack */
-    size_t base;                /* the root token the location starts after */
+    const check_path_t *path; /* the innermost token; NULL for the empty stack */
+    size_t base;              /* the root token the location starts after */
     const char *message;
 };
 
 static const check_result_t compatible_result;
 static const check_result_t in_progress_result;
-#define COMPATIBLE (&compatible_result)
+#define COMPATIBLE  (&compatible_result)
 #define IN_PROGRESS (&in_progress_result)
 
 #define TOKEN_WORD(w) ((check_token_t){.word = (w)})
-#define TOKEN_NUM(n) ((check_token_t){.word = NULL, .num = (n)})
-#define TOKEN_ROOT TOKEN_WORD("")
+#define TOKEN_NUM(n)  ((check_token_t){.word = NULL, .num = (n)})
+#define TOKEN_ROOT    TOKEN_WORD("")
 
 typedef struct check_ctx {
-    arena_t *arena;       /* results, pieces, locations, messages */
+    arena_t *arena; /* results, pieces, locations, messages */
     hmap_t memo;
     check_token_t *tokens;
-    const check_path_t **paths;   /* paths[i]: path of tokens[0..i], NULL until an issue needs it */
+    const check_path_t **paths; /* paths[i]: path of tokens[0..i], NULL until an issue needs it */
     size_t top;
     size_t cap;
     long work;
-    char *exception;           /* Avro would have thrown; the check is over */
+    char *exception; /* Avro would have thrown; the check is over */
     int oom;
 } check_ctx_t;
 
@@ -222,21 +222,21 @@ typedef struct check_call {
     check_token_t tok;
     const avro_node_t *r;
     const avro_node_t *w;
-    int fresh;                        /* getCompatibility(reader, writer): a new location stack */
+    int fresh; /* getCompatibility(reader, writer): a new location stack */
 } check_call_t;
 
 typedef struct check_frame {
     const avro_node_t *r;
     const avro_node_t *w;
-    size_t base;                      /* root token of this frame's location stack */
-    size_t mark;                      /* token height before this frame's own token */
+    size_t base; /* root token of this frame's location stack */
+    size_t mark; /* token height before this frame's own token */
     int memoize;
-    int phase;                        /* 0 before the first step */
-    size_t i;                         /* field or branch being visited */
-    size_t loop_mark;                 /* token height before the current field/branch token */
-    size_t list_mark;                 /* token height before "fields" */
+    int phase;        /* 0 before the first step */
+    size_t i;         /* field or branch being visited */
+    size_t loop_mark; /* token height before the current field/branch token */
+    size_t list_mark; /* token height before "fields" */
     check_result_t *acc;
-    const check_result_t *child;      /* result of the call just returned */
+    const check_result_t *child; /* result of the call just returned */
 } check_frame_t;
 
 static step_result_t make_call(check_call_t *call, check_token_t tok, const avro_node_t *r,
@@ -329,8 +329,9 @@ static void check_symbols(check_ctx_t *c, check_frame_t *f)
 static char *multiple_match_message(const avro_field_t *rf, const avro_node_t *w)
 {
     strbuf_t b = {0};
-    strbuf_printf(&b, "Reader record field %s type:%s pos:%zu matches multiple fields in writer record schema ",
-                    rf->name, avro_kind_upper(rf->type->kind), rf->pos);
+    strbuf_printf(&b,
+                  "Reader record field %s type:%s pos:%zu matches multiple fields in writer record schema ",
+                  rf->name, avro_kind_upper(rf->type->kind), rf->pos);
     avro_write_schema(&b, w, NULL, 0);
     return strbuf_take(&b);
 }
@@ -402,7 +403,8 @@ static step_result_t step_union_branches(check_ctx_t *c, check_frame_t *f, check
         f->phase = 1;
     } else {
         if (f->child != COMPATIBLE)
-            add_issue(c, &f->acc, f->base, AVRO_ISSUE_MISSING_UNION_BRANCH, "reader union lacking writer type: %s",
+            add_issue(c, &f->acc, f->base, AVRO_ISSUE_MISSING_UNION_BRANCH,
+                      "reader union lacking writer type: %s",
                       avro_kind_upper(f->w->u.uni.branches[f->i]->kind));
         token_pop(c, f->loop_mark);
         f->i++;
@@ -430,12 +432,9 @@ static step_result_t step_same_kind(check_ctx_t *c, check_frame_t *f, check_call
 {
     switch (f->r->kind) {
     case AVRO_KIND_ARRAY:
-    case AVRO_KIND_MAP:
-        return step_items(c, f, call);
-    case AVRO_KIND_RECORD:
-        return step_record(c, f, call);
-    case AVRO_KIND_UNION:
-        return step_union_branches(c, f, call);
+    case AVRO_KIND_MAP: return step_items(c, f, call);
+    case AVRO_KIND_RECORD: return step_record(c, f, call);
+    case AVRO_KIND_UNION: return step_union_branches(c, f, call);
     case AVRO_KIND_FIXED:
         check_names(c, f);
         check_fixed_size(c, f);
@@ -444,8 +443,7 @@ static step_result_t step_same_kind(check_ctx_t *c, check_frame_t *f, check_call
         check_names(c, f);
         check_symbols(c, f);
         return STEP_DONE;
-    default:
-        return STEP_DONE;
+    default: return STEP_DONE;
     }
 }
 
@@ -509,8 +507,9 @@ static step_result_t step(check_ctx_t *c, check_frame_t *f, check_call_t *call)
     if (r->kind == AVRO_KIND_UNION)
         return step_reader_union(c, f, call);
     if (!promotable(r->kind, w->kind))
-        add_issue(c, &f->acc, f->base, AVRO_ISSUE_TYPE_MISMATCH, "reader type: %s not compatible with writer type: %s",
-                  avro_kind_upper(r->kind), avro_kind_upper(w->kind));
+        add_issue(c, &f->acc, f->base, AVRO_ISSUE_TYPE_MISMATCH,
+                  "reader type: %s not compatible with writer type: %s", avro_kind_upper(r->kind),
+                  avro_kind_upper(w->kind));
     return STEP_DONE;
 }
 

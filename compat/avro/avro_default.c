@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #define DEFAULT_MAX_DEPTH 4096
-#define DEFAULT_MAX_WORK 1000000L
+#define DEFAULT_MAX_WORK  1000000L
 
 typedef struct default_check {
     int depth;
@@ -40,9 +40,7 @@ static int valid_values(default_check_t *c, const avro_node_t *values, const jso
 {
     const char *key;
     json_t *member;
-    json_object_foreach((json_t *)obj, key, member)
-        if (!valid_default(c, values, member, 0))
-            return 0;
+    json_object_foreach((json_t *)obj, key, member) if (!valid_default(c, values, member, 0)) return 0;
     return 1;
 }
 
@@ -60,7 +58,8 @@ static int valid_record(default_check_t *c, const avro_node_t *rec, const json_t
     for (size_t i = 0; i < rec->u.record.n; i++) {
         const avro_field_t *f = &rec->u.record.fields[i];
         const json_t *member = json_object_get(obj, f->name);
-        int ok = member ? valid_value(c, f->type, member, 0) : valid_value(c, f->type, f->def, f->def_is_number);
+        int ok =
+            member ? valid_value(c, f->type, member, 0) : valid_value(c, f->type, f->def, f->def_is_number);
         if (!ok)
             return 0;
     }
@@ -73,27 +72,18 @@ static int valid_default_kind(default_check_t *c, const avro_node_t *t, const js
     case AVRO_KIND_STRING:
     case AVRO_KIND_BYTES:
     case AVRO_KIND_ENUM:
-    case AVRO_KIND_FIXED:
-        return json_is_string(v) && !is_number;
+    case AVRO_KIND_FIXED: return json_is_string(v) && !is_number;
     case AVRO_KIND_INT:
         return json_is_integer(v) && json_integer_value(v) >= INT32_MIN && json_integer_value(v) <= INT32_MAX;
-    case AVRO_KIND_LONG:
-        return json_is_integer(v);
+    case AVRO_KIND_LONG: return json_is_integer(v);
     case AVRO_KIND_FLOAT:
-    case AVRO_KIND_DOUBLE:
-        return json_is_number(v) || is_number;
-    case AVRO_KIND_BOOLEAN:
-        return json_is_boolean(v);
-    case AVRO_KIND_NULL:
-        return json_is_null(v);
-    case AVRO_KIND_ARRAY:
-        return json_is_array(v) && valid_elements(c, t->u.items, v);
-    case AVRO_KIND_MAP:
-        return json_is_object(v) && valid_values(c, t->u.items, v);
-    case AVRO_KIND_UNION:
-        return valid_any_branch(c, t, v, is_number);
-    case AVRO_KIND_RECORD:
-        return json_is_object(v) && valid_record(c, t, v);
+    case AVRO_KIND_DOUBLE: return json_is_number(v) || is_number;
+    case AVRO_KIND_BOOLEAN: return json_is_boolean(v);
+    case AVRO_KIND_NULL: return json_is_null(v);
+    case AVRO_KIND_ARRAY: return json_is_array(v) && valid_elements(c, t->u.items, v);
+    case AVRO_KIND_MAP: return json_is_object(v) && valid_values(c, t->u.items, v);
+    case AVRO_KIND_UNION: return valid_any_branch(c, t, v, is_number);
+    case AVRO_KIND_RECORD: return json_is_object(v) && valid_record(c, t, v);
     case AVRO_KIND_UNRESOLVED:
         /* A placeholder is an empty record until its definition is read. */
         return json_is_object(v);

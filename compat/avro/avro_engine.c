@@ -10,8 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
-static void *engine_parse(const char *text, size_t len, const schema_ref_t *refs, size_t nrefs,
-                          int flags, char **canonical, char **error)
+static void *engine_parse(const char *text, size_t len, const schema_ref_t *refs, size_t nrefs, int flags,
+                          char **canonical, char **error)
 {
     avro_model_t *m = avro_model_parse(text, len, refs, nrefs, flags, error);
     if (!m)
@@ -39,28 +39,40 @@ static char *issue_message(const avro_issue_t *it)
     int rc = -1;
     switch (it->type) {
     case AVRO_ISSUE_FIXED_SIZE_MISMATCH:
-        rc = asprintf(&out, "{errorType:'%s', description:'The size of FIXED type field at path '%s' in the %%s "
-                      "schema does not match with the %%s schema', additionalInfo:'%s'}", type, p, m);
+        rc = asprintf(&out,
+                      "{errorType:'%s', description:'The size of FIXED type field at path '%s' in the %%s "
+                      "schema does not match with the %%s schema', additionalInfo:'%s'}",
+                      type, p, m);
         break;
     case AVRO_ISSUE_TYPE_MISMATCH:
-        rc = asprintf(&out, "{errorType:'%s', description:'The type (path '%s') of a field in the %%s schema does "
-                      "not match with the %%s schema', additionalInfo:'%s'}", type, p, m);
+        rc = asprintf(&out,
+                      "{errorType:'%s', description:'The type (path '%s') of a field in the %%s schema does "
+                      "not match with the %%s schema', additionalInfo:'%s'}",
+                      type, p, m);
         break;
     case AVRO_ISSUE_NAME_MISMATCH:
-        rc = asprintf(&out, "{errorType:'%s', description:'The name of the schema has changed (path '%s')', "
-                      "additionalInfo:'%s'}", type, p, m);
+        rc = asprintf(&out,
+                      "{errorType:'%s', description:'The name of the schema has changed (path '%s')', "
+                      "additionalInfo:'%s'}",
+                      type, p, m);
         break;
     case AVRO_ISSUE_MISSING_ENUM_SYMBOLS:
-        rc = asprintf(&out, "{errorType:'%s', description:'The %%s schema is missing enum symbols '%s' at path "
-                      "'%s' in the %%s schema', additionalInfo:'%s'}", type, m, p, m);
+        rc = asprintf(&out,
+                      "{errorType:'%s', description:'The %%s schema is missing enum symbols '%s' at path "
+                      "'%s' in the %%s schema', additionalInfo:'%s'}",
+                      type, m, p, m);
         break;
     case AVRO_ISSUE_MISSING_UNION_BRANCH:
-        rc = asprintf(&out, "{errorType:'%s', description:'The %%s schema is missing a type inside a union field "
-                      "at path '%s' in the %%s schema', additionalInfo:'%s'}", type, p, m);
+        rc = asprintf(&out,
+                      "{errorType:'%s', description:'The %%s schema is missing a type inside a union field "
+                      "at path '%s' in the %%s schema', additionalInfo:'%s'}",
+                      type, p, m);
         break;
     case AVRO_ISSUE_READER_FIELD_MISSING_DEFAULT_VALUE:
-        rc = asprintf(&out, "{errorType:'%s', description:'The field '%s' at path '%s' in the %%s schema has no "
-                      "default value and is missing in the %%s schema', additionalInfo:'%s'}", type, m, p, m);
+        rc = asprintf(&out,
+                      "{errorType:'%s', description:'The field '%s' at path '%s' in the %%s schema has no "
+                      "default value and is missing in the %%s schema', additionalInfo:'%s'}",
+                      type, m, p, m);
         break;
     }
     return rc < 0 ? NULL : out;

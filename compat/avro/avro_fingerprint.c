@@ -12,7 +12,7 @@
 
 typedef struct pcf_writer {
     strbuf_t *b;
-    avro_strmap_t seen;   /* full names written so far */
+    avro_strmap_t seen; /* full names written so far */
     int depth;
 } pcf_writer_t;
 
@@ -88,18 +88,14 @@ static void pcf_kind(pcf_writer_t *w, const avro_node_t *n)
     case AVRO_KIND_ARRAY:
     case AVRO_KIND_MAP:
         strbuf_puts(w->b, n->kind == AVRO_KIND_ARRAY ? "{\"type\":\"array\",\"items\":"
-                                                       : "{\"type\":\"map\",\"values\":");
+                                                     : "{\"type\":\"map\",\"values\":");
         pcf_node(w, n->u.items);
         strbuf_putc(w->b, '}');
         break;
     case AVRO_KIND_RECORD:
     case AVRO_KIND_ENUM:
-    case AVRO_KIND_FIXED:
-        pcf_named(w, n);
-        break;
-    default:
-        pcf_quoted_raw(w->b, avro_kind_name(n->kind));
-        break;
+    case AVRO_KIND_FIXED: pcf_named(w, n); break;
+    default: pcf_quoted_raw(w->b, avro_kind_name(n->kind)); break;
     }
 }
 

@@ -32,17 +32,29 @@ static void sip_key_init(void)
 
 static void sip_round(uint64_t v[4])
 {
-    v[0] += v[1]; v[1] = ROTL(v[1], 13); v[1] ^= v[0]; v[0] = ROTL(v[0], 32);
-    v[2] += v[3]; v[3] = ROTL(v[3], 16); v[3] ^= v[2];
-    v[0] += v[3]; v[3] = ROTL(v[3], 21); v[3] ^= v[0];
-    v[2] += v[1]; v[1] = ROTL(v[1], 17); v[1] ^= v[2]; v[2] = ROTL(v[2], 32);
+    v[0] += v[1];
+    v[1] = ROTL(v[1], 13);
+    v[1] ^= v[0];
+    v[0] = ROTL(v[0], 32);
+    v[2] += v[3];
+    v[3] = ROTL(v[3], 16);
+    v[3] ^= v[2];
+    v[0] += v[3];
+    v[3] = ROTL(v[3], 21);
+    v[3] ^= v[0];
+    v[2] += v[1];
+    v[1] = ROTL(v[1], 17);
+    v[1] ^= v[2];
+    v[2] = ROTL(v[2], 32);
 }
 
 static uint64_t sip13(const unsigned char *in, size_t len)
 {
     uint64_t v[4] = {
-        sip_key[0] ^ 0x736f6d6570736575ull, sip_key[1] ^ 0x646f72616e646f6dull,
-        sip_key[0] ^ 0x6c7967656e657261ull, sip_key[1] ^ 0x7465646279746573ull,
+        sip_key[0] ^ 0x736f6d6570736575ull,
+        sip_key[1] ^ 0x646f72616e646f6dull,
+        sip_key[0] ^ 0x6c7967656e657261ull,
+        sip_key[1] ^ 0x7465646279746573ull,
     };
     size_t whole = len & ~(size_t)7;
     for (size_t i = 0; i < whole; i += 8) {
@@ -142,8 +154,8 @@ struct avro_strmap_slot {
     void *value;
 };
 
-static struct avro_strmap_slot *strmap_slot(struct avro_strmap_slot *slots, size_t cap,
-                                            const char *key, uint64_t h)
+static struct avro_strmap_slot *strmap_slot(struct avro_strmap_slot *slots, size_t cap, const char *key,
+                                            uint64_t h)
 {
     for (size_t i = h & (cap - 1);; i = (i + 1) & (cap - 1)) {
         struct avro_strmap_slot *s = &slots[i];

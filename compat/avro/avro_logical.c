@@ -12,7 +12,7 @@
 static const struct {
     const char *name;
     avro_logical_t type;
-    avro_kind_t base;   /* the one underlying type, or AVRO_KIND_UNRESOLVED when special */
+    avro_kind_t base; /* the one underlying type, or AVRO_KIND_UNRESOLVED when special */
 } logical_types[] = {
     {"decimal", AVRO_LOGICAL_DECIMAL, AVRO_KIND_UNRESOLVED},
     {"big-decimal", AVRO_LOGICAL_BIG_DECIMAL, AVRO_KIND_BYTES},
@@ -80,14 +80,11 @@ static int decimal_valid(avro_node_t *n)
 static int special_valid(avro_node_t *n, avro_logical_t type)
 {
     switch (type) {
-    case AVRO_LOGICAL_DECIMAL:
-        return decimal_valid(n);
+    case AVRO_LOGICAL_DECIMAL: return decimal_valid(n);
     case AVRO_LOGICAL_UUID:
         return n->kind == AVRO_KIND_STRING || (n->kind == AVRO_KIND_FIXED && n->u.fixed.size == 16);
-    case AVRO_LOGICAL_DURATION:
-        return n->kind == AVRO_KIND_FIXED && n->u.fixed.size == 12;
-    default:
-        return 0;
+    case AVRO_LOGICAL_DURATION: return n->kind == AVRO_KIND_FIXED && n->u.fixed.size == 12;
+    default: return 0;
     }
 }
 

@@ -22,7 +22,7 @@
 
 typedef struct norm_ctx {
     strbuf_t *b;
-    avro_strmap_t emitted;     /* full names written (or provided by references) */
+    avro_strmap_t emitted; /* full names written (or provided by references) */
     char *error;
     int depth;
 } norm_ctx_t;
@@ -142,8 +142,8 @@ static void norm_logical(norm_ctx_t *c, const avro_node_t *n)
 
 typedef enum norm_status {
     NORM_OK,
-    NORM_NULL,   /* toObject returned null: dropped at top level, fatal inside */
-    NORM_FAIL,   /* Confluent's code throws */
+    NORM_NULL, /* toObject returned null: dropped at top level, fatal inside */
+    NORM_FAIL, /* Confluent's code throws */
 } norm_status_t;
 
 static norm_status_t norm_datum(strbuf_t *b, const json_t *v, const avro_node_t *s, int is_number);
@@ -255,7 +255,8 @@ static norm_status_t norm_object(strbuf_t *b, const json_t *v, const avro_node_t
     json_t *member;
     int first = 1, missing;
     strbuf_putc(b, '{');
-    json_object_foreach((json_t *)v, key, member) {
+    json_object_foreach((json_t *)v, key, member)
+    {
         const avro_node_t *ms = member_schema(s, key, &missing);
         if (missing)
             return NORM_FAIL;
@@ -415,7 +416,7 @@ static void norm_kind(norm_ctx_t *c, const avro_node_t *n)
     case AVRO_KIND_ARRAY:
     case AVRO_KIND_MAP:
         strbuf_puts(c->b, n->kind == AVRO_KIND_ARRAY ? "{\"type\":\"array\",\"items\":"
-                                                       : "{\"type\":\"map\",\"values\":");
+                                                     : "{\"type\":\"map\",\"values\":");
         norm_node(c, n->u.items);
         norm_logical(c, n);
         norm_props(c, &n->props);
@@ -423,12 +424,8 @@ static void norm_kind(norm_ctx_t *c, const avro_node_t *n)
         break;
     case AVRO_KIND_RECORD:
     case AVRO_KIND_ENUM:
-    case AVRO_KIND_FIXED:
-        norm_named(c, n);
-        break;
-    default:
-        norm_primitive(c, n);
-        break;
+    case AVRO_KIND_FIXED: norm_named(c, n); break;
+    default: norm_primitive(c, n); break;
     }
 }
 

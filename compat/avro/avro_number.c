@@ -134,7 +134,10 @@ static const char *skip_digits(const char *p, int (*is_digit)(int), int *count)
     return p;
 }
 
-static int is_dec(int c) { return c >= '0' && c <= '9'; }
+static int is_dec(int c)
+{
+    return c >= '0' && c <= '9';
+}
 
 /* The end of a hex float body ("0x1.8p3"), or NULL. Java requires the 'p'. */
 static const char *scan_hex(const char *p)

@@ -29,10 +29,10 @@
 
 struct avro_parse {
     avro_model_t *model;
-    int strict;                 /* SCHEMA_PARSE_NEW: strict names, defaults validated */
-    avro_validator_t names;     /* validator applied while parsing */
-    avro_strmap_t defined;      /* full name -> first definition, across documents */
-    avro_node_t **doc_nodes;    /* nodes of the current document */
+    int strict;              /* SCHEMA_PARSE_NEW: strict names, defaults validated */
+    avro_validator_t names;  /* validator applied while parsing */
+    avro_strmap_t defined;   /* full name -> first definition, across documents */
+    avro_node_t **doc_nodes; /* nodes of the current document */
     size_t n_doc_nodes;
     size_t cap_doc_nodes;
     int depth;
@@ -114,28 +114,27 @@ static const char *const schema_reserved[] = {
     "doc", "fields", "items", "name", "namespace", "size", "symbols", "values", "type", "aliases", NULL,
 };
 static const char *const enum_reserved[] = {
-    "doc", "fields", "items", "name", "namespace", "size", "symbols", "values", "type", "aliases",
-    "default", NULL,
+    "doc",     "fields", "items", "name",    "namespace", "size",
+    "symbols", "values", "type",  "aliases", "default",   NULL,
 };
 static const char *const field_reserved[] = {
     "default", "doc", "name", "order", "type", "aliases", NULL,
 };
 
 /* Every member not reserved, in document order. */
-static int parse_props(avro_parse_t *p, const json_t *obj, const char *const *reserved,
-                       avro_props_t *out)
+static int parse_props(avro_parse_t *p, const json_t *obj, const char *const *reserved, avro_props_t *out)
 {
     const char *key;
     json_t *value;
     size_t n = 0;
-    json_object_foreach((json_t *)obj, key, value)
-        n += !is_reserved(key, reserved);
+    json_object_foreach((json_t *)obj, key, value) n += !is_reserved(key, reserved);
     if (!n)
         return 0;
     out->items = arena_alloc(p->model->arena, n * sizeof *out->items);
     if (!out->items)
         return parse_oom(p), -1;
-    json_object_foreach((json_t *)obj, key, value) {
+    json_object_foreach((json_t *)obj, key, value)
+    {
         if (is_reserved(key, reserved))
             continue;
         out->items[out->n].key = key;
@@ -149,8 +148,8 @@ static int parse_props(avro_parse_t *p, const json_t *obj, const char *const *re
 static avro_kind_t primitive_kind(const char *name)
 {
     static const avro_kind_t kinds[] = {
-        AVRO_KIND_NULL, AVRO_KIND_BOOLEAN, AVRO_KIND_INT, AVRO_KIND_LONG,
-        AVRO_KIND_FLOAT, AVRO_KIND_DOUBLE, AVRO_KIND_BYTES, AVRO_KIND_STRING,
+        AVRO_KIND_NULL,  AVRO_KIND_BOOLEAN, AVRO_KIND_INT,   AVRO_KIND_LONG,
+        AVRO_KIND_FLOAT, AVRO_KIND_DOUBLE,  AVRO_KIND_BYTES, AVRO_KIND_STRING,
     };
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
         if (strcmp(name, avro_kind_name(kinds[i])) == 0)
@@ -472,9 +471,9 @@ static int parse_field(avro_parse_t *p, const json_t *j, const char *ns, avro_fi
 static int fail_duplicate_field(avro_parse_t *p, const avro_node_t *rec, const avro_field_t *f,
                                 const avro_field_t *earlier)
 {
-    parse_fail(p, "Duplicate field %s in record %s: %s type:%s pos:%zu and %s type:%s pos:%zu.",
-               f->name, rec->named->name.full, f->name, avro_kind_upper(f->type->kind), f->pos,
-               earlier->name, avro_kind_upper(earlier->type->kind), earlier->pos);
+    parse_fail(p, "Duplicate field %s in record %s: %s type:%s pos:%zu and %s type:%s pos:%zu.", f->name,
+               rec->named->name.full, f->name, avro_kind_upper(f->type->kind), f->pos, earlier->name,
+               avro_kind_upper(earlier->type->kind), earlier->pos);
     return -1;
 }
 
@@ -594,8 +593,7 @@ static avro_node_t *parse_fixed(avro_parse_t *p, const json_t *j, const char *ns
     if (!n || !(n->named = parse_type_name(p, j, ns)))
         return NULL;
     const json_t *size = json_object_get(j, "size");
-    if (!json_is_integer(size) || json_integer_value(size) < INT_MIN ||
-        json_integer_value(size) > INT_MAX)
+    if (!json_is_integer(size) || json_integer_value(size) < INT_MIN || json_integer_value(size) > INT_MAX)
         return parse_fail_json(p, "Invalid or no size", j);
     json_int_t v = json_integer_value(size);
     if (v < 0)
@@ -628,8 +626,8 @@ static avro_node_t *parse_container(avro_parse_t *p, const json_t *j, const char
     const char *member = kind == AVRO_KIND_ARRAY ? "items" : "values";
     const json_t *inner = json_object_get(j, member);
     if (!inner)
-        return parse_fail_json(p, kind == AVRO_KIND_ARRAY ? "Array has no items type"
-                                                           : "Map has no values type", j);
+        return parse_fail_json(
+            p, kind == AVRO_KIND_ARRAY ? "Array has no items type" : "Map has no values type", j);
     avro_node_t *n = node_new(p, kind);
     if (!n || !(n->u.items = parse_schema(p, inner, ns)))
         return NULL;
@@ -683,15 +681,13 @@ static int resolve_node(avro_parse_t *p, avro_node_t *n)
                 return -1;
         return 0;
     case AVRO_KIND_ARRAY:
-    case AVRO_KIND_MAP:
-        return resolve_slot(p, &n->u.items);
+    case AVRO_KIND_MAP: return resolve_slot(p, &n->u.items);
     case AVRO_KIND_UNION:
         for (size_t i = 0; i < n->u.uni.n; i++)
             if (resolve_slot(p, &n->u.uni.branches[i]) != 0)
                 return -1;
         return 0;
-    default:
-        return 0;
+    default: return 0;
     }
 }
 
@@ -855,15 +851,13 @@ static int check_names_walk(avro_parse_t *p, hmap_t *seen, const avro_node_t *n)
                 return -1;
         return 0;
     case AVRO_KIND_ARRAY:
-    case AVRO_KIND_MAP:
-        return check_names_walk(p, seen, n->u.items);
+    case AVRO_KIND_MAP: return check_names_walk(p, seen, n->u.items);
     case AVRO_KIND_UNION:
         for (size_t i = 0; i < n->u.uni.n; i++)
             if (check_names_walk(p, seen, n->u.uni.branches[i]) != 0)
                 return -1;
         return 0;
-    default:
-        return 0;
+    default: return 0;
     }
 }
 

@@ -63,7 +63,8 @@ static void json_write_object(strbuf_t *b, const json_t *v)
     int first = 1;
     strbuf_putc(b, '{');
     /* jansson's iteration API takes a non-const object; nothing is modified. */
-    json_object_foreach((json_t *)v, key, member) {
+    json_object_foreach((json_t *)v, key, member)
+    {
         if (!first)
             strbuf_putc(b, ',');
         first = 0;

@@ -14,7 +14,7 @@
 
 typedef struct schema_writer {
     strbuf_t *b;
-    avro_strmap_t known;    /* full names already written */
+    avro_strmap_t known; /* full names already written */
     int depth;
 } schema_writer_t;
 
@@ -29,8 +29,8 @@ static int space_equal(const char *a, const char *b)
  * is the enclosing one (Name.shouldWriteFull). */
 static int is_type_keyword(const char *name)
 {
-    static const char *const words[] = {"record", "enum", "array", "map", "union", "fixed", "string",
-                                        "bytes", "int", "long", "float", "double", "boolean", "null"};
+    static const char *const words[] = {"record", "enum", "array", "map",   "union",  "fixed",   "string",
+                                        "bytes",  "int",  "long",  "float", "double", "boolean", "null"};
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
         if (strcmp(name, words[i]) == 0)
             return 1;
@@ -277,15 +277,12 @@ static void depth_children(depth_walk_t *d, const avro_node_t *n, int depth)
             depth_visit(d, n->u.record.fields[i].type, depth + 1);
         break;
     case AVRO_KIND_ARRAY:
-    case AVRO_KIND_MAP:
-        depth_visit(d, n->u.items, depth + 1);
-        break;
+    case AVRO_KIND_MAP: depth_visit(d, n->u.items, depth + 1); break;
     case AVRO_KIND_UNION:
         for (size_t i = 0; i < n->u.uni.n && d->ok; i++)
             depth_visit(d, n->u.uni.branches[i], depth + 1);
         break;
-    default:
-        break;
+    default: break;
     }
 }
 

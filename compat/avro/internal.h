@@ -96,9 +96,9 @@ void avro_strmap_free(avro_strmap_t *m);
 /* ---- 6. Names -------------------------------------------------------------- */
 
 typedef enum avro_validator {
-    AVRO_NAMES_ANY,     /* NameValidator.NO_VALIDATION */
-    AVRO_NAMES_STRICT,  /* [A-Za-z_][A-Za-z0-9_]* */
-    AVRO_NAMES_UTF,     /* Java Character.isLetter / isLetterOrDigit per UTF-16 unit */
+    AVRO_NAMES_ANY,    /* NameValidator.NO_VALIDATION */
+    AVRO_NAMES_STRICT, /* [A-Za-z_][A-Za-z0-9_]* */
+    AVRO_NAMES_UTF,    /* Java Character.isLetter / isLetterOrDigit per UTF-16 unit */
 } avro_validator_t;
 
 /* NULL when name passes; otherwise Avro's reason ("Illegal character in: x"), malloc'd. */
@@ -126,7 +126,7 @@ typedef enum avro_kind {
     AVRO_KIND_MAP,
     AVRO_KIND_UNION,
     AVRO_KIND_FIXED,
-    AVRO_KIND_UNRESOLVED,  /* a name used before its definition; gone after parsing */
+    AVRO_KIND_UNRESOLVED, /* a name used before its definition; gone after parsing */
 } avro_kind_t;
 
 /* "int", "record", ... (Schema.Type.getName) */
@@ -184,11 +184,11 @@ typedef struct avro_node avro_node_t;
 typedef struct avro_field {
     const char *name;
     const avro_node_t *type;
-    const char *doc;          /* NULL when absent */
-    const json_t *def;        /* NULL when there is no default */
-    int def_is_number;        /* def is "NaN"/"Infinity" text that Java holds as a double */
+    const char *doc;   /* NULL when absent */
+    const json_t *def; /* NULL when there is no default */
+    int def_is_number; /* def is "NaN"/"Infinity" text that Java holds as a double */
     avro_order_t order;
-    const char **aliases;     /* as written, duplicates removed */
+    const char **aliases; /* as written, duplicates removed */
     size_t n_aliases;
     avro_props_t props;
     size_t pos;
@@ -197,7 +197,7 @@ typedef struct avro_field {
 typedef struct avro_named {
     avro_name_t name;
     const char *doc;
-    avro_name_t *aliases;     /* resolved against the type's own namespace */
+    avro_name_t *aliases; /* resolved against the type's own namespace */
     size_t n_aliases;
 } avro_named_t;
 
@@ -205,31 +205,31 @@ struct avro_node {
     avro_kind_t kind;
     avro_props_t props;
     avro_logical_t logical;
-    int precision;            /* decimal only */
+    int precision; /* decimal only */
     int scale;
-    avro_named_t *named;      /* record, enum, fixed */
+    avro_named_t *named; /* record, enum, fixed */
     union {
         struct {
             avro_field_t *fields;
             size_t n;
             avro_index_t *by_name;
-            int is_error;     /* declared as "error" */
+            int is_error; /* declared as "error" */
         } record;
         struct {
             const char **symbols;
             size_t n;
             avro_index_t *by_name;
-            const char *def;  /* NULL when absent */
+            const char *def; /* NULL when absent */
         } enm;
         struct {
             int size;
         } fixed;
-        const avro_node_t *items;   /* array items, map values */
+        const avro_node_t *items; /* array items, map values */
         struct {
             const avro_node_t **branches;
             size_t n;
         } uni;
-        const char *unresolved;     /* the full name awaited */
+        const char *unresolved; /* the full name awaited */
     } u;
 };
 
@@ -242,12 +242,12 @@ struct avro_node {
 const avro_node_t *avro_primitive(avro_kind_t k);
 
 struct avro_model {
-    arena_t *arena;           /* every node, name and string of the model */
-    json_t **owned;           /* documents and converted defaults, released with the model */
+    arena_t *arena; /* every node, name and string of the model */
+    json_t **owned; /* documents and converted defaults, released with the model */
     size_t n_owned;
     size_t cap_owned;
     const avro_node_t *root;
-    const char **ref_names;   /* full names of the references' top-level types */
+    const char **ref_names; /* full names of the references' top-level types */
     size_t n_ref_names;
 };
 

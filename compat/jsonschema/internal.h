@@ -30,7 +30,7 @@ typedef enum jsonschema_json_kind {
 } jsonschema_json_kind_t;
 
 typedef struct jsonschema_member {
-    char *key;            /* UTF-8, may contain NUL: use key_len */
+    char *key; /* UTF-8, may contain NUL: use key_len */
     size_t key_len;
     jsonschema_json_t *value;
 } jsonschema_member_t;
@@ -41,12 +41,12 @@ struct jsonschema_json {
      * (integers as written, decimals as Java's BigDecimal.toString). */
     char *str;
     size_t len;
-    double num;             /* NUMBER: the value, for comparisons */
-    int is_integer;         /* NUMBER: written without fraction or exponent */
-    size_t n;               /* ARRAY, OBJECT: element count */
+    double num;     /* NUMBER: the value, for comparisons */
+    int is_integer; /* NUMBER: written without fraction or exponent */
+    size_t n;       /* ARRAY, OBJECT: element count */
     jsonschema_json_t **elems;
     jsonschema_member_t *members;
-    void *node;             /* loader scratch: the schema node loaded from this value */
+    void *node; /* loader scratch: the schema node loaded from this value */
 };
 
 /* Grows *items (elements of elem_size bytes, *cap of them) to hold need;
@@ -79,13 +79,13 @@ int jsonschema_json_str_is(const jsonschema_json_t *v, const char *s);
 struct jsonschema {
     jsonschema_draft_t draft;
     jsonschema_json_t *doc;
-    jsonschema_json_t **ref_docs;   /* parsed texts of the references, refs order */
-    char **ref_names;               /* their names (copied) */
+    jsonschema_json_t **ref_docs; /* parsed texts of the references, refs order */
+    char **ref_names;             /* their names (copied) */
     size_t nref_docs;
     jsonschema_node_t *root;
-    jsonschema_node_t **nodes;      /* every node, for freeing */
+    jsonschema_node_t **nodes; /* every node, for freeing */
     size_t nnodes, nodes_cap;
-    char **strings;                 /* strings the model points into, for freeing */
+    char **strings; /* strings the model points into, for freeing */
     size_t nstrings, strings_cap;
     char *canonical;
 };
@@ -93,13 +93,13 @@ struct jsonschema {
 /* Loading state shared by the loaders and the $ref resolver. */
 typedef struct jsonschema_loader {
     jsonschema_t *schema;
-    char path[512];                 /* keyword path of the value being loaded, for errors */
+    char path[512]; /* keyword path of the value being loaded, for errors */
     size_t path_len;
-    char *error;                    /* first error (malloc'd) */
-    int depth;                      /* schemas being loaded inside each other */
-    struct jsonschema_pending *pending;   /* $refs waiting for their targets */
+    char *error;                        /* first error (malloc'd) */
+    int depth;                          /* schemas being loaded inside each other */
+    struct jsonschema_pending *pending; /* $refs waiting for their targets */
     size_t npending, pending_cap;
-    struct jsonschema_resource *resources;  /* documents, $id'd subschemas, anchors */
+    struct jsonschema_resource *resources; /* documents, $id'd subschemas, anchors */
     size_t nresources, resources_cap;
 } jsonschema_loader_t;
 
@@ -127,8 +127,7 @@ int jsonschema_want(jsonschema_loader_t *ld, const char *kw, const jsonschema_js
 int jsonschema_want_number(jsonschema_loader_t *ld, const char *kw, const jsonschema_json_t *v);
 int jsonschema_want_int(jsonschema_loader_t *ld, const char *kw, const jsonschema_json_t *v,
                         jsonschema_int_t *out);
-int jsonschema_want_string_array(jsonschema_loader_t *ld, const char *kw,
-                                 const jsonschema_json_t *v);
+int jsonschema_want_string_array(jsonschema_loader_t *ld, const char *kw, const jsonschema_json_t *v);
 jsonschema_str_t jsonschema_str_of(const jsonschema_json_t *v);
 
 /* ---- 4. The loaders --------------------------------------------------- */
@@ -152,7 +151,7 @@ int jsonschema_ref_index(jsonschema_loader_t *ld, const jsonschema_json_t *doc, 
 /* The base URI inside v when v declares an id ("$id", or "id" in draft 4);
  * kept by s, or NULL when v declares none. *oom set on allocation failure. */
 const char *jsonschema_ref_rebase(const jsonschema_t *s, const char *base, const jsonschema_json_t *v,
-                            int *oom);
+                                  int *oom);
 /* Records a $ref to resolve once the document is loaded. */
 int jsonschema_ref_defer(jsonschema_loader_t *ld, jsonschema_node_t *ref_node, const char *base);
 /* Resolves every deferred $ref (loading targets, which may defer more). */
@@ -166,7 +165,7 @@ char *jsonschema_uri_resolve(const char *base, const char *ref);
 /* Confluent's Context, one per (sub)comparison. */
 typedef struct jsonschema_difference {
     jsonschema_change_t type;
-    char *path;                     /* "#/..." (owned) */
+    char *path; /* "#/..." (owned) */
 } jsonschema_difference_t;
 
 typedef struct jsonschema_difflist {
@@ -178,8 +177,8 @@ typedef struct jsonschema_difflist {
  * the policy, the work limits. */
 typedef struct jsonschema_memo_entry {
     const jsonschema_node_t *original, *update;
-    int done;                       /* 0 while the pair is being compared */
-    jsonschema_difflist_t diffs;    /* relative to the pair */
+    int done;                    /* 0 while the pair is being compared */
+    jsonschema_difflist_t diffs; /* relative to the pair */
 } jsonschema_memo_entry_t;
 
 typedef struct jsonschema_memo {
@@ -190,15 +189,15 @@ typedef struct jsonschema_memo {
 typedef struct jsonschema_diffrun {
     jsonschema_policy_t policy;
     jsonschema_memo_t memo;
-    const jsonschema_memo_t *seed;             /* pairs a previous pass found incompatible */
+    const jsonschema_memo_t *seed; /* pairs a previous pass found incompatible */
     int optimism_used;
-    int error;                      /* 0, -1 (memory) or JSONSCHEMA_DIFF_TOO_COMPLEX */
+    int error; /* 0, -1 (memory) or JSONSCHEMA_DIFF_TOO_COMPLEX */
     size_t depth, steps;
 } jsonschema_diffrun_t;
 
 typedef struct jsonschema_ctx {
     jsonschema_diffrun_t *run;
-    char *path;                     /* "#/" + segments joined by "/" */
+    char *path; /* "#/" + segments joined by "/" */
     size_t path_len, path_cap, depth;
     jsonschema_difflist_t diffs;
 } jsonschema_ctx_t;
@@ -209,14 +208,13 @@ typedef struct jsonschema_mark {
 
 void jsonschema_difflist_clear(jsonschema_difflist_t *l);
 /* Appends (type, owned_path), taking the path; a NULL path or no memory fails the run. */
-void jsonschema_difflist_push(jsonschema_diffrun_t *run, jsonschema_difflist_t *l,
-                              jsonschema_change_t type, char *owned_path);
+void jsonschema_difflist_push(jsonschema_diffrun_t *run, jsonschema_difflist_t *l, jsonschema_change_t type,
+                              char *owned_path);
 int jsonschema_difflist_compatible(const jsonschema_difflist_t *l, jsonschema_policy_t policy);
 /* Records the run's first failure (-1: memory, JSONSCHEMA_DIFF_TOO_COMPLEX). */
 void jsonschema_diffrun_fail(jsonschema_diffrun_t *run, int error);
 /* A context starting at parent's path (or at "#/" when parent is NULL). */
-void jsonschema_ctx_init(jsonschema_ctx_t *ctx, jsonschema_diffrun_t *run,
-                         const jsonschema_ctx_t *parent);
+void jsonschema_ctx_init(jsonschema_ctx_t *ctx, jsonschema_diffrun_t *run, const jsonschema_ctx_t *parent);
 void jsonschema_ctx_free(jsonschema_ctx_t *ctx);
 jsonschema_mark_t jsonschema_ctx_push(jsonschema_ctx_t *ctx, const char *seg, size_t len);
 void jsonschema_ctx_pop(jsonschema_ctx_t *ctx, jsonschema_mark_t mark);
@@ -246,16 +244,15 @@ typedef struct jsonschema_bound_changes {
     jsonschema_change_t added, removed, increased, decreased;
 } jsonschema_bound_changes_t;
 /* An integer bound of o against u at keyword kw. */
-void jsonschema_diff_int_bound(jsonschema_ctx_t *ctx, const char *kw, jsonschema_int_t o,
-                               jsonschema_int_t u, jsonschema_bound_changes_t t);
+void jsonschema_diff_int_bound(jsonschema_ctx_t *ctx, const char *kw, jsonschema_int_t o, jsonschema_int_t u,
+                               jsonschema_bound_changes_t t);
 /* Diffs a against b in a sub-context, keeps its differences, then adds yes
  * when that sub-diff was compatible (b covers a), else no. */
-void jsonschema_diff_covered(jsonschema_ctx_t *ctx, const jsonschema_node_t *a,
-                             const jsonschema_node_t *b, jsonschema_change_t yes,
-                             jsonschema_change_t no);
+void jsonschema_diff_covered(jsonschema_ctx_t *ctx, const jsonschema_node_t *a, const jsonschema_node_t *b,
+                             jsonschema_change_t yes, jsonschema_change_t no);
 /* additionalProperties (items = 0) or additionalItems (items = 1) of o against u. */
-void jsonschema_diff_additional(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
-                                const jsonschema_node_t *u, int items);
+void jsonschema_diff_additional(jsonschema_ctx_t *ctx, const jsonschema_node_t *o, const jsonschema_node_t *u,
+                                int items);
 void jsonschema_diff_unevaluated(jsonschema_ctx_t *ctx, const jsonschema_node_t *original,
                                  const jsonschema_node_t *update, int items);
 

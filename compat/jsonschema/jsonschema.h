@@ -55,8 +55,8 @@ typedef struct jsonschema jsonschema_t;
  * NULL and *error (malloc'd; names the keyword path, e.g.
  * "#/properties/a/minLength: expected an integer, found string").
  */
-jsonschema_t *jsonschema_parse(const char *text, size_t len, const schema_ref_t *refs,
-                               size_t nrefs, int flags, char **error);
+jsonschema_t *jsonschema_parse(const char *text, size_t len, const schema_ref_t *refs, size_t nrefs,
+                               int flags, char **error);
 void jsonschema_free(jsonschema_t *s);
 
 /* Compact JSON, key order kept (sorted when normalized). Borrowed. */
@@ -66,72 +66,68 @@ jsonschema_draft_t jsonschema_get_draft(const jsonschema_t *s);
 /* ---- 3. The diff ------------------------------------------------------ */
 
 /* Every Confluent difference type, in Confluent's declaration order. */
-#define JSONSCHEMA_CHANGE_TYPES(X)                                                        \
-    X(ID_CHANGED) X(DESCRIPTION_CHANGED) X(TITLE_CHANGED) X(DEFAULT_CHANGED)              \
-    X(SCHEMA_ADDED) X(SCHEMA_REMOVED) X(TYPE_EXTENDED) X(TYPE_NARROWED) X(TYPE_CHANGED)   \
-    X(MAX_LENGTH_ADDED) X(MAX_LENGTH_REMOVED) X(MAX_LENGTH_INCREASED)                     \
-    X(MAX_LENGTH_DECREASED) X(MIN_LENGTH_ADDED) X(MIN_LENGTH_REMOVED)                     \
-    X(MIN_LENGTH_INCREASED) X(MIN_LENGTH_DECREASED) X(PATTERN_ADDED) X(PATTERN_REMOVED)   \
-    X(PATTERN_CHANGED) X(MAXIMUM_ADDED) X(MAXIMUM_REMOVED) X(MAXIMUM_INCREASED)           \
-    X(MAXIMUM_DECREASED) X(MINIMUM_ADDED) X(MINIMUM_REMOVED) X(MINIMUM_INCREASED)         \
-    X(MINIMUM_DECREASED) X(EXCLUSIVE_MAXIMUM_ADDED) X(EXCLUSIVE_MAXIMUM_REMOVED)          \
-    X(EXCLUSIVE_MAXIMUM_INCREASED) X(EXCLUSIVE_MAXIMUM_DECREASED)                         \
-    X(EXCLUSIVE_MINIMUM_ADDED) X(EXCLUSIVE_MINIMUM_REMOVED)                               \
-    X(EXCLUSIVE_MINIMUM_INCREASED) X(EXCLUSIVE_MINIMUM_DECREASED) X(MULTIPLE_OF_ADDED)    \
-    X(MULTIPLE_OF_REMOVED) X(MULTIPLE_OF_EXPANDED) X(MULTIPLE_OF_REDUCED)                 \
-    X(MULTIPLE_OF_CHANGED) X(REQUIRED_ATTRIBUTE_ADDED)                                    \
-    X(REQUIRED_ATTRIBUTE_WITH_DEFAULT_ADDED) X(REQUIRED_ATTRIBUTE_REMOVED)                \
-    X(MAX_PROPERTIES_ADDED) X(MAX_PROPERTIES_REMOVED) X(MAX_PROPERTIES_INCREASED)         \
-    X(MAX_PROPERTIES_DECREASED) X(MIN_PROPERTIES_ADDED) X(MIN_PROPERTIES_REMOVED)         \
-    X(MIN_PROPERTIES_INCREASED) X(MIN_PROPERTIES_DECREASED)                               \
-    X(ADDITIONAL_PROPERTIES_ADDED) X(ADDITIONAL_PROPERTIES_REMOVED)                       \
-    X(ADDITIONAL_PROPERTIES_EXTENDED) X(ADDITIONAL_PROPERTIES_NARROWED)                   \
-    X(DEPENDENCY_ARRAY_ADDED) X(DEPENDENCY_ARRAY_REMOVED) X(DEPENDENCY_ARRAY_EXTENDED)    \
-    X(DEPENDENCY_ARRAY_NARROWED) X(DEPENDENCY_ARRAY_CHANGED) X(DEPENDENCY_SCHEMA_ADDED)   \
-    X(DEPENDENCY_SCHEMA_REMOVED) X(PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL)                  \
-    X(REQUIRED_PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL)                                      \
-    X(REQUIRED_PROPERTY_WITH_DEFAULT_ADDED_TO_OPEN_CONTENT_MODEL)                         \
-    X(OPTIONAL_PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL)                                      \
-    X(PROPERTY_WITH_EMPTY_SCHEMA_ADDED_TO_OPEN_CONTENT_MODEL)                             \
-    X(REQUIRED_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL)                                    \
-    X(REQUIRED_PROPERTY_WITH_DEFAULT_ADDED_TO_UNOPEN_CONTENT_MODEL)                       \
-    X(OPTIONAL_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL)                                    \
-    X(PROPERTY_REMOVED_FROM_OPEN_CONTENT_MODEL)                                           \
-    X(PROPERTY_WITH_FALSE_REMOVED_FROM_CLOSED_CONTENT_MODEL)                              \
-    X(PROPERTY_REMOVED_FROM_CLOSED_CONTENT_MODEL)                                         \
-    X(PROPERTY_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL)                        \
-    X(PROPERTY_REMOVED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL)                       \
-    X(PROPERTY_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL)                          \
-    X(PROPERTY_ADDED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL)                         \
-    X(RESERVED_PROPERTY_REMOVED) X(RESERVED_PROPERTY_CONFLICTS_WITH_PROPERTY)             \
-    X(UNEVALUATED_PROPERTIES_ADDED) X(UNEVALUATED_PROPERTIES_REMOVED)                     \
-    X(UNEVALUATED_PROPERTIES_EXTENDED) X(UNEVALUATED_PROPERTIES_NARROWED)                 \
-    X(MAX_ITEMS_ADDED) X(MAX_ITEMS_REMOVED) X(MAX_ITEMS_INCREASED) X(MAX_ITEMS_DECREASED) \
-    X(MIN_ITEMS_ADDED) X(MIN_ITEMS_REMOVED) X(MIN_ITEMS_INCREASED) X(MIN_ITEMS_DECREASED) \
-    X(MAX_CONTAINS_ADDED) X(MAX_CONTAINS_REMOVED) X(MAX_CONTAINS_INCREASED)               \
-    X(MAX_CONTAINS_DECREASED) X(MIN_CONTAINS_ADDED) X(MIN_CONTAINS_REMOVED)               \
-    X(MIN_CONTAINS_INCREASED) X(MIN_CONTAINS_DECREASED) X(UNIQUE_ITEMS_ADDED)             \
-    X(UNIQUE_ITEMS_REMOVED) X(ADDITIONAL_ITEMS_ADDED) X(ADDITIONAL_ITEMS_REMOVED)         \
-    X(ADDITIONAL_ITEMS_EXTENDED) X(ADDITIONAL_ITEMS_NARROWED)                             \
-    X(UNEVALUATED_ITEMS_ADDED) X(UNEVALUATED_ITEMS_REMOVED)                               \
-    X(UNEVALUATED_ITEMS_EXTENDED) X(UNEVALUATED_ITEMS_NARROWED)                           \
-    X(ITEM_ADDED_TO_OPEN_CONTENT_MODEL) X(ITEM_WITH_EMPTY_SCHEMA_ADDED_TO_OPEN_CONTENT_MODEL) \
-    X(ITEM_ADDED_TO_CLOSED_CONTENT_MODEL) X(ITEM_REMOVED_FROM_OPEN_CONTENT_MODEL)         \
-    X(ITEM_WITH_FALSE_REMOVED_FROM_CLOSED_CONTENT_MODEL)                                  \
-    X(ITEM_REMOVED_FROM_CLOSED_CONTENT_MODEL)                                             \
-    X(ITEM_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL)                            \
-    X(ITEM_REMOVED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL)                           \
-    X(ITEM_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL)                              \
-    X(ITEM_ADDED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL)                             \
-    X(ENUM_ARRAY_EXTENDED) X(ENUM_ARRAY_NARROWED) X(ENUM_ARRAY_CHANGED)                   \
-    X(COMBINED_TYPE_EXTENDED) X(COMBINED_TYPE_CHANGED) X(PRODUCT_TYPE_EXTENDED)           \
-    X(PRODUCT_TYPE_NARROWED) X(SUM_TYPE_EXTENDED) X(SUM_TYPE_NARROWED)                    \
-    X(COMBINED_TYPE_SUBSCHEMAS_CHANGED) X(NOT_TYPE_EXTENDED) X(NOT_TYPE_NARROWED)
+#define JSONSCHEMA_CHANGE_TYPES(X)                                                                                                                                             \
+    X(ID_CHANGED)                                                                                                                                                              \
+    X(DESCRIPTION_CHANGED) X(TITLE_CHANGED) X(DEFAULT_CHANGED) X(SCHEMA_ADDED) X(SCHEMA_REMOVED) X(TYPE_EXTENDED) X(                                                           \
+        TYPE_NARROWED) X(TYPE_CHANGED) X(MAX_LENGTH_ADDED) X(MAX_LENGTH_REMOVED) X(MAX_LENGTH_INCREASED) X(MAX_LENGTH_DECREASED)                                               \
+        X(MIN_LENGTH_ADDED) X(MIN_LENGTH_REMOVED) X(MIN_LENGTH_INCREASED) X(MIN_LENGTH_DECREASED) X(PATTERN_ADDED) X(                                                          \
+            PATTERN_REMOVED) X(PATTERN_CHANGED) X(MAXIMUM_ADDED) X(MAXIMUM_REMOVED) X(MAXIMUM_INCREASED) X(MAXIMUM_DECREASED)                                                  \
+            X(MINIMUM_ADDED) X(MINIMUM_REMOVED) X(MINIMUM_INCREASED) X(MINIMUM_DECREASED) X(EXCLUSIVE_MAXIMUM_ADDED) X(                                                        \
+                EXCLUSIVE_MAXIMUM_REMOVED) X(EXCLUSIVE_MAXIMUM_INCREASED) X(EXCLUSIVE_MAXIMUM_DECREASED) X(EXCLUSIVE_MINIMUM_ADDED)                                            \
+                X(EXCLUSIVE_MINIMUM_REMOVED) X(EXCLUSIVE_MINIMUM_INCREASED) X(EXCLUSIVE_MINIMUM_DECREASED) X(                                                                  \
+                    MULTIPLE_OF_ADDED) X(MULTIPLE_OF_REMOVED) X(MULTIPLE_OF_EXPANDED) X(MULTIPLE_OF_REDUCED)                                                                   \
+                    X(MULTIPLE_OF_CHANGED) X(REQUIRED_ATTRIBUTE_ADDED) X(REQUIRED_ATTRIBUTE_WITH_DEFAULT_ADDED) X(                                                             \
+                        REQUIRED_ATTRIBUTE_REMOVED) X(MAX_PROPERTIES_ADDED) X(MAX_PROPERTIES_REMOVED) X(MAX_PROPERTIES_INCREASED)                                              \
+                        X(MAX_PROPERTIES_DECREASED) X(MIN_PROPERTIES_ADDED) X(MIN_PROPERTIES_REMOVED) X(                                                                       \
+                            MIN_PROPERTIES_INCREASED) X(MIN_PROPERTIES_DECREASED) X(ADDITIONAL_PROPERTIES_ADDED)                                                               \
+                            X(ADDITIONAL_PROPERTIES_REMOVED) X(ADDITIONAL_PROPERTIES_EXTENDED) X(                                                                              \
+                                ADDITIONAL_PROPERTIES_NARROWED) X(DEPENDENCY_ARRAY_ADDED) X(DEPENDENCY_ARRAY_REMOVED)                                                          \
+                                X(DEPENDENCY_ARRAY_EXTENDED) X(DEPENDENCY_ARRAY_NARROWED) X(DEPENDENCY_ARRAY_CHANGED) X(                                                       \
+                                    DEPENDENCY_SCHEMA_ADDED) X(DEPENDENCY_SCHEMA_REMOVED) X(PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL)                                              \
+                                    X(REQUIRED_PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL) X(REQUIRED_PROPERTY_WITH_DEFAULT_ADDED_TO_OPEN_CONTENT_MODEL) X(                          \
+                                        OPTIONAL_PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL) X(PROPERTY_WITH_EMPTY_SCHEMA_ADDED_TO_OPEN_CONTENT_MODEL)                               \
+                                        X(REQUIRED_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL) X(REQUIRED_PROPERTY_WITH_DEFAULT_ADDED_TO_UNOPEN_CONTENT_MODEL) X(                  \
+                                            OPTIONAL_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL) X(PROPERTY_REMOVED_FROM_OPEN_CONTENT_MODEL)                                       \
+                                            X(PROPERTY_WITH_FALSE_REMOVED_FROM_CLOSED_CONTENT_MODEL) X(PROPERTY_REMOVED_FROM_CLOSED_CONTENT_MODEL) X(                          \
+                                                PROPERTY_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL) X(PROPERTY_REMOVED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL)   \
+                                                X(PROPERTY_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL) X(PROPERTY_ADDED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL) X(  \
+                                                    RESERVED_PROPERTY_REMOVED) X(RESERVED_PROPERTY_CONFLICTS_WITH_PROPERTY) X(UNEVALUATED_PROPERTIES_ADDED)                    \
+                                                    X(UNEVALUATED_PROPERTIES_REMOVED) X(UNEVALUATED_PROPERTIES_EXTENDED) X(                                                    \
+                                                        UNEVALUATED_PROPERTIES_NARROWED) X(MAX_ITEMS_ADDED) X(MAX_ITEMS_REMOVED)                                               \
+                                                        X(MAX_ITEMS_INCREASED) X(MAX_ITEMS_DECREASED) X(MIN_ITEMS_ADDED) X(                                                    \
+                                                            MIN_ITEMS_REMOVED) X(MIN_ITEMS_INCREASED) X(MIN_ITEMS_DECREASED)                                                   \
+                                                            X(MAX_CONTAINS_ADDED) X(MAX_CONTAINS_REMOVED) X(                                                                   \
+                                                                MAX_CONTAINS_INCREASED) X(MAX_CONTAINS_DECREASED)                                                              \
+                                                                X(MIN_CONTAINS_ADDED) X(MIN_CONTAINS_REMOVED) X(MIN_CONTAINS_INCREASED) X(                                     \
+                                                                    MIN_CONTAINS_DECREASED) X(UNIQUE_ITEMS_ADDED) X(UNIQUE_ITEMS_REMOVED)                                      \
+                                                                    X(ADDITIONAL_ITEMS_ADDED) X(ADDITIONAL_ITEMS_REMOVED) X(                                                   \
+                                                                        ADDITIONAL_ITEMS_EXTENDED) X(ADDITIONAL_ITEMS_NARROWED)                                                \
+                                                                        X(UNEVALUATED_ITEMS_ADDED) X(                                                                          \
+                                                                            UNEVALUATED_ITEMS_REMOVED) X(UNEVALUATED_ITEMS_EXTENDED)                                           \
+                                                                            X(UNEVALUATED_ITEMS_NARROWED) X(                                                                   \
+                                                                                ITEM_ADDED_TO_OPEN_CONTENT_MODEL) X(ITEM_WITH_EMPTY_SCHEMA_ADDED_TO_OPEN_CONTENT_MODEL)        \
+                                                                                X(ITEM_ADDED_TO_CLOSED_CONTENT_MODEL) X(                                                       \
+                                                                                    ITEM_REMOVED_FROM_OPEN_CONTENT_MODEL) X(ITEM_WITH_FALSE_REMOVED_FROM_CLOSED_CONTENT_MODEL) \
+                                                                                    X(ITEM_REMOVED_FROM_CLOSED_CONTENT_MODEL) X(                                               \
+                                                                                        ITEM_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL)                               \
+                                                                                        X(ITEM_REMOVED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL) X(                         \
+                                                                                            ITEM_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL)                             \
+                                                                                            X(ITEM_ADDED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL) X(                       \
+                                                                                                ENUM_ARRAY_EXTENDED) X(ENUM_ARRAY_NARROWED)                                    \
+                                                                                                X(ENUM_ARRAY_CHANGED) X(                                                       \
+                                                                                                    COMBINED_TYPE_EXTENDED)                                                    \
+                                                                                                    X(COMBINED_TYPE_CHANGED) X(                                                \
+                                                                                                        PRODUCT_TYPE_EXTENDED)                                                 \
+                                                                                                        X(PRODUCT_TYPE_NARROWED) X(                                            \
+                                                                                                            SUM_TYPE_EXTENDED)                                                 \
+                                                                                                            X(SUM_TYPE_NARROWED) X(                                            \
+                                                                                                                COMBINED_TYPE_SUBSCHEMAS_CHANGED)                              \
+                                                                                                                X(NOT_TYPE_EXTENDED)                                           \
+                                                                                                                    X(NOT_TYPE_NARROWED)
 
 #define JSONSCHEMA_CHANGE_ENUM_(name) JSONSCHEMA_##name,
 typedef enum jsonschema_change {
-    JSONSCHEMA_CHANGE_TYPES(JSONSCHEMA_CHANGE_ENUM_)
-    JSONSCHEMA_CHANGE_COUNT
+    JSONSCHEMA_CHANGE_TYPES(JSONSCHEMA_CHANGE_ENUM_) JSONSCHEMA_CHANGE_COUNT
 } jsonschema_change_t;
 #undef JSONSCHEMA_CHANGE_ENUM_
 
@@ -158,8 +154,8 @@ int jsonschema_change_compatible(jsonschema_change_t type, jsonschema_policy_t p
  * schema matches and whether a partially open content model covers a
  * property. Returns 0, -1 when out of memory, or JSONSCHEMA_DIFF_TOO_COMPLEX.
  */
-int jsonschema_diff(const jsonschema_t *original, const jsonschema_t *update,
-                    jsonschema_policy_t policy, strlist_t *changes);
+int jsonschema_diff(const jsonschema_t *original, const jsonschema_t *update, jsonschema_policy_t policy,
+                    strlist_t *changes);
 
 /*
  * "self can read data / honour contracts of previous": runs the diff with
@@ -167,8 +163,8 @@ int jsonschema_diff(const jsonschema_t *original, const jsonschema_t *update,
  * incompatible difference (docs/compatibility.md "Messages": {errorType:"T", description:"...'}
  * with two %s placeholders, self's role first). Returns 0 or -1.
  */
-int jsonschema_backward(const jsonschema_t *self, const jsonschema_t *previous,
-                        jsonschema_policy_t policy, strlist_t *out);
+int jsonschema_backward(const jsonschema_t *self, const jsonschema_t *previous, jsonschema_policy_t policy,
+                        strlist_t *out);
 
 /* The description of a difference at path, with the two %s placeholders
  * (docs/compatibility.md "Messages"). */
@@ -177,8 +173,8 @@ char *jsonschema_change_description(jsonschema_change_t type, const char *path);
 /* ---- 4. The schema object model --------------------------------------- */
 
 typedef enum jsonschema_kind {
-    JSONSCHEMA_NODE_EMPTY,      /* {} and keyword-less objects */
-    JSONSCHEMA_NODE_TRUE,       /* true: an EMPTY for every rule but its class */
+    JSONSCHEMA_NODE_EMPTY, /* {} and keyword-less objects */
+    JSONSCHEMA_NODE_TRUE,  /* true: an EMPTY for every rule but its class */
     JSONSCHEMA_NODE_FALSE,
     JSONSCHEMA_NODE_REFERENCE,
     JSONSCHEMA_NODE_STRING,
@@ -211,13 +207,13 @@ typedef struct jsonschema_str {
 } jsonschema_str_t;
 
 typedef struct jsonschema_prop {
-    jsonschema_str_t name;       /* property name, or regex for pattern properties */
+    jsonschema_str_t name; /* property name, or regex for pattern properties */
     jsonschema_node_t *schema;
 } jsonschema_prop_t;
 
 typedef struct jsonschema_dep {
     jsonschema_str_t name;
-    jsonschema_str_t *names;     /* the properties it requires */
+    jsonschema_str_t *names; /* the properties it requires */
     size_t n, cap;
 } jsonschema_dep_t;
 
@@ -231,10 +227,10 @@ typedef struct jsonschema_int {
  * zero. Pointers into documents are borrowed from the owning jsonschema_t. */
 struct jsonschema_node {
     jsonschema_kind_t kind;
-    const jsonschema_json_t *src;   /* the value it was loaded from (equality of subschemas) */
+    const jsonschema_json_t *src; /* the value it was loaded from (equality of subschemas) */
     const jsonschema_json_t *id, *title, *description, *default_value;
     /* Unprocessed properties the diff looks at. */
-    int connect_bytes;              /* "connect.type": "bytes" */
+    int connect_bytes; /* "connect.type": "bytes" */
     const jsonschema_json_t *min_contains, *max_contains;
     jsonschema_node_t *unevaluated; /* 2019-09+: unevaluatedProperties / unevaluatedItems */
 
@@ -255,8 +251,8 @@ struct jsonschema_node {
     size_t nrequired, required_cap;
     jsonschema_prop_t *pattern_props;
     size_t npattern_props, pattern_props_cap;
-    int additional_forbidden;       /* additionalProperties / additionalItems: false */
-    jsonschema_node_t *additional;  /* additionalProperties / additionalItems schema */
+    int additional_forbidden;      /* additionalProperties / additionalItems: false */
+    jsonschema_node_t *additional; /* additionalProperties / additionalItems schema */
     jsonschema_dep_t *dep_arrays;
     size_t ndep_arrays, dep_arrays_cap;
     jsonschema_prop_t *dep_schemas;
@@ -277,7 +273,7 @@ struct jsonschema_node {
     jsonschema_criterion_t criterion;
     jsonschema_node_t **subs;
     size_t nsubs, subs_cap;
-    int generated;                  /* made by the loader (type arrays, sibling keywords) */
+    int generated; /* made by the loader (type arrays, sibling keywords) */
 };
 
 /* The root node (borrowed; lives as long as s). */

@@ -45,7 +45,7 @@ static size_t pair_hash(const void *a, const void *b)
 }
 
 static jsonschema_memo_entry_t *memo_find(const jsonschema_memo_t *m, const jsonschema_node_t *o,
-                               const jsonschema_node_t *u)
+                                          const jsonschema_node_t *u)
 {
     if (!m || m->cap == 0)
         return NULL;
@@ -79,7 +79,8 @@ static int memo_grow(jsonschema_memo_t *m)
     return 0;
 }
 
-static jsonschema_memo_entry_t *memo_insert(jsonschema_memo_t *m, const jsonschema_node_t *o, const jsonschema_node_t *u)
+static jsonschema_memo_entry_t *memo_insert(jsonschema_memo_t *m, const jsonschema_node_t *o,
+                                            const jsonschema_node_t *u)
 {
     if ((m->used + 1) * 2 > m->cap && memo_grow(m) != 0)
         return NULL;
@@ -99,14 +100,12 @@ static void memo_free(jsonschema_memo_t *m)
     *m = (jsonschema_memo_t){0};
 }
 
-static void compare_types(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
-                          const jsonschema_node_t *u);
+static void compare_types(jsonschema_ctx_t *ctx, const jsonschema_node_t *o, const jsonschema_node_t *u);
 
 /* The differences of a pair relative to the pair (borrowed until the next
  * memo insertion). A pair met again while in progress is a cycle: no
  * differences, unless an earlier pass proved the pair incompatible. */
-static const jsonschema_difflist_t *compare_memoized(jsonschema_diffrun_t *run,
-                                                     const jsonschema_node_t *o,
+static const jsonschema_difflist_t *compare_memoized(jsonschema_diffrun_t *run, const jsonschema_node_t *o,
                                                      const jsonschema_node_t *u)
 {
     static const jsonschema_difflist_t none = {0};
@@ -188,8 +187,7 @@ static int try_branch(jsonschema_ctx_t *ctx, const jsonschema_node_t *a, const j
 
 /* An update that is combined while the original is not (or the reverse):
  * a singleton, or a branch of a sum (product) that alone is compatible. */
-static int compare_one_sided(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
-                             const jsonschema_node_t *u)
+static int compare_one_sided(jsonschema_ctx_t *ctx, const jsonschema_node_t *o, const jsonschema_node_t *u)
 {
     if (!is_combined(o) && is_combined(u)) {
         if (u->nsubs == 1)
@@ -225,8 +223,7 @@ static int same_json(const jsonschema_json_t *a, const jsonschema_json_t *b)
     return jsonschema_json_equal(a, b);
 }
 
-static void compare_annotations(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
-                                const jsonschema_node_t *u)
+static void compare_annotations(jsonschema_ctx_t *ctx, const jsonschema_node_t *o, const jsonschema_node_t *u)
 {
     if (!same_json(o->id, u->id))
         jsonschema_ctx_add(ctx, JSONSCHEMA_ID_CHANGED);
@@ -238,8 +235,7 @@ static void compare_annotations(jsonschema_ctx_t *ctx, const jsonschema_node_t *
         jsonschema_ctx_add(ctx, JSONSCHEMA_DEFAULT_CHANGED);
 }
 
-static void compare_types(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
-                          const jsonschema_node_t *u)
+static void compare_types(jsonschema_ctx_t *ctx, const jsonschema_node_t *o, const jsonschema_node_t *u)
 {
     if (compare_one_sided(ctx, o, u) || jsonschema_ctx_failed(ctx))
         return;
@@ -315,8 +311,8 @@ static int run_pass(const jsonschema_node_t *original, const jsonschema_node_t *
     return rc;
 }
 
-static int diff_lists(const jsonschema_t *original, const jsonschema_t *update,
-                      jsonschema_policy_t policy, jsonschema_difflist_t *out)
+static int diff_lists(const jsonschema_t *original, const jsonschema_t *update, jsonschema_policy_t policy,
+                      jsonschema_difflist_t *out)
 {
     jsonschema_memo_t seeds[2] = {{0}, {0}};
     int cur = 0, converged = 0, rc = 0;
@@ -324,8 +320,8 @@ static int diff_lists(const jsonschema_t *original, const jsonschema_t *update,
     *out = (jsonschema_difflist_t){0};
     while (!converged && rc == 0) {
         jsonschema_difflist_clear(out);
-        rc = run_pass(original->root, update->root, policy, &seeds[cur], &seeds[1 - cur], out,
-                      &converged, &steps);
+        rc = run_pass(original->root, update->root, policy, &seeds[cur], &seeds[1 - cur], out, &converged,
+                      &steps);
         cur = 1 - cur;
     }
     memo_free(&seeds[0]);
@@ -335,20 +331,20 @@ static int diff_lists(const jsonschema_t *original, const jsonschema_t *update,
     return rc;
 }
 
-int jsonschema_diff(const jsonschema_t *original, const jsonschema_t *update,
-                    jsonschema_policy_t policy, strlist_t *changes)
+int jsonschema_diff(const jsonschema_t *original, const jsonschema_t *update, jsonschema_policy_t policy,
+                    strlist_t *changes)
 {
     jsonschema_difflist_t diffs;
     int rc = diff_lists(original, update, policy, &diffs);
     for (size_t i = 0; i < diffs.n && rc == 0; i++)
-        rc = strlist_pushf(changes, "%s %s", jsonschema_change_name(diffs.items[i].type),
-                           diffs.items[i].path);
+        rc =
+            strlist_pushf(changes, "%s %s", jsonschema_change_name(diffs.items[i].type), diffs.items[i].path);
     jsonschema_difflist_clear(&diffs);
     return rc;
 }
 
-int jsonschema_backward(const jsonschema_t *self, const jsonschema_t *previous,
-                        jsonschema_policy_t policy, strlist_t *out)
+int jsonschema_backward(const jsonschema_t *self, const jsonschema_t *previous, jsonschema_policy_t policy,
+                        strlist_t *out)
 {
     jsonschema_difflist_t diffs;
     int rc = diff_lists(previous, self, policy, &diffs);
@@ -360,8 +356,8 @@ int jsonschema_backward(const jsonschema_t *self, const jsonschema_t *previous,
         if (jsonschema_change_compatible(t, policy))
             continue;
         char *desc = jsonschema_change_description(t, diffs.items[i].path);
-        rc = desc ? strlist_pushf(out, "{errorType:\"%s\", description:\"%s'}",
-                                  jsonschema_change_name(t), desc)
+        rc = desc ? strlist_pushf(out, "{errorType:\"%s\", description:\"%s'}", jsonschema_change_name(t),
+                                  desc)
                   : -1;
         free(desc);
     }

@@ -37,8 +37,9 @@ static void item_removed(jsonschema_ctx_t *ctx, const jsonschema_node_t *item,
     }
     const jsonschema_node_t *partial = partially_open_schema(update);
     if (partial)
-        jsonschema_diff_covered(ctx, item, partial, JSONSCHEMA_ITEM_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL,
-                JSONSCHEMA_ITEM_REMOVED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL);
+        jsonschema_diff_covered(ctx, item, partial,
+                                JSONSCHEMA_ITEM_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL,
+                                JSONSCHEMA_ITEM_REMOVED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL);
     else
         jsonschema_ctx_add(ctx, item->kind == JSONSCHEMA_NODE_FALSE
                                     ? JSONSCHEMA_ITEM_WITH_FALSE_REMOVED_FROM_CLOSED_CONTENT_MODEL
@@ -56,14 +57,14 @@ static void item_added(jsonschema_ctx_t *ctx, const jsonschema_node_t *original,
     }
     const jsonschema_node_t *partial = partially_open_schema(original);
     if (partial)
-        jsonschema_diff_covered(ctx, partial, item, JSONSCHEMA_ITEM_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL,
-                JSONSCHEMA_ITEM_ADDED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL);
+        jsonschema_diff_covered(ctx, partial, item,
+                                JSONSCHEMA_ITEM_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL,
+                                JSONSCHEMA_ITEM_ADDED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL);
     else
         jsonschema_ctx_add(ctx, JSONSCHEMA_ITEM_ADDED_TO_CLOSED_CONTENT_MODEL);
 }
 
-static void compare_tuples(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
-                           const jsonschema_node_t *u)
+static void compare_tuples(jsonschema_ctx_t *ctx, const jsonschema_node_t *o, const jsonschema_node_t *u)
 {
     size_t n = o->ntuple > u->ntuple ? o->ntuple : u->ntuple;
     for (size_t i = 0; i < n && !jsonschema_ctx_failed(ctx); i++) {
@@ -86,36 +87,37 @@ static jsonschema_int_t contains_bound(const jsonschema_json_t *v)
     jsonschema_int_t r = {0};
     if (v) {
         r.set = 1;
-        r.v = v->num >= 2147483647.0 ? 2147483647 : v->num <= -2147483648.0 ? -2147483647 - 1
-                                                                           : (long long)v->num;
+        r.v = v->num >= 2147483647.0    ? 2147483647
+              : v->num <= -2147483648.0 ? -2147483647 - 1
+                                        : (long long)v->num;
     }
     return r;
 }
 
-static void compare_bounds(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
-                           const jsonschema_node_t *u)
+static void compare_bounds(jsonschema_ctx_t *ctx, const jsonschema_node_t *o, const jsonschema_node_t *u)
 {
-    const jsonschema_bound_changes_t max_items = {
-        JSONSCHEMA_MAX_ITEMS_ADDED, JSONSCHEMA_MAX_ITEMS_REMOVED, JSONSCHEMA_MAX_ITEMS_INCREASED,
-        JSONSCHEMA_MAX_ITEMS_DECREASED};
-    const jsonschema_bound_changes_t min_items = {
-        JSONSCHEMA_MIN_ITEMS_ADDED, JSONSCHEMA_MIN_ITEMS_REMOVED, JSONSCHEMA_MIN_ITEMS_INCREASED,
-        JSONSCHEMA_MIN_ITEMS_DECREASED};
+    const jsonschema_bound_changes_t max_items = {JSONSCHEMA_MAX_ITEMS_ADDED, JSONSCHEMA_MAX_ITEMS_REMOVED,
+                                                  JSONSCHEMA_MAX_ITEMS_INCREASED,
+                                                  JSONSCHEMA_MAX_ITEMS_DECREASED};
+    const jsonschema_bound_changes_t min_items = {JSONSCHEMA_MIN_ITEMS_ADDED, JSONSCHEMA_MIN_ITEMS_REMOVED,
+                                                  JSONSCHEMA_MIN_ITEMS_INCREASED,
+                                                  JSONSCHEMA_MIN_ITEMS_DECREASED};
     const jsonschema_bound_changes_t max_contains = {
-        JSONSCHEMA_MAX_CONTAINS_ADDED, JSONSCHEMA_MAX_CONTAINS_REMOVED,
-        JSONSCHEMA_MAX_CONTAINS_INCREASED, JSONSCHEMA_MAX_CONTAINS_DECREASED};
+        JSONSCHEMA_MAX_CONTAINS_ADDED, JSONSCHEMA_MAX_CONTAINS_REMOVED, JSONSCHEMA_MAX_CONTAINS_INCREASED,
+        JSONSCHEMA_MAX_CONTAINS_DECREASED};
     const jsonschema_bound_changes_t min_contains = {
-        JSONSCHEMA_MIN_CONTAINS_ADDED, JSONSCHEMA_MIN_CONTAINS_REMOVED,
-        JSONSCHEMA_MIN_CONTAINS_INCREASED, JSONSCHEMA_MIN_CONTAINS_DECREASED};
+        JSONSCHEMA_MIN_CONTAINS_ADDED, JSONSCHEMA_MIN_CONTAINS_REMOVED, JSONSCHEMA_MIN_CONTAINS_INCREASED,
+        JSONSCHEMA_MIN_CONTAINS_DECREASED};
     jsonschema_diff_int_bound(ctx, "maxItems", o->max_items, u->max_items, max_items);
     jsonschema_diff_int_bound(ctx, "minItems", o->min_items, u->min_items, min_items);
     if (o->unique_items != u->unique_items)
-        jsonschema_ctx_add_at(ctx, "uniqueItems", o->unique_items ? JSONSCHEMA_UNIQUE_ITEMS_REMOVED
-                                                                  : JSONSCHEMA_UNIQUE_ITEMS_ADDED);
+        jsonschema_ctx_add_at(ctx, "uniqueItems",
+                              o->unique_items ? JSONSCHEMA_UNIQUE_ITEMS_REMOVED
+                                              : JSONSCHEMA_UNIQUE_ITEMS_ADDED);
     jsonschema_diff_int_bound(ctx, "maxContains", contains_bound(o->max_contains),
-                contains_bound(u->max_contains), max_contains);
+                              contains_bound(u->max_contains), max_contains);
     jsonschema_diff_int_bound(ctx, "minContains", contains_bound(o->min_contains),
-                contains_bound(u->min_contains), min_contains);
+                              contains_bound(u->min_contains), min_contains);
 }
 
 void jsonschema_diff_array(jsonschema_ctx_t *ctx, const jsonschema_node_t *original,

@@ -15,14 +15,13 @@ static const char *criterion_name(jsonschema_criterion_t c)
 }
 
 /* Returns 0 when the criteria let the comparison go on. */
-static int compare_criteria(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
-                            const jsonschema_node_t *u)
+static int compare_criteria(jsonschema_ctx_t *ctx, const jsonschema_node_t *o, const jsonschema_node_t *u)
 {
     if (o->criterion == u->criterion)
         return 0;
     int o1 = o->nsubs == 1, u1 = u->nsubs == 1;
-    if (u->criterion == JSONSCHEMA_ANY_OF || (o1 && u1) ||
-        (o1 && u->criterion == JSONSCHEMA_ONE_OF) || (u1 && o->criterion == JSONSCHEMA_ALL_OF)) {
+    if (u->criterion == JSONSCHEMA_ANY_OF || (o1 && u1) || (o1 && u->criterion == JSONSCHEMA_ONE_OF) ||
+        (u1 && o->criterion == JSONSCHEMA_ALL_OF)) {
         jsonschema_ctx_add(ctx, JSONSCHEMA_COMBINED_TYPE_EXTENDED);
         return 0;
     }
@@ -53,9 +52,9 @@ static size_t dedupe(const jsonschema_node_t *n, const jsonschema_node_t **out)
 
 typedef struct match {
     size_t no, nu;
-    jsonschema_difflist_t *edges;   /* no * nu; NULL items mean no compatible edge */
+    jsonschema_difflist_t *edges; /* no * nu; NULL items mean no compatible edge */
     char *has_edge;
-    long *match_u;                  /* update index -> original index, -1 free */
+    long *match_u; /* update index -> original index, -1 free */
     char *seen;
 } match_t;
 
@@ -117,9 +116,8 @@ static void match_free(match_t *m)
     free(m->seen);
 }
 
-static void match_subschemas(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
-                             const jsonschema_node_t **os, size_t no,
-                             const jsonschema_node_t **us, size_t nu)
+static void match_subschemas(jsonschema_ctx_t *ctx, const jsonschema_node_t *o, const jsonschema_node_t **os,
+                             size_t no, const jsonschema_node_t **us, size_t nu)
 {
     match_t m = {.no = no, .nu = nu};
     m.edges = calloc(no * nu + 1, sizeof *m.edges);
@@ -152,9 +150,8 @@ void jsonschema_diff_combined(jsonschema_ctx_t *ctx, const jsonschema_node_t *or
     if (os && us) {
         size_t no = dedupe(original, os), nu = dedupe(update, us);
         if (no < nu)
-            jsonschema_ctx_add(ctx, update->criterion == JSONSCHEMA_ALL_OF
-                                        ? JSONSCHEMA_PRODUCT_TYPE_EXTENDED
-                                        : JSONSCHEMA_SUM_TYPE_EXTENDED);
+            jsonschema_ctx_add(ctx, update->criterion == JSONSCHEMA_ALL_OF ? JSONSCHEMA_PRODUCT_TYPE_EXTENDED
+                                                                           : JSONSCHEMA_SUM_TYPE_EXTENDED);
         else if (no > nu)
             jsonschema_ctx_add(ctx, original->criterion == JSONSCHEMA_ALL_OF
                                         ? JSONSCHEMA_PRODUCT_TYPE_NARROWED

@@ -25,11 +25,10 @@ void jsonschema_diffrun_fail(jsonschema_diffrun_t *run, int error)
         run->error = error;
 }
 
-void jsonschema_difflist_push(jsonschema_diffrun_t *run, jsonschema_difflist_t *l,
-                              jsonschema_change_t type, char *owned_path)
+void jsonschema_difflist_push(jsonschema_diffrun_t *run, jsonschema_difflist_t *l, jsonschema_change_t type,
+                              char *owned_path)
 {
-    if (!owned_path ||
-        jsonschema_grow((void **)&l->items, &l->cap, l->n + 1, sizeof *l->items) != 0) {
+    if (!owned_path || jsonschema_grow((void **)&l->items, &l->cap, l->n + 1, sizeof *l->items) != 0) {
         free(owned_path);
         jsonschema_diffrun_fail(run, -1);
         return;
@@ -37,8 +36,7 @@ void jsonschema_difflist_push(jsonschema_diffrun_t *run, jsonschema_difflist_t *
     l->items[l->n++] = (jsonschema_difference_t){type, owned_path};
 }
 
-void jsonschema_ctx_init(jsonschema_ctx_t *ctx, jsonschema_diffrun_t *run,
-                         const jsonschema_ctx_t *parent)
+void jsonschema_ctx_init(jsonschema_ctx_t *ctx, jsonschema_diffrun_t *run, const jsonschema_ctx_t *parent)
 {
     *ctx = (jsonschema_ctx_t){.run = run};
     const char *start = parent ? parent->path : "#/";

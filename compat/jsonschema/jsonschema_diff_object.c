@@ -106,8 +106,7 @@ static int has_default(const jsonschema_node_t *n)
     return n->default_value != NULL;
 }
 
-static void compare_required(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
-                             const jsonschema_node_t *u)
+static void compare_required(jsonschema_ctx_t *ctx, const jsonschema_node_t *o, const jsonschema_node_t *u)
 {
     jsonschema_mark_t mark = jsonschema_ctx_push(ctx, "required", 8);
     for (size_t i = 0; i < o->nprops; i++) {
@@ -119,7 +118,7 @@ static void compare_required(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
         if (was == is)
             continue;
         jsonschema_mark_t m2 = jsonschema_ctx_push(ctx, name->s, name->len);
-        jsonschema_ctx_add(ctx, was ? JSONSCHEMA_REQUIRED_ATTRIBUTE_REMOVED
+        jsonschema_ctx_add(ctx, was                 ? JSONSCHEMA_REQUIRED_ATTRIBUTE_REMOVED
                                 : has_default(usub) ? JSONSCHEMA_REQUIRED_ATTRIBUTE_WITH_DEFAULT_ADDED
                                                     : JSONSCHEMA_REQUIRED_ATTRIBUTE_ADDED);
         jsonschema_ctx_pop(ctx, m2);
@@ -129,7 +128,7 @@ static void compare_required(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
 
 /* Sub-diff against the covering schema, then whether it covered. */
 void jsonschema_diff_covered(jsonschema_ctx_t *ctx, const jsonschema_node_t *a, const jsonschema_node_t *b,
-                    jsonschema_change_t yes, jsonschema_change_t no)
+                             jsonschema_change_t yes, jsonschema_change_t no)
 {
     jsonschema_ctx_t sub;
     jsonschema_ctx_init(&sub, ctx->run, ctx);
@@ -140,8 +139,8 @@ void jsonschema_diff_covered(jsonschema_ctx_t *ctx, const jsonschema_node_t *a, 
     jsonschema_ctx_add(ctx, ok ? yes : no);
 }
 
-static void property_removed(jsonschema_ctx_t *ctx, const jsonschema_node_t *osub,
-                             const jsonschema_node_t *u, const jsonschema_str_t *name)
+static void property_removed(jsonschema_ctx_t *ctx, const jsonschema_node_t *osub, const jsonschema_node_t *u,
+                             const jsonschema_str_t *name)
 {
     if (is_open(u)) {
         jsonschema_ctx_add(ctx, JSONSCHEMA_PROPERTY_REMOVED_FROM_OPEN_CONTENT_MODEL);
@@ -149,39 +148,40 @@ static void property_removed(jsonschema_ctx_t *ctx, const jsonschema_node_t *osu
     }
     const jsonschema_node_t *partial = partially_open_schema(u, name);
     if (partial)
-        jsonschema_diff_covered(ctx, osub, partial, JSONSCHEMA_PROPERTY_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL,
-                JSONSCHEMA_PROPERTY_REMOVED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL);
+        jsonschema_diff_covered(ctx, osub, partial,
+                                JSONSCHEMA_PROPERTY_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL,
+                                JSONSCHEMA_PROPERTY_REMOVED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL);
     else
         jsonschema_ctx_add(ctx, osub->kind == JSONSCHEMA_NODE_FALSE
                                     ? JSONSCHEMA_PROPERTY_WITH_FALSE_REMOVED_FROM_CLOSED_CONTENT_MODEL
                                     : JSONSCHEMA_PROPERTY_REMOVED_FROM_CLOSED_CONTENT_MODEL);
 }
 
-static void property_added(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
-                           const jsonschema_node_t *u, const jsonschema_node_t *usub,
-                           const jsonschema_str_t *name)
+static void property_added(jsonschema_ctx_t *ctx, const jsonschema_node_t *o, const jsonschema_node_t *u,
+                           const jsonschema_node_t *usub, const jsonschema_str_t *name)
 {
     int required = is_required(u, name);
     if (is_open(o)) {
-        jsonschema_ctx_add(ctx,
-            jsonschema_node_is_empty(usub) ? JSONSCHEMA_PROPERTY_WITH_EMPTY_SCHEMA_ADDED_TO_OPEN_CONTENT_MODEL
-            : !required                    ? JSONSCHEMA_OPTIONAL_PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL
-            : has_default(usub) ? JSONSCHEMA_REQUIRED_PROPERTY_WITH_DEFAULT_ADDED_TO_OPEN_CONTENT_MODEL
-                                : JSONSCHEMA_REQUIRED_PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL);
+        jsonschema_ctx_add(ctx, jsonschema_node_is_empty(usub)
+                                    ? JSONSCHEMA_PROPERTY_WITH_EMPTY_SCHEMA_ADDED_TO_OPEN_CONTENT_MODEL
+                                : !required ? JSONSCHEMA_OPTIONAL_PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL
+                                : has_default(usub)
+                                    ? JSONSCHEMA_REQUIRED_PROPERTY_WITH_DEFAULT_ADDED_TO_OPEN_CONTENT_MODEL
+                                    : JSONSCHEMA_REQUIRED_PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL);
         return;
     }
     const jsonschema_node_t *partial = partially_open_schema(o, name);
     if (partial)
-        jsonschema_diff_covered(ctx, partial, usub, JSONSCHEMA_PROPERTY_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL,
-                JSONSCHEMA_PROPERTY_ADDED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL);
-    jsonschema_ctx_add(ctx,
-        !required           ? JSONSCHEMA_OPTIONAL_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL
-        : has_default(usub) ? JSONSCHEMA_REQUIRED_PROPERTY_WITH_DEFAULT_ADDED_TO_UNOPEN_CONTENT_MODEL
-                            : JSONSCHEMA_REQUIRED_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL);
+        jsonschema_diff_covered(ctx, partial, usub,
+                                JSONSCHEMA_PROPERTY_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL,
+                                JSONSCHEMA_PROPERTY_ADDED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL);
+    jsonschema_ctx_add(ctx, !required ? JSONSCHEMA_OPTIONAL_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL
+                            : has_default(usub)
+                                ? JSONSCHEMA_REQUIRED_PROPERTY_WITH_DEFAULT_ADDED_TO_UNOPEN_CONTENT_MODEL
+                                : JSONSCHEMA_REQUIRED_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL);
 }
 
-static void compare_properties(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
-                               const jsonschema_node_t *u)
+static void compare_properties(jsonschema_ctx_t *ctx, const jsonschema_node_t *o, const jsonschema_node_t *u)
 {
     jsonschema_mark_t mark = jsonschema_ctx_push(ctx, "properties", 10);
     for (size_t i = 0; i < o->nprops && !jsonschema_ctx_failed(ctx); i++) {
@@ -240,8 +240,7 @@ static int names_subset(const jsonschema_dep_t *a, const jsonschema_dep_t *b)
     return 1;
 }
 
-static void compare_dep_array(jsonschema_ctx_t *ctx, const jsonschema_dep_t *od,
-                              const jsonschema_dep_t *ud)
+static void compare_dep_array(jsonschema_ctx_t *ctx, const jsonschema_dep_t *od, const jsonschema_dep_t *ud)
 {
     if (!ud) {
         jsonschema_ctx_add(ctx, JSONSCHEMA_DEPENDENCY_ARRAY_REMOVED);
@@ -279,7 +278,7 @@ static void compare_dependencies(jsonschema_ctx_t *ctx, const jsonschema_node_t 
         for (size_t i = 0; i < n->ndep_arrays; i++) {
             const jsonschema_str_t *name = &n->dep_arrays[i].name;
             if (side && dep_array(o, name))
-                continue;   /* already compared from the original's side */
+                continue; /* already compared from the original's side */
             jsonschema_mark_t m2 = jsonschema_ctx_push(ctx, name->s, name->len);
             compare_dep_array(ctx, dep_array(o, name), dep_array(u, name));
             jsonschema_ctx_pop(ctx, m2);
@@ -301,18 +300,17 @@ typedef struct unevaluated_types {
 } unevaluated_types_t;
 
 /* additionalProperties and additionalItems share one rule. */
-void jsonschema_diff_additional(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
-                                const jsonschema_node_t *u, int items)
+void jsonschema_diff_additional(jsonschema_ctx_t *ctx, const jsonschema_node_t *o, const jsonschema_node_t *u,
+                                int items)
 {
     const char *kw = items ? "additionalItems" : "additionalProperties";
     unevaluated_types_t t =
         items ? (unevaluated_types_t){JSONSCHEMA_ADDITIONAL_ITEMS_ADDED, JSONSCHEMA_ADDITIONAL_ITEMS_REMOVED,
                                       JSONSCHEMA_ADDITIONAL_ITEMS_EXTENDED,
                                       JSONSCHEMA_ADDITIONAL_ITEMS_NARROWED}
-              : (unevaluated_types_t){JSONSCHEMA_ADDITIONAL_PROPERTIES_ADDED,
-                                      JSONSCHEMA_ADDITIONAL_PROPERTIES_REMOVED,
-                                      JSONSCHEMA_ADDITIONAL_PROPERTIES_EXTENDED,
-                                      JSONSCHEMA_ADDITIONAL_PROPERTIES_NARROWED};
+              : (unevaluated_types_t){
+                    JSONSCHEMA_ADDITIONAL_PROPERTIES_ADDED, JSONSCHEMA_ADDITIONAL_PROPERTIES_REMOVED,
+                    JSONSCHEMA_ADDITIONAL_PROPERTIES_EXTENDED, JSONSCHEMA_ADDITIONAL_PROPERTIES_NARROWED};
     jsonschema_mark_t mark = jsonschema_ctx_push(ctx, kw, strlen(kw));
     if (o->additional_forbidden != u->additional_forbidden)
         jsonschema_ctx_add(ctx, u->additional_forbidden ? t.removed : t.added);
@@ -326,9 +324,8 @@ void jsonschema_diff_additional(jsonschema_ctx_t *ctx, const jsonschema_node_t *
 }
 
 /* unevaluatedProperties and unevaluatedItems share one rule. */
-static void compare_unevaluated_with(jsonschema_ctx_t *ctx, const char *kw,
-                                     const jsonschema_node_t *ou, const jsonschema_node_t *uu,
-                                     unevaluated_types_t t)
+static void compare_unevaluated_with(jsonschema_ctx_t *ctx, const char *kw, const jsonschema_node_t *ou,
+                                     const jsonschema_node_t *uu, unevaluated_types_t t)
 {
     if (!ou && !uu)
         return;
@@ -379,13 +376,11 @@ void jsonschema_diff_object(jsonschema_ctx_t *ctx, const jsonschema_node_t *orig
     jsonschema_diff_additional(ctx, original, update, 0);
     jsonschema_diff_unevaluated(ctx, original, update, 0);
     jsonschema_diff_int_bound(ctx, "maxProperties", original->max_properties, update->max_properties,
-                              (jsonschema_bound_changes_t){JSONSCHEMA_MAX_PROPERTIES_ADDED,
-                                                           JSONSCHEMA_MAX_PROPERTIES_REMOVED,
-                                                           JSONSCHEMA_MAX_PROPERTIES_INCREASED,
-                                                           JSONSCHEMA_MAX_PROPERTIES_DECREASED});
+                              (jsonschema_bound_changes_t){
+                                  JSONSCHEMA_MAX_PROPERTIES_ADDED, JSONSCHEMA_MAX_PROPERTIES_REMOVED,
+                                  JSONSCHEMA_MAX_PROPERTIES_INCREASED, JSONSCHEMA_MAX_PROPERTIES_DECREASED});
     jsonschema_diff_int_bound(ctx, "minProperties", original->min_properties, update->min_properties,
-                              (jsonschema_bound_changes_t){JSONSCHEMA_MIN_PROPERTIES_ADDED,
-                                                           JSONSCHEMA_MIN_PROPERTIES_REMOVED,
-                                                           JSONSCHEMA_MIN_PROPERTIES_INCREASED,
-                                                           JSONSCHEMA_MIN_PROPERTIES_DECREASED});
+                              (jsonschema_bound_changes_t){
+                                  JSONSCHEMA_MIN_PROPERTIES_ADDED, JSONSCHEMA_MIN_PROPERTIES_REMOVED,
+                                  JSONSCHEMA_MIN_PROPERTIES_INCREASED, JSONSCHEMA_MIN_PROPERTIES_DECREASED});
 }

@@ -13,9 +13,8 @@
 
 /* ---- 1. Bounds --------------------------------------------------------------- */
 
-
-void jsonschema_diff_int_bound(jsonschema_ctx_t *ctx, const char *kw, jsonschema_int_t o,
-                               jsonschema_int_t u, jsonschema_bound_changes_t t)
+void jsonschema_diff_int_bound(jsonschema_ctx_t *ctx, const char *kw, jsonschema_int_t o, jsonschema_int_t u,
+                               jsonschema_bound_changes_t t)
 {
     if (o.set == u.set && (!o.set || o.v == u.v))
         return;
@@ -29,9 +28,8 @@ void jsonschema_diff_int_bound(jsonschema_ctx_t *ctx, const char *kw, jsonschema
         jsonschema_ctx_add_at(ctx, kw, t.decreased);
 }
 
-static void compare_number_bound(jsonschema_ctx_t *ctx, const char *kw,
-                                 const jsonschema_json_t *o, const jsonschema_json_t *u,
-                                 jsonschema_bound_changes_t t)
+static void compare_number_bound(jsonschema_ctx_t *ctx, const char *kw, const jsonschema_json_t *o,
+                                 const jsonschema_json_t *u, jsonschema_bound_changes_t t)
 {
     if (!o && !u)
         return;
@@ -66,7 +64,7 @@ static void compare_exclusive_maximum(jsonschema_ctx_t *ctx, const jsonschema_no
 /* ---- 2. multipleOf as exact decimals ------------------------------------------- */
 
 typedef struct decimal {
-    __int128 unscaled;              /* sign included */
+    __int128 unscaled; /* sign included */
     int scale;
 } decimal_t;
 
@@ -129,14 +127,12 @@ static int decimal_align(decimal_t *a, decimal_t *b)
 static int is_multiple(const jsonschema_json_t *a, const jsonschema_json_t *b)
 {
     decimal_t x, y;
-    if (decimal_parse(a->str, &x) == 0 && decimal_parse(b->str, &y) == 0 &&
-        decimal_align(&x, &y) == 0)
+    if (decimal_parse(a->str, &x) == 0 && decimal_parse(b->str, &y) == 0 && decimal_align(&x, &y) == 0)
         return y.unscaled != 0 && x.unscaled % y.unscaled == 0;
     return b->num != 0 && fmod(a->num, b->num) == 0;
 }
 
-static void compare_multiple_of(jsonschema_ctx_t *ctx, const jsonschema_json_t *o,
-                                const jsonschema_json_t *u)
+static void compare_multiple_of(jsonschema_ctx_t *ctx, const jsonschema_json_t *o, const jsonschema_json_t *u)
 {
     if (!o && !u)
         return;
@@ -158,17 +154,16 @@ static void compare_multiple_of(jsonschema_ctx_t *ctx, const jsonschema_json_t *
 
 /* ---- 3. The classes ------------------------------------------------------------- */
 
-static void compare_string(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
-                           const jsonschema_node_t *u)
+static void compare_string(jsonschema_ctx_t *ctx, const jsonschema_node_t *o, const jsonschema_node_t *u)
 {
-    jsonschema_diff_int_bound(ctx, "maxLength", o->max_length, u->max_length,
-                      (jsonschema_bound_changes_t){JSONSCHEMA_MAX_LENGTH_ADDED, JSONSCHEMA_MAX_LENGTH_REMOVED,
-                                      JSONSCHEMA_MAX_LENGTH_INCREASED,
-                                      JSONSCHEMA_MAX_LENGTH_DECREASED});
-    jsonschema_diff_int_bound(ctx, "minLength", o->min_length, u->min_length,
-                      (jsonschema_bound_changes_t){JSONSCHEMA_MIN_LENGTH_ADDED, JSONSCHEMA_MIN_LENGTH_REMOVED,
-                                      JSONSCHEMA_MIN_LENGTH_INCREASED,
-                                      JSONSCHEMA_MIN_LENGTH_DECREASED});
+    jsonschema_diff_int_bound(
+        ctx, "maxLength", o->max_length, u->max_length,
+        (jsonschema_bound_changes_t){JSONSCHEMA_MAX_LENGTH_ADDED, JSONSCHEMA_MAX_LENGTH_REMOVED,
+                                     JSONSCHEMA_MAX_LENGTH_INCREASED, JSONSCHEMA_MAX_LENGTH_DECREASED});
+    jsonschema_diff_int_bound(
+        ctx, "minLength", o->min_length, u->min_length,
+        (jsonschema_bound_changes_t){JSONSCHEMA_MIN_LENGTH_ADDED, JSONSCHEMA_MIN_LENGTH_REMOVED,
+                                     JSONSCHEMA_MIN_LENGTH_INCREASED, JSONSCHEMA_MIN_LENGTH_DECREASED});
     if (!o->pattern && u->pattern)
         jsonschema_ctx_add_at(ctx, "pattern", JSONSCHEMA_PATTERN_ADDED);
     else if (o->pattern && !u->pattern)
@@ -177,23 +172,21 @@ static void compare_string(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
         jsonschema_ctx_add_at(ctx, "pattern", JSONSCHEMA_PATTERN_CHANGED);
 }
 
-static void compare_number(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
-                           const jsonschema_node_t *u)
+static void compare_number(jsonschema_ctx_t *ctx, const jsonschema_node_t *o, const jsonschema_node_t *u)
 {
     compare_number_bound(ctx, "maximum", o->maximum, u->maximum,
                          (jsonschema_bound_changes_t){JSONSCHEMA_MAXIMUM_ADDED, JSONSCHEMA_MAXIMUM_REMOVED,
-                                         JSONSCHEMA_MAXIMUM_INCREASED,
-                                         JSONSCHEMA_MAXIMUM_DECREASED});
+                                                      JSONSCHEMA_MAXIMUM_INCREASED,
+                                                      JSONSCHEMA_MAXIMUM_DECREASED});
     compare_number_bound(ctx, "minimum", o->minimum, u->minimum,
                          (jsonschema_bound_changes_t){JSONSCHEMA_MINIMUM_ADDED, JSONSCHEMA_MINIMUM_REMOVED,
-                                         JSONSCHEMA_MINIMUM_INCREASED,
-                                         JSONSCHEMA_MINIMUM_DECREASED});
+                                                      JSONSCHEMA_MINIMUM_INCREASED,
+                                                      JSONSCHEMA_MINIMUM_DECREASED});
     compare_exclusive_maximum(ctx, o, u);
     compare_number_bound(ctx, "exclusiveMinimum", o->exclusive_minimum, u->exclusive_minimum,
-                         (jsonschema_bound_changes_t){JSONSCHEMA_EXCLUSIVE_MINIMUM_ADDED,
-                                         JSONSCHEMA_EXCLUSIVE_MINIMUM_REMOVED,
-                                         JSONSCHEMA_EXCLUSIVE_MINIMUM_INCREASED,
-                                         JSONSCHEMA_EXCLUSIVE_MINIMUM_DECREASED});
+                         (jsonschema_bound_changes_t){
+                             JSONSCHEMA_EXCLUSIVE_MINIMUM_ADDED, JSONSCHEMA_EXCLUSIVE_MINIMUM_REMOVED,
+                             JSONSCHEMA_EXCLUSIVE_MINIMUM_INCREASED, JSONSCHEMA_EXCLUSIVE_MINIMUM_DECREASED});
     compare_multiple_of(ctx, o->multiple_of, u->multiple_of);
     if (o->requires_integer && !u->requires_integer)
         jsonschema_ctx_add(ctx, JSONSCHEMA_TYPE_EXTENDED);
@@ -220,20 +213,19 @@ static int values_subset(const jsonschema_node_t *a, const jsonschema_node_t *b)
     return 1;
 }
 
-static void compare_enum(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
-                         const jsonschema_node_t *u)
+static void compare_enum(jsonschema_ctx_t *ctx, const jsonschema_node_t *o, const jsonschema_node_t *u)
 {
     int o_in_u = values_subset(o, u), u_in_o = values_subset(u, o);
     if (o_in_u && u_in_o)
         return;
-    jsonschema_ctx_add_at(ctx, "enum", o_in_u   ? JSONSCHEMA_ENUM_ARRAY_EXTENDED
-                                       : u_in_o ? JSONSCHEMA_ENUM_ARRAY_NARROWED
-                                                : JSONSCHEMA_ENUM_ARRAY_CHANGED);
+    jsonschema_ctx_add_at(ctx, "enum",
+                          o_in_u   ? JSONSCHEMA_ENUM_ARRAY_EXTENDED
+                          : u_in_o ? JSONSCHEMA_ENUM_ARRAY_NARROWED
+                                   : JSONSCHEMA_ENUM_ARRAY_CHANGED);
 }
 
 /* The update's negated schema must accept what the original's did: compared reversed. */
-static void compare_not(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
-                        const jsonschema_node_t *u)
+static void compare_not(jsonschema_ctx_t *ctx, const jsonschema_node_t *o, const jsonschema_node_t *u)
 {
     jsonschema_mark_t mark = jsonschema_ctx_push(ctx, "not", 3);
     jsonschema_ctx_t sub;
@@ -257,6 +249,6 @@ void jsonschema_diff_scalar(jsonschema_ctx_t *ctx, const jsonschema_node_t *orig
             jsonschema_ctx_add_at(ctx, "const", JSONSCHEMA_ENUM_ARRAY_CHANGED);
         break;
     case JSONSCHEMA_NODE_NOT: compare_not(ctx, original, update); break;
-    default: break;   /* null, boolean, empty, true, false, conditional: nothing more */
+    default: break; /* null, boolean, empty, true, false, conditional: nothing more */
     }
 }

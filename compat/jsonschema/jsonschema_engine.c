@@ -109,8 +109,10 @@ static int parse_document(jsonschema_t *s, const char *text, size_t len, int fla
         return -1;
     if (s->doc->kind != JSONSCHEMA_JSON_OBJECT && s->doc->kind != JSONSCHEMA_JSON_TRUE &&
         s->doc->kind != JSONSCHEMA_JSON_FALSE) {
-        if (asprintf(error, "Invalid JSON schema: expected an object or boolean at the root, "
-                            "found %s", jsonschema_json_kind_name(s->doc->kind)) < 0)
+        if (asprintf(error,
+                     "Invalid JSON schema: expected an object or boolean at the root, "
+                     "found %s",
+                     jsonschema_json_kind_name(s->doc->kind)) < 0)
             *error = NULL;
         return -1;
     }
@@ -155,8 +157,7 @@ static int load_all(jsonschema_t *s, jsonschema_loader_t *ld)
     if (oom || jsonschema_ref_index(ld, s->doc, JSONSCHEMA_DEFAULT_BASE) != 0)
         return -1;
     for (size_t i = 0; i < s->nref_docs; i++) {
-        char *uri = jsonschema_uri_resolve(root_base ? root_base : JSONSCHEMA_DEFAULT_BASE,
-                                           s->ref_names[i]);
+        char *uri = jsonschema_uri_resolve(root_base ? root_base : JSONSCHEMA_DEFAULT_BASE, s->ref_names[i]);
         int rc = uri ? jsonschema_ref_index(ld, s->ref_docs[i], uri) : -1;
         free(uri);
         if (rc != 0)
@@ -168,8 +169,8 @@ static int load_all(jsonschema_t *s, jsonschema_loader_t *ld)
     return jsonschema_ref_resolve_all(ld);
 }
 
-jsonschema_t *jsonschema_parse(const char *text, size_t len, const schema_ref_t *refs,
-                               size_t nrefs, int flags, char **error)
+jsonschema_t *jsonschema_parse(const char *text, size_t len, const schema_ref_t *refs, size_t nrefs,
+                               int flags, char **error)
 {
     *error = NULL;
     jsonschema_t *s = calloc(1, sizeof *s);
@@ -233,8 +234,8 @@ static int engine_validate_fields(const jsonschema_t *s, char **error)
     return 0;
 }
 
-static void *engine_parse(const char *text, size_t len, const schema_ref_t *refs, size_t nrefs,
-                          int flags, char **canonical, char **error)
+static void *engine_parse(const char *text, size_t len, const schema_ref_t *refs, size_t nrefs, int flags,
+                          char **canonical, char **error)
 {
     jsonschema_t *s = jsonschema_parse(text, len, refs, nrefs, flags, error);
     if (!s)

@@ -62,8 +62,7 @@ const jsonschema_json_t *jsonschema_json_get(const jsonschema_json_t *obj, const
 
 int jsonschema_json_str_is(const jsonschema_json_t *v, const char *s)
 {
-    return v && v->kind == JSONSCHEMA_JSON_STRING && v->len == strlen(s) &&
-           memcmp(v->str, s, v->len) == 0;
+    return v && v->kind == JSONSCHEMA_JSON_STRING && v->len == strlen(s) && memcmp(v->str, s, v->len) == 0;
 }
 
 const char *jsonschema_json_kind_name(jsonschema_json_kind_t kind)
@@ -124,8 +123,7 @@ static void *parse_fail(parser_t *ps, const char *what)
 
 static void skip_ws(parser_t *ps)
 {
-    while (ps->p < ps->end &&
-           (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' || *ps->p == '\r'))
+    while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' || *ps->p == '\r'))
         ps->p++;
 }
 
@@ -236,8 +234,8 @@ static int parse_escape(parser_t *ps, strbuf_t *b)
         return parse_fail(ps, "lone low surrogate"), -1;
     if (cp >= 0xD800 && cp <= 0xDBFF) {
         uint32_t lo;
-        if (ps->end - ps->p < 6 || ps->p[0] != '\\' || ps->p[1] != 'u' ||
-            hex4(ps->p + 2, &lo) != 0 || lo < 0xDC00 || lo > 0xDFFF)
+        if (ps->end - ps->p < 6 || ps->p[0] != '\\' || ps->p[1] != 'u' || hex4(ps->p + 2, &lo) != 0 ||
+            lo < 0xDC00 || lo > 0xDFFF)
             return parse_fail(ps, "lone high surrogate"), -1;
         ps->p += 6;
         cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
@@ -294,8 +292,8 @@ static int parse_string_raw(parser_t *ps, char **out, size_t *out_len)
 
 static int jackson_number_text(const char *lexeme, size_t len, char **out);
 
-static jsonschema_json_t *number_from(parser_t *ps, const char *start, size_t len,
-                                      int is_integer, double value, const char *text)
+static jsonschema_json_t *number_from(parser_t *ps, const char *start, size_t len, int is_integer,
+                                      double value, const char *text)
 {
     jsonschema_json_t *v = json_new(JSONSCHEMA_JSON_NUMBER);
     if (!v)
@@ -321,14 +319,13 @@ static jsonschema_json_t *parse_non_numeric(parser_t *ps)
 {
     static const struct {
         const char *in, *out;
-    } words[] = {{"NaN", "NaN"}, {"Infinity", "Infinity"}, {"+Infinity", "Infinity"},
-                 {"-Infinity", "-Infinity"}};
+    } words[] = {
+        {"NaN", "NaN"}, {"Infinity", "Infinity"}, {"+Infinity", "Infinity"}, {"-Infinity", "-Infinity"}};
     for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
         size_t n = strlen(words[i].in);
         if ((size_t)(ps->end - ps->p) >= n && memcmp(ps->p, words[i].in, n) == 0) {
             ps->p += n;
-            double val = words[i].out[0] == 'N' ? NAN
-                         : words[i].out[0] == '-' ? -INFINITY : INFINITY;
+            double val = words[i].out[0] == 'N' ? NAN : words[i].out[0] == '-' ? -INFINITY : INFINITY;
             return number_from(ps, NULL, 0, 0, val, words[i].out);
         }
     }
@@ -577,8 +574,7 @@ static int jackson_integer_text(const char *lexeme, size_t len, char **out)
 
 static int jackson_number_text(const char *lexeme, size_t len, char **out)
 {
-    int integer = !memchr(lexeme, '.', len) && !memchr(lexeme, 'e', len) &&
-                  !memchr(lexeme, 'E', len);
+    int integer = !memchr(lexeme, '.', len) && !memchr(lexeme, 'e', len) && !memchr(lexeme, 'E', len);
     if (integer)
         return jackson_integer_text(lexeme, len, out);
     const char *p = lexeme, *end = lexeme + len;
@@ -636,8 +632,8 @@ static int jackson_number_text(const char *lexeme, size_t len, char **out)
         int zeros = (int)(scale - (long long)nc);
         rc = asprintf(&text, "%s0.%.*s%.*s", sign, zeros, "000000", (int)nc, coeff);
     } else {
-        rc = asprintf(&text, "%s%c%s%.*sE%s%lld", sign, coeff[0], nc > 1 ? "." : "",
-                      (int)(nc - 1), coeff + 1, adjusted >= 0 ? "+" : "", adjusted);
+        rc = asprintf(&text, "%s%c%s%.*sE%s%lld", sign, coeff[0], nc > 1 ? "." : "", (int)(nc - 1), coeff + 1,
+                      adjusted >= 0 ? "+" : "", adjusted);
     }
     free(digits);
     if (rc < 0)
@@ -747,8 +743,7 @@ static unsigned next_utf16(const unsigned char **p, unsigned *pending_low)
         cp = ((s[0] & 0x0Fu) << 12) | ((s[1] & 0x3Fu) << 6) | (s[2] & 0x3Fu);
         *p += 3;
     } else {
-        cp = ((s[0] & 0x07u) << 18) | ((s[1] & 0x3Fu) << 12) | ((s[2] & 0x3Fu) << 6) |
-             (s[3] & 0x3Fu);
+        cp = ((s[0] & 0x07u) << 18) | ((s[1] & 0x3Fu) << 12) | ((s[2] & 0x3Fu) << 6) | (s[3] & 0x3Fu);
         *p += 4;
         cp -= 0x10000;
         *pending_low = 0xDC00 + (cp & 0x3FF);
@@ -800,8 +795,7 @@ static int numbers_equal(const jsonschema_json_t *a, const jsonschema_json_t *b)
     return a->num == b->num || (a->len == b->len && memcmp(a->str, b->str, a->len) == 0);
 }
 
-static const jsonschema_json_t *member_value(const jsonschema_json_t *obj, const char *key,
-                                             size_t key_len)
+static const jsonschema_json_t *member_value(const jsonschema_json_t *obj, const char *key, size_t key_len)
 {
     for (size_t i = 0; i < obj->n; i++) {
         if (obj->members[i].key_len == key_len && memcmp(obj->members[i].key, key, key_len) == 0)

@@ -21,14 +21,13 @@ enum {
 };
 
 static const char *const string_keywords[] = {"minLength", "maxLength", "pattern", "format", NULL};
-static const char *const number_keywords[] = {"minimum", "maximum", "exclusiveMinimum",
+static const char *const number_keywords[] = {"minimum",          "maximum",    "exclusiveMinimum",
                                               "exclusiveMaximum", "multipleOf", NULL};
-static const char *const object_keywords[] = {"properties", "required", "minProperties",
-                                              "maxProperties", "dependencies",
-                                              "patternProperties", "additionalProperties",
-                                              "propertyNames", NULL};
-static const char *const array_keywords[] = {"items", "additionalItems", "minItems", "maxItems",
-                                             "uniqueItems", "contains", NULL};
+static const char *const object_keywords[] = {"properties",           "required",      "minProperties",
+                                              "maxProperties",        "dependencies",  "patternProperties",
+                                              "additionalProperties", "propertyNames", NULL};
+static const char *const array_keywords[] = {"items",       "additionalItems", "minItems", "maxItems",
+                                             "uniqueItems", "contains",        NULL};
 
 static int is_draft4(const jsonschema_loader_t *ld)
 {
@@ -36,12 +35,10 @@ static int is_draft4(const jsonschema_loader_t *ld)
 }
 
 /* "propertyNames" and "contains" are keywords from draft 6 on. */
-static int has_any(const jsonschema_loader_t *ld, const jsonschema_json_t *v,
-                   const char *const *keywords)
+static int has_any(const jsonschema_loader_t *ld, const jsonschema_json_t *v, const char *const *keywords)
 {
     for (; *keywords; keywords++) {
-        if (is_draft4(ld) &&
-            (strcmp(*keywords, "propertyNames") == 0 || strcmp(*keywords, "contains") == 0))
+        if (is_draft4(ld) && (strcmp(*keywords, "propertyNames") == 0 || strcmp(*keywords, "contains") == 0))
             continue;
         if (jsonschema_json_get(v, *keywords))
             return 1;
@@ -52,13 +49,12 @@ static int has_any(const jsonschema_loader_t *ld, const jsonschema_json_t *v,
 /* ---- 1. Children ----------------------------------------------------------- */
 
 /* One value into a node (chapter 4); children recurse into it. */
-static jsonschema_node_t *jsonschema_load_classic(jsonschema_loader_t *ld,
-                                                  const jsonschema_json_t *v, const char *base);
+static jsonschema_node_t *jsonschema_load_classic(jsonschema_loader_t *ld, const jsonschema_json_t *v,
+                                                  const char *base);
 
 /* Loads the schema at v/seg1[/seg2]; NULL after recording an error. */
 static jsonschema_node_t *load_child(jsonschema_loader_t *ld, const char *seg1, const char *seg2,
-                                     size_t seg2_len, const jsonschema_json_t *child,
-                                     const char *base)
+                                     size_t seg2_len, const jsonschema_json_t *child, const char *base)
 {
     size_t mark = jsonschema_path_push(ld, seg1, strlen(seg1));
     jsonschema_node_t *n = NULL;
@@ -135,8 +131,7 @@ static int exclusive_limit(jsonschema_loader_t *ld, const jsonschema_json_t *v, 
     return number_limit(ld, v, kw, out);
 }
 
-static jsonschema_node_t *build_number(jsonschema_loader_t *ld, const jsonschema_json_t *v,
-                                       int integer)
+static jsonschema_node_t *build_number(jsonschema_loader_t *ld, const jsonschema_json_t *v, int integer)
 {
     jsonschema_node_t *n = jsonschema_node_new(ld->schema, JSONSCHEMA_NODE_NUMBER);
     if (!n)
@@ -157,8 +152,8 @@ static jsonschema_node_t *build_number(jsonschema_loader_t *ld, const jsonschema
     return n;
 }
 
-static int object_properties(jsonschema_loader_t *ld, jsonschema_node_t *n,
-                             const jsonschema_json_t *props, const char *base)
+static int object_properties(jsonschema_loader_t *ld, jsonschema_node_t *n, const jsonschema_json_t *props,
+                             const char *base)
 {
     const char *id_kw = is_draft4(ld) ? "id" : "$id";
     if (jsonschema_want(ld, "properties", props, JSONSCHEMA_JSON_OBJECT) != 0)
@@ -175,24 +170,22 @@ static int object_properties(jsonschema_loader_t *ld, jsonschema_node_t *n,
     return 0;
 }
 
-static int object_patterns(jsonschema_loader_t *ld, jsonschema_node_t *n,
-                           const jsonschema_json_t *pats, const char *base)
+static int object_patterns(jsonschema_loader_t *ld, jsonschema_node_t *n, const jsonschema_json_t *pats,
+                           const char *base)
 {
     if (jsonschema_want(ld, "patternProperties", pats, JSONSCHEMA_JSON_OBJECT) != 0)
         return -1;
     for (size_t i = 0; i < pats->n; i++) {
         const jsonschema_member_t *m = &pats->members[i];
-        jsonschema_node_t *sub =
-            load_child(ld, "patternProperties", m->key, m->key_len, m->value, base);
-        if (!sub ||
-            jsonschema_node_add_pattern(n, (jsonschema_str_t){m->key, m->key_len}, sub) != 0)
+        jsonschema_node_t *sub = load_child(ld, "patternProperties", m->key, m->key_len, m->value, base);
+        if (!sub || jsonschema_node_add_pattern(n, (jsonschema_str_t){m->key, m->key_len}, sub) != 0)
             return -1;
     }
     return 0;
 }
 
-static int object_dependencies(jsonschema_loader_t *ld, jsonschema_node_t *n,
-                               const jsonschema_json_t *deps, const char *base)
+static int object_dependencies(jsonschema_loader_t *ld, jsonschema_node_t *n, const jsonschema_json_t *deps,
+                               const char *base)
 {
     if (jsonschema_want(ld, "dependencies", deps, JSONSCHEMA_JSON_OBJECT) != 0)
         return -1;
@@ -218,8 +211,8 @@ static int object_dependencies(jsonschema_loader_t *ld, jsonschema_node_t *n,
     return 0;
 }
 
-static int object_additional(jsonschema_loader_t *ld, jsonschema_node_t *n,
-                             const jsonschema_json_t *k, const char *base)
+static int object_additional(jsonschema_loader_t *ld, jsonschema_node_t *n, const jsonschema_json_t *k,
+                             const char *base)
 {
     if (k->kind == JSONSCHEMA_JSON_TRUE || k->kind == JSONSCHEMA_JSON_FALSE) {
         n->additional_forbidden = k->kind == JSONSCHEMA_JSON_FALSE;
@@ -229,8 +222,7 @@ static int object_additional(jsonschema_loader_t *ld, jsonschema_node_t *n,
     return n->additional ? 0 : -1;
 }
 
-static int object_required(jsonschema_loader_t *ld, jsonschema_node_t *n,
-                           const jsonschema_json_t *k)
+static int object_required(jsonschema_loader_t *ld, jsonschema_node_t *n, const jsonschema_json_t *k)
 {
     if (jsonschema_want_string_array(ld, "required", k) != 0)
         return -1;
@@ -241,8 +233,7 @@ static int object_required(jsonschema_loader_t *ld, jsonschema_node_t *n,
     return 0;
 }
 
-static jsonschema_node_t *build_object(jsonschema_loader_t *ld, const jsonschema_json_t *v,
-                                       const char *base)
+static jsonschema_node_t *build_object(jsonschema_loader_t *ld, const jsonschema_json_t *v, const char *base)
 {
     jsonschema_node_t *n = jsonschema_node_new(ld->schema, JSONSCHEMA_NODE_OBJECT);
     const jsonschema_json_t *k;
@@ -253,13 +244,10 @@ static jsonschema_node_t *build_object(jsonschema_loader_t *ld, const jsonschema
         ((k = jsonschema_json_get(v, "maxProperties")) &&
          jsonschema_want_int(ld, "maxProperties", k, &n->max_properties) != 0) ||
         ((k = jsonschema_json_get(v, "properties")) && object_properties(ld, n, k, base) != 0) ||
-        ((k = jsonschema_json_get(v, "additionalProperties")) &&
-         object_additional(ld, n, k, base) != 0) ||
+        ((k = jsonschema_json_get(v, "additionalProperties")) && object_additional(ld, n, k, base) != 0) ||
         ((k = jsonschema_json_get(v, "required")) && object_required(ld, n, k) != 0) ||
-        ((k = jsonschema_json_get(v, "patternProperties")) &&
-         object_patterns(ld, n, k, base) != 0) ||
-        ((k = jsonschema_json_get(v, "dependencies")) &&
-         object_dependencies(ld, n, k, base) != 0))
+        ((k = jsonschema_json_get(v, "patternProperties")) && object_patterns(ld, n, k, base) != 0) ||
+        ((k = jsonschema_json_get(v, "dependencies")) && object_dependencies(ld, n, k, base) != 0))
         return NULL;
     if (!is_draft4(ld) && (k = jsonschema_json_get(v, "propertyNames")) &&
         !load_child(ld, "propertyNames", NULL, 0, k, base))
@@ -282,8 +270,8 @@ static int array_items(jsonschema_loader_t *ld, jsonschema_node_t *n, const json
     return 0;
 }
 
-static int array_additional(jsonschema_loader_t *ld, jsonschema_node_t *n,
-                            const jsonschema_json_t *k, const char *base)
+static int array_additional(jsonschema_loader_t *ld, jsonschema_node_t *n, const jsonschema_json_t *k,
+                            const char *base)
 {
     if (k->kind == JSONSCHEMA_JSON_TRUE || k->kind == JSONSCHEMA_JSON_FALSE) {
         n->additional_forbidden = k->kind == JSONSCHEMA_JSON_FALSE;
@@ -293,8 +281,7 @@ static int array_additional(jsonschema_loader_t *ld, jsonschema_node_t *n,
     return n->additional ? 0 : -1;
 }
 
-static jsonschema_node_t *build_array(jsonschema_loader_t *ld, const jsonschema_json_t *v,
-                                      const char *base)
+static jsonschema_node_t *build_array(jsonschema_loader_t *ld, const jsonschema_json_t *v, const char *base)
 {
     jsonschema_node_t *n = jsonschema_node_new(ld->schema, JSONSCHEMA_NODE_ARRAY);
     const jsonschema_json_t *k;
@@ -324,7 +311,7 @@ static jsonschema_node_t *build_array(jsonschema_loader_t *ld, const jsonschema_
 typedef struct partials {
     jsonschema_node_t *items[16];
     size_t n;
-    unsigned consumed;      /* GROUP_* taken by "type" */
+    unsigned consumed; /* GROUP_* taken by "type" */
 } partials_t;
 
 static int add_partial(partials_t *p, jsonschema_node_t *n)
@@ -337,8 +324,7 @@ static int add_partial(partials_t *p, jsonschema_node_t *n)
 }
 
 static jsonschema_node_t *build_for_type(jsonschema_loader_t *ld, const jsonschema_json_t *v,
-                                         const jsonschema_json_t *type, const char *base,
-                                         unsigned *consumed)
+                                         const jsonschema_json_t *type, const char *base, unsigned *consumed)
 {
     if (jsonschema_json_str_is(type, "string"))
         return *consumed |= GROUP_STRING, build_string(ld, v);
@@ -360,8 +346,7 @@ static jsonschema_node_t *build_for_type(jsonschema_loader_t *ld, const jsonsche
     return NULL;
 }
 
-static int extract_type(jsonschema_loader_t *ld, const jsonschema_json_t *v, const char *base,
-                        partials_t *p)
+static int extract_type(jsonschema_loader_t *ld, const jsonschema_json_t *v, const char *base, partials_t *p)
 {
     const jsonschema_json_t *type = jsonschema_json_get(v, "type");
     if (!type)
@@ -392,8 +377,7 @@ static int extract_combined(jsonschema_loader_t *ld, const jsonschema_json_t *v,
     static const struct {
         const char *kw;
         jsonschema_criterion_t criterion;
-    } order[] = {{"allOf", JSONSCHEMA_ALL_OF}, {"oneOf", JSONSCHEMA_ONE_OF},
-                 {"anyOf", JSONSCHEMA_ANY_OF}};
+    } order[] = {{"allOf", JSONSCHEMA_ALL_OF}, {"oneOf", JSONSCHEMA_ONE_OF}, {"anyOf", JSONSCHEMA_ANY_OF}};
     for (size_t c = 0; c < 3; c++) {
         const jsonschema_json_t *k = jsonschema_json_get(v, order[c].kw);
         if (!k)
@@ -415,8 +399,8 @@ static int extract_combined(jsonschema_loader_t *ld, const jsonschema_json_t *v,
     return 0;
 }
 
-static int extract_enum_not_const(jsonschema_loader_t *ld, const jsonschema_json_t *v,
-                                  const char *base, partials_t *p)
+static int extract_enum_not_const(jsonschema_loader_t *ld, const jsonschema_json_t *v, const char *base,
+                                  partials_t *p)
 {
     const jsonschema_json_t *k;
     if ((k = jsonschema_json_get(v, "enum"))) {
@@ -448,8 +432,8 @@ static int extract_enum_not_const(jsonschema_loader_t *ld, const jsonschema_json
     return 0;
 }
 
-static int extract_conditional(jsonschema_loader_t *ld, const jsonschema_json_t *v,
-                               const char *base, partials_t *p)
+static int extract_conditional(jsonschema_loader_t *ld, const jsonschema_json_t *v, const char *base,
+                               partials_t *p)
 {
     static const char *const kws[] = {"if", "then", "else"};
     int present = 0;
@@ -537,8 +521,7 @@ static jsonschema_node_t *load_reference(jsonschema_loader_t *ld, const jsonsche
     return n;
 }
 
-static jsonschema_node_t *load_partials(jsonschema_loader_t *ld, const jsonschema_json_t *v,
-                                        const char *base)
+static jsonschema_node_t *load_partials(jsonschema_loader_t *ld, const jsonschema_json_t *v, const char *base)
 {
     partials_t p = {0};
     if (extract_enum_not_const(ld, v, base, &p) != 0 || extract_type(ld, v, base, &p) != 0 ||
@@ -546,8 +529,8 @@ static jsonschema_node_t *load_partials(jsonschema_loader_t *ld, const jsonschem
         return NULL;
     if (p.n == 1)
         return p.items[0];
-    jsonschema_node_t *n = jsonschema_node_new(
-        ld->schema, p.n == 0 ? JSONSCHEMA_NODE_EMPTY : JSONSCHEMA_NODE_COMBINED);
+    jsonschema_node_t *n =
+        jsonschema_node_new(ld->schema, p.n == 0 ? JSONSCHEMA_NODE_EMPTY : JSONSCHEMA_NODE_COMBINED);
     if (!n)
         return NULL;
     n->criterion = JSONSCHEMA_ALL_OF;
@@ -559,10 +542,10 @@ static jsonschema_node_t *load_partials(jsonschema_loader_t *ld, const jsonschem
     return n;
 }
 
-static jsonschema_node_t *jsonschema_load_classic(jsonschema_loader_t *ld,
-                                                  const jsonschema_json_t *v, const char *base)
+static jsonschema_node_t *jsonschema_load_classic(jsonschema_loader_t *ld, const jsonschema_json_t *v,
+                                                  const char *base)
 {
-    jsonschema_json_t *scratch = (jsonschema_json_t *)v;   /* the document is the loader's own */
+    jsonschema_json_t *scratch = (jsonschema_json_t *)v; /* the document is the loader's own */
     if (v->node)
         return v->node;
     if (v->kind == JSONSCHEMA_JSON_TRUE || v->kind == JSONSCHEMA_JSON_FALSE) {
@@ -582,8 +565,8 @@ static jsonschema_node_t *jsonschema_load_classic(jsonschema_loader_t *ld,
     if (oom)
         return NULL;
     const jsonschema_json_t *ref = jsonschema_json_get(v, "$ref");
-    jsonschema_node_t *n = ref ? load_reference(ld, v, ref, base)
-                               : load_partials(ld, v, own_base ? own_base : base);
+    jsonschema_node_t *n =
+        ref ? load_reference(ld, v, ref, base) : load_partials(ld, v, own_base ? own_base : base);
     if (!n || load_common(ld, n, v) != 0)
         return NULL;
     n->src = v;

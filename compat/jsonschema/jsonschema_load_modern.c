@@ -37,10 +37,10 @@ static void merge_int(jsonschema_int_t *dst, jsonschema_int_t src)
         *dst = src;
 }
 
-#define MERGE_PTR(field) \
-    do {                 \
-        if (src->field)  \
-            dst->field = src->field; \
+#define MERGE_PTR(field)                                                                                     \
+    do {                                                                                                     \
+        if (src->field)                                                                                      \
+            dst->field = src->field;                                                                         \
     } while (0)
 
 static void merge_generic(jsonschema_node_t *dst, const jsonschema_node_t *src)
@@ -168,8 +168,7 @@ static int accumulate_flat(jsonschema_node_t *all, jsonschema_node_t *n)
 }
 
 /* The translation's join of what a value has so far (prev) with one more partial. */
-static jsonschema_node_t *join(jsonschema_loader_t *ld, jsonschema_node_t *prev,
-                               jsonschema_node_t *cur)
+static jsonschema_node_t *join(jsonschema_loader_t *ld, jsonschema_node_t *prev, jsonschema_node_t *cur)
 {
     if (!prev)
         return cur;
@@ -193,9 +192,9 @@ static jsonschema_node_t *join(jsonschema_loader_t *ld, jsonschema_node_t *prev,
 
 typedef struct kwctx {
     jsonschema_loader_t *ld;
-    const jsonschema_json_t *v;     /* the schema object */
+    const jsonschema_json_t *v; /* the schema object */
     const char *base;
-    const jsonschema_member_t *m;   /* the keyword */
+    const jsonschema_member_t *m; /* the keyword */
 } kwctx_t;
 
 static jsonschema_node_t *partial(kwctx_t *k, jsonschema_kind_t kind)
@@ -203,8 +202,7 @@ static jsonschema_node_t *partial(kwctx_t *k, jsonschema_kind_t kind)
     return jsonschema_node_new(k->ld->schema, kind);
 }
 
-static jsonschema_node_t *child(kwctx_t *k, const char *seg2, size_t seg2_len,
-                                const jsonschema_json_t *value)
+static jsonschema_node_t *child(kwctx_t *k, const char *seg2, size_t seg2_len, const jsonschema_json_t *value)
 {
     size_t mark = jsonschema_path_push(k->ld, k->m->key, k->m->key_len);
     jsonschema_node_t *n = NULL;
@@ -237,9 +235,9 @@ static jsonschema_node_t *typed_for(kwctx_t *k, const jsonschema_json_t *t)
     static const struct {
         const char *name;
         jsonschema_kind_t kind;
-    } types[] = {{"string", JSONSCHEMA_NODE_STRING},   {"integer", JSONSCHEMA_NODE_NUMBER},
-                 {"number", JSONSCHEMA_NODE_NUMBER},   {"boolean", JSONSCHEMA_NODE_BOOLEAN},
-                 {"null", JSONSCHEMA_NODE_NULL},       {"array", JSONSCHEMA_NODE_ARRAY},
+    } types[] = {{"string", JSONSCHEMA_NODE_STRING}, {"integer", JSONSCHEMA_NODE_NUMBER},
+                 {"number", JSONSCHEMA_NODE_NUMBER}, {"boolean", JSONSCHEMA_NODE_BOOLEAN},
+                 {"null", JSONSCHEMA_NODE_NULL},     {"array", JSONSCHEMA_NODE_ARRAY},
                  {"object", JSONSCHEMA_NODE_OBJECT}};
     for (size_t i = 0; i < sizeof types / sizeof *types; i++) {
         if (jsonschema_json_str_is(t, types[i].name)) {
@@ -317,8 +315,8 @@ static jsonschema_node_t *kw_enum(kwctx_t *k)
 static jsonschema_node_t *kw_int(kwctx_t *k, jsonschema_kind_t kind, size_t offset)
 {
     jsonschema_node_t *n = partial(k, kind);
-    if (!n || jsonschema_want_int(k->ld, k->m->key, k->m->value,
-                                  (jsonschema_int_t *)((char *)n + offset)) != 0)
+    if (!n ||
+        jsonschema_want_int(k->ld, k->m->key, k->m->value, (jsonschema_int_t *)((char *)n + offset)) != 0)
         return NULL;
     return n;
 }
@@ -342,7 +340,7 @@ static jsonschema_node_t *kw_properties(kwctx_t *k, int patterns)
     if (jsonschema_want(k->ld, k->m->key, obj, JSONSCHEMA_JSON_OBJECT) != 0)
         return NULL;
     if (obj->n == 0)
-        return partial(k, JSONSCHEMA_NODE_EMPTY);   /* contributes nothing */
+        return partial(k, JSONSCHEMA_NODE_EMPTY); /* contributes nothing */
     jsonschema_node_t *n = partial(k, JSONSCHEMA_NODE_OBJECT);
     for (size_t i = 0; n && i < obj->n; i++) {
         const jsonschema_member_t *m = &obj->members[i];
@@ -452,8 +450,8 @@ static jsonschema_node_t *kw_items(kwctx_t *k)
 /* The reference keeps minContains (default 1) and maxContains beside contains. */
 static jsonschema_node_t *kw_contains(kwctx_t *k)
 {
-    static const jsonschema_json_t one = {.kind = JSONSCHEMA_JSON_NUMBER, .str = (char *)"1",
-                                          .len = 1, .num = 1.0, .is_integer = 1};
+    static const jsonschema_json_t one = {
+        .kind = JSONSCHEMA_JSON_NUMBER, .str = (char *)"1", .len = 1, .num = 1.0, .is_integer = 1};
     jsonschema_node_t *n = partial(k, JSONSCHEMA_NODE_ARRAY);
     if (!n || !child(k, NULL, 0, k->m->value))
         return NULL;
@@ -558,17 +556,47 @@ static jsonschema_node_t *keyword_partial(kwctx_t *k)
         const char *kw;
         int what;
     } table[] = {
-        {"type", 1}, {"enum", 2}, {"const", 3}, {"allOf", 4}, {"anyOf", 5}, {"oneOf", 6},
-        {"not", 7}, {"$ref", 8}, {"$dynamicRef", 8}, {"$recursiveRef", 8},
-        {"properties", 9}, {"patternProperties", 10}, {"additionalProperties", 11},
-        {"required", 12}, {"minProperties", 13}, {"maxProperties", 14},
-        {"dependentRequired", 15}, {"dependentSchemas", 16}, {"dependencies", 17},
-        {"propertyNames", 18}, {"unevaluatedProperties", 19}, {"items", 20},
-        {"prefixItems", 21}, {"additionalItems", 22}, {"unevaluatedItems", 23},
-        {"contains", 24}, {"minItems", 25}, {"maxItems", 26}, {"uniqueItems", 27},
-        {"minLength", 28}, {"maxLength", 29}, {"pattern", 30}, {"minimum", 31},
-        {"maximum", 32}, {"exclusiveMinimum", 33}, {"exclusiveMaximum", 34},
-        {"multipleOf", 35}, {"if", 36}, {"then", 36}, {"else", 36}, {"$defs", 37},
+        {"type", 1},
+        {"enum", 2},
+        {"const", 3},
+        {"allOf", 4},
+        {"anyOf", 5},
+        {"oneOf", 6},
+        {"not", 7},
+        {"$ref", 8},
+        {"$dynamicRef", 8},
+        {"$recursiveRef", 8},
+        {"properties", 9},
+        {"patternProperties", 10},
+        {"additionalProperties", 11},
+        {"required", 12},
+        {"minProperties", 13},
+        {"maxProperties", 14},
+        {"dependentRequired", 15},
+        {"dependentSchemas", 16},
+        {"dependencies", 17},
+        {"propertyNames", 18},
+        {"unevaluatedProperties", 19},
+        {"items", 20},
+        {"prefixItems", 21},
+        {"additionalItems", 22},
+        {"unevaluatedItems", 23},
+        {"contains", 24},
+        {"minItems", 25},
+        {"maxItems", 26},
+        {"uniqueItems", 27},
+        {"minLength", 28},
+        {"maxLength", 29},
+        {"pattern", 30},
+        {"minimum", 31},
+        {"maximum", 32},
+        {"exclusiveMinimum", 33},
+        {"exclusiveMaximum", 34},
+        {"multipleOf", 35},
+        {"if", 36},
+        {"then", 36},
+        {"else", 36},
+        {"$defs", 37},
         {"definitions", 37},
     };
     int what = 0;
@@ -641,8 +669,7 @@ static int common(jsonschema_loader_t *ld, jsonschema_node_t *n, const jsonschem
             return -1;
         n->description = k;
     }
-    if ((k = jsonschema_json_get(v, "$id")) &&
-        jsonschema_want(ld, "$id", k, JSONSCHEMA_JSON_STRING) != 0)
+    if ((k = jsonschema_json_get(v, "$id")) && jsonschema_want(ld, "$id", k, JSONSCHEMA_JSON_STRING) != 0)
         return -1;
     if ((k = jsonschema_json_get(v, "default")))
         n->default_value = k;
@@ -662,8 +689,7 @@ static jsonschema_node_t *settle(jsonschema_loader_t *ld, jsonschema_node_t *acc
     return acc;
 }
 
-static jsonschema_node_t *load_object(jsonschema_loader_t *ld, const jsonschema_json_t *v,
-                                      const char *base)
+static jsonschema_node_t *load_object(jsonschema_loader_t *ld, const jsonschema_json_t *v, const char *base)
 {
     jsonschema_node_t *acc = NULL;
     for (size_t i = 0; i < v->n; i++) {
@@ -685,14 +711,13 @@ static jsonschema_node_t *load_object(jsonschema_loader_t *ld, const jsonschema_
 jsonschema_node_t *jsonschema_load_modern(jsonschema_loader_t *ld, const jsonschema_json_t *v,
                                           const char *base)
 {
-    jsonschema_json_t *scratch = (jsonschema_json_t *)v;   /* the document is the loader's own */
+    jsonschema_json_t *scratch = (jsonschema_json_t *)v; /* the document is the loader's own */
     if (v->node)
         return v->node;
     jsonschema_node_t *n;
     if (v->kind == JSONSCHEMA_JSON_TRUE || v->kind == JSONSCHEMA_JSON_FALSE) {
-        n = jsonschema_node_new(ld->schema, v->kind == JSONSCHEMA_JSON_TRUE
-                                                ? JSONSCHEMA_NODE_TRUE
-                                                : JSONSCHEMA_NODE_FALSE);
+        n = jsonschema_node_new(ld->schema, v->kind == JSONSCHEMA_JSON_TRUE ? JSONSCHEMA_NODE_TRUE
+                                                                            : JSONSCHEMA_NODE_FALSE);
     } else if (v->kind != JSONSCHEMA_JSON_OBJECT) {
         jsonschema_fail(ld, "expected a schema (object or boolean), found %s",
                         jsonschema_json_kind_name(v->kind));

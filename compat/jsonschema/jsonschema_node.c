@@ -28,8 +28,7 @@ jsonschema_node_t *jsonschema_node_new(jsonschema_t *s, jsonschema_kind_t kind)
 int jsonschema_keep_string(jsonschema_t *s, char *owned)
 {
     if (!owned ||
-        jsonschema_grow((void **)&s->strings, &s->strings_cap, s->nstrings + 1,
-                        sizeof *s->strings) != 0) {
+        jsonschema_grow((void **)&s->strings, &s->strings_cap, s->nstrings + 1, sizeof *s->strings) != 0) {
         free(owned);
         return -1;
     }
@@ -71,16 +70,14 @@ int jsonschema_node_add_pattern(jsonschema_node_t *n, jsonschema_str_t re, jsons
     return prop_put(&n->pattern_props, &n->npattern_props, &n->pattern_props_cap, re, sub);
 }
 
-int jsonschema_node_add_dep_schema(jsonschema_node_t *n, jsonschema_str_t name,
-                                   jsonschema_node_t *sub)
+int jsonschema_node_add_dep_schema(jsonschema_node_t *n, jsonschema_str_t name, jsonschema_node_t *sub)
 {
     return prop_put(&n->dep_schemas, &n->ndep_schemas, &n->dep_schemas_cap, name, sub);
 }
 
 int jsonschema_node_add_required(jsonschema_node_t *n, jsonschema_str_t name)
 {
-    if (jsonschema_grow((void **)&n->required, &n->required_cap, n->nrequired + 1,
-                        sizeof *n->required) != 0)
+    if (jsonschema_grow((void **)&n->required, &n->required_cap, n->nrequired + 1, sizeof *n->required) != 0)
         return -1;
     n->required[n->nrequired++] = name;
     return 0;
@@ -90,8 +87,7 @@ int jsonschema_node_add_dep_name(jsonschema_node_t *n, jsonschema_str_t name, js
 {
     jsonschema_dep_t *d = NULL;
     for (size_t i = 0; i < n->ndep_arrays && !d; i++) {
-        if (n->dep_arrays[i].name.len == name.len &&
-            memcmp(n->dep_arrays[i].name.s, name.s, name.len) == 0)
+        if (n->dep_arrays[i].name.len == name.len && memcmp(n->dep_arrays[i].name.s, name.s, name.len) == 0)
             d = &n->dep_arrays[i];
     }
     if (!d) {
@@ -102,7 +98,7 @@ int jsonschema_node_add_dep_name(jsonschema_node_t *n, jsonschema_str_t name, js
         *d = (jsonschema_dep_t){.name = name};
     }
     if (dep.s == NULL)
-        return 0;   /* an empty dependency list still declares the entry */
+        return 0; /* an empty dependency list still declares the entry */
     if (jsonschema_grow((void **)&d->names, &d->cap, d->n + 1, sizeof *d->names) != 0)
         return -1;
     d->names[d->n++] = dep;
@@ -119,8 +115,7 @@ int jsonschema_node_add_tuple(jsonschema_node_t *n, jsonschema_node_t *item)
 
 int jsonschema_node_add_value(jsonschema_node_t *n, const jsonschema_json_t *v)
 {
-    if (jsonschema_grow((void **)&n->values, &n->values_cap, n->nvalues + 1,
-                        sizeof *n->values) != 0)
+    if (jsonschema_grow((void **)&n->values, &n->values_cap, n->nvalues + 1, sizeof *n->values) != 0)
         return -1;
     n->values[n->nvalues++] = v;
     return 0;
@@ -160,8 +155,7 @@ int jsonschema_fail(jsonschema_loader_t *ld, const char *fmt, ...)
     va_end(ap);
     if (rc < 0)
         what = NULL;
-    if (asprintf(&ld->error, "#/%.*s: %s", (int)ld->path_len, ld->path,
-                 what ? what : "out of memory") < 0)
+    if (asprintf(&ld->error, "#/%.*s: %s", (int)ld->path_len, ld->path, what ? what : "out of memory") < 0)
         ld->error = NULL;
     free(what);
     if (!ld->error)
@@ -206,14 +200,13 @@ static int fail_kind(jsonschema_loader_t *ld, const char *kw, const char *expect
 int jsonschema_want(jsonschema_loader_t *ld, const char *kw, const jsonschema_json_t *v,
                     jsonschema_json_kind_t kind)
 {
-    int ok = v->kind == kind ||
-             (kind == JSONSCHEMA_JSON_TRUE && v->kind == JSONSCHEMA_JSON_FALSE);
+    int ok = v->kind == kind || (kind == JSONSCHEMA_JSON_TRUE && v->kind == JSONSCHEMA_JSON_FALSE);
     if (ok)
         return 0;
     static const char *const names[] = {
-        [JSONSCHEMA_JSON_NULL] = "null",     [JSONSCHEMA_JSON_FALSE] = "a boolean",
-        [JSONSCHEMA_JSON_TRUE] = "a boolean", [JSONSCHEMA_JSON_NUMBER] = "a number",
-        [JSONSCHEMA_JSON_STRING] = "a string", [JSONSCHEMA_JSON_ARRAY] = "an array",
+        [JSONSCHEMA_JSON_NULL] = "null",        [JSONSCHEMA_JSON_FALSE] = "a boolean",
+        [JSONSCHEMA_JSON_TRUE] = "a boolean",   [JSONSCHEMA_JSON_NUMBER] = "a number",
+        [JSONSCHEMA_JSON_STRING] = "a string",  [JSONSCHEMA_JSON_ARRAY] = "an array",
         [JSONSCHEMA_JSON_OBJECT] = "an object",
     };
     return fail_kind(ld, kw, names[kind], v);
@@ -241,8 +234,7 @@ int jsonschema_want_int(jsonschema_loader_t *ld, const char *kw, const jsonschem
     return 0;
 }
 
-int jsonschema_want_string_array(jsonschema_loader_t *ld, const char *kw,
-                                 const jsonschema_json_t *v)
+int jsonschema_want_string_array(jsonschema_loader_t *ld, const char *kw, const jsonschema_json_t *v)
 {
     if (jsonschema_want(ld, kw, v, JSONSCHEMA_JSON_ARRAY) != 0)
         return -1;

@@ -19,15 +19,15 @@
 #include <strings.h>
 
 typedef struct jsonschema_resource {
-    char *uri;                      /* absolute; "uri#anchor" for anchors */
+    char *uri; /* absolute; "uri#anchor" for anchors */
     const jsonschema_json_t *value;
-    const char *base;               /* base URI in force at value (borrowed from uri or s) */
+    const char *base; /* base URI in force at value (borrowed from uri or s) */
     int is_document;
 } resource_t;
 
 typedef struct jsonschema_pending {
     jsonschema_node_t *node;
-    const char *base;               /* borrowed: kept by the schema */
+    const char *base; /* borrowed: kept by the schema */
 } pending_t;
 
 /* ---- 1. URIs ------------------------------------------------------------------ */
@@ -157,18 +157,17 @@ char *jsonschema_uri_resolve(const char *base, const char *ref)
     char *out = NULL;
     int rc = asprintf(&out, "%.*s%s%s%.*s%s%s%.*s%s%.*s", (int)scheme->scheme_len,
                       scheme->scheme ? scheme->scheme : "", scheme->scheme ? ":" : "",
-                      auth->has_auth ? "//" : "", (int)auth->auth_len, auth->auth ? auth->auth : "",
-                      path, query->has_query ? "?" : "", (int)query->query_len,
-                      query->query ? query->query : "", r.has_frag ? "#" : "", (int)r.frag_len,
-                      r.frag ? r.frag : "");
+                      auth->has_auth ? "//" : "", (int)auth->auth_len, auth->auth ? auth->auth : "", path,
+                      query->has_query ? "?" : "", (int)query->query_len, query->query ? query->query : "",
+                      r.has_frag ? "#" : "", (int)r.frag_len, r.frag ? r.frag : "");
     free(path);
     return rc < 0 ? NULL : out;
 }
 
 /* ---- 2. The index --------------------------------------------------------------- */
 
-static int add_resource(jsonschema_loader_t *ld, char *uri, const jsonschema_json_t *value,
-                        const char *base, int is_document)
+static int add_resource(jsonschema_loader_t *ld, char *uri, const jsonschema_json_t *value, const char *base,
+                        int is_document)
 {
     if (!uri || jsonschema_grow((void **)&ld->resources, &ld->resources_cap, ld->nresources + 1,
                                 sizeof *ld->resources) != 0) {
@@ -193,8 +192,8 @@ static char *strip_fragment(const char *uri)
     return strndup(uri, strcspn(uri, "#"));
 }
 
-const char *jsonschema_ref_rebase(const jsonschema_t *s, const char *base,
-                                  const jsonschema_json_t *v, int *oom)
+const char *jsonschema_ref_rebase(const jsonschema_t *s, const char *base, const jsonschema_json_t *v,
+                                  int *oom)
 {
     const jsonschema_json_t *id = jsonschema_json_get(v, s->draft == JSONSCHEMA_DRAFT_4 ? "id" : "$id");
     *oom = 0;
@@ -222,15 +221,13 @@ static int index_anchor(jsonschema_loader_t *ld, const char *base, const char *n
 /* Keywords whose values are data, not schemas: no ids inside them. */
 static int is_data_keyword(const char *key)
 {
-    return strcmp(key, "enum") == 0 || strcmp(key, "const") == 0 ||
-           strcmp(key, "default") == 0 || strcmp(key, "examples") == 0;
+    return strcmp(key, "enum") == 0 || strcmp(key, "const") == 0 || strcmp(key, "default") == 0 ||
+           strcmp(key, "examples") == 0;
 }
 
-static int index_value(jsonschema_loader_t *ld, const jsonschema_json_t *v, const char *base,
-                       int depth);
+static int index_value(jsonschema_loader_t *ld, const jsonschema_json_t *v, const char *base, int depth);
 
-static int index_object(jsonschema_loader_t *ld, const jsonschema_json_t *v, const char *base,
-                        int depth)
+static int index_object(jsonschema_loader_t *ld, const jsonschema_json_t *v, const char *base, int depth)
 {
     jsonschema_t *s = ld->schema;
     int oom = 0;
@@ -255,15 +252,13 @@ static int index_object(jsonschema_loader_t *ld, const jsonschema_json_t *v, con
         ld->resources[ld->nresources - 1].value = v;
     }
     for (size_t i = 0; i < v->n; i++) {
-        if (!is_data_keyword(v->members[i].key) &&
-            index_value(ld, v->members[i].value, here, depth + 1) != 0)
+        if (!is_data_keyword(v->members[i].key) && index_value(ld, v->members[i].value, here, depth + 1) != 0)
             return -1;
     }
     return 0;
 }
 
-static int index_value(jsonschema_loader_t *ld, const jsonschema_json_t *v, const char *base,
-                       int depth)
+static int index_value(jsonschema_loader_t *ld, const jsonschema_json_t *v, const char *base, int depth)
 {
     if (depth > JSONSCHEMA_JSON_MAX_DEPTH)
         return 0;
@@ -361,9 +356,8 @@ static const jsonschema_json_t *walk_pointer(jsonschema_loader_t *ld, const json
         p += len;
         v = step(v, tok, n);
         int oom = 0;
-        const char *rebased = v && v->kind == JSONSCHEMA_JSON_OBJECT
-                                  ? jsonschema_ref_rebase(ld->schema, *base, v, &oom)
-                                  : NULL;
+        const char *rebased =
+            v && v->kind == JSONSCHEMA_JSON_OBJECT ? jsonschema_ref_rebase(ld->schema, *base, v, &oom) : NULL;
         if (rebased)
             *base = rebased;
     }
@@ -375,8 +369,7 @@ static const jsonschema_json_t *walk_pointer(jsonschema_loader_t *ld, const json
 
 int jsonschema_ref_defer(jsonschema_loader_t *ld, jsonschema_node_t *ref_node, const char *base)
 {
-    if (jsonschema_grow((void **)&ld->pending, &ld->pending_cap, ld->npending + 1,
-                        sizeof *ld->pending) != 0)
+    if (jsonschema_grow((void **)&ld->pending, &ld->pending_cap, ld->npending + 1, sizeof *ld->pending) != 0)
         return -1;
     ld->pending[ld->npending++] = (pending_t){ref_node, base};
     return 0;
@@ -396,8 +389,8 @@ static int is_remote(const char *uri)
     return strncasecmp(uri, "http://", 7) == 0 || strncasecmp(uri, "https://", 8) == 0;
 }
 
-static const jsonschema_json_t *pointer_target(jsonschema_loader_t *ld, const resource_t *r,
-                                               const char *frag, const char **base)
+static const jsonschema_json_t *pointer_target(jsonschema_loader_t *ld, const resource_t *r, const char *frag,
+                                               const char **base)
 {
     const jsonschema_json_t *v = walk_pointer(ld, r->value, frag, base);
     /* The reference mirrors top-level "definitions" into "$defs" before loading. */
@@ -426,7 +419,7 @@ static const jsonschema_json_t *lookup(jsonschema_loader_t *ld, const char *ref,
     const char *frag = abs[cut] ? abs + cut + 1 : "";
     const resource_t *r = NULL;
     if (*frag && *frag != '/') {
-        r = find_resource(ld, abs);        /* an anchor */
+        r = find_resource(ld, abs); /* an anchor */
         if (r) {
             v = r->value;
             *target_base = r->base;

@@ -30,10 +30,10 @@ typedef struct proto_lexer {
     const char *data;
     size_t len;
     size_t pos;
-    int line;                 /* 1-based */
-    size_t line_start;        /* offset of the current line's first byte */
-    arena_t *arena;     /* words and strings are copied here */
-    int depth;                /* nesting of map<> types */
+    int line;          /* 1-based */
+    size_t line_start; /* offset of the current line's first byte */
+    arena_t *arena;    /* words and strings are copied here */
+    int depth;         /* nesting of map<> types */
     strbuf_t scratch;
     jmp_buf fail;
     char error[320];
@@ -44,15 +44,15 @@ _Noreturn void proto_lex_fail_at(proto_lexer_t *lx, int line, int column, const 
     __attribute__((format(printf, 4, 5)));
 #define proto_lex_fail(lx, ...) proto_lex_fail_at((lx), (lx)->line, proto_lex_column(lx), __VA_ARGS__)
 int proto_lex_column(const proto_lexer_t *lx);
-int proto_lex_at_end(proto_lexer_t *lx);          /* skips blanks and comments */
-char proto_lex_peek(proto_lexer_t *lx);           /* next non-blank char; fails at EOF */
-int proto_lex_accept(proto_lexer_t *lx, char c);  /* consumes c when it is next */
+int proto_lex_at_end(proto_lexer_t *lx);         /* skips blanks and comments */
+char proto_lex_peek(proto_lexer_t *lx);          /* next non-blank char; fails at EOF */
+int proto_lex_accept(proto_lexer_t *lx, char c); /* consumes c when it is next */
 char proto_lex_char(proto_lexer_t *lx);
 void proto_lex_expect(proto_lexer_t *lx, char c);
-const char *proto_lex_word(proto_lexer_t *lx);    /* [A-Za-z0-9_.-]+ */
+const char *proto_lex_word(proto_lexer_t *lx); /* [A-Za-z0-9_.-]+ */
 /* A word, "(word)" or "[word]"; *wrapped gets '(' / '[' / 0. */
 const char *proto_lex_name(proto_lexer_t *lx, int *wrapped);
-int32_t proto_lex_int(proto_lexer_t *lx);         /* decimal or 0x hex, 32-bit */
+int32_t proto_lex_int(proto_lexer_t *lx); /* decimal or 0x hex, 32-bit */
 const char *proto_lex_string(proto_lexer_t *lx, size_t *len);
 /* A type: a dotted name or "map<K, V>"; first is an already-read word or NULL. */
 const char *proto_lex_data_type(proto_lexer_t *lx, const char *first);
@@ -62,10 +62,8 @@ const char *proto_lex_data_type(proto_lexer_t *lx, const char *first);
 /* Model pieces (proto_model.c). Values are allocated in arena; NULL or -1
  * when out of memory. */
 proto_file_t *proto_file_new(void);
-proto_value_t *proto_value_text(arena_t *arena, proto_value_kind_t kind, const char *text,
-                                size_t len);
-proto_value_t *proto_value_number(arena_t *arena, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+proto_value_t *proto_value_text(arena_t *arena, proto_value_kind_t kind, const char *text, size_t len);
+proto_value_t *proto_value_number(arena_t *arena, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Bytes as Wire holds them: each byte one character (so >= 0x80 is UTF-8). */
 proto_value_t *proto_value_bytes(arena_t *arena, const uint8_t *data, size_t len);
 /* The reverse for text of len bytes; out needs len bytes. Returns the count. */
@@ -106,8 +104,8 @@ const proto_symbol_t *proto_symtab_find_extension(const proto_symtab_t *tab, con
  * enclosing message names (may be empty). Returns the symbol or NULL.
  */
 const proto_symbol_t *proto_symtab_resolve(const proto_symtab_t *tab, const char *package,
-                                           const char *const *scope, size_t nscope,
-                                           const char *name, int want_extension);
+                                           const char *const *scope, size_t nscope, const char *name,
+                                           int want_extension);
 
 /* A resolution scope: the symbols, the package, and the enclosing message
  * (and enum) names, innermost last. Zero-initialize, then set tab/package. */
@@ -119,11 +117,10 @@ typedef struct proto_scope {
     size_t cap;
 } proto_scope_t;
 
-int proto_scope_enter(proto_scope_t *s, const char *name);   /* 0 or -1 */
+int proto_scope_enter(proto_scope_t *s, const char *name); /* 0 or -1 */
 void proto_scope_leave(proto_scope_t *s);
 void proto_scope_free(proto_scope_t *s);
-const proto_symbol_t *proto_scope_resolve(const proto_scope_t *s, const char *name,
-                                          int want_extension);
+const proto_symbol_t *proto_scope_resolve(const proto_scope_t *s, const char *name, int want_extension);
 
 /* ---- 4. Custom options on the wire ------------------------------------ */
 
@@ -135,24 +132,24 @@ const proto_symbol_t *proto_scope_resolve(const proto_scope_t *s, const char *na
  * (length prefix included), allocating in the codec's arena. */
 typedef struct proto_option_codec proto_option_codec_t;
 proto_option_codec_t *proto_option_codec_new(const proto_symtab_t *tab, arena_t *arena);
-int proto_option_encode(proto_option_codec_t *codec, const proto_scope_t *scope,
-                        const proto_option_t *o, strbuf_t *out, char **error);
-proto_value_t *proto_option_decode(proto_option_codec_t *codec, const proto_symbol_t *ext,
-                                   int wire_type, const uint8_t *data, size_t len);
+int proto_option_encode(proto_option_codec_t *codec, const proto_scope_t *scope, const proto_option_t *o,
+                        strbuf_t *out, char **error);
+proto_value_t *proto_option_decode(proto_option_codec_t *codec, const proto_symbol_t *ext, int wire_type,
+                                   const uint8_t *data, size_t len);
 
 /* ---- 5. Printing and normalization pieces ----------------------------- */
 
 /* proto_print() with the symbol table PROTO_PRINT_NORMALIZE resolves in
  * (NULL for the other modes); proto_printer.c. */
-char *proto_print_with(const proto_file_t *file, proto_print_mode_t mode,
-                       const proto_symtab_t *types, char **error);
+char *proto_print_with(const proto_file_t *file, proto_print_mode_t mode, const proto_symtab_t *types,
+                       char **error);
 
 /* Normalization pieces (proto_normalize.c), used by the printer. Results live
  * in arena; functions return 0, or -1 when out of memory. */
-int proto_normalize_options(const proto_scope_t *scope, arena_t *arena,
-                            const proto_options_t *in, proto_options_t *out);
-int proto_normalize_map(const proto_scope_t *scope, arena_t *arena,
-                        const proto_value_t *map, proto_value_t **out);
+int proto_normalize_options(const proto_scope_t *scope, arena_t *arena, const proto_options_t *in,
+                            proto_options_t *out);
+int proto_normalize_map(const proto_scope_t *scope, arena_t *arena, const proto_value_t *map,
+                        proto_value_t **out);
 
 /* ---- 6. Embedded sources ---------------------------------------------- */
 

@@ -28,11 +28,11 @@ typedef Google__Protobuf__MethodDescriptorProto MethodProto;
 
 typedef struct builder {
     const proto_symtab_t *tab;
-    proto_option_codec_t *codec;   /* custom options */
-    proto_scope_t scope;      /* package + enclosing messages of what is being built */
-    int proto3;               /* the file's implicit-presence rules (proto3 or editions) */
+    proto_option_codec_t *codec; /* custom options */
+    proto_scope_t scope;         /* package + enclosing messages of what is being built */
+    int proto3;                  /* the file's implicit-presence rules (proto3 or editions) */
     arena_t *arena;
-    char *error;              /* first failure */
+    char *error; /* first failure */
 } builder_t;
 
 static int file_is_proto3(const proto_file_t *f)
@@ -183,8 +183,13 @@ static char *c_escape(builder_t *b, const char *s, size_t len)
     size_t n = proto_text_to_bytes(s, len, bytes), o = 0;
     for (size_t i = 0; i < n; i++) {
         uint8_t c = bytes[i];
-        const char *esc = c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : c == '"' ? "\\\""
-                        : c == '\'' ? "\\'" : c == '\\' ? "\\\\" : NULL;
+        const char *esc = c == '\n'   ? "\\n"
+                          : c == '\r' ? "\\r"
+                          : c == '\t' ? "\\t"
+                          : c == '"'  ? "\\\""
+                          : c == '\'' ? "\\'"
+                          : c == '\\' ? "\\\\"
+                                      : NULL;
         if (esc) {
             memcpy(out + o, esc, 2);
             o += 2;
@@ -222,8 +227,7 @@ static char *default_value(builder_t *b, const proto_field_t *f,
     switch (type) {
     case GOOGLE__PROTOBUF__FIELD_DESCRIPTOR_PROTO__TYPE__TYPE_STRING:
         return arena_strndup(b->arena, text, f->default_len);
-    case GOOGLE__PROTOBUF__FIELD_DESCRIPTOR_PROTO__TYPE__TYPE_BYTES:
-        return c_escape(b, text, f->default_len);
+    case GOOGLE__PROTOBUF__FIELD_DESCRIPTOR_PROTO__TYPE__TYPE_BYTES: return c_escape(b, text, f->default_len);
     case GOOGLE__PROTOBUF__FIELD_DESCRIPTOR_PROTO__TYPE__TYPE_FLOAT:
     case GOOGLE__PROTOBUF__FIELD_DESCRIPTOR_PROTO__TYPE__TYPE_DOUBLE: {
         double v;
@@ -232,8 +236,7 @@ static char *default_value(builder_t *b, const proto_field_t *f,
         return format_double(b, v);
     }
     case GOOGLE__PROTOBUF__FIELD_DESCRIPTOR_PROTO__TYPE__TYPE_BOOL:
-    case GOOGLE__PROTOBUF__FIELD_DESCRIPTOR_PROTO__TYPE__TYPE_ENUM:
-        return dup(b, text);
+    case GOOGLE__PROTOBUF__FIELD_DESCRIPTOR_PROTO__TYPE__TYPE_ENUM: return dup(b, text);
     case GOOGLE__PROTOBUF__FIELD_DESCRIPTOR_PROTO__TYPE__TYPE_UINT32:
     case GOOGLE__PROTOBUF__FIELD_DESCRIPTOR_PROTO__TYPE__TYPE_UINT64:
     case GOOGLE__PROTOBUF__FIELD_DESCRIPTOR_PROTO__TYPE__TYPE_FIXED32:
@@ -355,21 +358,21 @@ static void *field_slot(ProtobufCMessage *msg, const ProtobufCFieldDescriptor *f
 static size_t scalar_size(ProtobufCType t)
 {
     switch (t) {
-    case PROTOBUF_C_TYPE_INT64: case PROTOBUF_C_TYPE_SINT64: case PROTOBUF_C_TYPE_SFIXED64:
-    case PROTOBUF_C_TYPE_UINT64: case PROTOBUF_C_TYPE_FIXED64: case PROTOBUF_C_TYPE_DOUBLE:
-        return 8;
-    case PROTOBUF_C_TYPE_STRING: case PROTOBUF_C_TYPE_MESSAGE:
-        return sizeof(void *);
-    case PROTOBUF_C_TYPE_BYTES:
-        return sizeof(ProtobufCBinaryData);
-    default:
-        return 4;
+    case PROTOBUF_C_TYPE_INT64:
+    case PROTOBUF_C_TYPE_SINT64:
+    case PROTOBUF_C_TYPE_SFIXED64:
+    case PROTOBUF_C_TYPE_UINT64:
+    case PROTOBUF_C_TYPE_FIXED64:
+    case PROTOBUF_C_TYPE_DOUBLE: return 8;
+    case PROTOBUF_C_TYPE_STRING:
+    case PROTOBUF_C_TYPE_MESSAGE: return sizeof(void *);
+    case PROTOBUF_C_TYPE_BYTES: return sizeof(ProtobufCBinaryData);
+    default: return 4;
     }
 }
 
 /* Converts v to the C representation of fd's type in out. */
-static int builtin_value(builder_t *b, const ProtobufCFieldDescriptor *fd, const proto_value_t *v,
-                         void *out)
+static int builtin_value(builder_t *b, const ProtobufCFieldDescriptor *fd, const proto_value_t *v, void *out)
 {
     const char *t = v->text;
     char *end = NULL;
@@ -413,8 +416,10 @@ static int builtin_value(builder_t *b, const ProtobufCFieldDescriptor *fd, const
             *(double *)out = d;
         return 0;
     }
-    case PROTOBUF_C_TYPE_UINT32: case PROTOBUF_C_TYPE_FIXED32:
-    case PROTOBUF_C_TYPE_UINT64: case PROTOBUF_C_TYPE_FIXED64: {
+    case PROTOBUF_C_TYPE_UINT32:
+    case PROTOBUF_C_TYPE_FIXED32:
+    case PROTOBUF_C_TYPE_UINT64:
+    case PROTOBUF_C_TYPE_FIXED64: {
         unsigned long long u = t ? strtoull(t, &end, 0) : 0;
         if (!t || *end)
             return -1;
@@ -424,8 +429,7 @@ static int builtin_value(builder_t *b, const ProtobufCFieldDescriptor *fd, const
             *(uint32_t *)out = (uint32_t)u;
         return 0;
     }
-    case PROTOBUF_C_TYPE_MESSAGE:
-        return -1;
+    case PROTOBUF_C_TYPE_MESSAGE: return -1;
     default: {
         long long s = t ? strtoll(t, &end, 0) : 0;
         if (!t || *end)
@@ -439,8 +443,7 @@ static int builtin_value(builder_t *b, const ProtobufCFieldDescriptor *fd, const
     }
 }
 
-static ProtobufCMessage *sub_message(builder_t *b, ProtobufCMessage *msg,
-                                     const ProtobufCFieldDescriptor *fd)
+static ProtobufCMessage *sub_message(builder_t *b, ProtobufCMessage *msg, const ProtobufCFieldDescriptor *fd)
 {
     ProtobufCMessage **slot = field_slot(msg, fd);
     if (!*slot)
@@ -505,7 +508,8 @@ static void set_builtin(builder_t *b, ProtobufCMessage *msg, const char *name, c
     }
     memcpy(head, name, hlen);
     head[hlen] = '\0';
-    const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field_by_name(msg->descriptor, head);
+    const ProtobufCFieldDescriptor *fd =
+        protobuf_c_message_descriptor_get_field_by_name(msg->descriptor, head);
     if (!fd) {
         proto_error_set(&b->error, "Option \"%s\" unknown.", name);
         return;
@@ -530,8 +534,7 @@ static void set_builtin(builder_t *b, ProtobufCMessage *msg, const char *name, c
 }
 
 /* The options message for a list, or NULL when there are none. */
-static void *build_options(builder_t *b, const ProtobufCMessageDescriptor *desc,
-                           const proto_options_t *opts)
+static void *build_options(builder_t *b, const ProtobufCMessageDescriptor *desc, const proto_options_t *opts)
 {
     if (!opts || opts->n == 0)
         return NULL;
@@ -606,8 +609,8 @@ static FieldProto *build_field(builder_t *b, const proto_field_t *f, const char 
     }
     if (f->default_value)
         fp->default_value = default_value(b, f, fp->type);
-    fp->json_name = f->json_name ? arena_strndup(b->arena, f->json_name, f->json_name_len)
-                                 : json_name(b, f->name);
+    fp->json_name =
+        f->json_name ? arena_strndup(b->arena, f->json_name, f->json_name_len) : json_name(b, f->name);
     fp->options = build_options(b, &google__protobuf__field_options__descriptor, &f->options);
     if (b->proto3 && f->label == PROTO_LABEL_OPTIONAL) {
         fp->has_proto3_optional = 1;
@@ -666,7 +669,7 @@ typedef struct ordered {
     const proto_field_t *field;
     const proto_group_t *group;
     const proto_message_t *message;
-    int oneof_index;          /* -1 at top level */
+    int oneof_index; /* -1 at top level */
 } ordered_t;
 
 static int compare_ordered(const void *a, const void *b)
@@ -697,16 +700,20 @@ static void message_fields(builder_t *b, MessageProto *mp, const proto_message_t
     ordered_t *items = NULL;
     size_t n = 0, cap = 0;
     for (size_t i = 0; i < m->n_fields; i++)
-        add_ordered(b, &items, &n, &cap, (ordered_t){m->fields[i]->field_order, m->fields[i], NULL, NULL, -1});
+        add_ordered(b, &items, &n, &cap,
+                    (ordered_t){m->fields[i]->field_order, m->fields[i], NULL, NULL, -1});
     for (size_t i = 0; i < m->n_groups; i++)
-        add_ordered(b, &items, &n, &cap, (ordered_t){m->groups[i]->field_order, NULL, m->groups[i], NULL, -1});
+        add_ordered(b, &items, &n, &cap,
+                    (ordered_t){m->groups[i]->field_order, NULL, m->groups[i], NULL, -1});
     for (size_t o = 0; o < m->n_oneofs; o++) {
         for (size_t i = 0; i < m->oneofs[o]->n_fields; i++)
             add_ordered(b, &items, &n, &cap,
-                        (ordered_t){m->oneofs[o]->fields[i]->field_order, m->oneofs[o]->fields[i], NULL, NULL, (int)o});
+                        (ordered_t){m->oneofs[o]->fields[i]->field_order, m->oneofs[o]->fields[i], NULL, NULL,
+                                    (int)o});
         for (size_t i = 0; i < m->oneofs[o]->n_groups; i++)
             add_ordered(b, &items, &n, &cap,
-                        (ordered_t){m->oneofs[o]->groups[i]->field_order, NULL, m->oneofs[o]->groups[i], NULL, (int)o});
+                        (ordered_t){m->oneofs[o]->groups[i]->field_order, NULL, m->oneofs[o]->groups[i], NULL,
+                                    (int)o});
     }
     if (items)
         qsort(items, n, sizeof *items, compare_ordered);
@@ -767,17 +774,21 @@ static void message_nested(builder_t *b, MessageProto *mp, const proto_message_t
     size_t n = 0, cap = 0;
     for (size_t i = 0; i < m->n_types; i++)
         if (m->types[i]->kind == PROTO_TYPE_MESSAGE)
-            add_ordered(b, &items, &n, &cap,
-                        (ordered_t){m->types[i]->message->nested_order, NULL, NULL, m->types[i]->message, -1});
+            add_ordered(
+                b, &items, &n, &cap,
+                (ordered_t){m->types[i]->message->nested_order, NULL, NULL, m->types[i]->message, -1});
     for (size_t i = 0; i < m->n_fields; i++)
         if (m->fields[i]->map_key)
-            add_ordered(b, &items, &n, &cap, (ordered_t){m->fields[i]->nested_order, m->fields[i], NULL, NULL, -1});
+            add_ordered(b, &items, &n, &cap,
+                        (ordered_t){m->fields[i]->nested_order, m->fields[i], NULL, NULL, -1});
     for (size_t i = 0; i < m->n_groups; i++)
-        add_ordered(b, &items, &n, &cap, (ordered_t){m->groups[i]->nested_order, NULL, m->groups[i], NULL, -1});
+        add_ordered(b, &items, &n, &cap,
+                    (ordered_t){m->groups[i]->nested_order, NULL, m->groups[i], NULL, -1});
     for (size_t o = 0; o < m->n_oneofs; o++)
         for (size_t i = 0; i < m->oneofs[o]->n_groups; i++)
-            add_ordered(b, &items, &n, &cap,
-                        (ordered_t){m->oneofs[o]->groups[i]->nested_order, NULL, m->oneofs[o]->groups[i], NULL, -1});
+            add_ordered(
+                b, &items, &n, &cap,
+                (ordered_t){m->oneofs[o]->groups[i]->nested_order, NULL, m->oneofs[o]->groups[i], NULL, -1});
     if (items)
         qsort(items, n, sizeof *items, compare_ordered);
     for (size_t i = 0; i < n && !b->error; i++) {
@@ -818,8 +829,8 @@ static int32_t range_end_exclusive(const proto_range_t *r, int32_t max_exclusive
 static int message_set(const proto_message_t *m)
 {
     for (size_t i = 0; i < m->options.n; i++)
-        if (!strcmp(m->options.items[i]->name, "message_set_wire_format") && m->options.items[i]->value->text &&
-            !strcmp(m->options.items[i]->value->text, "true"))
+        if (!strcmp(m->options.items[i]->name, "message_set_wire_format") &&
+            m->options.items[i]->value->text && !strcmp(m->options.items[i]->value->text, "true"))
             return 1;
     return 0;
 }
@@ -836,7 +847,8 @@ static void message_ranges(builder_t *b, MessageProto *mp, const proto_message_t
                 return;
             r->has_start = r->has_end = 1;
             r->start = x->values[j].start;
-            r->end = range_end_exclusive(&x->values[j], message_set(m) ? 2147483647 : PROTO_MAX_FIELD_NUMBER + 1);
+            r->end =
+                range_end_exclusive(&x->values[j], message_set(m) ? 2147483647 : PROTO_MAX_FIELD_NUMBER + 1);
             r->options = opts;
             append(b, &mp->extension_range, &mp->n_extension_range, r);
         }
@@ -898,7 +910,8 @@ static EnumProto *build_enum(builder_t *b, const proto_enum_t *e)
         vp->name = dup(b, e->values[i]->name);
         vp->has_number = 1;
         vp->number = e->values[i]->tag;
-        vp->options = build_options(b, &google__protobuf__enum_value_options__descriptor, &e->values[i]->options);
+        vp->options =
+            build_options(b, &google__protobuf__enum_value_options__descriptor, &e->values[i]->options);
         append(b, &ep->value, &ep->n_value, vp);
     }
     for (size_t i = 0; i < e->n_reserveds; i++) {
@@ -1006,10 +1019,11 @@ static FileProto *build_file(builder_t *b, const proto_file_t *f, const char *na
     for (size_t i = 0; i < f->n_types && !b->error; i++) {
         const proto_type_t *t = f->types[i];
         if (t->kind == PROTO_TYPE_MESSAGE) {
-            char *full = *pkg ? arena_printf(b->arena, "%s.%s", pkg, t->message->name)
-                              : dup(b, t->message->name);
+            char *full =
+                *pkg ? arena_printf(b->arena, "%s.%s", pkg, t->message->name) : dup(b, t->message->name);
             proto_scope_enter(&b->scope, t->message->name);
-            append(b, &fp->message_type, &fp->n_message_type, full ? build_message(b, t->message, full) : NULL);
+            append(b, &fp->message_type, &fp->n_message_type,
+                   full ? build_message(b, t->message, full) : NULL);
             proto_scope_leave(&b->scope);
         } else {
             proto_scope_enter(&b->scope, t->enumeration->name);
@@ -1028,8 +1042,8 @@ static FileProto *build_file(builder_t *b, const proto_file_t *f, const char *na
     return fp;
 }
 
-int proto_descriptor_build(const proto_schema_t *schema, const char *name, uint8_t **out,
-                           size_t *out_len, char **error)
+int proto_descriptor_build(const proto_schema_t *schema, const char *name, uint8_t **out, size_t *out_len,
+                           char **error)
 {
     *error = NULL;
     *out = NULL;

@@ -29,11 +29,11 @@ typedef Google__Protobuf__EnumDescriptorProto EnumProto;
 
 typedef struct reader {
     proto_file_t *file;
-    arena_t *arena;     /* the file's arena */
-    proto_option_codec_t *codec;   /* custom options; NULL without symbols */
-    long budget;              /* extension lookups left (hostile descriptors) */
+    arena_t *arena;              /* the file's arena */
+    proto_option_codec_t *codec; /* custom options; NULL without symbols */
+    long budget;                 /* extension lookups left (hostile descriptors) */
     int proto3;
-    int failed;               /* out of memory */
+    int failed; /* out of memory */
 } reader_t;
 
 static void *alloc(reader_t *r, size_t n)
@@ -122,7 +122,6 @@ static void decode_unknown(reader_t *r, const proto_symtab_t *tab, const char *e
     }
 }
 
-
 /* ---- Built-in options by reflection ------------------------------------------------------------ */
 
 static proto_value_t *builtin_value(reader_t *r, const ProtobufCFieldDescriptor *fd, const void *slot,
@@ -141,19 +140,23 @@ static proto_value_t *message_value(reader_t *r, const ProtobufCMessage *msg, co
         if (fd->label == PROTOBUF_C_LABEL_REPEATED) {
             size_t n = *(const size_t *)(base + fd->quantifier_offset);
             const char *items = *(char *const *)(base + fd->offset);
-            size_t size = fd->type == PROTOBUF_C_TYPE_MESSAGE || fd->type == PROTOBUF_C_TYPE_STRING ? sizeof(void *)
-                        : fd->type == PROTOBUF_C_TYPE_BYTES ? sizeof(ProtobufCBinaryData)
-                        : (fd->type == PROTOBUF_C_TYPE_INT64 || fd->type == PROTOBUF_C_TYPE_UINT64 ||
-                           fd->type == PROTOBUF_C_TYPE_SINT64 || fd->type == PROTOBUF_C_TYPE_FIXED64 ||
-                           fd->type == PROTOBUF_C_TYPE_SFIXED64 || fd->type == PROTOBUF_C_TYPE_DOUBLE) ? 8 : 4;
+            size_t size = fd->type == PROTOBUF_C_TYPE_MESSAGE || fd->type == PROTOBUF_C_TYPE_STRING
+                              ? sizeof(void *)
+                          : fd->type == PROTOBUF_C_TYPE_BYTES ? sizeof(ProtobufCBinaryData)
+                          : (fd->type == PROTOBUF_C_TYPE_INT64 || fd->type == PROTOBUF_C_TYPE_UINT64 ||
+                             fd->type == PROTOBUF_C_TYPE_SINT64 || fd->type == PROTOBUF_C_TYPE_FIXED64 ||
+                             fd->type == PROTOBUF_C_TYPE_SFIXED64 || fd->type == PROTOBUF_C_TYPE_DOUBLE)
+                              ? 8
+                              : 4;
             for (size_t k = 0; k < n; k++)
                 map_add(r, m, fd->name, builtin_value(r, fd, items + k * size, tab));
             continue;
         }
         const void *slot = base + fd->offset;
-        int present = fd->type == PROTOBUF_C_TYPE_MESSAGE || fd->type == PROTOBUF_C_TYPE_STRING
-                          ? *(void *const *)slot != NULL
-                          : fd->quantifier_offset && *(const protobuf_c_boolean *)(base + fd->quantifier_offset);
+        int present =
+            fd->type == PROTOBUF_C_TYPE_MESSAGE || fd->type == PROTOBUF_C_TYPE_STRING
+                ? *(void *const *)slot != NULL
+                : fd->quantifier_offset && *(const protobuf_c_boolean *)(base + fd->quantifier_offset);
         if (present)
             map_add(r, m, fd->name, builtin_value(r, fd, slot, tab));
     }
@@ -169,7 +172,8 @@ static proto_value_t *builtin_value(reader_t *r, const ProtobufCFieldDescriptor 
         return text_value(r, PROTO_VALUE_BOOL, v ? "true" : "false", v ? 4 : 5);
     }
     case PROTOBUF_C_TYPE_ENUM: {
-        const ProtobufCEnumValue *ev = protobuf_c_enum_descriptor_get_value(fd->descriptor, *(const int *)slot);
+        const ProtobufCEnumValue *ev =
+            protobuf_c_enum_descriptor_get_value(fd->descriptor, *(const int *)slot);
         return ev ? text_value(r, PROTO_VALUE_ENUM, ev->name, strlen(ev->name))
                   : number_value(r, "%d", *(const int *)slot);
     }
@@ -181,20 +185,17 @@ static proto_value_t *builtin_value(reader_t *r, const ProtobufCFieldDescriptor 
         const ProtobufCBinaryData *bd = slot;
         return bytes_value(r, bd->data, bd->len);
     }
-    case PROTOBUF_C_TYPE_MESSAGE:
-        return message_value(r, *(ProtobufCMessage *const *)slot, tab);
-    case PROTOBUF_C_TYPE_FLOAT:
-        return number_value(r, "%.9g", (double)*(const float *)slot);
-    case PROTOBUF_C_TYPE_DOUBLE:
-        return number_value(r, "%.17g", *(const double *)slot);
-    case PROTOBUF_C_TYPE_INT64: case PROTOBUF_C_TYPE_SINT64: case PROTOBUF_C_TYPE_SFIXED64:
-        return number_value(r, "%lld", (long long)*(const int64_t *)slot);
-    case PROTOBUF_C_TYPE_UINT64: case PROTOBUF_C_TYPE_FIXED64:
-        return number_value(r, "%llu", (unsigned long long)*(const uint64_t *)slot);
-    case PROTOBUF_C_TYPE_UINT32: case PROTOBUF_C_TYPE_FIXED32:
-        return number_value(r, "%u", *(const uint32_t *)slot);
-    default:
-        return number_value(r, "%d", *(const int32_t *)slot);
+    case PROTOBUF_C_TYPE_MESSAGE: return message_value(r, *(ProtobufCMessage *const *)slot, tab);
+    case PROTOBUF_C_TYPE_FLOAT: return number_value(r, "%.9g", (double)*(const float *)slot);
+    case PROTOBUF_C_TYPE_DOUBLE: return number_value(r, "%.17g", *(const double *)slot);
+    case PROTOBUF_C_TYPE_INT64:
+    case PROTOBUF_C_TYPE_SINT64:
+    case PROTOBUF_C_TYPE_SFIXED64: return number_value(r, "%lld", (long long)*(const int64_t *)slot);
+    case PROTOBUF_C_TYPE_UINT64:
+    case PROTOBUF_C_TYPE_FIXED64: return number_value(r, "%llu", (unsigned long long)*(const uint64_t *)slot);
+    case PROTOBUF_C_TYPE_UINT32:
+    case PROTOBUF_C_TYPE_FIXED32: return number_value(r, "%u", *(const uint32_t *)slot);
+    default: return number_value(r, "%d", *(const int32_t *)slot);
     }
 }
 
@@ -302,8 +303,8 @@ static const char *unescape_bytes(reader_t *r, const char *s, size_t *len)
     return v->text;
 }
 
-static proto_field_t *read_field(reader_t *r, const FieldProto *fp, const proto_symtab_t *tab,
-                                 int in_oneof, int order)
+static proto_field_t *read_field(reader_t *r, const FieldProto *fp, const proto_symtab_t *tab, int in_oneof,
+                                 int order)
 {
     proto_field_t *f = NEW(r, proto_field_t);
     if (!f)
@@ -341,8 +342,8 @@ static proto_field_t *read_field(reader_t *r, const FieldProto *fp, const proto_
     return f;
 }
 
-static const MessageProto *nested_named(const MessageProto *mp, const char *full_scope,
-                                        const char *type_name, size_t *index)
+static const MessageProto *nested_named(const MessageProto *mp, const char *full_scope, const char *type_name,
+                                        size_t *index)
 {
     if (!type_name || type_name[0] != '.')
         return NULL;
@@ -394,9 +395,10 @@ static proto_group_t *make_group(reader_t *r, const FieldProto *fp, const Messag
         return NULL;
     g->name = dup(r, gm->name);
     g->tag = fp->number;
-    g->label = fp->label == GOOGLE__PROTOBUF__FIELD_DESCRIPTOR_PROTO__LABEL__LABEL_REPEATED ? PROTO_LABEL_REPEATED
-             : fp->label == GOOGLE__PROTOBUF__FIELD_DESCRIPTOR_PROTO__LABEL__LABEL_REQUIRED ? PROTO_LABEL_REQUIRED
-             : PROTO_LABEL_OPTIONAL;
+    g->label =
+        fp->label == GOOGLE__PROTOBUF__FIELD_DESCRIPTOR_PROTO__LABEL__LABEL_REPEATED   ? PROTO_LABEL_REPEATED
+        : fp->label == GOOGLE__PROTOBUF__FIELD_DESCRIPTOR_PROTO__LABEL__LABEL_REQUIRED ? PROTO_LABEL_REQUIRED
+                                                                                       : PROTO_LABEL_OPTIONAL;
     g->field_order = order;
     g->nested_order = nested_order;
     for (size_t i = 0; i < gm->n_field; i++)
@@ -421,8 +423,8 @@ static void read_members(reader_t *r, proto_message_t *m, const MessageProto *mp
         const FieldProto *fp = mp->field[i];
         size_t nested = 0;
         const MessageProto *target = nested_named(mp, full, fp->type_name, &nested);
-        int in_oneof = fp->has_oneof_index && !fp->proto3_optional &&
-                       (size_t)fp->oneof_index < mp->n_oneof_decl;
+        int in_oneof =
+            fp->has_oneof_index && !fp->proto3_optional && (size_t)fp->oneof_index < mp->n_oneof_decl;
         if (fp->type == GOOGLE__PROTOBUF__FIELD_DESCRIPTOR_PROTO__TYPE__TYPE_GROUP && target) {
             consumed[nested] = 1;
             proto_group_t *g = make_group(r, fp, target, tab, (int)i, (int)nested);
@@ -502,7 +504,8 @@ static void read_message_ranges(reader_t *r, proto_message_t *m, const MessagePr
     if (!ranges)
         return;
     for (size_t i = 0; i < mp->n_reserved_range; i++)
-        ranges[i] = range_of(mp->reserved_range[i]->start, mp->reserved_range[i]->end - 1, PROTO_MAX_FIELD_NUMBER);
+        ranges[i] =
+            range_of(mp->reserved_range[i]->start, mp->reserved_range[i]->end - 1, PROTO_MAX_FIELD_NUMBER);
     read_reserved(r, &m->reserveds, &m->n_reserveds, ranges, mp->n_reserved_range, mp->reserved_name,
                   mp->n_reserved_name);
     /* Ranges without options share one statement; each with options stands alone. */
@@ -686,8 +689,7 @@ typedef struct shortener {
  * package, the package-qualified name (google.protobuf.Timestamp); the
  * leading-dot form only when nothing shorter resolves to the same type.
  */
-static const char *shortest_name(shortener_t *sh, const char *full, const char *fallback,
-                                 int extension)
+static const char *shortest_name(shortener_t *sh, const char *full, const char *fallback, int extension)
 {
     const proto_symbol_t *target = proto_symtab_get(sh->scope.tab, full, extension);
     if (!target)

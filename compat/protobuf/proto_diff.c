@@ -17,14 +17,31 @@
 #include <string.h>
 
 static const char *const change_names[PROTO_CHANGE_TYPE_COUNT] = {
-    "PACKAGE_CHANGED", "MESSAGE_ADDED", "MESSAGE_REMOVED", "MESSAGE_MOVED",
-    "ENUM_ADDED", "ENUM_REMOVED", "ENUM_CONST_ADDED", "ENUM_CONST_CHANGED",
-    "ENUM_CONST_REMOVED", "FIELD_ADDED", "FIELD_REMOVED", "FIELD_NAME_CHANGED",
-    "FIELD_KIND_CHANGED", "FIELD_SCALAR_KIND_CHANGED", "FIELD_NAMED_TYPE_CHANGED",
-    "FIELD_NUMERIC_LABEL_CHANGED", "FIELD_STRING_OR_BYTES_LABEL_CHANGED",
-    "REQUIRED_FIELD_ADDED", "REQUIRED_FIELD_REMOVED",
-    "ONEOF_ADDED", "ONEOF_REMOVED", "ONEOF_FIELD_ADDED", "ONEOF_FIELD_REMOVED",
-    "ONEOF_FIELD_MOVED_TO_TOP_LEVEL", "MULTIPLE_FIELDS_MOVED_TO_ONEOF",
+    "PACKAGE_CHANGED",
+    "MESSAGE_ADDED",
+    "MESSAGE_REMOVED",
+    "MESSAGE_MOVED",
+    "ENUM_ADDED",
+    "ENUM_REMOVED",
+    "ENUM_CONST_ADDED",
+    "ENUM_CONST_CHANGED",
+    "ENUM_CONST_REMOVED",
+    "FIELD_ADDED",
+    "FIELD_REMOVED",
+    "FIELD_NAME_CHANGED",
+    "FIELD_KIND_CHANGED",
+    "FIELD_SCALAR_KIND_CHANGED",
+    "FIELD_NAMED_TYPE_CHANGED",
+    "FIELD_NUMERIC_LABEL_CHANGED",
+    "FIELD_STRING_OR_BYTES_LABEL_CHANGED",
+    "REQUIRED_FIELD_ADDED",
+    "REQUIRED_FIELD_REMOVED",
+    "ONEOF_ADDED",
+    "ONEOF_REMOVED",
+    "ONEOF_FIELD_ADDED",
+    "ONEOF_FIELD_REMOVED",
+    "ONEOF_FIELD_MOVED_TO_TOP_LEVEL",
+    "MULTIPLE_FIELDS_MOVED_TO_ONEOF",
     "FIELD_MOVED_TO_EXISTING_ONEOF",
 };
 
@@ -58,10 +75,8 @@ int proto_change_is_compatible(proto_change_type_t type)
     case PROTO_ONEOF_ADDED:
     case PROTO_ONEOF_REMOVED:
     case PROTO_ONEOF_FIELD_ADDED:
-    case PROTO_ONEOF_FIELD_MOVED_TO_TOP_LEVEL:
-        return 1;
-    default:
-        return 0;
+    case PROTO_ONEOF_FIELD_MOVED_TO_TOP_LEVEL: return 1;
+    default: return 0;
     }
 }
 
@@ -78,7 +93,7 @@ static void proto_changes_clear(proto_changes_t *c)
 
 typedef struct side {
     const proto_symtab_t *tab;
-    const char *package;      /* resolution package: the schema's, or an import's in sub-diffs */
+    const char *package; /* resolution package: the schema's, or an import's in sub-diffs */
 } side_t;
 
 typedef struct str_stack {
@@ -95,19 +110,19 @@ typedef struct str_stack {
  * (so identical inner differences are listed once, not once per use).
  * The memo is a base/hmap.h map keyed by the pair; its values are verdicts.
  */
-#define MEMO_COMPATIBLE ((void *)(uintptr_t)1)
+#define MEMO_COMPATIBLE   ((void *)(uintptr_t)1)
 #define MEMO_INCOMPATIBLE ((void *)(uintptr_t)2)
 
 typedef struct diff_ctx {
     side_t orig, upd;
-    str_stack_t path;         /* the "#/..." segments */
-    str_stack_t names;        /* the named scopes (messages, enums) for resolution */
-    const proto_message_t **guard;   /* original messages being compared (recursion guard) */
+    str_stack_t path;              /* the "#/..." segments */
+    str_stack_t names;             /* the named scopes (messages, enums) for resolution */
+    const proto_message_t **guard; /* original messages being compared (recursion guard) */
     size_t n_guard, cap_guard;
     proto_changes_t *out;
-    arena_t *arena;     /* segment strings */
-    hmap_t *memo;             /* shared by a diff and all its sub-diffs */
-    int failed;               /* out of memory */
+    arena_t *arena; /* segment strings */
+    hmap_t *memo;   /* shared by a diff and all its sub-diffs */
+    int failed;     /* out of memory */
 } diff_ctx_t;
 
 static void str_push(diff_ctx_t *c, str_stack_t *s, const char *item)
@@ -208,8 +223,8 @@ static const proto_symbol_t *resolve(const diff_ctx_t *c, const side_t *s, const
 /* ---- Field types (Wire's ProtoType) ------------------------------------------------------ */
 
 typedef struct ptype {
-    const char *name;         /* the type as a string, e.g. "int32", "Foo", "map<string, Foo>" */
-    const char *key;          /* maps only */
+    const char *name; /* the type as a string, e.g. "int32", "Foo", "map<string, Foo>" */
+    const char *key;  /* maps only */
     const char *value;
 } ptype_t;
 
@@ -238,8 +253,13 @@ static kind_t kind_of(const diff_ctx_t *c, const side_t *s, ptype_t t)
 }
 
 typedef enum scalar_kind {
-    SK_GENERAL_NUMBER, SK_SIGNED_NUMBER, SK_STRING_OR_BYTES, SK_FIXED32, SK_FIXED64,
-    SK_FLOAT, SK_DOUBLE,
+    SK_GENERAL_NUMBER,
+    SK_SIGNED_NUMBER,
+    SK_STRING_OR_BYTES,
+    SK_FIXED32,
+    SK_FIXED64,
+    SK_FLOAT,
+    SK_DOUBLE,
 } scalar_kind_t;
 
 /* Wire-compatible groups: a change inside a group keeps the encoding readable. */
@@ -252,11 +272,14 @@ static scalar_kind_t scalar_kind(const diff_ctx_t *c, const side_t *s, const cha
         const char *name;
         scalar_kind_t kind;
     } table[] = {
-        {"int32", SK_GENERAL_NUMBER}, {"int64", SK_GENERAL_NUMBER}, {"uint32", SK_GENERAL_NUMBER},
-        {"uint64", SK_GENERAL_NUMBER}, {"bool", SK_GENERAL_NUMBER}, {"sint32", SK_SIGNED_NUMBER},
-        {"sint64", SK_SIGNED_NUMBER}, {"string", SK_STRING_OR_BYTES}, {"bytes", SK_STRING_OR_BYTES},
-        {"fixed32", SK_FIXED32}, {"sfixed32", SK_FIXED32}, {"fixed64", SK_FIXED64},
-        {"sfixed64", SK_FIXED64}, {"float", SK_FLOAT}, {"double", SK_DOUBLE},
+        {"int32", SK_GENERAL_NUMBER},  {"int64", SK_GENERAL_NUMBER},
+        {"uint32", SK_GENERAL_NUMBER}, {"uint64", SK_GENERAL_NUMBER},
+        {"bool", SK_GENERAL_NUMBER},   {"sint32", SK_SIGNED_NUMBER},
+        {"sint64", SK_SIGNED_NUMBER},  {"string", SK_STRING_OR_BYTES},
+        {"bytes", SK_STRING_OR_BYTES}, {"fixed32", SK_FIXED32},
+        {"sfixed32", SK_FIXED32},      {"fixed64", SK_FIXED64},
+        {"sfixed64", SK_FIXED64},      {"float", SK_FLOAT},
+        {"double", SK_DOUBLE},
     };
     for (size_t i = 0; i < sizeof table / sizeof *table; i++)
         if (strcmp(type, table[i].name) == 0)
@@ -266,8 +289,8 @@ static scalar_kind_t scalar_kind(const diff_ctx_t *c, const side_t *s, const cha
 
 /* ---- Procedures T, M, E, F ----------------------------------------------------------------- */
 
-static void compare_types(diff_ctx_t *c, proto_type_t *const *orig, size_t no,
-                          proto_type_t *const *upd, size_t nu);
+static void compare_types(diff_ctx_t *c, proto_type_t *const *orig, size_t no, proto_type_t *const *upd,
+                          size_t nu);
 static void compare_message(diff_ctx_t *c, const proto_message_t *orig, const proto_message_t *upd);
 static void compare_labels_and_types(diff_ctx_t *c, proto_label_t ol, proto_label_t ul, ptype_t ot,
                                      ptype_t ut);
@@ -277,8 +300,7 @@ static ptype_t as_map(const diff_ctx_t *c, const side_t *s, ptype_t t)
 {
     const proto_symbol_t *sym = resolve(c, s, t.name);
     if (sym && sym->is_map_entry && sym->map_key && sym->map_value) {
-        const char *name = arena_printf(c->arena, "map<%s, %s>", sym->map_key->type,
-                                              sym->map_value->type);
+        const char *name = arena_printf(c->arena, "map<%s, %s>", sym->map_key->type, sym->map_value->type);
         if (name)
             return (ptype_t){name, sym->map_key->type, sym->map_value->type};
     }
@@ -432,12 +454,8 @@ static void compare_labels_and_types(diff_ctx_t *c, proto_label_t ol, proto_labe
         return;
     }
     switch (ok) {
-    case KIND_SCALAR:
-        compare_scalars(c, ol, ul, ot, ut);
-        break;
-    case KIND_MESSAGE:
-        compare_message_types(c, ot, ut);
-        break;
+    case KIND_SCALAR: compare_scalars(c, ol, ul, ot, ut); break;
+    case KIND_MESSAGE: compare_message_types(c, ot, ut); break;
     case KIND_MAP:
         compare_labels_and_types(c, PROTO_LABEL_NONE, PROTO_LABEL_NONE, plain_ptype(ot.key),
                                  plain_ptype(ut.key));
@@ -458,8 +476,8 @@ static void compare_field(diff_ctx_t *c, const proto_field_t *o, const proto_fie
 typedef struct tagged {
     int32_t tag;
     const proto_field_t *field;
-    const char *oneof;        /* NULL at top level */
-    size_t order;             /* insertion order: a later duplicate tag wins */
+    const char *oneof; /* NULL at top level */
+    size_t order;      /* insertion order: a later duplicate tag wins */
 } tagged_t;
 
 typedef struct field_index {
@@ -488,8 +506,8 @@ static int index_fields(const proto_message_t *m, field_index_t *idx)
         idx->items[n] = (tagged_t){m->fields[i]->tag, m->fields[i], NULL, n};
     for (size_t i = 0; i < m->n_oneofs; i++)
         for (size_t j = 0; j < m->oneofs[i]->n_fields; j++, n++)
-            idx->items[n] = (tagged_t){m->oneofs[i]->fields[j]->tag, m->oneofs[i]->fields[j],
-                                       m->oneofs[i]->name, n};
+            idx->items[n] =
+                (tagged_t){m->oneofs[i]->fields[j]->tag, m->oneofs[i]->fields[j], m->oneofs[i]->name, n};
     qsort(idx->items, n, sizeof *idx->items, compare_tagged);
     /* Keep the last entry of each tag, as a HashMap put would. */
     size_t w = 0;
@@ -617,8 +635,9 @@ static void check_oneof_merges(diff_ctx_t *c, const proto_message_t *upd, const 
         for (size_t k = 0; k < n; k++)
             distinct += k == 0 || strcmp(groups[k], groups[k - 1]) != 0;
         if (distinct > 1)
-            add_change_at(c, o->name, moved_in > 1 ? PROTO_MULTIPLE_FIELDS_MOVED_TO_ONEOF
-                                                   : PROTO_FIELD_MOVED_TO_EXISTING_ONEOF);
+            add_change_at(c, o->name,
+                          moved_in > 1 ? PROTO_MULTIPLE_FIELDS_MOVED_TO_ONEOF
+                                       : PROTO_FIELD_MOVED_TO_EXISTING_ONEOF);
         free(groups);
     }
 }
@@ -655,9 +674,9 @@ static void compare_one_tag(diff_ctx_t *c, const oneof_index_t *orig_oneofs, con
     if (!u) {
         const oneof_entry_t *e = o->oneof ? lookup_oneof(orig_oneofs, o->oneof) : NULL;
         if (!o->oneof)
-            add_field_change(c, NULL, o->tag, o->field->label == PROTO_LABEL_REQUIRED
-                                                  ? PROTO_REQUIRED_FIELD_REMOVED
-                                                  : PROTO_FIELD_REMOVED);
+            add_field_change(c, NULL, o->tag,
+                             o->field->label == PROTO_LABEL_REQUIRED ? PROTO_REQUIRED_FIELD_REMOVED
+                                                                     : PROTO_FIELD_REMOVED);
         else if (!e || !e->deleted)
             add_field_change(c, o->oneof, o->tag, PROTO_ONEOF_FIELD_REMOVED);
         return;
@@ -666,9 +685,9 @@ static void compare_one_tag(diff_ctx_t *c, const oneof_index_t *orig_oneofs, con
         if (u->oneof)
             add_field_change(c, u->oneof, u->tag, PROTO_ONEOF_FIELD_ADDED);
         else
-            add_field_change(c, NULL, u->tag, u->field->label == PROTO_LABEL_REQUIRED
-                                                  ? PROTO_REQUIRED_FIELD_ADDED
-                                                  : PROTO_FIELD_ADDED);
+            add_field_change(c, NULL, u->tag,
+                             u->field->label == PROTO_LABEL_REQUIRED ? PROTO_REQUIRED_FIELD_ADDED
+                                                                     : PROTO_FIELD_ADDED);
         return;
     }
     if (o->oneof && !u->oneof)
@@ -684,8 +703,8 @@ static void compare_fields(diff_ctx_t *c, const proto_message_t *orig, const pro
 {
     field_index_t oi = {0}, ui = {0};
     oneof_index_t oo = {0}, uo = {0};
-    if (index_fields(orig, &oi) != 0 || index_fields(upd, &ui) != 0 ||
-        index_oneofs(orig, &oo) != 0 || index_oneofs(upd, &uo) != 0) {
+    if (index_fields(orig, &oi) != 0 || index_fields(upd, &ui) != 0 || index_oneofs(orig, &oo) != 0 ||
+        index_oneofs(upd, &uo) != 0) {
         c->failed = 1;
         goto done;
     }
@@ -885,8 +904,8 @@ static void compare_named_enum(diff_ctx_t *c, const char *name, const named_t *o
 }
 
 /* Procedure T: messages by simple name (then their index), then enums. */
-static void compare_types(diff_ctx_t *c, proto_type_t *const *orig, size_t no,
-                          proto_type_t *const *upd, size_t nu)
+static void compare_types(diff_ctx_t *c, proto_type_t *const *orig, size_t no, proto_type_t *const *upd,
+                          size_t nu)
 {
     for (int kind = PROTO_TYPE_MESSAGE; kind <= PROTO_TYPE_ENUM && !c->failed; kind++) {
         size_t n_o = 0, n_u = 0;
@@ -916,7 +935,7 @@ static void compare_types(diff_ctx_t *c, proto_type_t *const *orig, size_t no,
  * ------------------------------------------------------------------------------ */
 
 static int proto_diff_changes(const proto_schema_t *original, const proto_schema_t *update,
-                       proto_changes_t *out)
+                              proto_changes_t *out)
 {
     hmap_t memo = {0};
     diff_ctx_t c = {
@@ -945,8 +964,7 @@ int proto_diff(const proto_schema_t *original, const proto_schema_t *update, str
     proto_changes_t list = {0};
     int rc = proto_diff_changes(original, update, &list);
     for (size_t i = 0; i < list.n && rc == 0; i++)
-        rc = strlist_pushf(changes, "%s %s", proto_change_type_name(list.items[i].type),
-                           list.items[i].path);
+        rc = strlist_pushf(changes, "%s %s", proto_change_type_name(list.items[i].type), list.items[i].path);
     proto_changes_clear(&list);
     return rc;
 }
@@ -985,8 +1003,7 @@ static const char *description_format(proto_change_type_t type)
     case PROTO_FIELD_MOVED_TO_EXISTING_ONEOF:
         return "A field in the oneof at path '%1$s' in the %%s schema is outside an existing oneof "
                "in the %%s schema";
-    default:
-        return "";
+    default: return "";
     }
 }
 

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void *engine_parse(const char *text, size_t len, const schema_ref_t *refs, size_t nrefs,
-                          int flags, char **canonical, char **error)
+static void *engine_parse(const char *text, size_t len, const schema_ref_t *refs, size_t nrefs, int flags,
+                          char **canonical, char **error)
 {
     return proto_schema_new(text, len, refs, nrefs, flags, canonical, error);
 }
@@ -32,8 +32,7 @@ static char *engine_format(const void *model, const char *format)
         return proto_schema_serialized(schema);
     if (strcmp(format, "ignore_extensions") == 0) {
         char *error = NULL;
-        char *text = proto_print(proto_schema_file(schema), PROTO_PRINT_IGNORE_EXTENSIONS, NULL,
-                                 &error);
+        char *text = proto_print(proto_schema_file(schema), PROTO_PRINT_IGNORE_EXTENSIONS, NULL, &error);
         free(error);
         return text;
     }

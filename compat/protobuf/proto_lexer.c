@@ -134,15 +134,14 @@ void proto_lex_expect(proto_lexer_t *lx, char c)
     char got = proto_lex_char(lx);
     if (got != c) {
         char b1[8], b2[8];
-        proto_lex_fail_at(lx, line, col, "expected %s but was %s", printable(c, b1),
-                          printable(got, b2));
+        proto_lex_fail_at(lx, line, col, "expected %s but was %s", printable(c, b1), printable(got, b2));
     }
 }
 
 static int is_word_char(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '-' || c == '.';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-' || c == '.';
 }
 
 const char *proto_lex_word(proto_lexer_t *lx)
@@ -258,7 +257,14 @@ static void read_escape(proto_lexer_t *lx, strbuf_t *out)
     case 'v': strbuf_putc(out, '\v'); break;
     case 'x':
     case 'X': put_code_point(out, numeric_escape(lx, 16, 2)); break;
-    case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7':
+    case '0':
+    case '1':
+    case '2':
+    case '3':
+    case '4':
+    case '5':
+    case '6':
+    case '7':
         lx->pos--;
         put_code_point(out, numeric_escape(lx, 8, 3));
         break;

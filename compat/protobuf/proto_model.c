@@ -13,8 +13,8 @@
 #include <string.h>
 
 static const char *const scalar_names[] = {
-    "bool", "bytes", "double", "float", "fixed32", "fixed64", "int32", "int64",
-    "sfixed32", "sfixed64", "sint32", "sint64", "string", "uint32", "uint64",
+    "bool",     "bytes",    "double", "float",  "fixed32", "fixed64", "int32",  "int64",
+    "sfixed32", "sfixed64", "sint32", "sint64", "string",  "uint32",  "uint64",
 };
 
 int proto_is_scalar(const char *type)
@@ -45,8 +45,7 @@ void proto_file_free(proto_file_t *file)
 
 /* ---- Values ------------------------------------------------------------------------- */
 
-proto_value_t *proto_value_text(arena_t *arena, proto_value_kind_t kind, const char *text,
-                                size_t len)
+proto_value_t *proto_value_text(arena_t *arena, proto_value_kind_t kind, const char *text, size_t len)
 {
     proto_value_t *v = arena_alloc(arena, sizeof *v);
     if (!v)

@@ -50,8 +50,7 @@ static int value_equal(const proto_value_t *a, const proto_value_t *b)
         return a->option->parenthesized == b->option->parenthesized &&
                strcmp(a->option->name, b->option->name) == 0 &&
                value_equal(a->option->value, b->option->value);
-    default:
-        return a->len == b->len && memcmp(a->text, b->text, a->len) == 0;
+    default: return a->len == b->len && memcmp(a->text, b->text, a->len) == 0;
     }
 }
 
@@ -118,8 +117,8 @@ static const proto_field_t *field_named(const proto_message_t *m, const char *na
     return NULL;
 }
 
-static proto_value_t *merge_maps(const merger_t *mg, const proto_field_t *container,
-                                 const proto_value_t *a, const proto_value_t *b);
+static proto_value_t *merge_maps(const merger_t *mg, const proto_field_t *container, const proto_value_t *a,
+                                 const proto_value_t *b);
 
 /* Distinct values, as a LinkedHashSet keeps them. Past MAX_DEDUPE items a
  * list is only appended to, so hostile input cannot make this quadratic. */
@@ -149,8 +148,7 @@ static proto_value_t *merge_values(const merger_t *mg, const proto_field_t *fiel
                                    proto_value_t *b)
 {
     int singular = field && field->label != PROTO_LABEL_REPEATED;
-    if (singular && a->kind == PROTO_VALUE_MAP && b->kind == PROTO_VALUE_MAP &&
-        message_type_of(mg, field))
+    if (singular && a->kind == PROTO_VALUE_MAP && b->kind == PROTO_VALUE_MAP && message_type_of(mg, field))
         return merge_maps(mg, field, a, b);
     if (singular)
         return b;
@@ -163,8 +161,8 @@ static proto_value_t *merge_values(const merger_t *mg, const proto_field_t *fiel
     return list;
 }
 
-static proto_value_t *merge_maps(const merger_t *mg, const proto_field_t *container,
-                                 const proto_value_t *a, const proto_value_t *b)
+static proto_value_t *merge_maps(const merger_t *mg, const proto_field_t *container, const proto_value_t *a,
+                                 const proto_value_t *b)
 {
     const proto_message_t *type = message_type_of(mg, container);
     proto_value_t *m = new_map(mg->arena, a->n_entries + b->n_entries);
@@ -191,8 +189,8 @@ static proto_value_t *merge_maps(const merger_t *mg, const proto_field_t *contai
     return m;
 }
 
-static proto_option_t *merge_option(const merger_t *mg, const proto_field_t *field,
-                                    proto_option_t *existing, proto_option_t *replacement)
+static proto_option_t *merge_option(const merger_t *mg, const proto_field_t *field, proto_option_t *existing,
+                                    proto_option_t *replacement)
 {
     if (!(replacement = transform(mg->arena, replacement)))
         return NULL;
@@ -233,8 +231,8 @@ static int compare_indexed(const void *a, const void *b)
 
 /* Custom option names become fully qualified; the list is sorted by name
  * (stably) and repeated statements of a non-repeated extension merge. */
-int proto_normalize_options(const proto_scope_t *scope, arena_t *arena,
-                            const proto_options_t *in, proto_options_t *out)
+int proto_normalize_options(const proto_scope_t *scope, arena_t *arena, const proto_options_t *in,
+                            proto_options_t *out)
 {
     out->items = NULL;
     out->n = 0;
@@ -299,8 +297,8 @@ static int compare_entries(const void *a, const void *b)
 
 /* Entries sorted by key (a TreeMap), empty lists dropped, extension keys
  * "[name]" qualified; of two entries that end up with one key, the first stays. */
-int proto_normalize_map(const proto_scope_t *scope, arena_t *arena,
-                        const proto_value_t *map, proto_value_t **out)
+int proto_normalize_map(const proto_scope_t *scope, arena_t *arena, const proto_value_t *map,
+                        proto_value_t **out)
 {
     keyed_entry_t *tmp = calloc(map->n_entries + 1, sizeof *tmp);
     proto_value_t *m = new_map(arena, map->n_entries);

@@ -28,8 +28,8 @@ typedef struct field_tables {
 
 struct proto_option_codec {
     const proto_symtab_t *tab;
-    arena_t *arena;     /* temporaries, the values decoded, the cache */
-    char *error;              /* encoding: the first failure of one call */
+    arena_t *arena; /* temporaries, the values decoded, the cache */
+    char *error;    /* encoding: the first failure of one call */
     field_tables_t cache[FIELD_CACHE];
 };
 
@@ -70,9 +70,9 @@ enum { WIRE_VARINT = 0, WIRE_FIXED64 = 1, WIRE_LEN = 2, WIRE_FIXED32 = 5 };
 /* A field of a message type (or an extension), with what resolves its type. */
 typedef struct typed_field {
     const proto_field_t *field;
-    const char *package;      /* the defining file's package */
-    const char *scope;        /* full name of the message (or scope) defining it */
-    int proto3;               /* the defining file's syntax, for packing */
+    const char *package; /* the defining file's package */
+    const char *scope;   /* full name of the message (or scope) defining it */
+    int proto3;          /* the defining file's syntax, for packing */
 } typed_field_t;
 
 /* Resolves a type name as seen from a full-name scope ("pkg.Outer"). */
@@ -102,8 +102,7 @@ static int file_is_proto3(const proto_file_t *f)
     return f->syntax == PROTO_SYNTAX_PROTO3 || f->syntax == PROTO_SYNTAX_EDITION;
 }
 
-static int encode_message(codec_t *b, const proto_symbol_t *msg, const proto_value_t *map,
-                          strbuf_t *out);
+static int encode_message(codec_t *b, const proto_symbol_t *msg, const proto_value_t *map, strbuf_t *out);
 
 static int number_text(const proto_value_t *v, const char **text)
 {
@@ -198,8 +197,8 @@ static int enum_number(const proto_enum_t *e, const proto_value_t *v, int64_t *o
 }
 
 /* One value of field tf (tag included) appended to out. */
-static int encode_field_value(codec_t *b, const typed_field_t *tf, const char *type,
-                              const proto_value_t *v, strbuf_t *out)
+static int encode_field_value(codec_t *b, const typed_field_t *tf, const char *type, const proto_value_t *v,
+                              strbuf_t *out)
 {
     int32_t number = tf->field->tag;
     strbuf_t payload = {0};
@@ -251,8 +250,7 @@ static const char *packed_option(const proto_field_t *f)
 }
 
 /* A map<K, V> field's entries are messages {key = 1, value = 2}. */
-static int encode_map_entry(codec_t *b, const typed_field_t *tf, const proto_value_t *entry,
-                            strbuf_t *out)
+static int encode_map_entry(codec_t *b, const typed_field_t *tf, const proto_value_t *entry, strbuf_t *out)
 {
     proto_field_t key = {.name = "key", .type = tf->field->map_key, .tag = 1};
     proto_field_t value = {.name = "value", .type = tf->field->map_value, .tag = 2};
@@ -280,8 +278,7 @@ static int encode_map_entry(codec_t *b, const typed_field_t *tf, const proto_val
 }
 
 /* All values of one field: repeated items one by one, or packed. */
-static int encode_field(codec_t *b, const typed_field_t *tf, const proto_value_t *v,
-                        strbuf_t *out)
+static int encode_field(codec_t *b, const typed_field_t *tf, const proto_value_t *v, strbuf_t *out)
 {
     const proto_field_t *f = tf->field;
     size_t n = v->kind == PROTO_VALUE_LIST ? v->n_items : 1;
@@ -292,8 +289,8 @@ static int encode_field(codec_t *b, const typed_field_t *tf, const proto_value_t
                 return -1;
         return 0;
     }
-    const proto_symbol_t *s = proto_is_scalar(f->type) ? NULL
-                                                       : resolve_from(b, tf->package, tf->scope, f->type, 0);
+    const proto_symbol_t *s =
+        proto_is_scalar(f->type) ? NULL : resolve_from(b, tf->package, tf->scope, f->type, 0);
     const proto_symbol_t *enum_sym = s && s->kind == PROTO_SYMBOL_ENUM ? s : NULL;
     const char *packed = packed_option(f);
     int pack = f->label == PROTO_LABEL_REPEATED && is_packable(f->type, enum_sym) &&
@@ -366,8 +363,7 @@ static const field_tables_t *field_tables(codec_t *b, const proto_message_t *m)
 }
 
 static const proto_field_t *field_lookup(const proto_field_t *const *table, size_t n,
-                                         const proto_field_t *probe,
-                                         int (*order)(const void *, const void *))
+                                         const proto_field_t *probe, int (*order)(const void *, const void *))
 {
     const proto_field_t *const *hit = bsearch(&probe, table, n, sizeof *table, order);
     return hit ? *hit : NULL;
@@ -389,8 +385,7 @@ static int compare_pending(const void *a, const void *b)
 
 /* An aggregate value { ... } as a message of type msg, fields in number
  * order as protoc serializes the parsed message. */
-static int encode_message(codec_t *b, const proto_symbol_t *msg, const proto_value_t *map,
-                          strbuf_t *out)
+static int encode_message(codec_t *b, const proto_symbol_t *msg, const proto_value_t *map, strbuf_t *out)
 {
     pending_t *p = arena_alloc(b->arena, (map->n_entries + 1) * sizeof *p);
     const field_tables_t *fields = field_tables(b, msg->message);
@@ -402,7 +397,8 @@ static int encode_message(codec_t *b, const proto_symbol_t *msg, const proto_val
         size_t klen = strlen(key);
         if (key[0] == '[' && klen > 2) {
             char *inner = arena_strndup(b->arena, key + 1, klen - 2);
-            const proto_symbol_t *ext = inner ? resolve_from(b, msg->package, msg->full_name, inner, 1) : NULL;
+            const proto_symbol_t *ext =
+                inner ? resolve_from(b, msg->package, msg->full_name, inner, 1) : NULL;
             if (!ext)
                 return -1;
             p[i].tf = (typed_field_t){ext->field, ext->package, ext->scope, file_is_proto3(ext->file)};
@@ -437,8 +433,7 @@ static const proto_value_t *chain_to_map(codec_t *b, const proto_value_t *v)
     m->kind = PROTO_VALUE_MAP;
     m->entries = e;
     m->n_entries = 1;
-    e->key = v->option->parenthesized ? arena_printf(b->arena, "[%s]", v->option->name)
-                                      : v->option->name;
+    e->key = v->option->parenthesized ? arena_printf(b->arena, "[%s]", v->option->name) : v->option->name;
     e->value = (proto_value_t *)chain_to_map(b, v->option->value);
     return e->value && e->key ? m : NULL;
 }
@@ -501,7 +496,7 @@ static proto_value_t *decode_message(codec_t *r, const proto_symbol_t *msg, wire
 /* Where a field's type name resolves from. */
 typedef struct decode_ctx {
     const char *package;
-    const char *scope;        /* full name of the defining message or scope */
+    const char *scope; /* full name of the defining message or scope */
 } decode_ctx_t;
 
 /* A scalar of the given .proto type from its wire value. */
@@ -549,7 +544,7 @@ static proto_value_t *field_value(codec_t *r, const decode_ctx_t *c, const char 
         for (size_t i = 0; i < s->enumeration->n_values; i++)
             if (s->enumeration->values[i]->tag == (int32_t)num)
                 return proto_value_text(r->arena, PROTO_VALUE_ENUM, s->enumeration->values[i]->name,
-                                  strlen(s->enumeration->values[i]->name));
+                                        strlen(s->enumeration->values[i]->name));
         return proto_value_number(r->arena, "%d", (int32_t)num);
     }
     if (wire_type != 2 || depth > PROTO_MAX_DEPTH)
@@ -558,8 +553,8 @@ static proto_value_t *field_value(codec_t *r, const decode_ctx_t *c, const char 
 }
 
 /* A map<K, V> entry message as the aggregate { key: k, value: v }. */
-static proto_value_t *map_entry_value(codec_t *r, const decode_ctx_t *c, const proto_field_t *f,
-                                      wire_t w, int depth)
+static proto_value_t *map_entry_value(codec_t *r, const decode_ctx_t *c, const proto_field_t *f, wire_t w,
+                                      int depth)
 {
     proto_value_t *m = arena_alloc(r->arena, sizeof(proto_value_t));
     if (!m)

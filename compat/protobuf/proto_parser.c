@@ -22,7 +22,7 @@ typedef enum decl_context {
 /* Top-level names seen so far (a hash set: files may declare thousands). */
 typedef struct name_set {
     const char **slots;
-    size_t cap;               /* a power of two */
+    size_t cap; /* a power of two */
     size_t n;
 } name_set_t;
 
@@ -36,16 +36,16 @@ typedef struct key_slot {
 
 typedef struct key_index {
     key_slot_t *slots;
-    size_t cap;               /* a power of two */
+    size_t cap; /* a power of two */
     size_t n;
 } key_index_t;
 
 typedef struct parser {
     proto_lexer_t lx;
     proto_file_t *file;
-    int decl_count;           /* declarations read so far, file-wide */
-    int depth;                /* current nesting of messages and option values */
-    name_set_t types;         /* top-level message and enum names */
+    int decl_count;   /* declarations read so far, file-wide */
+    int depth;        /* current nesting of messages and option values */
+    name_set_t types; /* top-level message and enum names */
     name_set_t services;
     key_index_t keys;
 } parser_t;
@@ -57,7 +57,7 @@ typedef struct decl_owner {
     proto_service_t *service;
     proto_rpc_t *rpc;
     proto_extend_t *extend;
-    int *order;               /* the enclosing message's declaration counter */
+    int *order; /* the enclosing message's declaration counter */
 } decl_owner_t;
 
 static void declaration(parser_t *p, decl_context_t ctx, decl_owner_t *owner);
@@ -390,12 +390,8 @@ static const char *value_text(const proto_value_t *v, size_t *len)
     case PROTO_VALUE_STRING:
     case PROTO_VALUE_BOOL:
     case PROTO_VALUE_NUMBER:
-    case PROTO_VALUE_ENUM:
-        *len = v->len;
-        return v->text;
-    default:
-        *len = 0;
-        return "";
+    case PROTO_VALUE_ENUM: *len = v->len; return v->text;
+    default: *len = 0; return "";
     }
 }
 
@@ -435,8 +431,8 @@ static void split_map_type(parser_t *p, proto_field_t *f)
                           "map key must be non-byte, non-floating point scalar: %s", k);
 }
 
-static proto_field_t *read_field_rest(parser_t *p, int line, int col, proto_label_t label,
-                                      const char *type, int *order)
+static proto_field_t *read_field_rest(parser_t *p, int line, int col, proto_label_t label, const char *type,
+                                      int *order)
 {
     proto_field_t *f = NEW(p, proto_field_t);
     f->label = label;
@@ -473,8 +469,7 @@ static field_or_group_t read_field(parser_t *p, const char *word, int line, int 
     const char *type;
     if (strcmp(word, "required") == 0) {
         if (p->file->syntax == PROTO_SYNTAX_PROTO3)
-            proto_lex_fail_at(&p->lx, line, col,
-                              "'required' label forbidden in proto3 field declarations");
+            proto_lex_fail_at(&p->lx, line, col, "'required' label forbidden in proto3 field declarations");
         label = PROTO_LABEL_REQUIRED;
         type = proto_lex_data_type(&p->lx, NULL);
     } else if (strcmp(word, "optional") == 0) {
@@ -736,8 +731,7 @@ static void read_import(parser_t *p)
         if (strcmp(kind, "weak") == 0)
             push(p, &f->weak_imports, &f->n_weak_imports, (void *)proto_lex_string(&p->lx, &len));
         else if (strcmp(kind, "public") == 0)
-            push(p, &f->public_imports, &f->n_public_imports,
-                 (void *)proto_lex_string(&p->lx, &len));
+            push(p, &f->public_imports, &f->n_public_imports, (void *)proto_lex_string(&p->lx, &len));
         else
             proto_lex_fail(&p->lx, "expected quoted string");
     }
@@ -750,8 +744,7 @@ static void read_syntax(parser_t *p, int index, int line, int col, int is_editio
         proto_lex_fail_at(&p->lx, line, col, "too many syntax definitions");
     proto_lex_expect(&p->lx, '=');
     if (index != 0)
-        proto_lex_fail_at(&p->lx, line, col,
-                          "'%s' element must be the first declaration in a file",
+        proto_lex_fail_at(&p->lx, line, col, "'%s' element must be the first declaration in a file",
                           is_edition ? "edition" : "syntax");
     size_t len;
     const char *value = proto_lex_string(&p->lx, &len);
@@ -820,8 +813,8 @@ static void check_unique(parser_t *p, name_set_t *set, const char *name, int lin
         proto_lex_fail_at(&p->lx, line, col, "%s is already defined", name);
 }
 
-static void type_declaration(parser_t *p, decl_context_t ctx, decl_owner_t *owner,
-                             proto_type_t *t, int line, int col)
+static void type_declaration(parser_t *p, decl_context_t ctx, decl_owner_t *owner, proto_type_t *t, int line,
+                             int col)
 {
     if (ctx == CTX_FILE) {
         check_unique(p, &p->types, type_name(t), line, col);
@@ -863,8 +856,8 @@ static void add_member(parser_t *p, decl_context_t ctx, decl_owner_t *owner, fie
 static int permits(decl_context_t ctx, const char *kw)
 {
     int file = ctx == CTX_FILE, msg = ctx == CTX_MESSAGE;
-    if (!strcmp(kw, "package") || !strcmp(kw, "import") || !strcmp(kw, "syntax") ||
-        !strcmp(kw, "edition") || !strcmp(kw, "service"))
+    if (!strcmp(kw, "package") || !strcmp(kw, "import") || !strcmp(kw, "syntax") || !strcmp(kw, "edition") ||
+        !strcmp(kw, "service"))
         return file;
     if (!strcmp(kw, "message") || !strcmp(kw, "enum") || !strcmp(kw, "extend"))
         return file || msg;

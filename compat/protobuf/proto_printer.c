@@ -16,9 +16,9 @@
 
 typedef struct printer {
     proto_print_mode_t mode;
-    proto_scope_t scope;       /* normalization: names resolve from here */
+    proto_scope_t scope; /* normalization: names resolve from here */
     arena_t *arena;      /* temporaries of normalization */
-    char *error;               /* first failure; printing stops mattering after it */
+    char *error;         /* first failure; printing stops mattering after it */
 } printer_t;
 
 static int normalizing(const printer_t *pr)
@@ -171,12 +171,8 @@ static void put_value(printer_t *pr, strbuf_t *out, const proto_value_t *v)
         strbuf_putc(out, '"');
         break;
     case PROTO_VALUE_BOOL:
-    case PROTO_VALUE_ENUM:
-        strbuf_put(out, v->text, v->len);
-        break;
-    case PROTO_VALUE_NUMBER:
-        put_number(pr, out, v);
-        break;
+    case PROTO_VALUE_ENUM: strbuf_put(out, v->text, v->len); break;
+    case PROTO_VALUE_NUMBER: put_number(pr, out, v); break;
     case PROTO_VALUE_MAP:
         strbuf_puts(out, "{\n");
         put_map_body(pr, out, v);
@@ -197,9 +193,7 @@ static void put_value(printer_t *pr, strbuf_t *out, const proto_value_t *v)
             strbuf_putc(out, ']');
         }
         break;
-    case PROTO_VALUE_OPTION:
-        put_option(pr, out, v->option);
-        break;
+    case PROTO_VALUE_OPTION: put_option(pr, out, v->option); break;
     }
 }
 
@@ -270,8 +264,7 @@ static proto_options_t filter_options(printer_t *pr, const proto_options_t *in)
 }
 
 /* `option x = y;` lines, indented or not. */
-static void put_option_statements(printer_t *pr, strbuf_t *out, const proto_options_t *opts,
-                                  int indent)
+static void put_option_statements(printer_t *pr, strbuf_t *out, const proto_options_t *opts, int indent)
 {
     for (size_t i = 0; i < opts->n; i++) {
         strbuf_t line = {0};
@@ -331,8 +324,8 @@ static int is_word(const char *s, size_t len)
         return 0;
     for (size_t i = 0; i < len; i++) {
         char c = s[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '-' || c == '.'))
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+              c == '-' || c == '.'))
             return 0;
     }
     return 1;
@@ -437,7 +430,7 @@ static void put_field(printer_t *pr, strbuf_t *out, const proto_field_t *f)
 typedef struct keyed {
     const void *item;
     long long key;
-    const char *text;         /* secondary key, may be NULL */
+    const char *text; /* secondary key, may be NULL */
     size_t index;
 } keyed_t;
 
@@ -532,8 +525,7 @@ static void put_range(printer_t *pr, strbuf_t *out, const proto_range_t *r)
 }
 
 static void put_range_statement(printer_t *pr, strbuf_t *out, const char *keyword,
-                                const proto_range_t *const *values, size_t n,
-                                const proto_options_t *options)
+                                const proto_range_t *const *values, size_t n, const proto_options_t *options)
 {
     strbuf_t line = {0};
     strbuf_printf(&line, "%s ", keyword);
@@ -599,8 +591,7 @@ static void put_reserveds(printer_t *pr, strbuf_t *out, proto_reserved_t *const 
     }
 }
 
-static void put_extension_ranges(printer_t *pr, strbuf_t *out, proto_extensions_t *const *ext,
-                                 size_t n)
+static void put_extension_ranges(printer_t *pr, strbuf_t *out, proto_extensions_t *const *ext, size_t n)
 {
     if (!normalizing(pr)) {
         for (size_t i = 0; i < n; i++) {
@@ -641,8 +632,7 @@ static void put_extension_ranges(printer_t *pr, strbuf_t *out, proto_extensions_
 /* ---- Extend blocks
  * ---------------------------------------------------------------------------- */
 
-static void put_extend(printer_t *pr, strbuf_t *out, const char *name,
-                       proto_field_t *const *fields, size_t n)
+static void put_extend(printer_t *pr, strbuf_t *out, const char *name, proto_field_t *const *fields, size_t n)
 {
     strbuf_printf(out, "extend %s {", name);
     if (n) {
@@ -659,8 +649,7 @@ static void put_extend(printer_t *pr, strbuf_t *out, const char *name,
 
 /* Normalization regroups extend fields by their resolved target, in order
  * of first appearance. indent: message-level blocks are indented. */
-static void put_extends(printer_t *pr, strbuf_t *out, proto_extend_t *const *ext, size_t n,
-                        int indent)
+static void put_extends(printer_t *pr, strbuf_t *out, proto_extend_t *const *ext, size_t n, int indent)
 {
     if (!normalizing(pr)) {
         for (size_t i = 0; i < n; i++) {
@@ -756,8 +745,7 @@ static void put_groups(printer_t *pr, strbuf_t *out, proto_group_t *const *group
     }
 }
 
-static void put_oneof(printer_t *pr, strbuf_t *out, const proto_oneof_t *o,
-                      proto_field_t *const *fields)
+static void put_oneof(printer_t *pr, strbuf_t *out, const proto_oneof_t *o, proto_field_t *const *fields)
 {
     strbuf_printf(out, "oneof %s {", o->name);
     proto_options_t opts = filter_options(pr, &o->options);
@@ -813,8 +801,7 @@ static int is_synthetic_map(printer_t *pr, const proto_type_t *t)
 
 /* Messages first, then enums, each in declaration order; under
  * normalization synthetic map entries disappear. */
-static void put_types(printer_t *pr, strbuf_t *out, proto_type_t *const *types, size_t n,
-                      int indent)
+static void put_types(printer_t *pr, strbuf_t *out, proto_type_t *const *types, size_t n, int indent)
 {
     int any = 0;
     for (size_t i = 0; i < n; i++)
@@ -944,9 +931,8 @@ static void put_rpc(printer_t *pr, strbuf_t *out, const proto_rpc_t *r)
 {
     const char *req = normalizing(pr) ? qualify(pr, r->request_type) : r->request_type;
     const char *res = normalizing(pr) ? qualify(pr, r->response_type) : r->response_type;
-    strbuf_printf(out, "rpc %s (%s%s) returns (%s%s)", r->name,
-                     r->request_streaming ? "stream " : "", req,
-                     r->response_streaming ? "stream " : "", res);
+    strbuf_printf(out, "rpc %s (%s%s) returns (%s%s)", r->name, r->request_streaming ? "stream " : "", req,
+                  r->response_streaming ? "stream " : "", res);
     proto_options_t opts = filter_options(pr, &r->options);
     if (opts.n) {
         strbuf_puts(out, " {\n");
@@ -983,8 +969,7 @@ static int compare_strings(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static void put_imports(printer_t *pr, strbuf_t *out, const char *keyword,
-                        const char *const *paths, size_t n)
+static void put_imports(printer_t *pr, strbuf_t *out, const char *keyword, const char *const *paths, size_t n)
 {
     const char **sorted = arena_alloc(pr->arena, (n + 1) * sizeof *sorted);
     if (!sorted) {
@@ -1012,8 +997,7 @@ static void put_file(printer_t *pr, strbuf_t *out, const proto_file_t *f)
         strbuf_puts(out, "\";\n");
     }
     if (f->syntax == PROTO_SYNTAX_PROTO3 || (f->syntax == PROTO_SYNTAX_PROTO2 && !normalizing(pr)))
-        strbuf_printf(out, "syntax = \"%s\";\n",
-                         f->syntax == PROTO_SYNTAX_PROTO3 ? "proto3" : "proto2");
+        strbuf_printf(out, "syntax = \"%s\";\n", f->syntax == PROTO_SYNTAX_PROTO3 ? "proto3" : "proto2");
     if (f->package)
         strbuf_printf(out, "package %s;\n", f->package);
     if (f->n_imports || f->n_public_imports) {
@@ -1038,8 +1022,8 @@ static void put_file(printer_t *pr, strbuf_t *out, const proto_file_t *f)
     }
 }
 
-char *proto_print_with(const proto_file_t *file, proto_print_mode_t mode,
-                       const proto_symtab_t *types, char **error)
+char *proto_print_with(const proto_file_t *file, proto_print_mode_t mode, const proto_symtab_t *types,
+                       char **error)
 {
     *error = NULL;
     printer_t pr = {.mode = mode};

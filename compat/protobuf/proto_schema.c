@@ -10,11 +10,11 @@
 #include <string.h>
 
 struct proto_schema {
-    proto_file_t *file;           /* owned */
-    proto_file_t **deps;          /* owned, one per reference */
+    proto_file_t *file;  /* owned */
+    proto_file_t **deps; /* owned, one per reference */
     size_t n_deps;
-    proto_symtab_t *symtab;       /* owned */
-    char *package;                /* owned; "" when none */
+    proto_symtab_t *symtab; /* owned */
+    char *package;          /* owned; "" when none */
 };
 
 static char *dup_error(const char *prefix, const char *detail)
@@ -36,8 +36,7 @@ static int overridden_by_reference(const char *path, const schema_ref_t *refs, s
 
 /* Built-ins first, then references in order (a later definition of a name
  * wins), so that the schema's own file, added last, overrides both. */
-static proto_symtab_t *context_symtab(proto_file_t *const *deps, const schema_ref_t *refs,
-                                      size_t nrefs)
+static proto_symtab_t *context_symtab(proto_file_t *const *deps, const schema_ref_t *refs, size_t nrefs)
 {
     proto_symtab_t *tab = proto_symtab_new();
     if (!tab)
@@ -49,8 +48,8 @@ static proto_symtab_t *context_symtab(proto_file_t *const *deps, const schema_re
             goto fail;
     }
     for (size_t i = 0; i < nrefs; i++)
-        if (proto_symtab_add_file(tab, deps[i], PROTO_ORIGIN_REFERENCE, refs[i].subject,
-                                  refs[i].version) != 0)
+        if (proto_symtab_add_file(tab, deps[i], PROTO_ORIGIN_REFERENCE, refs[i].subject, refs[i].version) !=
+            0)
             goto fail;
     return tab;
 fail:
@@ -59,8 +58,7 @@ fail:
 }
 
 /* .proto text, or -- only when that fails -- a base64 FileDescriptorProto. */
-static proto_file_t *read_file(const char *text, size_t len, const proto_symtab_t *context,
-                               char **error)
+static proto_file_t *read_file(const char *text, size_t len, const proto_symtab_t *context, char **error)
 {
     proto_file_t *file = proto_parse(text, len, error);
     if (file)
@@ -161,8 +159,8 @@ static int validate(proto_schema_t *s, char **error)
     return text ? 0 : -1;
 }
 
-proto_schema_t *proto_schema_new(const char *text, size_t len, const schema_ref_t *refs,
-                                 size_t nrefs, int flags, char **canonical, char **error)
+proto_schema_t *proto_schema_new(const char *text, size_t len, const schema_ref_t *refs, size_t nrefs,
+                                 int flags, char **canonical, char **error)
 {
     *error = NULL;
     if (canonical)
@@ -212,8 +210,8 @@ const proto_symtab_t *proto_schema_symtab(const proto_schema_t *s)
 }
 
 /* The printer knows symbol tables, not schemas, so it never calls back here. */
-char *proto_print(const proto_file_t *file, proto_print_mode_t mode,
-                  const proto_schema_t *types, char **error)
+char *proto_print(const proto_file_t *file, proto_print_mode_t mode, const proto_schema_t *types,
+                  char **error)
 {
     const proto_symtab_t *tab = mode == PROTO_PRINT_NORMALIZE ? proto_schema_symtab(types) : NULL;
     return proto_print_with(file, mode, tab, error);

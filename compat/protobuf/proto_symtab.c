@@ -11,15 +11,15 @@
 
 typedef struct symbol_map {
     proto_symbol_t **slots;
-    size_t cap;               /* a power of two */
+    size_t cap; /* a power of two */
     size_t n;
 } symbol_map_t;
 
 struct proto_symtab {
-    arena_t *arena;     /* the symbols and their names */
+    arena_t *arena; /* the symbols and their names */
     symbol_map_t types;
     symbol_map_t extensions;
-    const proto_symtab_t *parent;   /* consulted for names this table lacks */
+    const proto_symtab_t *parent; /* consulted for names this table lacks */
 };
 
 static uint64_t hash_name(const char *s)
@@ -93,8 +93,7 @@ void proto_symtab_free(proto_symtab_t *tab)
     free(tab);
 }
 
-const proto_symbol_t *proto_symtab_get(const proto_symtab_t *tab, const char *full_name,
-                                       int want_extension)
+const proto_symbol_t *proto_symtab_get(const proto_symtab_t *tab, const char *full_name, int want_extension)
 {
     if (full_name[0] == '.')
         full_name++;
@@ -170,8 +169,8 @@ static proto_symbol_t *new_symbol(collector_t *c, const char *scope, const char 
     proto_symbol_t *s = arena_alloc(c->tab->arena, sizeof *s);
     if (!s)
         return NULL;
-    s->full_name = *scope ? arena_printf(c->tab->arena, "%s.%s", scope, name)
-                          : arena_strdup(c->tab->arena, name);
+    s->full_name =
+        *scope ? arena_printf(c->tab->arena, "%s.%s", scope, name) : arena_strdup(c->tab->arena, name);
     if (!s->full_name)
         return NULL;
     s->package = c->package;
@@ -201,8 +200,7 @@ static const proto_field_t *find_field(const proto_message_t *m, const char *nam
     return NULL;
 }
 
-static int collect_extends(collector_t *c, const char *scope, proto_extend_t *const *extends,
-                           size_t n)
+static int collect_extends(collector_t *c, const char *scope, proto_extend_t *const *extends, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         for (size_t j = 0; j < extends[i]->n_fields; j++) {
@@ -284,8 +282,8 @@ int proto_symtab_add_file(proto_symtab_t *tab, const proto_file_t *file, proto_o
 /* ---- Resolution -------------------------------------------------------------- */
 
 const proto_symbol_t *proto_symtab_resolve(const proto_symtab_t *tab, const char *package,
-                                           const char *const *scope, size_t nscope,
-                                           const char *name, int want_extension)
+                                           const char *const *scope, size_t nscope, const char *name,
+                                           int want_extension)
 {
     if (name[0] == '.')
         return proto_symtab_get(tab, name + 1, want_extension);
@@ -361,8 +359,7 @@ void proto_scope_free(proto_scope_t *s)
     s->n = s->cap = 0;
 }
 
-const proto_symbol_t *proto_scope_resolve(const proto_scope_t *s, const char *name,
-                                          int want_extension)
+const proto_symbol_t *proto_scope_resolve(const proto_scope_t *s, const char *name, int want_extension)
 {
     return proto_symtab_resolve(s->tab, s->package, s->names, s->n, name, want_extension);
 }

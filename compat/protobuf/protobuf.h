@@ -54,34 +54,34 @@ typedef struct proto_option proto_option_t;
 typedef struct proto_value proto_value_t;
 
 typedef enum proto_value_kind {
-    PROTO_VALUE_STRING,   /* quoted text, printed escaped */
-    PROTO_VALUE_BOOL,     /* "true" / "false", printed raw */
-    PROTO_VALUE_NUMBER,   /* a numeric token as written ("0x10", "-1.5e3") */
-    PROTO_VALUE_ENUM,     /* an identifier (enum value name, inf, nan) */
-    PROTO_VALUE_MAP,      /* an aggregate { key: value ... } */
-    PROTO_VALUE_LIST,     /* [ value, ... ] */
-    PROTO_VALUE_OPTION,   /* the rest of a dotted option name: (a).b = 1 */
+    PROTO_VALUE_STRING, /* quoted text, printed escaped */
+    PROTO_VALUE_BOOL,   /* "true" / "false", printed raw */
+    PROTO_VALUE_NUMBER, /* a numeric token as written ("0x10", "-1.5e3") */
+    PROTO_VALUE_ENUM,   /* an identifier (enum value name, inf, nan) */
+    PROTO_VALUE_MAP,    /* an aggregate { key: value ... } */
+    PROTO_VALUE_LIST,   /* [ value, ... ] */
+    PROTO_VALUE_OPTION, /* the rest of a dotted option name: (a).b = 1 */
 } proto_value_kind_t;
 
 typedef struct proto_map_entry {
-    const char *key;      /* "name", or "[ext.name]" for an extension key */
+    const char *key; /* "name", or "[ext.name]" for an extension key */
     proto_value_t *value;
 } proto_map_entry_t;
 
 struct proto_value {
     proto_value_kind_t kind;
-    const char *text;     /* STRING, BOOL, NUMBER, ENUM: the value (may hold NUL bytes) */
+    const char *text; /* STRING, BOOL, NUMBER, ENUM: the value (may hold NUL bytes) */
     size_t len;
-    proto_map_entry_t *entries;   /* MAP, in first-seen key order */
+    proto_map_entry_t *entries; /* MAP, in first-seen key order */
     size_t n_entries;
-    proto_value_t **items;        /* LIST */
+    proto_value_t **items; /* LIST */
     size_t n_items;
-    proto_option_t *option;       /* OPTION */
+    proto_option_t *option; /* OPTION */
 };
 
 struct proto_option {
-    const char *name;     /* without parentheses: "java_package", "confluent.field_meta" */
-    int parenthesized;    /* a custom option: (name) */
+    const char *name;  /* without parentheses: "java_package", "confluent.field_meta" */
+    int parenthesized; /* a custom option: (name) */
     proto_value_t *value;
 };
 
@@ -91,7 +91,7 @@ typedef struct proto_options {
 } proto_options_t;
 
 typedef enum proto_label {
-    PROTO_LABEL_NONE = 0,   /* proto3 / editions implicit presence, maps, oneof members */
+    PROTO_LABEL_NONE = 0, /* proto3 / editions implicit presence, maps, oneof members */
     PROTO_LABEL_OPTIONAL,
     PROTO_LABEL_REQUIRED,
     PROTO_LABEL_REPEATED,
@@ -99,14 +99,14 @@ typedef enum proto_label {
 
 typedef struct proto_field {
     proto_label_t label;
-    const char *type;         /* as written: "int32", "Foo.Bar", ".pkg.Foo", "map<string, Foo>" */
-    const char *map_key;      /* map types only: key and value type as written */
+    const char *type;    /* as written: "int32", "Foo.Bar", ".pkg.Foo", "map<string, Foo>" */
+    const char *map_key; /* map types only: key and value type as written */
     const char *map_value;
     const char *name;
     int32_t tag;
-    const char *default_value;  /* NULL when absent; the unescaped text */
+    const char *default_value; /* NULL when absent; the unescaped text */
     size_t default_len;
-    const char *json_name;      /* NULL when absent */
+    const char *json_name; /* NULL when absent */
     size_t json_name_len;
     proto_options_t options;
     /* Source order inside the enclosing message, for the descriptor's field
@@ -118,7 +118,7 @@ typedef struct proto_field {
 
 typedef struct proto_group {
     proto_label_t label;
-    const char *name;          /* the message name: "Result" in `repeated group Result = 1` */
+    const char *name; /* the message name: "Result" in `repeated group Result = 1` */
     int32_t tag;
     proto_field_t **fields;
     size_t n_fields;
@@ -138,11 +138,11 @@ typedef struct proto_oneof {
 /* `reserved` values and `extensions` ranges; "to max" is kept symbolically
  * because its number depends on where it appears (fields vs enum values). */
 typedef struct proto_range {
-    const char *name;         /* a reserved name; NULL for numbers */
+    const char *name; /* a reserved name; NULL for numbers */
     int32_t start;
-    int32_t end;              /* inclusive; == start for a single number */
-    int is_range;             /* written as "a to b" */
-    int end_is_max;           /* written as "a to max" */
+    int32_t end;    /* inclusive; == start for a single number */
+    int is_range;   /* written as "a to b" */
+    int end_is_max; /* written as "a to max" */
 } proto_range_t;
 
 typedef struct proto_reserved {
@@ -157,8 +157,8 @@ typedef struct proto_extensions {
 } proto_extensions_t;
 
 typedef struct proto_extend {
-    const char *name;         /* the extended type as written */
-    proto_field_t **fields;   /* groups inside extend blocks are dropped, as in Wire */
+    const char *name;       /* the extended type as written */
+    proto_field_t **fields; /* groups inside extend blocks are dropped, as in Wire */
     size_t n_fields;
 } proto_extend_t;
 
@@ -194,7 +194,7 @@ struct proto_message {
     proto_options_t options;
     proto_reserved_t **reserveds;
     size_t n_reserveds;
-    proto_field_t **fields;       /* top-level fields only; oneof members live in oneofs */
+    proto_field_t **fields; /* top-level fields only; oneof members live in oneofs */
     size_t n_fields;
     proto_oneof_t **oneofs;
     size_t n_oneofs;
@@ -206,7 +206,7 @@ struct proto_message {
     size_t n_extends;
     proto_type_t **types;
     size_t n_types;
-    int nested_order;             /* position among the parent's nested_type entries */
+    int nested_order; /* position among the parent's nested_type entries */
 };
 
 typedef struct proto_rpc {
@@ -216,7 +216,7 @@ typedef struct proto_rpc {
     int request_streaming;
     int response_streaming;
     proto_options_t options;
-    int has_body;             /* written with { ... }: protoc then records empty options */
+    int has_body; /* written with { ... }: protoc then records empty options */
 } proto_rpc_t;
 
 typedef struct proto_service {
@@ -227,22 +227,22 @@ typedef struct proto_service {
 } proto_service_t;
 
 typedef enum proto_syntax {
-    PROTO_SYNTAX_NONE = 0,    /* no syntax statement: proto2 rules, nothing printed */
+    PROTO_SYNTAX_NONE = 0, /* no syntax statement: proto2 rules, nothing printed */
     PROTO_SYNTAX_PROTO2,
     PROTO_SYNTAX_PROTO3,
-    PROTO_SYNTAX_EDITION,     /* `edition = "2023";` -- parsed and stored, diffed like proto3 */
+    PROTO_SYNTAX_EDITION, /* `edition = "2023";` -- parsed and stored, diffed like proto3 */
 } proto_syntax_t;
 
 typedef struct proto_file {
     arena_t *arena;
     proto_syntax_t syntax;
-    const char *edition;          /* PROTO_SYNTAX_EDITION only: "2023" */
-    const char *package;          /* NULL when absent */
+    const char *edition; /* PROTO_SYNTAX_EDITION only: "2023" */
+    const char *package; /* NULL when absent */
     const char **imports;
     size_t n_imports;
     const char **public_imports;
     size_t n_public_imports;
-    const char **weak_imports;    /* kept, but (as in Confluent) never printed */
+    const char **weak_imports; /* kept, but (as in Confluent) never printed */
     size_t n_weak_imports;
     proto_options_t options;
     proto_type_t **types;
@@ -275,9 +275,9 @@ typedef struct proto_schema proto_schema_t;
 typedef struct proto_symtab proto_symtab_t;
 
 typedef enum proto_print_mode {
-    PROTO_PRINT_CANONICAL,           /* Confluent's canonicalString() */
-    PROTO_PRINT_IGNORE_EXTENSIONS,   /* format=ignore_extensions */
-    PROTO_PRINT_NORMALIZE,           /* normalize=true; needs the schema's types */
+    PROTO_PRINT_CANONICAL,         /* Confluent's canonicalString() */
+    PROTO_PRINT_IGNORE_EXTENSIONS, /* format=ignore_extensions */
+    PROTO_PRINT_NORMALIZE,         /* normalize=true; needs the schema's types */
 } proto_print_mode_t;
 
 /*
@@ -286,8 +286,8 @@ typedef enum proto_print_mode {
  * NULL with *error set (normalization fails on an unresolvable type:
  * "Could not resolve type: <name>").
  */
-char *proto_print(const proto_file_t *file, proto_print_mode_t mode,
-                  const proto_schema_t *types, char **error);
+char *proto_print(const proto_file_t *file, proto_print_mode_t mode, const proto_schema_t *types,
+                  char **error);
 
 /* A numeric option value as Confluent's normalizer prints it: integers in
  * decimal (0x and leading-0 octal decoded), decimals with at most three
@@ -307,8 +307,8 @@ void proto_normalize_number(const char *raw, strbuf_t *out);
  * resolves; SCHEMA_PARSE_NORMALIZE stores the normalized form. On success sets
  * *canonical (malloc'd) when canonical is not NULL.
  */
-proto_schema_t *proto_schema_new(const char *text, size_t len, const schema_ref_t *refs,
-                                 size_t nrefs, int flags, char **canonical, char **error);
+proto_schema_t *proto_schema_new(const char *text, size_t len, const schema_ref_t *refs, size_t nrefs,
+                                 int flags, char **canonical, char **error);
 void proto_schema_free(proto_schema_t *schema);
 /* Borrowed; live as long as schema. The package is "" when there is none. */
 const proto_file_t *proto_schema_file(const proto_schema_t *schema);
@@ -331,8 +331,8 @@ const char *proto_builtin_text(const char *path);
  * extension fields. name is the file name to record ("default" if NULL, as Confluent).
  * Returns 0, or -1 with *error set (e.g. a type that does not resolve).
  */
-int proto_descriptor_build(const proto_schema_t *schema, const char *name,
-                           uint8_t **out, size_t *out_len, char **error);
+int proto_descriptor_build(const proto_schema_t *schema, const char *name, uint8_t **out, size_t *out_len,
+                           char **error);
 
 /*
  * The reverse: a FileDescriptorProto (serialized) to a model that prints as
@@ -341,8 +341,8 @@ int proto_descriptor_build(const proto_schema_t *schema, const char *name,
  * dropped where it is the default, custom options are decoded. context holds
  * the symbols of the references and built-ins (may be NULL).
  */
-proto_file_t *proto_descriptor_read(const uint8_t *data, size_t len,
-                                    const proto_symtab_t *context, char **error);
+proto_file_t *proto_descriptor_read(const uint8_t *data, size_t len, const proto_symtab_t *context,
+                                    char **error);
 
 /* Standard base64 with padding. Encode returns malloc'd text; decode returns
  * malloc'd bytes, or NULL for anything but strict base64. */
@@ -355,14 +355,31 @@ char *proto_schema_serialized(const proto_schema_t *schema);
 /* ---- 7. The Confluent diff -------------------------------------------- */
 
 typedef enum proto_change_type {
-    PROTO_PACKAGE_CHANGED, PROTO_MESSAGE_ADDED, PROTO_MESSAGE_REMOVED, PROTO_MESSAGE_MOVED,
-    PROTO_ENUM_ADDED, PROTO_ENUM_REMOVED, PROTO_ENUM_CONST_ADDED, PROTO_ENUM_CONST_CHANGED,
-    PROTO_ENUM_CONST_REMOVED, PROTO_FIELD_ADDED, PROTO_FIELD_REMOVED, PROTO_FIELD_NAME_CHANGED,
-    PROTO_FIELD_KIND_CHANGED, PROTO_FIELD_SCALAR_KIND_CHANGED, PROTO_FIELD_NAMED_TYPE_CHANGED,
-    PROTO_FIELD_NUMERIC_LABEL_CHANGED, PROTO_FIELD_STRING_OR_BYTES_LABEL_CHANGED,
-    PROTO_REQUIRED_FIELD_ADDED, PROTO_REQUIRED_FIELD_REMOVED,
-    PROTO_ONEOF_ADDED, PROTO_ONEOF_REMOVED, PROTO_ONEOF_FIELD_ADDED, PROTO_ONEOF_FIELD_REMOVED,
-    PROTO_ONEOF_FIELD_MOVED_TO_TOP_LEVEL, PROTO_MULTIPLE_FIELDS_MOVED_TO_ONEOF,
+    PROTO_PACKAGE_CHANGED,
+    PROTO_MESSAGE_ADDED,
+    PROTO_MESSAGE_REMOVED,
+    PROTO_MESSAGE_MOVED,
+    PROTO_ENUM_ADDED,
+    PROTO_ENUM_REMOVED,
+    PROTO_ENUM_CONST_ADDED,
+    PROTO_ENUM_CONST_CHANGED,
+    PROTO_ENUM_CONST_REMOVED,
+    PROTO_FIELD_ADDED,
+    PROTO_FIELD_REMOVED,
+    PROTO_FIELD_NAME_CHANGED,
+    PROTO_FIELD_KIND_CHANGED,
+    PROTO_FIELD_SCALAR_KIND_CHANGED,
+    PROTO_FIELD_NAMED_TYPE_CHANGED,
+    PROTO_FIELD_NUMERIC_LABEL_CHANGED,
+    PROTO_FIELD_STRING_OR_BYTES_LABEL_CHANGED,
+    PROTO_REQUIRED_FIELD_ADDED,
+    PROTO_REQUIRED_FIELD_REMOVED,
+    PROTO_ONEOF_ADDED,
+    PROTO_ONEOF_REMOVED,
+    PROTO_ONEOF_FIELD_ADDED,
+    PROTO_ONEOF_FIELD_REMOVED,
+    PROTO_ONEOF_FIELD_MOVED_TO_TOP_LEVEL,
+    PROTO_MULTIPLE_FIELDS_MOVED_TO_ONEOF,
     PROTO_FIELD_MOVED_TO_EXISTING_ONEOF,
     PROTO_CHANGE_TYPE_COUNT
 } proto_change_type_t;
@@ -373,7 +390,7 @@ int proto_change_is_compatible(proto_change_type_t type);
 
 typedef struct proto_change {
     proto_change_type_t type;
-    char *path;               /* "#/Msg/oneof/3" (owned by the change) */
+    char *path; /* "#/Msg/oneof/3" (owned by the change) */
 } proto_change_t;
 
 /* Every difference from original to update (Confluent's protobuf.diff.SchemaDiff.compare),
@@ -401,31 +418,30 @@ typedef enum proto_symbol_kind {
 /* Where a symbol was defined, for the "same subject and version" rule of
  * Confluent's protobuf.diff.Context (a type from one reference is compared by name only). */
 typedef enum proto_origin {
-    PROTO_ORIGIN_SELF,        /* the schema's own file (Confluent's dummy reference) */
-    PROTO_ORIGIN_REFERENCE,   /* a schema reference: subject and version are set */
-    PROTO_ORIGIN_BUILTIN,     /* a built-in file with no reference */
+    PROTO_ORIGIN_SELF,      /* the schema's own file (Confluent's dummy reference) */
+    PROTO_ORIGIN_REFERENCE, /* a schema reference: subject and version are set */
+    PROTO_ORIGIN_BUILTIN,   /* a built-in file with no reference */
 } proto_origin_t;
 
 typedef struct proto_symbol {
     const char *full_name;
     proto_symbol_kind_t kind;
-    const char *package;      /* "" when the defining file has none */
+    const char *package; /* "" when the defining file has none */
     const proto_file_t *file;
-    const proto_message_t *message;      /* MESSAGE */
-    const proto_enum_t *enumeration;     /* ENUM */
-    const proto_field_t *field;          /* EXTENSION: the extend field */
-    const char *extendee;                /* EXTENSION: the extended type as written */
-    const char *scope;                   /* EXTENSION: full name of the enclosing scope */
+    const proto_message_t *message;  /* MESSAGE */
+    const proto_enum_t *enumeration; /* ENUM */
+    const proto_field_t *field;      /* EXTENSION: the extend field */
+    const char *extendee;            /* EXTENSION: the extended type as written */
+    const char *scope;               /* EXTENSION: full name of the enclosing scope */
     proto_origin_t origin;
     const char *subject;
     int version;
-    int is_map_entry;         /* a message with option map_entry = true */
+    int is_map_entry; /* a message with option map_entry = true */
     const proto_field_t *map_key;
     const proto_field_t *map_value;
 } proto_symbol_t;
 
 /* Exact lookup by full name (a leading dot is ignored). Borrowed or NULL. */
-const proto_symbol_t *proto_symtab_get(const proto_symtab_t *tab, const char *full_name,
-                                       int want_extension);
+const proto_symbol_t *proto_symtab_get(const proto_symtab_t *tab, const char *full_name, int want_extension);
 
 #endif

@@ -40,13 +40,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     int flags = data[0] & (SCHEMA_PARSE_NEW | SCHEMA_PARSE_NORMALIZE);
     char *canonical = NULL, *error = NULL;
-    proto_schema_t *s = proto_schema_new((const char *)data + 1, size - 1, NULL, 0, flags,
-                                         &canonical, &error);
+    proto_schema_t *s =
+        proto_schema_new((const char *)data + 1, size - 1, NULL, 0, flags, &canonical, &error);
     if (s) {
         /* The canonical text must parse again, to the same text. */
         char *again = NULL, *error2 = NULL;
-        proto_schema_t *s2 = proto_schema_new(canonical, strlen(canonical), NULL, 0, 0, &again,
-                                              &error2);
+        proto_schema_t *s2 = proto_schema_new(canonical, strlen(canonical), NULL, 0, 0, &again, &error2);
         if (!s2 || strcmp(canonical, again) != 0)
             abort();
         exercise(s);

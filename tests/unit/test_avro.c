@@ -59,9 +59,10 @@ static void test_engine_references_and_formats(void **state)
     schema_ref_t ref = {.name = "m.Money", .subject = "money", .version = 1, .text = money};
     schema_t *s = parse_ok(order, &ref, 1, SCHEMA_PARSE_NEW);
     assert_string_equal(schema_canonical(s), order);
-    const char *resolved = "{\"type\":\"record\",\"name\":\"Order\",\"fields\":[{\"name\":\"a\",\"type\":"
-                           "{\"type\":\"record\",\"name\":\"Money\",\"namespace\":\"m\",\"fields\":"
-                           "[{\"name\":\"units\",\"type\":\"long\"}]}},{\"name\":\"b\",\"type\":\"m.Money\"}]}";
+    const char *resolved =
+        "{\"type\":\"record\",\"name\":\"Order\",\"fields\":[{\"name\":\"a\",\"type\":"
+        "{\"type\":\"record\",\"name\":\"Money\",\"namespace\":\"m\",\"fields\":"
+        "[{\"name\":\"units\",\"type\":\"long\"}]}},{\"name\":\"b\",\"type\":\"m.Money\"}]}";
     const char *formats[] = {"resolved", "RESOLVED", "default", "serialized", "", NULL};
     const char *expect[] = {resolved, resolved, order, order, order, order};
     for (size_t i = 0; i < sizeof formats / sizeof *formats; i++) {
@@ -94,8 +95,9 @@ static void test_engine_reads_only_len_bytes(void **state)
 static void test_engine_normalize(void **state)
 {
     (void)state;
-    const char *text = "{\"type\":\"record\",\"name\":\"R\",\"namespace\":\"n\",\"b\":1,\"a\":2,"
-                       "\"fields\":[{\"name\":\"f\",\"type\":\"float\",\"default\":0.1,\"aliases\":[\"z\",\"y\"]}]}";
+    const char *text =
+        "{\"type\":\"record\",\"name\":\"R\",\"namespace\":\"n\",\"b\":1,\"a\":2,"
+        "\"fields\":[{\"name\":\"f\",\"type\":\"float\",\"default\":0.1,\"aliases\":[\"z\",\"y\"]}]}";
     schema_t *plain = parse_ok(text, NULL, 0, SCHEMA_PARSE_NEW);
     schema_t *norm = parse_ok(text, NULL, 0, SCHEMA_PARSE_NEW | SCHEMA_PARSE_NORMALIZE);
     assert_string_equal(schema_canonical(plain),
@@ -112,12 +114,14 @@ static void test_engine_raw_messages_keep_role_placeholders(void **state)
 {
     (void)state;
     schema_t *reader = parse_ok("{\"type\":\"enum\",\"name\":\"E\",\"symbols\":[\"A\"]}", NULL, 0, 0);
-    schema_t *writer = parse_ok("{\"type\":\"enum\",\"name\":\"E\",\"symbols\":[\"A\",\"C\",\"B\"]}", NULL, 0, 0);
+    schema_t *writer =
+        parse_ok("{\"type\":\"enum\",\"name\":\"E\",\"symbols\":[\"A\",\"C\",\"B\"]}", NULL, 0, 0);
     strlist_t raw = {0};
     assert_int_equal(schema_backward(reader, writer, &raw), 0);
     assert_int_equal(raw.n, 1);
-    assert_string_equal(raw.items[0], "{errorType:'MISSING_ENUM_SYMBOLS', description:'The %s schema is missing enum "
-                                      "symbols '[B, C]' at path '/symbols' in the %s schema', additionalInfo:'[B, C]'}");
+    assert_string_equal(raw.items[0],
+                        "{errorType:'MISSING_ENUM_SYMBOLS', description:'The %s schema is missing enum "
+                        "symbols '[B, C]' at path '/symbols' in the %s schema', additionalInfo:'[B, C]'}");
     strlist_clear(&raw);
     assert_int_equal(schema_backward(writer, reader, &raw), 0);
     assert_int_equal(raw.n, 0);
@@ -151,8 +155,9 @@ static void test_fingerprints(void **state)
 static void test_issue_api(void **state)
 {
     (void)state;
-    const char *names[] = {"NAME_MISMATCH", "FIXED_SIZE_MISMATCH", "MISSING_ENUM_SYMBOLS",
-                           "READER_FIELD_MISSING_DEFAULT_VALUE", "TYPE_MISMATCH", "MISSING_UNION_BRANCH"};
+    const char *names[] = {"NAME_MISMATCH",        "FIXED_SIZE_MISMATCH",
+                           "MISSING_ENUM_SYMBOLS", "READER_FIELD_MISSING_DEFAULT_VALUE",
+                           "TYPE_MISMATCH",        "MISSING_UNION_BRANCH"};
     for (int t = AVRO_ISSUE_NAME_MISMATCH; t <= AVRO_ISSUE_MISSING_UNION_BRANCH; t++)
         assert_string_equal(avro_issue_type_name((avro_issue_type_t)t), names[t]);
     avro_model_t *r = model_ok("[\"int\"]"), *w = model_ok("[\"string\",\"int\",\"null\"]");
@@ -178,7 +183,7 @@ static void test_issue_api(void **state)
 typedef struct shared_job {
     const avro_model_t *const *models;
     size_t n;
-    const int *expected;      /* expected avro_check result per ordered pair */
+    const int *expected; /* expected avro_check result per ordered pair */
     const char *const *canonical;
     int mismatches;
 } shared_job_t;
@@ -193,7 +198,8 @@ static void *shared_job_run(void *arg)
             free(c);
             for (size_t k = 0; k < job->n; k++) {
                 avro_issues_t issues = {0};
-                job->mismatches += avro_check(job->models[i], job->models[k], &issues) != job->expected[i * job->n + k];
+                job->mismatches +=
+                    avro_check(job->models[i], job->models[k], &issues) != job->expected[i * job->n + k];
                 avro_issues_free(&issues);
             }
         }
@@ -205,9 +211,12 @@ static void test_models_shared_between_threads(void **state)
 {
     (void)state;
     const char *texts[] = {
-        "{\"type\":\"record\",\"name\":\"LL\",\"fields\":[{\"name\":\"v\",\"type\":\"int\"},{\"name\":\"next\",\"type\":[\"null\",\"LL\"]}]}",
-        "{\"type\":\"record\",\"name\":\"LL\",\"fields\":[{\"name\":\"v\",\"type\":\"long\"},{\"name\":\"next\",\"type\":[\"null\",\"LL\"]}]}",
-        "{\"type\":\"record\",\"name\":\"LL\",\"fields\":[{\"name\":\"w\",\"type\":\"string\",\"default\":\"x\"},{\"name\":\"next\",\"type\":[\"null\",\"LL\"]}]}",
+        "{\"type\":\"record\",\"name\":\"LL\",\"fields\":[{\"name\":\"v\",\"type\":\"int\"},{\"name\":"
+        "\"next\",\"type\":[\"null\",\"LL\"]}]}",
+        "{\"type\":\"record\",\"name\":\"LL\",\"fields\":[{\"name\":\"v\",\"type\":\"long\"},{\"name\":"
+        "\"next\",\"type\":[\"null\",\"LL\"]}]}",
+        "{\"type\":\"record\",\"name\":\"LL\",\"fields\":[{\"name\":\"w\",\"type\":\"string\",\"default\":"
+        "\"x\"},{\"name\":\"next\",\"type\":[\"null\",\"LL\"]}]}",
     };
     enum { N = 3 };
     const avro_model_t *models[N];
@@ -223,8 +232,8 @@ static void test_models_shared_between_threads(void **state)
             expected[i * N + k] = avro_check(models[i], models[k], &issues);
             avro_issues_free(&issues);
         }
-    assert_int_equal(expected[0 * N + 1], 0);   /* int reads long: no */
-    assert_int_equal(expected[1 * N + 0], 1);   /* long reads int */
+    assert_int_equal(expected[0 * N + 1], 0); /* int reads long: no */
+    assert_int_equal(expected[1 * N + 0], 1); /* long reads int */
     pthread_t threads[THREADS];
     shared_job_t jobs[THREADS];
     for (int t = 0; t < THREADS; t++) {

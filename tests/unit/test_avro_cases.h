@@ -72,7 +72,8 @@ static void case_refs_free(case_refs_t *refs)
 
 static int case_report(const char *name, const char *what, const char *want, const char *got)
 {
-    printf("  FAIL [%s] %s\n    want: %s\n    got:  %s\n", name, what, want ? want : "(none)", got ? got : "(none)");
+    printf("  FAIL [%s] %s\n    want: %s\n    got:  %s\n", name, what, want ? want : "(none)",
+           got ? got : "(none)");
     return 1;
 }
 
@@ -130,7 +131,8 @@ static int case_check_normalized(const json_t *c, const char *name, const char *
     if (!want)
         return 0;
     char *error = NULL;
-    avro_model_t *m = avro_model_parse(text, strlen(text), refs->items, refs->n, SCHEMA_PARSE_NORMALIZE, &error);
+    avro_model_t *m =
+        avro_model_parse(text, strlen(text), refs->items, refs->n, SCHEMA_PARSE_NORMALIZE, &error);
     int bad;
     if (json_is_null(want))
         bad = m ? case_report(name, "normalized", "(error)", "parsed") : 0;
@@ -207,7 +209,9 @@ static int case_run_pair(const json_t *c)
         int want = json_is_true(json_object_get(c, "compatible"));
         if (rc != want)
             bad = case_report(name, "compatible", want ? "compatible" : "incompatible",
-                              rc == 1 ? "compatible" : rc == 0 ? "incompatible" : "error");
+                              rc == 1   ? "compatible"
+                              : rc == 0 ? "incompatible"
+                                        : "error");
         if (json_object_get(c, "exception") && !issues.exception)
             bad = case_report(name, "exception", json_string_value(json_object_get(c, "exception")), "none");
         if (!json_object_get(c, "exception"))
@@ -266,7 +270,9 @@ static int case_run_level(const json_t *c)
         int want = json_is_true(json_object_get(c, "compatible"));
         if (rc != want)
             bad = case_report(name, "compatible", want ? "compatible" : "incompatible",
-                              rc == 1 ? "compatible" : rc == 0 ? "incompatible" : "error");
+                              rc == 1   ? "compatible"
+                              : rc == 0 ? "incompatible"
+                                        : "error");
         bad |= case_expect_messages(c, name, &messages);
         strlist_clear(&messages);
     }

@@ -60,7 +60,7 @@ typedef struct parse_job {
     avro_model_t *model;
     char *error;
     char *canonical;
-    int self_check;    /* avro_check(model, model) */
+    int self_check; /* avro_check(model, model) */
 } parse_job_t;
 
 static void *parse_job_run(void *arg)
@@ -156,7 +156,10 @@ static void test_forward_reference_chain_is_bounded(void **state)
     text_t t = {0};
     text_add(&t, "{\"type\":\"record\",\"name\":\"Top\",\"fields\":[");
     for (int i = 0; i < 5000; i++) {
-        text_add(&t, "%s{\"name\":\"f%d\",\"type\":{\"type\":\"record\",\"name\":\"C%d\",\"fields\":[{\"name\":\"n\",\"type\":", i ? "," : "", i, i);
+        text_add(&t,
+                 "%s{\"name\":\"f%d\",\"type\":{\"type\":\"record\",\"name\":\"C%d\",\"fields\":[{\"name\":"
+                 "\"n\",\"type\":",
+                 i ? "," : "", i, i);
         if (i + 1 < 5000)
             text_add(&t, "[\"null\",\"C%d\"]}]}}", i + 1);
         else
@@ -178,7 +181,8 @@ static char *wide_record(int n, int changed)
     text_t t = {0};
     text_add(&t, "{\"type\":\"record\",\"name\":\"Wide\",\"fields\":[");
     for (int i = 0; i < n; i++)
-        text_add(&t, "%s{\"name\":\"f%d\",\"type\":\"%s\"}", i ? "," : "", i, i == changed ? "string" : "int");
+        text_add(&t, "%s{\"name\":\"f%d\",\"type\":\"%s\"}", i ? "," : "", i,
+                 i == changed ? "string" : "int");
     text_add(&t, "]}");
     return t.s;
 }
@@ -211,7 +215,9 @@ static char *record_union(int n)
     text_t t = {0};
     text_add(&t, "[");
     for (int i = 0; i < n; i++)
-        text_add(&t, "%s{\"type\":\"record\",\"name\":\"U%d\",\"fields\":[{\"name\":\"x\",\"type\":\"int\"}]}", i ? "," : "", i);
+        text_add(&t,
+                 "%s{\"type\":\"record\",\"name\":\"U%d\",\"fields\":[{\"name\":\"x\",\"type\":\"int\"}]}",
+                 i ? "," : "", i);
     text_add(&t, "]");
     return t.s;
 }
@@ -256,7 +262,8 @@ static void test_repeated_cached_issues_are_capped(void **state)
     for (int s = 0; s < 2; s++) {
         text_add(both[s], "{\"type\":\"record\",\"name\":\"R40\",\"fields\":[");
         for (int k = 40; k > 0; k--)
-            text_add(both[s], "{\"name\":\"a\",\"type\":{\"type\":\"record\",\"name\":\"R%d\",\"fields\":[", k - 1);
+            text_add(both[s], "{\"name\":\"a\",\"type\":{\"type\":\"record\",\"name\":\"R%d\",\"fields\":[",
+                     k - 1);
         text_add(both[s], "{\"name\":\"x\",\"type\":\"%s\"}", s ? "long" : "int");
         for (int k = 1; k <= 40; k++)
             text_add(both[s], "]}},{\"name\":\"b\",\"type\":\"R%d\"}", k - 1);
@@ -361,9 +368,14 @@ static void test_coprime_cycles_stop_at_the_depth_limit(void **state)
 /* ---- Garbage --------------------------------------------------------------------------------- */
 
 static const char *const seeds[] = {
-    "{\"type\":\"record\",\"name\":\"R\",\"namespace\":\"a.b\",\"fields\":[{\"name\":\"x\",\"type\":[\"null\",{\"type\":\"enum\",\"name\":\"E\",\"symbols\":[\"A\",\"B\"],\"default\":\"A\"}],\"default\":null},{\"name\":\"y\",\"type\":{\"type\":\"map\",\"values\":{\"type\":\"fixed\",\"name\":\"F\",\"size\":4}}}]}",
-    "[\"null\",\"int\",{\"type\":\"array\",\"items\":{\"type\":\"bytes\",\"logicalType\":\"decimal\",\"precision\":4,\"scale\":2}}]",
-    "{\"type\":\"record\",\"name\":\"L\",\"fields\":[{\"name\":\"v\",\"type\":\"double\",\"default\":\"NaN\"},{\"name\":\"next\",\"type\":[\"null\",\"L\"]}]}",
+    "{\"type\":\"record\",\"name\":\"R\",\"namespace\":\"a.b\",\"fields\":[{\"name\":\"x\",\"type\":["
+    "\"null\",{\"type\":\"enum\",\"name\":\"E\",\"symbols\":[\"A\",\"B\"],\"default\":\"A\"}],\"default\":"
+    "null},{\"name\":\"y\",\"type\":{\"type\":\"map\",\"values\":{\"type\":\"fixed\",\"name\":\"F\",\"size\":"
+    "4}}}]}",
+    "[\"null\",\"int\",{\"type\":\"array\",\"items\":{\"type\":\"bytes\",\"logicalType\":\"decimal\","
+    "\"precision\":4,\"scale\":2}}]",
+    "{\"type\":\"record\",\"name\":\"L\",\"fields\":[{\"name\":\"v\",\"type\":\"double\",\"default\":\"NaN\"}"
+    ",{\"name\":\"next\",\"type\":[\"null\",\"L\"]}]}",
 };
 
 /* Byte flips, truncations and insertions of JSON punctuation: no crash, no leak. */
@@ -386,7 +398,8 @@ static void test_mutated_inputs_never_crash(void **state)
         else
             buf[pos] ^= (char)(1u << ((seed >> 16) % 7));
         char *err = NULL;
-        avro_model_t *m = avro_model_parse(buf, len, NULL, 0, round & 1 ? SCHEMA_PARSE_NEW : SCHEMA_PARSE_NORMALIZE, &err);
+        avro_model_t *m =
+            avro_model_parse(buf, len, NULL, 0, round & 1 ? SCHEMA_PARSE_NEW : SCHEMA_PARSE_NORMALIZE, &err);
         if (m) {
             free(avro_model_canonical(m));
             avro_issues_t issues = {0};

@@ -156,11 +156,30 @@ static void test_env_names(void **state)
 
 static void test_flags_both_spellings(void **state)
 {
-    const char *flags[] = {"--listen", "127.0.0.1:0", "--database-url=postgresql:///sr", "--threads=1",
-                           "--db-threads", "1", "--tls-cert", "c.pem", "--tls-key=k.pem",
-                           "--max-schema-bytes", "10", "--response-profile", "classic",
-                           "--kafka-cluster-id", "k", "--group-id", "g", "--schema-compatibility-level",
-                           "forward", "--feed-interval-ms", "1", "--data-dir", "/d", NULL};
+    const char *flags[] = {"--listen",
+                           "127.0.0.1:0",
+                           "--database-url=postgresql:///sr",
+                           "--threads=1",
+                           "--db-threads",
+                           "1",
+                           "--tls-cert",
+                           "c.pem",
+                           "--tls-key=k.pem",
+                           "--max-schema-bytes",
+                           "10",
+                           "--response-profile",
+                           "classic",
+                           "--kafka-cluster-id",
+                           "k",
+                           "--group-id",
+                           "g",
+                           "--schema-compatibility-level",
+                           "forward",
+                           "--feed-interval-ms",
+                           "1",
+                           "--data-dir",
+                           "/d",
+                           NULL};
     server_config_t cfg;
     assert_int_equal(load(&cfg, flags), 0);
     assert_string_equal(cfg.listen, "127.0.0.1:0");
@@ -192,11 +211,11 @@ static void test_precedence(void **state)
     const char *flags[] = {"--config", config_path, "--db-threads", "9", NULL};
     server_config_t cfg;
     assert_int_equal(load(&cfg, flags), 0);
-    assert_string_equal(cfg.listen, "1.1.1.1:1");          /* file over default */
-    assert_int_equal(cfg.threads, 7);                      /* env over file */
-    assert_int_equal(cfg.db_threads, 9);                   /* flag over env */
+    assert_string_equal(cfg.listen, "1.1.1.1:1"); /* file over default */
+    assert_int_equal(cfg.threads, 7);             /* env over file */
+    assert_int_equal(cfg.db_threads, 9);          /* flag over env */
     assert_string_equal(cfg.group_id, "from-file");
-    assert_int_equal(cfg.feed_interval_ms, 500);           /* default */
+    assert_int_equal(cfg.feed_interval_ms, 500); /* default */
     config_free(&cfg);
 }
 
@@ -206,7 +225,7 @@ static void test_config_file_from_env_and_flag_wins(void **state)
     setenv("SCHEMA_REGISTRY_CONFIG", "/nonexistent/sr.conf", 1);
     const char *flags[] = {"--config", config_path, NULL};
     server_config_t cfg;
-    assert_int_equal(load(&cfg, flags), 0);               /* the env file is never opened */
+    assert_int_equal(load(&cfg, flags), 0); /* the env file is never opened */
     assert_string_equal(cfg.group_id, "chosen");
     config_free(&cfg);
 
@@ -223,7 +242,7 @@ static void test_empty_value_unsets(void **state)
     const char *flags[] = {"--config", config_path, NULL};
     server_config_t cfg;
     assert_int_equal(load(&cfg, flags), 0);
-    assert_null(cfg.database_url);                         /* back to the embedded database */
+    assert_null(cfg.database_url); /* back to the embedded database */
     config_free(&cfg);
 }
 
@@ -242,20 +261,28 @@ static void expect_flags_rejected(const char *const *flags)
 {
     server_config_t cfg;
     assert_int_equal(load(&cfg, flags), -1);
-    assert_null(cfg.listen);   /* nothing is left allocated */
+    assert_null(cfg.listen); /* nothing is left allocated */
 }
 
 static void test_bad_flag_values(void **state)
 {
     static const char *const cases[][3] = {
-        {"--listen", "localhost", NULL},          {"--listen", "127.0.0.1:65536", NULL},
-        {"--listen", "127.0.0.1:-1", NULL},       {"--listen", "127.0.0.1:http", NULL},
-        {"--listen", "::1:8081", NULL},           {"--listen", "127.0.0.1:", NULL},
-        {"--threads", "-1", NULL},                {"--threads", "abc", NULL},
-        {"--threads", "4x", NULL},                {"--threads", "99999", NULL},
-        {"--db-threads", "0", NULL},              {"--max-schema-bytes", "0", NULL},
-        {"--max-schema-bytes", "1e6", NULL},      {"--feed-interval-ms", "-5", NULL},
-        {"--schema-compatibility-level", "LOOSE", NULL}, {"--response-profile", "verbose", NULL},
+        {"--listen", "localhost", NULL},
+        {"--listen", "127.0.0.1:65536", NULL},
+        {"--listen", "127.0.0.1:-1", NULL},
+        {"--listen", "127.0.0.1:http", NULL},
+        {"--listen", "::1:8081", NULL},
+        {"--listen", "127.0.0.1:", NULL},
+        {"--threads", "-1", NULL},
+        {"--threads", "abc", NULL},
+        {"--threads", "4x", NULL},
+        {"--threads", "99999", NULL},
+        {"--db-threads", "0", NULL},
+        {"--max-schema-bytes", "0", NULL},
+        {"--max-schema-bytes", "1e6", NULL},
+        {"--feed-interval-ms", "-5", NULL},
+        {"--schema-compatibility-level", "LOOSE", NULL},
+        {"--response-profile", "verbose", NULL},
         {"--threads", " 4", NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -273,7 +300,7 @@ static void test_unknown_flag_and_stray_argument(void **state)
 {
     const char *unknown[] = {"--lisen", "127.0.0.1:1", NULL};
     expect_flags_rejected(unknown);
-    const char *dotted[] = {"--db.threads", "2", NULL};    /* flags use dashes */
+    const char *dotted[] = {"--db.threads", "2", NULL}; /* flags use dashes */
     expect_flags_rejected(dotted);
     const char *stray[] = {"extra", NULL};
     expect_flags_rejected(stray);
@@ -286,9 +313,9 @@ static void test_unknown_flag_and_stray_argument(void **state)
 static void test_bad_file(void **state)
 {
     static const char *const files[] = {
-        "listen 127.0.0.1:1\n",          /* no '=' */
+        "listen 127.0.0.1:1\n", /* no '=' */
         "no.such.key = 1\n",
-        "db-threads = 2\n",              /* file keys use dots */
+        "db-threads = 2\n", /* file keys use dots */
         "threads = many\n",
     };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {

@@ -42,7 +42,7 @@ static void assert_error_body(const http_call_t *c, int status, int code)
 {
     assert_int_equal(c->status, status);
     json_t *j = reply_json(c);
-    assert_int_equal(json_object_size(j), 2);   /* exactly error_code and message */
+    assert_int_equal(json_object_size(j), 2); /* exactly error_code and message */
     assert_int_equal(json_integer_value(json_object_get(j, "error_code")), code);
     assert_true(json_is_string(json_object_get(j, "message")));
     json_decref(j);
@@ -79,7 +79,7 @@ static void test_path_drops_one_trailing_slash(void **state)
     assert_string_equal(c.seg[3], "versions");
     http_call_clear(&c);
 
-    assert_int_equal(parse_path(&c, "/config//"), 0);   /* only one is dropped */
+    assert_int_equal(parse_path(&c, "/config//"), 0); /* only one is dropped */
     assert_int_equal(c.nseg, 2);
     assert_string_equal(c.seg[1], "");
     http_call_clear(&c);
@@ -113,14 +113,14 @@ static void test_path_unicode_subject(void **state)
 static void test_path_rejects_bad_input(void **state)
 {
     http_call_t c;
-    assert_int_equal(parse_path(&c, "subjects"), 404);          /* no leading '/' */
+    assert_int_equal(parse_path(&c, "subjects"), 404); /* no leading '/' */
     assert_int_equal(parse_path(&c, "*"), 404);
     assert_int_equal(parse_path(&c, ""), 404);
-    assert_int_equal(parse_path(&c, "/subjects/%zz"), 400);     /* not an escape */
-    assert_int_equal(parse_path(&c, "/subjects/abc%4"), 400);   /* cut short */
+    assert_int_equal(parse_path(&c, "/subjects/%zz"), 400);   /* not an escape */
+    assert_int_equal(parse_path(&c, "/subjects/abc%4"), 400); /* cut short */
     assert_int_equal(parse_path(&c, "/subjects/abc%"), 400);
-    assert_int_equal(parse_path(&c, "/subjects/%FF"), 400);     /* not UTF-8 */
-    assert_int_equal(parse_path(&c, "/subjects/%C0%AF"), 400);  /* overlong '/' */
+    assert_int_equal(parse_path(&c, "/subjects/%FF"), 400);       /* not UTF-8 */
+    assert_int_equal(parse_path(&c, "/subjects/%C0%AF"), 400);    /* overlong '/' */
     assert_int_equal(parse_path(&c, "/subjects/%ED%A0%80"), 400); /* surrogate */
     assert_null(c.seg);
 }
@@ -149,8 +149,8 @@ static void test_method_names(void **state)
     assert_int_equal(http_method_parse("DELETE", 6), HTTP_DELETE);
     assert_int_equal(http_method_parse("HEAD", 4), HTTP_HEAD);
     assert_int_equal(http_method_parse("PATCH", 5), HTTP_OTHER);
-    assert_int_equal(http_method_parse("get", 3), HTTP_OTHER);   /* methods are case-sensitive */
-    assert_int_equal(http_method_parse("GETX", 3), HTTP_GET);     /* length, not NUL, ends it */
+    assert_int_equal(http_method_parse("get", 3), HTTP_OTHER); /* methods are case-sensitive */
+    assert_int_equal(http_method_parse("GETX", 3), HTTP_GET);  /* length, not NUL, ends it */
 }
 
 /* ---- 2. Query strings ------------------------------------------------------ */
@@ -205,7 +205,8 @@ static void test_query_rejects_bad_utf8_and_keeps_nul_visible(void **state)
 {
     http_call_t c;
     assert_int_equal(parse_query(&c, "subject=a%00b"), 0);
-    assert_string_equal(http_query(&c, "subject"), "a\x01" "b");
+    assert_string_equal(http_query(&c, "subject"), "a\x01"
+                                                   "b");
     http_call_clear(&c);
     assert_int_equal(parse_query(&c, "subject=%FF"), 400);
     assert_int_equal(parse_query(&c, "%FF=1"), 400);
@@ -229,7 +230,7 @@ static void test_query_bool_rules(void **state)
     assert_true(http_query_bool(&c, "b", 0));
     assert_true(http_query_bool(&c, "c", 0));
     assert_false(http_query_bool(&c, "d", 1));
-    assert_false(http_query_bool(&c, "e", 1));   /* empty means false, not the default */
+    assert_false(http_query_bool(&c, "e", 1)); /* empty means false, not the default */
     assert_false(http_query_bool(&c, "f", 1));
     assert_false(http_query_bool(&c, "g", 1));
     assert_false(http_query_bool(&c, "h", 1));
@@ -249,16 +250,16 @@ static void test_query_int_rules(void **state)
     assert_int_equal(v, -1);
     assert_int_equal(http_query_int(&c, "c", 9, &v), 0);
     assert_int_equal(v, 7);
-    assert_int_equal(http_query_int(&c, "d", 9, &v), 0);   /* empty = absent */
+    assert_int_equal(http_query_int(&c, "d", 9, &v), 0); /* empty = absent */
     assert_int_equal(v, 9);
     assert_int_equal(http_query_int(&c, "absent", -1, &v), 0);
     assert_int_equal(v, -1);
     assert_int_equal(http_query_int(&c, "e", 9, &v), -1);
     assert_int_equal(http_query_int(&c, "f", 9, &v), -1);
-    assert_int_equal(http_query_int(&c, "g", 9, &v), -1);  /* above INT32_MAX */
+    assert_int_equal(http_query_int(&c, "g", 9, &v), -1); /* above INT32_MAX */
     assert_int_equal(http_query_int(&c, "h", 9, &v), 0);
     assert_int_equal(v, INT32_MIN);
-    assert_int_equal(http_query_int(&c, "i", 9, &v), -1);  /* leading space */
+    assert_int_equal(http_query_int(&c, "i", 9, &v), -1); /* leading space */
     http_call_clear(&c);
 }
 
@@ -271,13 +272,13 @@ static void test_utf8_validation(void **state)
     assert_true(http_utf8_valid("\xc3\xa9", 2));
     assert_true(http_utf8_valid("\xe2\x82\xac", 3));
     assert_true(http_utf8_valid("\xf0\x9f\x98\x80", 4));
-    assert_false(http_utf8_valid("\xc3", 1));               /* truncated */
+    assert_false(http_utf8_valid("\xc3", 1)); /* truncated */
     assert_false(http_utf8_valid("\xe2\x82", 2));
-    assert_false(http_utf8_valid("\x80", 1));               /* lone continuation */
-    assert_false(http_utf8_valid("\xc1\xbf", 2));           /* overlong */
-    assert_false(http_utf8_valid("\xe0\x80\xaf", 3));       /* overlong */
-    assert_false(http_utf8_valid("\xed\xa0\x80", 3));       /* surrogate */
-    assert_false(http_utf8_valid("\xf4\x90\x80\x80", 4));   /* above U+10FFFF */
+    assert_false(http_utf8_valid("\x80", 1));             /* lone continuation */
+    assert_false(http_utf8_valid("\xc1\xbf", 2));         /* overlong */
+    assert_false(http_utf8_valid("\xe0\x80\xaf", 3));     /* overlong */
+    assert_false(http_utf8_valid("\xed\xa0\x80", 3));     /* surrogate */
+    assert_false(http_utf8_valid("\xf4\x90\x80\x80", 4)); /* above U+10FFFF */
     assert_false(http_utf8_valid("\xff", 1));
 }
 
@@ -326,9 +327,13 @@ static void test_accept_nothing_acceptable(void **state)
 static void test_request_content_types(void **state)
 {
     static const char *const ok[] = {
-        "application/vnd.schemaregistry.v1+json", "application/vnd.schemaregistry+json",
-        "application/json", "application/octet-stream", "application/json; charset=UTF-8",
-        "APPLICATION/JSON", "",
+        "application/vnd.schemaregistry.v1+json",
+        "application/vnd.schemaregistry+json",
+        "application/json",
+        "application/octet-stream",
+        "application/json; charset=UTF-8",
+        "APPLICATION/JSON",
+        "",
     };
     static const char *const bad[] = {"text/plain", "application/xml", "application/json2", "*/*",
                                       "multipart/form-data; boundary=x"};
@@ -347,10 +352,11 @@ static void test_error_status_from_code(void **state)
     http_reply_error(&c, 40401, "Subject '%s' not found.", "orders-value");
     assert_error_body(&c, 404, 40401);
     json_t *j = reply_json(&c);
-    assert_string_equal(json_string_value(json_object_get(j, "message")), "Subject 'orders-value' not found.");
+    assert_string_equal(json_string_value(json_object_get(j, "message")),
+                        "Subject 'orders-value' not found.");
     json_decref(j);
 
-    http_reply_error(&c, 415, "HTTP 415 Unsupported Media Type");   /* replaces the first reply */
+    http_reply_error(&c, 415, "HTTP 415 Unsupported Media Type"); /* replaces the first reply */
     assert_error_body(&c, 415, 415);
     http_reply_error(&c, 50001, "Error while talking to the database");
     assert_error_body(&c, 500, 50001);
@@ -362,10 +368,13 @@ static void test_error_status_from_code(void **state)
 static void test_error_message_with_bad_utf8_still_json(void **state)
 {
     http_call_t c = {0};
-    http_reply_error(&c, 42201, "Invalid schema near '%s'", "a\xff\xfe" "b\xc3\xa9");
+    http_reply_error(&c, 42201, "Invalid schema near '%s'",
+                     "a\xff\xfe"
+                     "b\xc3\xa9");
     assert_error_body(&c, 422, 42201);
     json_t *j = reply_json(&c);
-    assert_string_equal(json_string_value(json_object_get(j, "message")), "Invalid schema near 'a??b\xc3\xa9'");
+    assert_string_equal(json_string_value(json_object_get(j, "message")),
+                        "Invalid schema near 'a??b\xc3\xa9'");
     json_decref(j);
     http_call_clear(&c);
 }
@@ -381,7 +390,7 @@ static void test_reg_error_reply(void **state)
     assert_string_equal(json_string_value(json_object_get(j, "message")), "Version 7 not found.");
     json_decref(j);
 
-    err.code = REG_OK;   /* a registry bug must still produce a 500, not a 0 */
+    err.code = REG_OK; /* a registry bug must still produce a 500, not a 0 */
     http_reply_reg_error(&c, &err);
     assert_error_body(&c, 500, 500);
     http_call_clear(&c);
@@ -395,7 +404,7 @@ static void test_json_reply_is_compact(void **state)
     assert_string_equal(c.reply, "{\"id\":1,\"v\":[1,2]}");
     http_reply_json(&c, 200, json_pack("[s]", "AVRO"));
     assert_string_equal(c.reply, "[\"AVRO\"]");
-    http_reply_json(&c, 200, NULL);   /* a failed json_pack upstream */
+    http_reply_json(&c, 200, NULL); /* a failed json_pack upstream */
     assert_error_body(&c, 500, 500);
     http_call_clear(&c);
 }

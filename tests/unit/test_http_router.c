@@ -14,7 +14,10 @@
 #include "server/http_server.h"
 
 /* Distinct handlers, so a test can tell which route won. */
-static http_outcome_t on_loop(http_call_t *c) { return HTTP_DONE; }
+static http_outcome_t on_loop(http_call_t *c)
+{
+    return HTTP_DONE;
+}
 static const http_handler_t h_a[1] = {{on_loop, NULL}};
 static const http_handler_t h_b[1] = {{on_loop, NULL}};
 static const http_handler_t h_c[1] = {{on_loop, NULL}};
@@ -110,7 +113,7 @@ static void test_404_and_405(void **state)
     const http_handler_t *fn = h_a;
     assert_int_equal(route(HTTP_GET, "/associations/resources/x/y", &fn), 404);
     assert_null(fn);
-    assert_int_equal(route(HTTP_GET, "/Config", &fn), 404);   /* literals are case-sensitive */
+    assert_int_equal(route(HTTP_GET, "/Config", &fn), 404); /* literals are case-sensitive */
     assert_int_equal(route(HTTP_POST, "/config", &fn), 405);
     assert_int_equal(route(HTTP_OTHER, "/config", &fn), 405);
     assert_int_equal(route(HTTP_OTHER, "/nowhere", &fn), 404);
@@ -158,18 +161,18 @@ static void test_route_table_is_well_formed(void **state)
         assert_non_null(r->pattern);
         assert_int_equal(r->pattern[0], '/');
         size_t len = strlen(r->pattern);
-        assert_true(len == 1 || r->pattern[len - 1] != '/');   /* trailing '/' is the router's job */
+        assert_true(len == 1 || r->pattern[len - 1] != '/'); /* trailing '/' is the router's job */
         assert_null(strstr(r->pattern, "//"));
         assert_true(r->get || r->post || r->put || r->del);
         for (size_t j = 0; j < i; j++)
-            assert_true(strcmp(r->pattern, http_routes[j].pattern) != 0);   /* one entry per path */
+            assert_true(strcmp(r->pattern, http_routes[j].pattern) != 0); /* one entry per path */
     }
 }
 
 static void test_route_table_has_root_and_no_associations(void **state)
 {
     const http_handler_t *fn;
-    assert_int_equal(http_route_find(HTTP_GET, NULL, 0, &fn), 200);   /* the liveness probe */
+    assert_int_equal(http_route_find(HTTP_GET, NULL, 0, &fn), 200); /* the liveness probe */
     /* Newer Java serializers need a plain 404 here to fall back to topic naming. */
     char *assoc[] = {"associations", "resources", "-", "orders"};
     assert_int_equal(http_route_find(HTTP_GET, assoc, 4, &fn), 404);

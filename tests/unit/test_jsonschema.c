@@ -164,8 +164,7 @@ static void test_local_refs_resolve(void **state)
     jsonschema_t *m = parse_ok("{\"$schema\": \"https://json-schema.org/draft/2020-12/schema\","
                                " \"items\": {\"$ref\": \"#leaf\"},"
                                " \"$defs\": {\"l\": {\"$anchor\": \"leaf\", \"type\": \"boolean\"}}}");
-    assert_int_equal(jsonschema_node_deref(jsonschema_root(m)->all_items)->kind,
-                     JSONSCHEMA_NODE_BOOLEAN);
+    assert_int_equal(jsonschema_node_deref(jsonschema_root(m)->all_items)->kind, JSONSCHEMA_NODE_BOOLEAN);
     jsonschema_free(m);
 }
 
@@ -175,8 +174,7 @@ static void test_id_relative_refs(void **state)
     jsonschema_t *s = parse_ok("{\"$id\": \"http://example.com/root.json\","
                                " \"items\": {\"$ref\": \"item.json\"},"
                                " \"definitions\": {\"i\": {\"$id\": \"item.json\", \"type\": \"null\"}}}");
-    assert_int_equal(jsonschema_node_deref(jsonschema_root(s)->all_items)->kind,
-                     JSONSCHEMA_NODE_NULL);
+    assert_int_equal(jsonschema_node_deref(jsonschema_root(s)->all_items)->kind, JSONSCHEMA_NODE_NULL);
     jsonschema_free(s);
 }
 
@@ -234,7 +232,8 @@ static void test_canonical_text(void **state)
     expect_canonical("{ \"type\" : \"object\",\n \"properties\": {\"b\": {}, \"a\": {}} }", 0,
                      "{\"type\":\"object\",\"properties\":{\"b\":{},\"a\":{}}}");
     expect_canonical("{\"default\": [1.50, 1e2, -0, 0.0000001, 12.5E-1, 18446744073709551616,"
-                     " -0.0, 1.0E+10, 0.001, NaN, -Infinity]}", 0,
+                     " -0.0, 1.0E+10, 0.001, NaN, -Infinity]}",
+                     0,
                      "{\"default\":[1.50,1E+2,0,1E-7,1.25,18446744073709551616,0.0,1.0E+10,"
                      "0.001,NaN,-Infinity]}");
     expect_canonical("{\"description\": \"tab\\t nl\\n \\u0001 \\u00e9 \\/ \\\"q\\\"\"}", 0,
@@ -283,19 +282,19 @@ static void test_diff_content_models(void **state)
 {
     (void)state;
     const char *closed = "{\"properties\": {\"a\": {\"type\": \"string\"}}, \"additionalProperties\": false}";
-    const char *closed_plus = "{\"properties\": {\"a\": {\"type\": \"string\"}, \"b\": {\"type\": \"string\"}},"
-                              " \"required\": [\"b\"], \"additionalProperties\": false}";
+    const char *closed_plus =
+        "{\"properties\": {\"a\": {\"type\": \"string\"}, \"b\": {\"type\": \"string\"}},"
+        " \"required\": [\"b\"], \"additionalProperties\": false}";
     const char *want1[] = {"REQUIRED_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL #/properties/b"};
     expect_diff(closed, closed_plus, JSONSCHEMA_STRICT, want1, 1);
     const char *want2[] = {"PROPERTY_REMOVED_FROM_CLOSED_CONTENT_MODEL #/properties/b"};
     expect_diff(closed_plus, closed, JSONSCHEMA_STRICT, want2, 1);
     const char *want3[] = {"TYPE_EXTENDED #/properties/n", "DEFAULT_CHANGED #/properties/n"};
     expect_diff("{\"properties\": {\"n\": {\"type\": \"integer\"}}}",
-                "{\"properties\": {\"n\": {\"type\": \"number\", \"default\": 1}}}",
-                JSONSCHEMA_STRICT, want3, 2);
+                "{\"properties\": {\"n\": {\"type\": \"number\", \"default\": 1}}}", JSONSCHEMA_STRICT, want3,
+                2);
     const char *want4[] = {"SUM_TYPE_EXTENDED #/"};
-    expect_diff("{\"type\": \"string\"}", "{\"type\": [\"string\", \"null\"]}", JSONSCHEMA_STRICT,
-                want4, 1);
+    expect_diff("{\"type\": \"string\"}", "{\"type\": [\"string\", \"null\"]}", JSONSCHEMA_STRICT, want4, 1);
     const char *want5[] = {"DEPENDENCY_ARRAY_NARROWED #/dependencies/a",
                            "ENUM_ARRAY_EXTENDED #/properties/e/enum"};
     expect_diff("{\"dependencies\": {\"a\": [\"b\", \"c\"]}, \"properties\": {\"e\": {\"enum\": [1]}}}",
@@ -308,8 +307,9 @@ static void test_diff_policy_changes_branch_choice(void **state)
     (void)state;
     /* the first compatible anyOf branch wins: only LENIENT accepts the open-model addition */
     const char *orig = "{\"type\": \"object\", \"properties\": {\"a\": {}}}";
-    const char *upd = "{\"anyOf\": [{\"type\": \"object\", \"properties\": {\"a\": {}, \"b\": {\"type\": \"string\"}}},"
-                      " {\"type\": \"null\"}]}";
+    const char *upd =
+        "{\"anyOf\": [{\"type\": \"object\", \"properties\": {\"a\": {}, \"b\": {\"type\": \"string\"}}},"
+        " {\"type\": \"null\"}]}";
     const char *strict[] = {"TYPE_CHANGED #/"};
     expect_diff(orig, upd, JSONSCHEMA_STRICT, strict, 1);
     const char *lenient[] = {"OPTIONAL_PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL #/properties/b",
@@ -325,10 +325,12 @@ static void test_diff_policy_changes_branch_choice(void **state)
 static void test_diff_recursive_change_is_found(void **state)
 {
     (void)state;
-    const char *a = "{\"$ref\": \"#/definitions/n\", \"definitions\": {\"n\": {\"type\": \"object\","
-                    " \"properties\": {\"v\": {\"type\": \"integer\"}, \"next\": {\"$ref\": \"#/definitions/n\"}}}}}";
-    const char *b = "{\"$ref\": \"#/definitions/n\", \"definitions\": {\"n\": {\"type\": \"object\","
-                    " \"properties\": {\"v\": {\"type\": \"string\"}, \"next\": {\"$ref\": \"#/definitions/n\"}}}}}";
+    const char *a =
+        "{\"$ref\": \"#/definitions/n\", \"definitions\": {\"n\": {\"type\": \"object\","
+        " \"properties\": {\"v\": {\"type\": \"integer\"}, \"next\": {\"$ref\": \"#/definitions/n\"}}}}}";
+    const char *b =
+        "{\"$ref\": \"#/definitions/n\", \"definitions\": {\"n\": {\"type\": \"object\","
+        " \"properties\": {\"v\": {\"type\": \"string\"}, \"next\": {\"$ref\": \"#/definitions/n\"}}}}}";
     /* The fixpoint feeds the incompatible pair back into the cycle, so the
      * change shows at the recursion's first level too (as the reference does). */
     const char *want[] = {"TYPE_CHANGED #/properties/v", "TYPE_CHANGED #/properties/next/properties/v"};
@@ -340,7 +342,8 @@ static void test_backward_messages_and_engine(void **state)
 {
     (void)state;
     const char *v1 = "{\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"string\"}}}";
-    const char *v2 = "{\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"string\", \"maxLength\": 3}}}";
+    const char *v2 =
+        "{\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"string\", \"maxLength\": 3}}}";
     char *error = NULL;
     schema_t *old = schema_parse(SCHEMA_JSON, v1, strlen(v1), NULL, 0, SCHEMA_PARSE_NEW, &error);
     schema_t *cand = schema_parse(SCHEMA_JSON, v2, strlen(v2), NULL, 0, SCHEMA_PARSE_NEW, &error);

@@ -28,7 +28,6 @@ static int conformance_present(void)
     return 0;
 }
 
-
 /* One vector file is not strict JSON: drop commas that precede '}' or ']' outside strings. */
 static void strip_trailing_commas(char *s)
 {
@@ -104,8 +103,7 @@ static int all_compatible(const strlist_t *changes, jsonschema_policy_t policy)
 {
     for (size_t i = 0; i < changes->n; i++) {
         jsonschema_change_t t;
-        if (jsonschema_change_parse(changes->items[i], &t) != 0 ||
-            !jsonschema_change_compatible(t, policy))
+        if (jsonschema_change_parse(changes->items[i], &t) != 0 || !jsonschema_change_compatible(t, policy))
             return 0;
     }
     return 1;
@@ -163,9 +161,9 @@ static void test_case_files(void **state)
         skip();
         return;
     }
-    static const char *const files[] = {
-        "diff-schema-examples.json", "diff-schema-examples-2020-12.json",
-        "diff-combined-schema-examples.json", "diff-combined-schema-examples-2020-12.json"};
+    static const char *const files[] = {"diff-schema-examples.json", "diff-schema-examples-2020-12.json",
+                                        "diff-combined-schema-examples.json",
+                                        "diff-combined-schema-examples-2020-12.json"};
     int passed = 0, failed = 0;
     for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
         json_t *cases = load_vectors(files[f]);

@@ -132,7 +132,7 @@ static int compatible(const char *original, const char *update)
 
 static void test_parse_corpus(void **state)
 {
-    static const char *const files[] = {"scalars.proto", "nested.proto", "legacy.proto",
+    static const char *const files[] = {"scalars.proto", "nested.proto",  "legacy.proto",
                                         "options.proto", "edition.proto", "roundtrip.proto"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         char *text = read_data(files[i]);
@@ -210,8 +210,7 @@ static void test_parse_errors(void **state)
                        "Syntax error at 3:9: expected a word but was '='");
     assert_parse_error("syntax = \"proto3\";\nmessage M {\n  int32 x = 1\n}\n",
                        "Syntax error at 4:1: expected ';' but was '}'");
-    assert_parse_error("message M {\n  int32 x = 1;\n}\n",
-                       "Syntax error at 2:3: unexpected label: int32");
+    assert_parse_error("message M {\n  int32 x = 1;\n}\n", "Syntax error at 2:3: unexpected label: int32");
     assert_parse_error("syntax = \"proto3\";\nmessage M {\n  required int32 x = 1;\n}\n",
                        "Syntax error at 3:3: 'required' label forbidden in proto3 field declarations");
     assert_parse_error("package p;\nsyntax = \"proto3\";\n",
@@ -593,9 +592,19 @@ static void test_number_normalization(void **state)
     static const struct {
         const char *in, *out;
     } cases[] = {
-        {"0x10", "16"}, {"-0x10", "-16"}, {"010", "8"}, {"09", "09"}, {"1e3", "1000"},
-        {"1.5", "1.5"}, {"1.23456", "1.235"}, {"0.0625", "0.062"}, {"-0.0001", "-0"},
-        {"2.5e-3", "0.002"} /* read as a float: 0.0024999999 */, {"123", "123"}, {"-inf", "-inf"}, {"18446744073709551615", "18446744073709551615"},
+        {"0x10", "16"},
+        {"-0x10", "-16"},
+        {"010", "8"},
+        {"09", "09"},
+        {"1e3", "1000"},
+        {"1.5", "1.5"},
+        {"1.23456", "1.235"},
+        {"0.0625", "0.062"},
+        {"-0.0001", "-0"},
+        {"2.5e-3", "0.002"} /* read as a float: 0.0024999999 */,
+        {"123", "123"},
+        {"-inf", "-inf"},
+        {"18446744073709551615", "18446744073709551615"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         strbuf_t b = {0};
@@ -620,8 +629,8 @@ static void test_diff_fields(void **state)
     assert_changes(P3 "message M { int32 a = 1; }", P3 "message M { int32 renamed = 1; }",
                    "FIELD_NAME_CHANGED #/M/1", NULL);
     assert_changes("message M { optional int32 a = 1; }",
-                   "message M { optional int32 a = 1; required int32 b = 2; }",
-                   "REQUIRED_FIELD_ADDED #/M/2", NULL);
+                   "message M { optional int32 a = 1; required int32 b = 2; }", "REQUIRED_FIELD_ADDED #/M/2",
+                   NULL);
     assert_changes("message M { optional int32 a = 1; required int32 b = 2; }",
                    "message M { optional int32 a = 1; }", "REQUIRED_FIELD_REMOVED #/M/2", NULL);
 }
@@ -643,11 +652,11 @@ static void test_diff_types(void **state)
                    "FIELD_KIND_CHANGED #/M/1", "MESSAGE_ADDED #/N", NULL);
     assert_changes(P3 "message M { map<string, int32> a = 1; }", P3 "message M { repeated int32 a = 1; }",
                    "FIELD_KIND_CHANGED #/M/1", NULL);
-    assert_changes(P3 "message M { map<string, int32> a = 1; }", P3 "message M { map<string, string> a = 1; }",
-                   "FIELD_SCALAR_KIND_CHANGED #/M/1", NULL);
+    assert_changes(P3 "message M { map<string, int32> a = 1; }",
+                   P3 "message M { map<string, string> a = 1; }", "FIELD_SCALAR_KIND_CHANGED #/M/1", NULL);
     assert_changes(P3 "message M { A a = 1; } message A {} message B {}",
-                   P3 "message M { B a = 1; } message A {} message B {}",
-                   "FIELD_NAMED_TYPE_CHANGED #/M/1", NULL);
+                   P3 "message M { B a = 1; } message A {} message B {}", "FIELD_NAMED_TYPE_CHANGED #/M/1",
+                   NULL);
     /* Labels: only two explicit, different labels count. */
     assert_changes("message M { optional int32 a = 1; }", "message M { repeated int32 a = 1; }",
                    "FIELD_NUMERIC_LABEL_CHANGED #/M/1", NULL);
@@ -660,8 +669,8 @@ static void test_diff_types(void **state)
 
 static void test_diff_types_and_enums(void **state)
 {
-    assert_changes(P3 "message A {} message B {}", P3 "message B {} message A {}",
-                   "MESSAGE_MOVED #/A", "MESSAGE_MOVED #/B", NULL);
+    assert_changes(P3 "message A {} message B {}", P3 "message B {} message A {}", "MESSAGE_MOVED #/A",
+                   "MESSAGE_MOVED #/B", NULL);
     assert_changes(P3 "message A {} message B {}", P3 "message A {}", "MESSAGE_REMOVED #/B", NULL);
     assert_changes(P3 "message A { message In {} }", P3 "message A {}", "MESSAGE_REMOVED #/A/In", NULL);
     assert_changes(P3 "enum E { A = 0; B = 1; }", P3 "enum E { A = 0; C = 1; D = 2; }",
@@ -681,7 +690,8 @@ static void test_diff_oneofs(void **state)
     assert_changes(P3 "message M { oneof o { int32 a = 1; } }", P3 "message M { int32 a = 1; }",
                    "ONEOF_REMOVED #/M/o", "ONEOF_FIELD_MOVED_TO_TOP_LEVEL #/M/1", NULL);
     assert_changes(P3 "message M { oneof o { int32 a = 1; } }",
-                   P3 "message M { oneof o { int32 a = 1; int32 b = 2; } }", "ONEOF_FIELD_ADDED #/M/o/2", NULL);
+                   P3 "message M { oneof o { int32 a = 1; int32 b = 2; } }", "ONEOF_FIELD_ADDED #/M/o/2",
+                   NULL);
     assert_changes(P3 "message M { oneof o { int32 a = 1; int32 b = 2; } }",
                    P3 "message M { oneof o { int32 a = 1; } }", "ONEOF_FIELD_REMOVED #/M/o/2", NULL);
     assert_changes(P3 "message M { int32 a = 1; int32 b = 2; }",
@@ -915,9 +925,9 @@ static void test_base64_strictness(void **state)
     assert_int_equal(n, 5);
     assert_memory_equal(b, "hello", 5);
     free(b);
-    assert_null(proto_base64_decode("aGVsbG8", 7, &n));     /* missing padding */
-    assert_null(proto_base64_decode("aGV sbG8=", 9, &n));   /* whitespace */
-    assert_null(proto_base64_decode("aG=sbG8=", 8, &n));    /* padding inside */
+    assert_null(proto_base64_decode("aGVsbG8", 7, &n));   /* missing padding */
+    assert_null(proto_base64_decode("aGV sbG8=", 9, &n)); /* whitespace */
+    assert_null(proto_base64_decode("aG=sbG8=", 8, &n));  /* padding inside */
     char *e = proto_base64_encode((const uint8_t *)"hi", 2);
     assert_string_equal(e, "aGk=");
     free(e);
@@ -958,8 +968,9 @@ static void use_schema(proto_schema_t *s, proto_schema_t *other)
 static void test_mangled_input_never_crashes(void **state)
 {
     static const char *const files[] = {"nested.proto", "legacy.proto", "options.proto", "roundtrip.proto"};
-    const char *tokens[] = {"{", "}", "[", "]", "(", ")", "<", ">", ";", "=", "\"", "'", ".", "/*",
-                            "//", "\\", "map", "oneof", "message", "group", "max", "to", "0x", "-", "\n"};
+    const char *tokens[] = {"{",       "}",     "[",   "]",  "(",  ")",  "<",  ">",   ";",
+                            "=",       "\"",    "'",   ".",  "/*", "//", "\\", "map", "oneof",
+                            "message", "group", "max", "to", "0x", "-",  "\n"};
     proto_schema_t *base = schema(P3 "message M { int32 a = 1; }", 0, NULL);
     size_t parsed = 0, rejected = 0;
     for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
@@ -972,9 +983,7 @@ static void test_mangled_input_never_crashes(void **state)
             for (int k = 0; k < 1 + (int)(rng() % 4); k++) {
                 size_t at = rng() % (mlen + 1);
                 switch (rng() % 4) {
-                case 0: /* truncate */
-                    mlen = at;
-                    break;
+                case 0: /* truncate */ mlen = at; break;
                 case 1: /* flip a byte */
                     if (at < mlen)
                         m[at] = (char)(rng() & 0xFF);

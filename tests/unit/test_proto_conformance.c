@@ -21,8 +21,6 @@
 
 #define PROTO_DIR SR_CONFORMANCE_DIR "/protobuf"
 
-
-
 static int ends_with(const char *s, const char *suffix)
 {
     size_t a = strlen(s), b = strlen(suffix);
@@ -67,7 +65,8 @@ static const char *dependency_text(json_t *deps, const char *name, char **owned)
 {
     size_t i;
     json_t *d;
-    json_array_foreach(deps, i, d) {
+    json_array_foreach(deps, i, d)
+    {
         if (strcmp(json_string_value(json_object_get(d, "name")), name) != 0)
             continue;
         json_t *text = json_object_get(d, "dependency");
@@ -140,7 +139,9 @@ static int run_case(json_t *c)
     strlist_t changes = {0}, messages = {0};
     if (side_load(&orig, c, "original") != 0 || side_load(&upd, c, "update") != 0) {
         fprintf(stderr, "FAIL %s: parse: %s\n", desc,
-                orig.error ? orig.error : upd.error ? upd.error : "cannot read schema");
+                orig.error  ? orig.error
+                : upd.error ? upd.error
+                            : "cannot read schema");
         goto done;
     }
     if (proto_diff(orig.schema, upd.schema, &changes) != 0 ||
@@ -187,7 +188,8 @@ static void run_file(const char *name)
     assert_non_null(cases);
     size_t passed = 0, failed = 0, i;
     json_t *c;
-    json_array_foreach(cases, i, c) {
+    json_array_foreach(cases, i, c)
+    {
         if (run_case(c))
             passed++;
         else

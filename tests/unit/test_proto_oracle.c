@@ -30,7 +30,6 @@ static int have_protoc(void)
     return system("protoc --version >/dev/null 2>&1") == 0;
 }
 
-
 static int write_file(const char *path, const void *data, size_t len)
 {
     /* Create the parent directories first. */
@@ -153,8 +152,8 @@ static uint8_t *protoc_descriptor(const char *include_dir, const char *path, siz
 {
     char out[512], cmd[2048];
     snprintf(out, sizeof out, "%s/protoc.pb", tmpdir);
-    snprintf(cmd, sizeof cmd, "protoc -I'%s' -I'%s/builtin' --descriptor_set_out='%s' '%s/%s'",
-             include_dir, tmpdir, out, include_dir, path);
+    snprintf(cmd, sizeof cmd, "protoc -I'%s' -I'%s/builtin' --descriptor_set_out='%s' '%s/%s'", include_dir,
+             tmpdir, out, include_dir, path);
     if (system(cmd) != 0)
         return NULL;
     size_t n;
@@ -309,7 +308,8 @@ static int check_client_form(const char *include_dir, const char *path)
         proto_schema_t *a = proto_schema_new(text, len, refs.items, refs.n, 0, &from_text, &error);
         free(error);
         error = NULL;
-        proto_schema_t *b = proto_schema_new(b64, strlen(b64), refs.items, refs.n, 0, &from_descriptor, &error);
+        proto_schema_t *b =
+            proto_schema_new(b64, strlen(b64), refs.items, refs.n, 0, &from_descriptor, &error);
         ok = a && b && strcmp(from_text, from_descriptor) == 0;
         if (!ok)
             fprintf(stderr, "FAIL %s: text and descriptor forms differ:\n%s\n---\n%s\n%s\n", path,
@@ -351,8 +351,8 @@ static void test_own_corpus(void **state)
 {
     require_protoc();
     static const char *const files[] = {
-        "scalars.proto", "nested.proto", "legacy.proto", "options.proto", "importer.proto",
-        "roundtrip.proto", NULL,
+        "scalars.proto",  "nested.proto",    "legacy.proto", "options.proto",
+        "importer.proto", "roundtrip.proto", NULL,
     };
     check_all("tests/data/protobuf", SR_TEST_DATA_DIR "/protobuf", files);
 }

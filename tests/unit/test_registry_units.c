@@ -61,7 +61,8 @@ static void test_version_parse(void **state)
     assert_int_equal(v, 7);
     assert_int_equal(registry_version_parse("2147483647", &v), 0);
     assert_int_equal(v, 2147483647);
-    const char *bad[] = {"0", "-2", "2147483648", "99999999999999999999", "abc", "", "1.5", "+1", "1 2", NULL};
+    const char *bad[] = {"0",  "-2",  "2147483648", "99999999999999999999", "abc", "", "1.5",
+                         "+1", "1 2", NULL};
     for (int i = 0; bad[i]; i++)
         assert_int_equal(registry_version_parse(bad[i], &v), -1);
     assert_int_equal(registry_version_parse(NULL, &v), -1);
