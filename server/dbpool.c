@@ -68,13 +68,13 @@ static void dbpool_connect(dbpool_worker_t *w)
     w->backoff_ms = w->backoff_ms * 2 > DBPOOL_BACKOFF_MAX_MS ? DBPOOL_BACKOFF_MAX_MS : w->backoff_ms * 2;
 }
 
-/* A connection that failed a job may be dead (a database restart): start over at once. */
+/* A connection that died under a job (a database restart): start over at once. */
 static void dbpool_disconnect(dbpool_worker_t *w)
 {
     store_close(w->db);
     w->db = NULL;
     w->retry_at_ms = 0;
-    log_warn("dbpool: worker %d reconnects after a failed job", w->index);
+    log_warn("dbpool: worker %d lost its database connection; reconnecting", w->index);
 }
 
 /* ---- The queue ------------------------------------------------------------- */
@@ -126,7 +126,8 @@ static void *dbpool_worker_main(void *arg)
         dbpool_job_t *job = dbpool_pop(pool);
         if (job != NULL) {
             pthread_mutex_unlock(&pool->mutex);
-            if (job->run(job, w->db) != 0 && w->db != NULL)
+            job->run(job, w->db);
+            if (w->db != NULL && store_is_broken(w->db))
                 dbpool_disconnect(w);
             pthread_mutex_lock(&pool->mutex);
             continue;
@@ -218,7 +219,7 @@ void dbpool_free(dbpool_t *pool)
     /* Without workers nobody else will: run what is left, with no connection. */
     dbpool_job_t *job;
     while ((job = dbpool_pop(pool)) != NULL)
-        (void)job->run(job, NULL);
+        job->run(job, NULL);
 
     pthread_cond_destroy(&pool->cond);
     pthread_mutex_destroy(&pool->mutex);

@@ -17,10 +17,11 @@ typedef struct dbpool_job dbpool_job_t;
 
 /*
  * Runs on a worker thread. db is the worker's connection, or NULL when it
- * has none. Returns 0, or -1 when the connection looked broken: the worker
- * then closes it and connects afresh before its next job.
+ * has none. When the connection is broken afterwards (store_is_broken), the
+ * worker closes it and connects afresh before its next job; a job that
+ * merely failed (a refused write, a 5xx of the domain) keeps it.
  */
-typedef int (*dbpool_run_fn)(dbpool_job_t *job, store_t *db);
+typedef void (*dbpool_run_fn)(dbpool_job_t *job, store_t *db);
 
 /* Embed first in the caller's job struct; the pool owns next while queued. */
 struct dbpool_job {

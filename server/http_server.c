@@ -331,17 +331,15 @@ static void http_guard_dispose(void *p)
  * A 5xx may mean the connection died, so the pool gets a fresh one; a
  * needless reconnect costs milliseconds, a dead connection every request.
  */
-static int http_job_run_db(dbpool_job_t *pool_job, store_t *db)
+static void http_job_run_db(dbpool_job_t *pool_job, store_t *db)
 {
     http_job_t *job = (http_job_t *)pool_job;
     if (db == NULL)
         http_reply_error(&job->call, 50001, "Error while connecting to the database");
     else
         job->handler->db(&job->call, db);
-    int suspect = job->call.status >= 500;
     /* The job belongs to the loop from here on. */
     h2o_multithread_send_message(&job->owner->done_recv, &job->msg);
-    return suspect ? -1 : 0;
 }
 
 /*

@@ -17,6 +17,7 @@
 struct store {
     PGconn *conn;
     char *error; /* the last failure's message, malloc'd; NULL when none */
+    int in_tx;   /* between a successful BEGIN and its COMMIT or ROLLBACK */
 };
 
 /* ---- 1. Result codes ------------------------------------------------------ */
@@ -67,11 +68,38 @@ static store_rc_t store_failed(store_t *db, PGresult *res, const char *what)
     return store_fail_with(db, rc, what, PQerrorMessage(db->conn));
 }
 
+static void store_notice_quiet(void *arg, const char *message)
+{
+    (void)arg;
+    (void)message; /* NOTICEs ("already exists, skipping") are not events */
+}
+
+/*
+ * A pooled connection whose server restarted looks fine until it is used.
+ * Outside a transaction nothing was committed by a statement that failed for
+ * a lost connection (every write runs inside BEGIN .. COMMIT, and BEGIN
+ * itself changes nothing), so the connection is reset and the statement
+ * sent once more; inside one, the transaction is gone and the caller fails.
+ */
+static PGresult *store_exec_retrying(store_t *db, const char *sql, int n, const char *const *params)
+{
+    PGresult *res = PQexecParams(db->conn, sql, n, NULL, params, NULL, NULL, 0);
+    ExecStatusType st = PQresultStatus(res);
+    if ((st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) || db->in_tx || PQstatus(db->conn) == CONNECTION_OK)
+        return res;
+    PQclear(res);
+    PQreset(db->conn);
+    if (PQstatus(db->conn) != CONNECTION_OK)
+        return NULL;
+    PQsetNoticeProcessor(db->conn, store_notice_quiet, NULL);
+    return PQexecParams(db->conn, sql, n, NULL, params, NULL, NULL, 0);
+}
+
 /* Runs one parameterized statement; *out gets the result when it returned rows. */
 static store_rc_t store_query(store_t *db, const char *sql, int n, const char *const *params, PGresult **out,
                               const char *what)
 {
-    PGresult *res = PQexecParams(db->conn, sql, n, NULL, params, NULL, NULL, 0);
+    PGresult *res = store_exec_retrying(db, sql, n, params);
     ExecStatusType st = PQresultStatus(res);
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
         return store_failed(db, res, what);
@@ -83,12 +111,6 @@ static store_rc_t store_query(store_t *db, const char *sql, int n, const char *c
 }
 
 /* ---- 2. Connection, transactions, migrations --------------------------------- */
-
-static void store_notice_quiet(void *arg, const char *message)
-{
-    (void)arg;
-    (void)message; /* NOTICEs ("already exists, skipping") are not events */
-}
 
 store_t *store_open(const char *conninfo, char **error)
 {
@@ -131,17 +153,27 @@ store_rc_t store_begin(store_t *db)
         if (PQstatus(db->conn) != CONNECTION_OK)
             return store_fail_with(db, STORE_CONN_LOST, "connecting to the database", NULL);
     }
-    return store_query(db, "BEGIN", 0, NULL, NULL, "starting a transaction");
+    store_rc_t rc = store_query(db, "BEGIN", 0, NULL, NULL, "starting a transaction");
+    db->in_tx = rc == STORE_OK;
+    return rc;
 }
 
 store_rc_t store_commit(store_t *db)
 {
-    return store_query(db, "COMMIT", 0, NULL, NULL, "committing");
+    store_rc_t rc = store_query(db, "COMMIT", 0, NULL, NULL, "committing");
+    db->in_tx = 0;
+    return rc;
 }
 
 void store_rollback(store_t *db)
 {
     PQclear(PQexec(db->conn, "ROLLBACK"));
+    db->in_tx = 0;
+}
+
+int store_is_broken(const store_t *db)
+{
+    return PQstatus(db->conn) != CONNECTION_OK;
 }
 
 store_rc_t store_lock_scope(store_t *db, const char *scope)

@@ -53,6 +53,9 @@ void store_close(store_t *db);
 store_rc_t store_begin(store_t *db);
 store_rc_t store_commit(store_t *db);
 void store_rollback(store_t *db);
+/* 1 when the connection itself is gone (not when a statement failed): the
+ * pool then replaces it. A refused write (read-only, a conflict) is not. */
+int store_is_broken(const store_t *db);
 /* Serializes writers of one subject (or scope) until the transaction ends. */
 store_rc_t store_lock_scope(store_t *db, const char *scope);
 /* Applies migrations/ under a session advisory lock, each file once, in order. */
