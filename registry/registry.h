@@ -44,6 +44,7 @@ typedef struct registry_options {
     compat_level_t default_level; /* server default compatibility */
     size_t max_schema_bytes;      /* 42209 above this */
     int feed_interval_ms;         /* poll period of the change feed; 0 = no feed thread */
+    size_t max_subject_bytes;     /* 42208 above this (a subject is an index key) */
 } registry_options_t;
 
 /* Applies migrations/ under an advisory lock, each file once, in order.
@@ -182,7 +183,8 @@ reg_code_t registry_mode_set(registry_t *reg, store_t *db, const char *subject, 
 reg_code_t registry_mode_delete_check(registry_t *reg, const char *subject, reg_error_t *err);
 reg_code_t registry_mode_delete(registry_t *reg, store_t *db, const char *subject, char **out,
                                 reg_error_t *err);
-/* 42208 when a subject name is not acceptable (control characters, reserved names). */
-reg_code_t registry_check_subject_name(const char *subject, reg_error_t *err);
+/* 42208 when a subject name is not acceptable (control characters, reserved
+ * names, longer than max_bytes bytes). */
+reg_code_t registry_check_subject_name(const char *subject, size_t max_bytes, reg_error_t *err);
 
 #endif

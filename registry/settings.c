@@ -23,8 +23,12 @@ static const char *scope_of(const char *subject)
     return subject ? subject : "";
 }
 
-reg_code_t registry_check_subject_name(const char *subject, reg_error_t *err)
+reg_code_t registry_check_subject_name(const char *subject, size_t max_bytes, reg_error_t *err)
 {
+    if (strlen(subject) > max_bytes)
+        return reg_fail(err, REG_INVALID_SUBJECT,
+                        "The specified subject is not a valid. It is longer than %zu bytes (max.subject.bytes).",
+                        max_bytes);
     const unsigned char *p = (const unsigned char *)subject;
     for (size_t i = 0; p[i]; i++) {
         /* C0 controls, DEL, and C1 controls (U+0080..U+009F = C2 80..C2 9F in UTF-8). */
@@ -154,7 +158,7 @@ static reg_code_t config_prepare(registry_t *reg, const char *subject, const jso
                                  reg_error_t *err)
 {
     *merged = NULL;
-    reg_code_t rc = subject ? registry_check_subject_name(subject, err) : REG_OK;
+    reg_code_t rc = subject ? registry_check_subject_name(subject, reg->opts.max_subject_bytes, err) : REG_OK;
     if (rc != REG_OK)
         return rc;
     json_t *config = index_config(reg->idx, subject);
@@ -340,7 +344,7 @@ static reg_code_t mode_prepare(registry_t *reg, const char *subject, const char 
 {
     if (reg_mode_parse(text, mode) != 0)
         return reg_mode_invalid_error(err);
-    reg_code_t rc = subject ? registry_check_subject_name(subject, err) : REG_OK;
+    reg_code_t rc = subject ? registry_check_subject_name(subject, reg->opts.max_subject_bytes, err) : REG_OK;
     if (rc != REG_OK)
         return rc;
     *entering_import = *mode == MODE_IMPORT && registry_effective_mode(reg, subject) != MODE_IMPORT;

@@ -509,7 +509,7 @@ reg_code_t registry_register(registry_t *reg, store_t *db, const char *subject, 
     if (registry_register_known(reg, subject, request, view))
         goto done;
 
-    reg_code_t rc = registry_check_subject_name(subject, err);
+    reg_code_t rc = registry_check_subject_name(subject, reg->opts.max_subject_bytes, err);
     if (rc != REG_OK)
         return rc;
     candidate_t c;

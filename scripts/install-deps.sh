@@ -28,12 +28,14 @@ RUN=(postgresql-15)
 # Testing (make test, make fuzz): every program and Python module the suites
 # call. python3-requests: python3-confluent-kafka only "Suggests" it, but its
 # SchemaRegistryClient imports it. sudo, util-linux (setpriv, runuser) and
-# passwd (useradd): the embedded-database tests for each kind of user.
+# passwd (useradd): the embedded-database tests for each kind of user; util-linux's
+# prlimit, the out-of-descriptors test. python3-h2: raw HTTP/2 frames
+# (RST_STREAM floods) in the overload tests.
 # docker-compose: parses docker-compose.yml in a test (no daemon is started).
 TEST=(
   libcmocka-dev clang-14 libclang-rt-14-dev protobuf-compiler
   curl nghttp2-client openssl procps util-linux passwd sudo
-  python3 python3-confluent-kafka python3-requests python3-avro
+  python3 python3-confluent-kafka python3-requests python3-avro python3-h2
   docker-compose
 )
 

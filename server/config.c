@@ -31,6 +31,9 @@ extern char **environ;
 #define CONFIG_MAX_THREADS      1024
 #define CONFIG_MAX_SCHEMA_BYTES (512u * 1024 * 1024) /* x8 must still fit h2o's limits */
 #define CONFIG_MAX_FEED_MS      3600000
+#define CONFIG_MAX_LIMIT        1000000
+/* A subject is a key of a btree index; PostgreSQL refuses index rows above ~2700 bytes. */
+#define CONFIG_MAX_SUBJECT_BYTES 2600
 
 /* ---- 1. The key table ---------------------------------------------------- */
 
@@ -40,6 +43,7 @@ typedef enum config_kind {
     CFG_THREADS, /* int, 0 = one per core */
     CFG_COUNT,   /* int >= 1 */
     CFG_MILLIS,  /* int >= 0 */
+    CFG_LIMIT,   /* int from 0 to CONFIG_MAX_LIMIT */
     CFG_BYTES,   /* size_t >= 1 */
     CFG_PROFILE, /* int flag from classic|extended */
     CFG_LEVEL,   /* char *, a compatibility level, stored upper-case */
@@ -67,6 +71,10 @@ static const config_key_t config_keys[] = {
     {"group.id", CFG_STRING, FIELD(group_id)},
     {"schema.compatibility.level", CFG_LEVEL, FIELD(default_compatibility)},
     {"feed.interval.ms", CFG_MILLIS, FIELD(feed_interval_ms)},
+    {"max.connections", CFG_LIMIT, FIELD(max_connections)},
+    {"max.connection.jobs", CFG_LIMIT, FIELD(max_connection_jobs)},
+    {"max.queued.jobs", CFG_LIMIT, FIELD(max_queued_jobs)},
+    {"max.subject.bytes", CFG_BYTES, FIELD(max_subject_bytes)},
 };
 #define CONFIG_KEY_COUNT (sizeof config_keys / sizeof config_keys[0])
 
@@ -163,6 +171,11 @@ static int config_apply(server_config_t *cfg, const config_key_t *key, const cha
             break;
         *(int *)(base + key->offset) = (int)n;
         return 0;
+    case CFG_LIMIT:
+        if (config_parse_long(value, 0, CONFIG_MAX_LIMIT, &n))
+            break;
+        *(int *)(base + key->offset) = (int)n;
+        return 0;
     case CFG_BYTES:
         if (config_parse_long(value, 1, CONFIG_MAX_SCHEMA_BYTES, &n))
             break;
@@ -186,6 +199,7 @@ static int config_apply(server_config_t *cfg, const config_key_t *key, const cha
         [CFG_THREADS] = "a whole number from 0 (one per core) to 1024",
         [CFG_COUNT] = "a whole number from 1 to 1024",
         [CFG_MILLIS] = "milliseconds from 0 to 3600000",
+        [CFG_LIMIT] = "a whole number from 0 to 1000000",
         [CFG_BYTES] = "a byte count from 1 to 536870912",
         [CFG_PROFILE] = "classic or extended",
         [CFG_LEVEL] = ("NONE, BACKWARD, BACKWARD_TRANSITIVE, FORWARD, FORWARD_TRANSITIVE, FULL "
@@ -206,6 +220,9 @@ static void config_defaults(server_config_t *cfg)
     cfg->group_id = xstrdup("schema-registry");
     cfg->default_compatibility = xstrdup("BACKWARD");
     cfg->feed_interval_ms = 500;
+    cfg->max_connection_jobs = 100;
+    cfg->max_queued_jobs = 1000;
+    cfg->max_subject_bytes = 2048;
 }
 
 /* Settings that follow from others, and rules across keys. */
@@ -216,6 +233,11 @@ static int config_finish(server_config_t *cfg)
         cfg->threads = cores > 0 ? (int)(cores < CONFIG_MAX_THREADS ? cores : CONFIG_MAX_THREADS) : 1;
     }
     cfg->max_body_bytes = 8 * cfg->max_schema_bytes;
+    if (cfg->max_subject_bytes > CONFIG_MAX_SUBJECT_BYTES) {
+        log_error("config: max.subject.bytes: at most %d (PostgreSQL's index row limit)",
+                  CONFIG_MAX_SUBJECT_BYTES);
+        return -1;
+    }
     if ((cfg->tls_cert == NULL) != (cfg->tls_key == NULL)) {
         log_error("config: tls.cert and tls.key must be set together");
         return -1;

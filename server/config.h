@@ -23,6 +23,10 @@ typedef struct server_config {
     char *group_id;              /* default "schema-registry" */
     char *default_compatibility; /* server default level, "BACKWARD" */
     int feed_interval_ms;        /* change-feed poll period between nodes, default 500 */
+    int max_connections;         /* open connections at once; 0 = from the open-file limit */
+    int max_connection_jobs;     /* database jobs in flight per connection (429 beyond), default 100 */
+    int max_queued_jobs;         /* database jobs in flight per event loop (503 beyond), default 1000 */
+    size_t max_subject_bytes;    /* longest subject name (42208 beyond), default 2048 */
 } server_config_t;
 
 /* Fills defaults, then applies the file (--config or SCHEMA_REGISTRY_CONFIG),

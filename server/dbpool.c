@@ -23,7 +23,8 @@ typedef struct dbpool_worker {
     dbpool_t *pool;
     int index;
     pthread_t thread;
-    store_t *db;          /* NULL while disconnected */
+    store_t *db;          /* NULL while disconnected; replaced only under the pool's mutex */
+    int busy;             /* running a job (under the mutex) */
     uint64_t retry_at_ms; /* next connection attempt (monotonic) */
     unsigned backoff_ms;
 } dbpool_worker_t;
@@ -34,6 +35,7 @@ struct dbpool {
     pthread_cond_t cond; /* a job arrived, or stop */
     dbpool_job_t *head, *tail;
     int stopping;
+    int cancelling; /* dbpool_cancel: queued jobs run without a connection */
     int nworkers;
     dbpool_worker_t *workers;
 };
@@ -51,7 +53,10 @@ static uint64_t dbpool_now_ms(void)
 static void dbpool_connect(dbpool_worker_t *w)
 {
     char *error = NULL;
-    w->db = store_open(w->pool->conninfo, &error);
+    store_t *db = store_open(w->pool->conninfo, &error);
+    pthread_mutex_lock(&w->pool->mutex);
+    w->db = db;
+    pthread_mutex_unlock(&w->pool->mutex);
     if (w->db != NULL) {
         if (w->backoff_ms > DBPOOL_BACKOFF_MIN_MS)
             log_info("dbpool: worker %d connected to the database again", w->index);
@@ -68,7 +73,8 @@ static void dbpool_connect(dbpool_worker_t *w)
     w->backoff_ms = w->backoff_ms * 2 > DBPOOL_BACKOFF_MAX_MS ? DBPOOL_BACKOFF_MAX_MS : w->backoff_ms * 2;
 }
 
-/* A connection that died under a job (a database restart): start over at once. */
+/* A connection that died under a job (a database restart): start over at once.
+ * Called with the mutex held, so dbpool_cancel never sees a closed store. */
 static void dbpool_disconnect(dbpool_worker_t *w)
 {
     store_close(w->db);
@@ -125,11 +131,14 @@ static void *dbpool_worker_main(void *arg)
         }
         dbpool_job_t *job = dbpool_pop(pool);
         if (job != NULL) {
+            store_t *db = pool->cancelling ? NULL : w->db;
+            w->busy = 1;
             pthread_mutex_unlock(&pool->mutex);
-            job->run(job, w->db);
+            job->run(job, db);
+            pthread_mutex_lock(&pool->mutex);
+            w->busy = 0;
             if (w->db != NULL && store_is_broken(w->db))
                 dbpool_disconnect(w);
-            pthread_mutex_lock(&pool->mutex);
             continue;
         }
         if (pool->stopping)
@@ -202,6 +211,17 @@ void dbpool_submit(dbpool_t *pool, dbpool_job_t *job)
         pool->head = job;
     pool->tail = job;
     pthread_cond_signal(&pool->cond);
+    pthread_mutex_unlock(&pool->mutex);
+}
+
+void dbpool_cancel(dbpool_t *pool)
+{
+    pthread_mutex_lock(&pool->mutex);
+    pool->cancelling = 1;
+    for (int i = 0; i < pool->nworkers; i++)
+        if (pool->workers[i].busy && pool->workers[i].db != NULL)
+            store_cancel(pool->workers[i].db);
+    pthread_cond_broadcast(&pool->cond);
     pthread_mutex_unlock(&pool->mutex);
 }
 

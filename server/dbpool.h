@@ -39,6 +39,13 @@ dbpool_t *dbpool_new(const char *conninfo, int nthreads, char **error);
 /* Queues a job; workers take jobs in submission order and run each exactly once. */
 void dbpool_submit(dbpool_t *pool, dbpool_job_t *job);
 
+/*
+ * Shutdown past its deadline: cancels the query each busy worker is running
+ * (PostgreSQL answers it with 57014) and runs every queued job at once
+ * without a connection, so every job comes back within moments.
+ */
+void dbpool_cancel(dbpool_t *pool);
+
 /* Runs every job still queued, stops and joins the workers, closes their connections. */
 void dbpool_free(dbpool_t *pool);
 

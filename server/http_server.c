@@ -36,6 +36,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,6 +45,7 @@
 #include <h2o.h>
 
 #include "base/alloc.h"
+#include "base/hmap.h"
 #include "base/log.h"
 #include "server/dbpool.h"
 
@@ -50,6 +53,12 @@
 #define HTTP_STACK_BYTES (8u * 1024 * 1024)
 /* How long stop() lets requests in flight finish before giving up on them. */
 #define HTTP_DRAIN_MS       5000
+/* After the drain, how often shutdown asks PostgreSQL to cancel what still runs. */
+#define HTTP_CANCEL_EVERY_MS 1000
+/* How long accepting pauses when descriptors run out or the connection limit is reached. */
+#define HTTP_ACCEPT_PAUSE_MS 100
+/* Descriptors kept free of connections (database, logs, TLS files) when max.connections is 0. */
+#define HTTP_FD_RESERVE 64
 #define HTTP_LOG_TARGET_MAX 512
 
 /* ---- 1. Types ------------------------------------------------------------ */
@@ -73,9 +82,13 @@ struct http_loop {
     int leftover;    /* connections outlived the drain; nothing was freed */
     int stopping;    /* loop thread only */
     size_t jobs_out; /* handed to dbpool, not back yet; loop thread only */
+    hmap_t conn_jobs; /* h2o_conn_t * -> jobs out for it (as a uintptr_t); loop thread only */
     h2o_context_t ctx;
     h2o_accept_ctx_t accept_ctx;
     h2o_socket_t *listener;
+    int accept_paused;                 /* reading the listener stopped for HTTP_ACCEPT_PAUSE_MS */
+    h2o_timeout_t accept_pause;        /* its timer */
+    h2o_timeout_entry_t accept_resume;
     h2o_multithread_receiver_t done_recv; /* jobs back from dbpool */
     h2o_multithread_receiver_t stop_recv;
     h2o_multithread_message_t stop_msg;
@@ -92,6 +105,8 @@ struct http_server {
     dbpool_t *pool;
     size_t nloops;
     http_loop_t *loops;
+    atomic_int connections; /* open client connections, every loop */
+    int max_connections;    /* resolved: never 0 */
     pthread_mutex_t ready_lock; /* loops report their set-up here */
     pthread_cond_t ready_cond;
     size_t nready;
@@ -111,6 +126,8 @@ struct http_job {
     const http_handler_t *handler;
     const char *content_type; /* negotiated; static storage */
     h2o_req_t *req;           /* NULL once h2o has freed the request */
+    h2o_conn_t *conn;         /* a key into owner->conn_jobs only; never dereferenced */
+    atomic_int gone;          /* set on the loop when h2o frees the request; read by the worker */
     http_guard_t *guard;
     char *log_target; /* method and path, copied when the job leaves the loop */
     struct timespec started;
@@ -297,6 +314,7 @@ static int http_decode(http_job_t *job, h2o_req_t *req)
 }
 
 static void http_submit(http_job_t *job, h2o_req_t *req);
+static int http_admit(http_job_t *job, h2o_req_t *req);
 
 static int http_on_req(h2o_handler_t *self, h2o_req_t *req)
 {
@@ -306,11 +324,11 @@ static int http_on_req(h2o_handler_t *self, h2o_req_t *req)
         const http_handler_t *h = job->handler;
         /* The memory part answers or declines; without one, straight to a worker. */
         http_outcome_t o = h->loop ? h->loop(&job->call) : HTTP_TO_DB;
-        if (o == HTTP_TO_DB && h->db != NULL) {
+        if (o == HTTP_TO_DB && h->db != NULL && http_admit(job, req) == 0) {
             http_submit(job, req);
             return 0;
         }
-        if (o == HTTP_TO_DB)
+        if (o == HTTP_TO_DB && h->db == NULL)
             http_reply_error(&job->call, 500, "The request handler has no database part");
     }
     http_finish_on_loop(job, req);
@@ -322,8 +340,50 @@ static int http_on_req(h2o_handler_t *self, h2o_req_t *req)
 static void http_guard_dispose(void *p)
 {
     http_guard_t *guard = p;
-    if (guard->job != NULL)
+    if (guard->job != NULL) {
         guard->job->req = NULL;
+        atomic_store(&guard->job->gone, 1);
+    }
+}
+
+/* The jobs a connection has out, counted per loop (HTTP/2 streams share one). */
+static size_t http_conn_jobs(http_loop_t *loop, h2o_conn_t *conn)
+{
+    return (size_t)(uintptr_t)hmap_get(&loop->conn_jobs, &conn, sizeof conn);
+}
+
+static void http_conn_jobs_add(http_loop_t *loop, h2o_conn_t *conn, int delta)
+{
+    size_t n = http_conn_jobs(loop, conn) + (size_t)delta;
+    if (n == 0)
+        hmap_del(&loop->conn_jobs, &conn, sizeof conn);
+    else
+        hmap_put(&loop->conn_jobs, &conn, sizeof conn, (void *)(uintptr_t)n);
+}
+
+/*
+ * Bounds the database queue before a job joins it: one connection may have
+ * max.connection.jobs out (429 beyond: HTTP/2 rapid reset, a client's own
+ * flood), one loop max.queued.jobs (503 beyond: the database cannot keep up).
+ * Returns 0, or -1 with the refusal in the call.
+ */
+static int http_admit(http_job_t *job, h2o_req_t *req)
+{
+    const server_config_t *cfg = job->owner->srv->cfg;
+    if (cfg->max_connection_jobs > 0 &&
+        http_conn_jobs(job->owner, req->conn) >= (size_t)cfg->max_connection_jobs) {
+        http_reply_error(&job->call, 429,
+                         "Too many requests in flight on this connection (%d, max.connection.jobs)",
+                         cfg->max_connection_jobs);
+        return -1;
+    }
+    if (cfg->max_queued_jobs > 0 && job->owner->jobs_out >= (size_t)cfg->max_queued_jobs) {
+        http_reply_error(&job->call, 503,
+                         "The server is overloaded: %d database jobs are waiting (max.queued.jobs); retry later",
+                         cfg->max_queued_jobs);
+        return -1;
+    }
+    return 0;
 }
 
 /*
@@ -334,7 +394,11 @@ static void http_guard_dispose(void *p)
 static void http_job_run_db(dbpool_job_t *pool_job, store_t *db)
 {
     http_job_t *job = (http_job_t *)pool_job;
-    if (db == NULL)
+    /* A request reset before its turn (HTTP/2 RST_STREAM) must not run: a
+     * cancelled registration is never committed. */
+    if (atomic_load(&job->gone))
+        http_reply_error(&job->call, 499, "The client went away before the request ran");
+    else if (db == NULL)
         http_reply_error(&job->call, 50001, "Error while connecting to the database");
     else
         job->handler->db(&job->call, db);
@@ -361,8 +425,10 @@ static void http_submit(http_job_t *job, h2o_req_t *req)
     job->guard = h2o_mem_alloc_shared(&req->pool, sizeof *job->guard, http_guard_dispose);
     job->guard->job = job;
     job->req = req;
+    job->conn = req->conn;
     job->pool_job.run = http_job_run_db;
     job->owner->jobs_out++;
+    http_conn_jobs_add(job->owner, job->conn, +1);
     dbpool_submit(job->owner->srv->pool, &job->pool_job);
 }
 
@@ -376,6 +442,7 @@ static void http_on_jobs_done(h2o_multithread_receiver_t *recv, h2o_linklist_t *
         h2o_linklist_unlink(&msg->link);
         http_job_t *job = H2O_STRUCT_FROM_MEMBER(http_job_t, msg, msg);
         loop->jobs_out--;
+        http_conn_jobs_add(loop, job->conn, -1);
         if (job->req != NULL) {
             job->guard->job = NULL;
             http_send(job, job->req);
@@ -550,16 +617,57 @@ static void http_h2o_config(http_server_t *srv)
 
 /* ---- 7. Loops ------------------------------------------------------------------------ */
 
+static void http_on_accept(h2o_socket_t *listener, const char *err);
+
+static void http_on_accept_resume(h2o_timeout_entry_t *entry)
+{
+    http_loop_t *loop = H2O_STRUCT_FROM_MEMBER(http_loop_t, accept_resume, entry);
+    loop->accept_paused = 0;
+    if (loop->listener != NULL)
+        h2o_socket_read_start(loop->listener, http_on_accept);
+}
+
+/*
+ * Out of descriptors, or at max.connections: a listening socket stays
+ * readable, and reading it again at once spins the loop at 100% CPU. Stop
+ * reading it for HTTP_ACCEPT_PAUSE_MS; waiting clients stay in the backlog.
+ */
+static void http_pause_accepting(http_loop_t *loop, const char *why)
+{
+    if (!loop->accept_paused)
+        log_warn("http: not accepting connections for %d ms: %s", HTTP_ACCEPT_PAUSE_MS, why);
+    loop->accept_paused = 1;
+    h2o_socket_read_stop(loop->listener);
+    h2o_timeout_link(loop->ctx.loop, &loop->accept_pause, &loop->accept_resume);
+}
+
+static void http_on_conn_close(void *data)
+{
+    http_server_t *srv = data;
+    atomic_fetch_sub(&srv->connections, 1);
+}
+
 static void http_on_accept(h2o_socket_t *listener, const char *err)
 {
     http_loop_t *loop = listener->data;
+    http_server_t *srv = loop->srv;
     if (err != NULL)
         return;
     /* Several per wake-up: every loop is woken for each connection on the shared socket. */
     for (int i = 0; i < 16; i++) {
-        h2o_socket_t *sock = h2o_evloop_socket_accept(listener);
-        if (sock == NULL)
+        if (atomic_load(&srv->connections) >= srv->max_connections) {
+            http_pause_accepting(loop, "max.connections reached");
             return;
+        }
+        h2o_socket_t *sock = h2o_evloop_socket_accept(listener);
+        if (sock == NULL) {
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+                http_pause_accepting(loop, strerror(errno));
+            return;
+        }
+        atomic_fetch_add(&srv->connections, 1);
+        sock->on_close.cb = http_on_conn_close;
+        sock->on_close.data = srv;
         h2o_accept(&loop->accept_ctx, sock);
     }
 }
@@ -577,6 +685,7 @@ static void http_on_stop(h2o_multithread_receiver_t *recv, h2o_linklist_t *messa
     if (loop->stopping)
         return;
     loop->stopping = 1;
+    h2o_timeout_unlink(&loop->accept_resume);
     if (loop->listener != NULL) {
         h2o_socket_read_stop(loop->listener);
         h2o_socket_close(loop->listener);
@@ -621,6 +730,8 @@ static int http_loop_init(http_loop_t *loop, char **error)
     h2o_context_init(&loop->ctx, h2o_evloop_create(), &srv->config);
     h2o_multithread_register_receiver(loop->ctx.queue, &loop->done_recv, http_on_jobs_done);
     h2o_multithread_register_receiver(loop->ctx.queue, &loop->stop_recv, http_on_stop);
+    h2o_timeout_init(loop->ctx.loop, &loop->accept_pause, HTTP_ACCEPT_PAUSE_MS);
+    loop->accept_resume.cb = http_on_accept_resume;
     loop->inited = 1;
     loop->accept_ctx.ctx = &loop->ctx;
     loop->accept_ctx.hosts = srv->config.hosts;
@@ -670,6 +781,9 @@ static int http_loop_dispose(http_loop_t *loop)
         return -1;
     h2o_multithread_unregister_receiver(loop->ctx.queue, &loop->done_recv);
     h2o_multithread_unregister_receiver(loop->ctx.queue, &loop->stop_recv);
+    h2o_timeout_unlink(&loop->accept_resume);
+    h2o_timeout_dispose(loop->ctx.loop, &loop->accept_pause);
+    hmap_clear(&loop->conn_jobs);
     h2o_evloop_t *evloop = loop->ctx.loop;
     h2o_multithread_queue_t *queue = loop->ctx.queue;
     h2o_context_dispose(&loop->ctx);
@@ -737,15 +851,43 @@ static int http_spawn_loops(http_server_t *srv, char **error)
     return *error == NULL ? 0 : -1;
 }
 
+/* Joins the loop if its thread ends before deadline_ms (monotonic); 1 when it did. */
+static int http_join_until(http_loop_t *loop, uint64_t deadline_ms)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until); /* pthread_timedjoin_np counts on CLOCK_REALTIME */
+    uint64_t now = http_now_ms(), wait = deadline_ms > now ? deadline_ms - now : 0;
+    until.tv_sec += (time_t)(wait / 1000);
+    until.tv_nsec += (long)(wait % 1000) * 1000000;
+    if (until.tv_nsec >= 1000000000) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000;
+    }
+    return pthread_timedjoin_np(loop->thread, NULL, &until) == 0;
+}
+
+/*
+ * Each loop stops accepting and drains; a loop ends only when every job it
+ * handed to the pool is back. Past HTTP_DRAIN_MS, the queries still running
+ * are cancelled (and queued jobs answered without a connection) once a
+ * second, so a stuck query cannot hold a shutdown forever.
+ */
 static void http_stop_loops(http_server_t *srv)
 {
     for (size_t i = 0; i < srv->nloops; i++)
         if (srv->loops[i].inited)
             h2o_multithread_send_message(&srv->loops[i].stop_recv, &srv->loops[i].stop_msg);
+    uint64_t deadline = http_now_ms() + HTTP_DRAIN_MS;
     for (size_t i = 0; i < srv->nloops; i++) {
-        if (srv->loops[i].running)
-            pthread_join(srv->loops[i].thread, NULL);
-        srv->loops[i].running = 0;
+        http_loop_t *loop = &srv->loops[i];
+        while (loop->running && !http_join_until(loop, deadline)) {
+            log_warn("http: requests still running %d ms after the stop; cancelling their queries",
+                     HTTP_DRAIN_MS);
+            if (srv->pool != NULL)
+                dbpool_cancel(srv->pool);
+            deadline = http_now_ms() + HTTP_CANCEL_EVERY_MS;
+        }
+        loop->running = 0;
     }
 }
 
@@ -783,6 +925,14 @@ http_server_t *http_server_new(const server_config_t *cfg, char **error)
     srv->cfg = cfg;
     srv->listen_fd = -1;
     srv->nloops = cfg->threads > 0 ? (size_t)cfg->threads : 1;
+    srv->max_connections = cfg->max_connections;
+    if (srv->max_connections <= 0) {
+        struct rlimit nofile;
+        long soft = getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur != RLIM_INFINITY
+                        ? (long)nofile.rlim_cur
+                        : 1048576;
+        srv->max_connections = soft - HTTP_FD_RESERVE > 16 ? (int)(soft - HTTP_FD_RESERVE) : 16;
+    }
     srv->loops = xcalloc(srv->nloops, sizeof *srv->loops);
     pthread_mutex_init(&srv->ready_lock, NULL);
     pthread_cond_init(&srv->ready_cond, NULL);

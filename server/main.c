@@ -74,6 +74,14 @@ static const char main_usage[] =
     "  --feed-interval-ms N               SCHEMA_REGISTRY_FEED_INTERVAL_MS            feed.interval.ms\n"
     "      How often a node polls the database for other nodes' changes;\n"
     "      0 = never (single node). Default 500.\n"
+    "  --max-connections N                SCHEMA_REGISTRY_MAX_CONNECTIONS             max.connections\n"
+    "      Open client connections at once; 0 = the open-file limit less 64.\n"
+    "  --max-connection-jobs N            SCHEMA_REGISTRY_MAX_CONNECTION_JOBS         max.connection.jobs\n"
+    "      Database requests in flight per connection (429 beyond). Default 100.\n"
+    "  --max-queued-jobs N                SCHEMA_REGISTRY_MAX_QUEUED_JOBS             max.queued.jobs\n"
+    "      Database requests in flight per HTTP thread (503 beyond). Default 1000.\n"
+    "  --max-subject-bytes N              SCHEMA_REGISTRY_MAX_SUBJECT_BYTES           max.subject.bytes\n"
+    "      Longest subject name in bytes (42208 beyond; at most 2600). Default 2048.\n"
     "\n"
     "Running as root. PostgreSQL refuses root, so the embedded cluster runs as\n"
     "the user 'postgres' (else 'nobody'); when that user cannot enter the data\n"
@@ -191,7 +199,8 @@ static int main_serve(const server_config_t *cfg)
         http_server_stop(srv);
         return 1;
     }
-    registry_options_t opts = {db.conninfo, level, cfg->max_schema_bytes, cfg->feed_interval_ms};
+    registry_options_t opts = {db.conninfo, level, cfg->max_schema_bytes, cfg->feed_interval_ms,
+                               cfg->max_subject_bytes};
     registry_t *reg = registry_new(&opts, db.store, &error);
     if (reg == NULL) {
         http_server_stop(srv);

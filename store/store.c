@@ -8,6 +8,7 @@
 
 #include <libpq-fe.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +19,20 @@ struct store {
     PGconn *conn;
     char *error; /* the last failure's message, malloc'd; NULL when none */
     int in_tx;   /* between a successful BEGIN and its COMMIT or ROLLBACK */
+    /* store_cancel runs on another thread than the connection's user. */
+    pthread_mutex_t cancel_lock;
+    PGcancel *cancel; /* for the current backend; renewed after a reset */
 };
+
+/* After a connect or reset: the backend (and its cancel key) is new. */
+static void store_renew_cancel(store_t *db)
+{
+    pthread_mutex_lock(&db->cancel_lock);
+    if (db->cancel)
+        PQfreeCancel(db->cancel);
+    db->cancel = PQgetCancel(db->conn);
+    pthread_mutex_unlock(&db->cancel_lock);
+}
 
 /* ---- 1. Result codes ------------------------------------------------------ */
 
@@ -92,6 +106,7 @@ static PGresult *store_exec_retrying(store_t *db, const char *sql, int n, const 
     if (PQstatus(db->conn) != CONNECTION_OK)
         return NULL;
     PQsetNoticeProcessor(db->conn, store_notice_quiet, NULL);
+    store_renew_cancel(db);
     return PQexecParams(db->conn, sql, n, NULL, params, NULL, NULL, 0);
 }
 
@@ -124,6 +139,8 @@ store_t *store_open(const char *conninfo, char **error)
     PQsetNoticeProcessor(conn, store_notice_quiet, NULL);
     store_t *db = xcalloc(1, sizeof *db);
     db->conn = conn;
+    pthread_mutex_init(&db->cancel_lock, NULL);
+    store_renew_cancel(db);
     return db;
 }
 
@@ -132,8 +149,20 @@ void store_close(store_t *db)
     if (!db)
         return;
     PQfinish(db->conn);
+    if (db->cancel)
+        PQfreeCancel(db->cancel);
+    pthread_mutex_destroy(&db->cancel_lock);
     free(db->error);
     free(db);
+}
+
+void store_cancel(store_t *db)
+{
+    char ignored[256];
+    pthread_mutex_lock(&db->cancel_lock);
+    if (db->cancel)
+        PQcancel(db->cancel, ignored, sizeof ignored);
+    pthread_mutex_unlock(&db->cancel_lock);
 }
 
 static store_rc_t store_exec_script(store_t *db, const char *sql)
@@ -152,6 +181,7 @@ store_rc_t store_begin(store_t *db)
         PQreset(db->conn);
         if (PQstatus(db->conn) != CONNECTION_OK)
             return store_fail_with(db, STORE_CONN_LOST, "connecting to the database", NULL);
+        store_renew_cancel(db);
     }
     store_rc_t rc = store_query(db, "BEGIN", 0, NULL, NULL, "starting a transaction");
     db->in_tx = rc == STORE_OK;

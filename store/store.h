@@ -56,6 +56,9 @@ void store_rollback(store_t *db);
 /* 1 when the connection itself is gone (not when a statement failed): the
  * pool then replaces it. A refused write (read-only, a conflict) is not. */
 int store_is_broken(const store_t *db);
+/* Asks PostgreSQL to cancel what db is running now (57014 for it). Safe from
+ * any thread while another uses db; a no-op when nothing runs. */
+void store_cancel(store_t *db);
 /* Serializes writers of one subject (or scope) until the transaction ends. */
 store_rc_t store_lock_scope(store_t *db, const char *scope);
 /* Applies migrations/ under a session advisory lock, each file once, in order. */

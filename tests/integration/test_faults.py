@@ -33,7 +33,7 @@ class Storm:
     """STORM_CLIENTS keep-alive clients registering schema_for(i) under
     subject 'fault-i' until stopped or `limit` registrations are sent."""
 
-    def __init__(self, server, limit=20000, seconds=60):
+    def __init__(self, server, limit=60000, seconds=60):
         self.server, self.limit, self.deadline = server, limit, time.monotonic() + seconds
         self.acked = {}                     # subject -> id, 200 answers only
         self.statuses = {}
@@ -70,6 +70,8 @@ class Storm:
                     self.acked[subject] = r.body["id"]
                 elif r.status >= 500:
                     self.last_5xx = r
+            if r.status >= 500:
+                time.sleep(0.02)            # as a client backs off; the count must outlast an outage
 
     def ok_count(self):
         with self.lock:

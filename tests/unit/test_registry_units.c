@@ -71,16 +71,20 @@ static void test_version_parse(void **state)
 static void test_subject_names(void **state)
 {
     reg_error_t err;
-    assert_int_equal(registry_check_subject_name("orders-value", &err), REG_OK);
-    assert_int_equal(registry_check_subject_name("com/acme/common.proto", &err), REG_OK);
-    assert_int_equal(registry_check_subject_name("*", &err), REG_OK);
-    assert_int_equal(registry_check_subject_name("caf\xc3\xa9", &err), REG_OK);
-    assert_int_equal(registry_check_subject_name("bad\x01name", &err), REG_INVALID_SUBJECT);
-    assert_int_equal(registry_check_subject_name("tab\tname", &err), REG_INVALID_SUBJECT);
-    assert_int_equal(registry_check_subject_name("del\x7f", &err), REG_INVALID_SUBJECT);
-    assert_int_equal(registry_check_subject_name("c1\xc2\x85", &err), REG_INVALID_SUBJECT);
-    assert_int_equal(registry_check_subject_name("__GLOBAL", &err), REG_INVALID_SUBJECT);
-    assert_int_equal(registry_check_subject_name("__EMPTY", &err), REG_INVALID_SUBJECT);
+    assert_int_equal(registry_check_subject_name("orders-value", 2048, &err), REG_OK);
+    assert_int_equal(registry_check_subject_name("com/acme/common.proto", 2048, &err), REG_OK);
+    assert_int_equal(registry_check_subject_name("*", 2048, &err), REG_OK);
+    assert_int_equal(registry_check_subject_name("caf\xc3\xa9", 2048, &err), REG_OK);
+    assert_int_equal(registry_check_subject_name("bad\x01name", 2048, &err), REG_INVALID_SUBJECT);
+    assert_int_equal(registry_check_subject_name("tab\tname", 2048, &err), REG_INVALID_SUBJECT);
+    assert_int_equal(registry_check_subject_name("del\x7f", 2048, &err), REG_INVALID_SUBJECT);
+    assert_int_equal(registry_check_subject_name("c1\xc2\x85", 2048, &err), REG_INVALID_SUBJECT);
+    assert_int_equal(registry_check_subject_name("__GLOBAL", 2048, &err), REG_INVALID_SUBJECT);
+    assert_int_equal(registry_check_subject_name("__EMPTY", 2048, &err), REG_INVALID_SUBJECT);
+    /* A byte limit: a subject is a btree key, and PostgreSQL refuses long index rows. */
+    assert_int_equal(registry_check_subject_name("abcd", 4, &err), REG_OK);
+    assert_int_equal(registry_check_subject_name("abcde", 4, &err), REG_INVALID_SUBJECT);
+    assert_int_equal(registry_check_subject_name("caf\xc3\xa9", 4, &err), REG_INVALID_SUBJECT);
     assert_int_equal(err.code, REG_INVALID_SUBJECT);
 }
 
