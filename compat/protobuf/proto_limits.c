@@ -27,8 +27,7 @@
 
 static int base64_char(char c)
 {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' ||
-           c == '/';
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/';
 }
 
 int proto_looks_like_base64(const char *text, size_t len)
@@ -249,7 +248,8 @@ static int check_types(proto_type_t *const *types, size_t n, char **error);
 
 static int check_message(const proto_message_t *m, char **error)
 {
-    if (check_fields(m->fields, m->n_fields, 0, error) != 0 || check_groups(m->groups, m->n_groups, error) != 0)
+    if (check_fields(m->fields, m->n_fields, 0, error) != 0 ||
+        check_groups(m->groups, m->n_groups, error) != 0)
         return -1;
     for (size_t i = 0; i < m->n_oneofs; i++)
         if (check_fields(m->oneofs[i]->fields, m->oneofs[i]->n_fields, 0, error) != 0 ||

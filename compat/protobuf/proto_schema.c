@@ -93,7 +93,9 @@ static proto_file_t *read_file(const char *text, size_t len, const proto_symtab_
         *from_descriptor = 1;
     } else {
         *error = both_errors(problem ? "Invalid base64 descriptor: " : "",
-                             problem ? problem : descriptor_error ? descriptor_error : "out of memory",
+                             problem            ? problem
+                             : descriptor_error ? descriptor_error
+                                                : "out of memory",
                              text_error ? text_error : "");
     }
     free(text_error);

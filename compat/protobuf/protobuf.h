@@ -304,7 +304,8 @@ void proto_normalize_number(const char *raw, strbuf_t *out);
  *
  * text may be .proto source or a base64 FileDescriptorProto (tried only when
  * the text does not parse). flags: SCHEMA_PARSE_NEW validates that every type
- * resolves; SCHEMA_PARSE_NORMALIZE stores the normalized form. On success sets
+ * resolves and that field numbers are ones protoc allows (1..536870911 but
+ * 19000..19999; stored schemas are read without it); SCHEMA_PARSE_NORMALIZE stores the normalized form. On success sets
  * *canonical (malloc'd) when canonical is not NULL.
  */
 proto_schema_t *proto_schema_new(const char *text, size_t len, const schema_ref_t *refs, size_t nrefs,

@@ -371,7 +371,8 @@ static void test_descriptor_unknown_field_type(void **state)
 static void test_malformed_descriptor_says_so(void **state)
 {
     (void)state;
-    assert_refused("CgV0ZXN", 0, "Invalid base64 descriptor: its length is not a multiple of 4; as .proto text: ");
+    assert_refused("CgV0ZXN", 0,
+                   "Invalid base64 descriptor: its length is not a multiple of 4; as .proto text: ");
     assert_refused("CgV0=XN0", 0, "Invalid base64 descriptor: '=' padding before the end; as .proto text: ");
     /* "not a schema": 'n' is a tag with wire type 6. */
     assert_refused("bm90IGEgc2NoZW1h", 0, "Invalid FileDescriptorProto: malformed wire data near byte");
