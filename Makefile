@@ -91,6 +91,8 @@ fuzz: deps
 	includes=$$(find $(FUZZ_DIR) -name '*.h' -printf '-I%h\n' | sort -u)
 	libs=$$(pkg-config --libs jansson libprotobuf-c libcrypto)
 	mkdir -p $(FUZZ_DIR)/artifacts
+	rm -rf $(FUZZ_DIR)/seeds
+	python3 tests/fuzz/seed_corpus.py $(FUZZ_DIR)/seeds
 	bad=0
 	for src in "$${targets[@]}"; do
 	  name=$$(basename "$$src" .c)
@@ -99,9 +101,12 @@ fuzz: deps
 	    $(FUZZ_DIR)/libcompat_protobuf.a $(FUZZ_DIR)/libcompat_jsonschema.a $(FUZZ_DIR)/libbase.a \
 	    $$libs -lm -o "$(FUZZ_DIR)/$$name"
 	  corpus=$(FUZZ_DIR)/corpus/$$name; mkdir -p "$$corpus"
-	  seeds=(); [[ -d tests/fuzz/corpus/$$name ]] && seeds=(tests/fuzz/corpus/$$name)
-	  echo "make fuzz: $$name for $(FUZZ_SECONDS) s"
-	  if ! "$(FUZZ_DIR)/$$name" -max_total_time=$(FUZZ_SECONDS) \
+	  seeds=(); [[ -d $(FUZZ_DIR)/seeds/$$name ]] && seeds=($(FUZZ_DIR)/seeds/$$name)
+	  [[ -d tests/fuzz/corpus/$$name ]] && seeds+=(tests/fuzz/corpus/$$name)
+	  # Long enough for the hostile shapes: a descriptor 10,000 messages deep is ~90 KB of base64.
+	  max_len=16384; [[ $$name == fuzz_proto ]] && max_len=131072
+	  echo "make fuzz: $$name for $(FUZZ_SECONDS) s (-max_len=$$max_len)"
+	  if ! "$(FUZZ_DIR)/$$name" -max_total_time=$(FUZZ_SECONDS) -max_len=$$max_len \
 	       -artifact_prefix=$(FUZZ_DIR)/artifacts/$$name- "$$corpus" "$${seeds[@]}"; then
 	    echo "make fuzz: $$name FAILED (see $(FUZZ_DIR)/artifacts/)" >&2; bad=1
 	  fi

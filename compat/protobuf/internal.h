@@ -9,6 +9,7 @@
  *   4. Custom options on the wire (proto_option_wire.c)
  *   5. Printing and normalization pieces (proto_printer.c, proto_normalize.c)
  *   6. Embedded sources (proto_wkt.c; the Google ones generated)
+ *   7. Limits and protoc's rules (proto_limits.c)
  */
 #ifndef COMPAT_PROTOBUF_INTERNAL_H
 #define COMPAT_PROTOBUF_INTERNAL_H
@@ -161,5 +162,18 @@ typedef struct proto_builtin_source {
 } proto_builtin_source_t;
 extern const proto_builtin_source_t proto_builtin_google[];
 extern const size_t proto_builtin_google_count;
+
+/* ---- 7. Limits and protoc's rules ------------------------------------- */
+
+/* 1 when text is nothing but base64 characters (so it cannot be .proto text). */
+int proto_looks_like_base64(const char *text, size_t len);
+/* Why text (for which proto_looks_like_base64 holds) is not strict base64, or NULL. */
+const char *proto_base64_problem(const char *text, size_t len);
+/* Before unpacking a FileDescriptorProto: its size, its wire format along the
+ * recursive paths, and its message nesting against PROTO_MAX_DEPTH. 0, or -1
+ * with *error (malloc'd). */
+int proto_descriptor_check_wire(const uint8_t *data, size_t len, char **error);
+/* Every field number in file as protoc allows it: 0, or -1 with *error (malloc'd). */
+int proto_check_field_numbers(const proto_file_t *file, char **error);
 
 #endif

@@ -33,7 +33,8 @@ typedef struct reader {
     proto_option_codec_t *codec; /* custom options; NULL without symbols */
     long budget;                 /* extension lookups left (hostile descriptors) */
     int proto3;
-    int failed; /* out of memory */
+    int failed;  /* out of memory, or error set */
+    char *error; /* a refusal (malloc'd); NULL for out of memory */
 } reader_t;
 
 static void *alloc(reader_t *r, size_t n)
@@ -306,6 +307,16 @@ static const char *unescape_bytes(reader_t *r, const char *s, size_t *len)
 static proto_field_t *read_field(reader_t *r, const FieldProto *fp, const proto_symtab_t *tab, int in_oneof,
                                  int order)
 {
+    /* protobuf-c keeps any number in an enum field; descriptor.proto knows 1..18. */
+    if (fp->has_type && (fp->type < GOOGLE__PROTOBUF__FIELD_DESCRIPTOR_PROTO__TYPE__TYPE_DOUBLE ||
+                         fp->type > GOOGLE__PROTOBUF__FIELD_DESCRIPTOR_PROTO__TYPE__TYPE_SINT64)) {
+        char what[320];
+        snprintf(what, sizeof what, "Invalid descriptor: field %.200s has unknown type %d",
+                 fp->name ? fp->name : "", (int)fp->type);
+        proto_error_set(&r->error, "%s", what);
+        r->failed = 1;
+        return NULL;
+    }
     proto_field_t *f = NEW(r, proto_field_t);
     if (!f)
         return NULL;
@@ -856,9 +867,11 @@ proto_file_t *proto_descriptor_read(const uint8_t *data, size_t len, const proto
                                     char **error)
 {
     *error = NULL;
+    if (proto_descriptor_check_wire(data, len, error) != 0)
+        return NULL;
     FileProto *fp = google__protobuf__file_descriptor_proto__unpack(NULL, len, data);
     if (!fp) {
-        *error = strdup("not a serialized FileDescriptorProto");
+        *error = strdup("Invalid FileDescriptorProto: not a serialized FileDescriptorProto");
         return NULL;
     }
     proto_file_t *f = proto_file_new();
@@ -870,6 +883,12 @@ proto_file_t *proto_descriptor_read(const uint8_t *data, size_t len, const proto
     arena_t *arena = f->arena;
     reader_t r = {.file = f, .arena = arena};
     int rc = read_file(&r, f, fp, context);
+    if (r.error) {
+        proto_file_free(f);
+        google__protobuf__file_descriptor_proto__free_unpacked(fp, NULL);
+        *error = r.error;
+        return NULL;
+    }
     /* Custom options may use extensions the file itself declares: read it
      * again with its own symbols in view. */
     proto_symtab_t *own = rc == 0 ? proto_symtab_new() : NULL;
@@ -882,6 +901,7 @@ proto_file_t *proto_descriptor_read(const uint8_t *data, size_t len, const proto
             proto_file_free(second);
             second = NULL;
         }
+        free(r2.error); /* the first pass saw the same fields */
     }
     proto_symtab_free(own);
     proto_file_free(f);

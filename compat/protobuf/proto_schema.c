@@ -57,25 +57,69 @@ fail:
     return NULL;
 }
 
-/* .proto text, or -- only when that fails -- a base64 FileDescriptorProto. */
-static proto_file_t *read_file(const char *text, size_t len, const proto_symtab_t *context, char **error)
+/* "<descriptor problem>; as .proto text: <text error>" (malloc'd). */
+static char *both_errors(const char *prefix, const char *descriptor, const char *text)
 {
+    size_t n = strlen(prefix) + strlen(descriptor) + strlen(text) + 32;
+    char *e = malloc(n);
+    if (e)
+        snprintf(e, n, "%s%s; as .proto text: %s", prefix, descriptor, text);
+    return e;
+}
+
+/*
+ * .proto text, or -- only when that fails -- a base64 FileDescriptorProto.
+ * Input of base64 characters only cannot be .proto text: its failure says
+ * first what is wrong with it as a descriptor. *from_descriptor gets 1 for a
+ * descriptor.
+ */
+static proto_file_t *read_file(const char *text, size_t len, const proto_symtab_t *context,
+                               int *from_descriptor, char **error)
+{
+    *from_descriptor = 0;
     proto_file_t *file = proto_parse(text, len, error);
-    if (file)
+    if (file || !proto_looks_like_base64(text, len))
         return file;
-    size_t n = 0;
-    uint8_t *bytes = proto_base64_decode(text, len, &n);
-    if (!bytes)
-        return NULL;
+    const char *problem = proto_base64_problem(text, len);
     char *descriptor_error = NULL;
-    file = proto_descriptor_read(bytes, n, context, &descriptor_error);
+    size_t n = 0;
+    uint8_t *bytes = problem ? NULL : proto_base64_decode(text, len, &n);
+    if (bytes)
+        file = proto_descriptor_read(bytes, n, context, &descriptor_error);
     free(bytes);
-    free(descriptor_error);
+    char *text_error = *error;
     if (file) {
-        free(*error);
         *error = NULL;
+        *from_descriptor = 1;
+    } else {
+        *error = both_errors(problem ? "Invalid base64 descriptor: " : "",
+                             problem            ? problem
+                             : descriptor_error ? descriptor_error
+                                                : "out of memory",
+                             text_error ? text_error : "");
     }
+    free(text_error);
+    free(descriptor_error);
     return file;
+}
+
+/* A descriptor is stored as its .proto text, which must parse again (option
+ * values nested past PROTO_MAX_DEPTH inside deep messages, names that are no
+ * identifiers): a stored text the server cannot read would fail every later
+ * request on the subject. */
+static int check_text_reparses(const proto_file_t *file, char **error)
+{
+    char *text = proto_print(file, PROTO_PRINT_CANONICAL, NULL, error);
+    if (!text)
+        return -1;
+    char *e = NULL;
+    proto_file_t *again = proto_parse(text, strlen(text), &e);
+    free(text);
+    if (!again)
+        *error = dup_error("Invalid descriptor: its .proto text does not parse: ", e ? e : "out of memory");
+    free(e);
+    proto_file_free(again);
+    return again ? 0 : -1;
 }
 
 void proto_schema_free(proto_schema_t *s)
@@ -103,7 +147,8 @@ static int parse_references(proto_schema_t *s, const schema_ref_t *refs, size_t 
          * needed to read text (only descriptors need it). */
         const char *text = refs[i].text ? refs[i].text : "";
         char *e = NULL;
-        s->deps[i] = read_file(text, strlen(text), NULL, &e);
+        int from_descriptor;
+        s->deps[i] = read_file(text, strlen(text), NULL, &from_descriptor, &e);
         if (!s->deps[i]) {
             char prefix[512];
             snprintf(prefix, sizeof prefix, "Invalid reference %s: ", refs[i].name ? refs[i].name : "");
@@ -177,9 +222,12 @@ proto_schema_t *proto_schema_new(const char *text, size_t len, const schema_ref_
         *error = strdup("out of memory");
         goto fail;
     }
-    s->file = read_file(text, len, context, error);
+    int from_descriptor = 0;
+    s->file = read_file(text, len, context, &from_descriptor, error);
     proto_symtab_free(context);
-    if (!s->file)
+    if (!s->file || (from_descriptor && check_text_reparses(s->file, error) != 0))
+        goto fail;
+    if ((flags & SCHEMA_PARSE_NEW) && proto_check_field_numbers(s->file, error) != 0)
         goto fail;
     if (set_package(s) != 0 || build_symtab(s, refs, nrefs) != 0) {
         *error = strdup("out of memory");

@@ -304,7 +304,8 @@ void proto_normalize_number(const char *raw, strbuf_t *out);
  *
  * text may be .proto source or a base64 FileDescriptorProto (tried only when
  * the text does not parse). flags: SCHEMA_PARSE_NEW validates that every type
- * resolves; SCHEMA_PARSE_NORMALIZE stores the normalized form. On success sets
+ * resolves and that field numbers are ones protoc allows (1..536870911 but
+ * 19000..19999; stored schemas are read without it); SCHEMA_PARSE_NORMALIZE stores the normalized form. On success sets
  * *canonical (malloc'd) when canonical is not NULL.
  */
 proto_schema_t *proto_schema_new(const char *text, size_t len, const schema_ref_t *refs, size_t nrefs,
@@ -339,10 +340,16 @@ int proto_descriptor_build(const proto_schema_t *schema, const char *name, uint8
  * the .proto text it was compiled from would: map entries become map<K, V>,
  * proto3 `optional`, groups and relative type names come back, json_name is
  * dropped where it is the default, custom options are decoded. context holds
- * the symbols of the references and built-ins (may be NULL).
+ * the symbols of the references and built-ins (may be NULL). Descriptors
+ * larger than PROTO_MAX_DESCRIPTOR_BYTES, with messages nested deeper than
+ * PROTO_MAX_DEPTH (the text parser's limit), or with a field type outside
+ * 1..18 are refused before any work in proportion to their shape.
  */
 proto_file_t *proto_descriptor_read(const uint8_t *data, size_t len, const proto_symtab_t *context,
                                     char **error);
+
+/* The largest serialized FileDescriptorProto read (bytes, after base64). */
+#define PROTO_MAX_DESCRIPTOR_BYTES (8 * 1024 * 1024)
 
 /* Standard base64 with padding. Encode returns malloc'd text; decode returns
  * malloc'd bytes, or NULL for anything but strict base64. */

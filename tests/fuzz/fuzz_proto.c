@@ -4,7 +4,8 @@
  * printer, the descriptor builder and the diff against itself.
  *
  * Built and run by `make fuzz` (linked against compat_protobuf and base);
- * seeds: tests/data/protobuf, -max_len=4096 keeps runs short.
+ * seeds: tests/fuzz/seed_corpus.py's (tests/data/protobuf), -max_len=131072 so
+ * that descriptors 10,000 messages deep (~90 KB of base64) are reachable.
  *
  * The first byte picks the parse flags, so validation and normalization are
  * fuzzed too; the rest is the schema text.

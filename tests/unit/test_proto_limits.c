@@ -1,0 +1,399 @@
+/*
+ * The Protobuf engine against hostile and invalid input in both forms (.proto
+ * text and base64 FileDescriptorProto): nesting and size limits checked
+ * before protobuf-c unpacks a descriptor, one depth limit for both forms,
+ * protoc's field number rules, unknown field types, and what a malformed
+ * descriptor is told. Descriptors are written here byte by byte, so each case
+ * shows the exact shape it sends.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "compat/protobuf/protobuf.h"
+#include "compat/schema.h"
+
+/* ---- A back-to-front protobuf writer ------------------------------------------------ */
+
+/* Fields are prepended, so a message's length is known when its tag is written. */
+typedef struct rev {
+    uint8_t *buf;
+    size_t cap;
+    size_t start; /* buf[start..cap) is the output */
+} rev_t;
+
+static void rev_init(rev_t *w, size_t cap)
+{
+    w->buf = malloc(cap);
+    assert_non_null(w->buf);
+    w->cap = w->start = cap;
+}
+
+static size_t rev_len(const rev_t *w)
+{
+    return w->cap - w->start;
+}
+
+static void rev_bytes(rev_t *w, const void *data, size_t n)
+{
+    assert_true(n <= w->start);
+    w->start -= n;
+    memcpy(w->buf + w->start, data, n);
+}
+
+static void rev_varint(rev_t *w, uint64_t v)
+{
+    uint8_t tmp[10];
+    size_t n = 0;
+    do {
+        tmp[n] = (uint8_t)(v & 0x7F);
+        v >>= 7;
+        if (v)
+            tmp[n] |= 0x80;
+        n++;
+    } while (v);
+    rev_bytes(w, tmp, n);
+}
+
+/* Wraps everything written since mark (a rev_len) as field number's payload. */
+static void rev_wrap(rev_t *w, size_t mark, int number)
+{
+    rev_varint(w, rev_len(w) - mark);
+    rev_varint(w, (uint64_t)number << 3 | 2);
+}
+
+static void rev_string(rev_t *w, int number, const char *s)
+{
+    size_t mark = rev_len(w);
+    rev_bytes(w, s, strlen(s));
+    rev_wrap(w, mark, number);
+}
+
+static void rev_int(rev_t *w, int number, int64_t v)
+{
+    rev_varint(w, (uint64_t)v);
+    rev_varint(w, (uint64_t)number << 3);
+}
+
+/* FieldDescriptorProto: name 1, number 3, label 4, type 5, type_name 6. */
+static void rev_field(rev_t *w, int number, const char *name, int64_t tag, int label, int type,
+                      const char *type_name)
+{
+    size_t mark = rev_len(w);
+    if (type_name)
+        rev_string(w, 6, type_name);
+    rev_int(w, 5, type);
+    rev_int(w, 4, label);
+    rev_int(w, 3, tag);
+    rev_string(w, 1, name);
+    rev_wrap(w, mark, number);
+}
+
+/* Base64 of the finished FileDescriptorProto (syntax proto3 prepended). */
+static char *rev_finish(rev_t *w)
+{
+    rev_string(w, 12, "proto3");
+    char *b64 = proto_base64_encode(w->buf + w->start, rev_len(w));
+    assert_non_null(b64);
+    free(w->buf);
+    return b64;
+}
+
+/*
+ * A file whose one top-level message holds a chain of depth messages
+ * (DescriptorProto.nested_type = 3 inside FileDescriptorProto.message_type = 4),
+ * the innermost with an int32 field and, when with_map, a map<string, int32>
+ * field (whose entry message is one level deeper still).
+ */
+static char *deep_descriptor(int depth, int with_map)
+{
+    rev_t w;
+    rev_init(&w, (size_t)depth * 16 + 1024);
+    size_t mark = rev_len(&w);
+    if (with_map) {
+        size_t entry = rev_len(&w);
+        size_t opts = rev_len(&w);
+        rev_int(&w, 7, 1); /* MessageOptions.map_entry */
+        rev_wrap(&w, opts, 7);
+        rev_field(&w, 2, "value", 2, 1, 5, NULL);
+        rev_field(&w, 2, "key", 1, 1, 9, NULL);
+        rev_string(&w, 1, "TagsEntry");
+        rev_wrap(&w, entry, 3);
+        char *type_name = malloc((size_t)depth * 2 + 16);
+        assert_non_null(type_name);
+        for (int i = 0; i < depth; i++)
+            memcpy(type_name + 2 * i, ".M", 2);
+        strcpy(type_name + 2 * depth, ".TagsEntry");
+        rev_field(&w, 2, "tags", 2, 3, 11, type_name);
+        free(type_name);
+    }
+    rev_field(&w, 2, "x", 1, 1, 5, NULL);
+    rev_string(&w, 1, "M");
+    for (int i = 1; i < depth; i++) {
+        rev_wrap(&w, mark, 3);
+        rev_string(&w, 1, "M");
+    }
+    rev_wrap(&w, mark, 4);
+    return rev_finish(&w);
+}
+
+/* A file with one message M holding one field x of that number and type. */
+static char *field_descriptor(int64_t number, int type)
+{
+    rev_t w;
+    rev_init(&w, 256);
+    size_t mark = rev_len(&w);
+    rev_field(&w, 2, "x", number, 1, type, NULL);
+    rev_string(&w, 1, "M");
+    rev_wrap(&w, mark, 4);
+    return rev_finish(&w);
+}
+
+/* ---- Helpers ------------------------------------------------------------------------ */
+
+/* The error of a refused parse (malloc'd); fails the test when it is accepted. */
+static char *refused(const char *text, int flags)
+{
+    char *error = NULL;
+    proto_schema_t *s = proto_schema_new(text, strlen(text), NULL, 0, flags, NULL, &error);
+    if (s)
+        fail_msg("accepted: %.200s", text);
+    assert_non_null(error);
+    return error;
+}
+
+static void assert_refused(const char *text, int flags, const char *expected_prefix)
+{
+    char *error = refused(text, flags);
+    if (strncmp(error, expected_prefix, strlen(expected_prefix)) != 0)
+        fail_msg("error \"%s\" does not start with \"%s\"", error, expected_prefix);
+    free(error);
+}
+
+/* Accepted with its canonical text, which parses again to itself. */
+static char *accepted(const char *text, int flags)
+{
+    char *error = NULL, *canonical = NULL, *again = NULL;
+    proto_schema_t *s = proto_schema_new(text, strlen(text), NULL, 0, flags, &canonical, &error);
+    if (!s)
+        fail_msg("refused: %s", error);
+    proto_schema_free(s);
+    s = proto_schema_new(canonical, strlen(canonical), NULL, 0, flags, &again, &error);
+    if (!s)
+        fail_msg("canonical text refused: %s", error);
+    assert_string_equal(again, canonical);
+    proto_schema_free(s);
+    free(again);
+    return canonical;
+}
+
+/* depth nested `message M {` around one field, as .proto text. */
+static char *deep_text(int depth)
+{
+    char *text = malloc((size_t)depth * 16 + 64);
+    assert_non_null(text);
+    size_t n = (size_t)sprintf(text, "syntax = \"proto3\";\n");
+    for (int i = 0; i < depth; i++)
+        n += (size_t)sprintf(text + n, "message M {");
+    n += (size_t)sprintf(text + n, "int32 x = 1;");
+    for (int i = 0; i < depth; i++)
+        text[n++] = '}';
+    text[n] = '\0';
+    return text;
+}
+
+static double seconds_since(clock_t start)
+{
+    return (double)(clock() - start) / CLOCKS_PER_SEC;
+}
+
+/* ---- Item 2: bounded work for hostile descriptors --------------------------------------- */
+
+/* 10,000 nested messages in ~90 KB: protobuf-c's recursive unpack overflowed
+ * the stack (SIGSEGV) before the wire walk refused it. */
+static void test_descriptor_10000_deep_is_refused_before_unpacking(void **state)
+{
+    (void)state;
+    char *b64 = deep_descriptor(10000, 0);
+    assert_refused(b64, SCHEMA_PARSE_NEW, "Invalid descriptor: messages nested deeper than 64;");
+    assert_refused(b64, 0, "Invalid descriptor: messages nested deeper than 64;");
+    free(b64);
+}
+
+/* 5,000 nested messages took minutes in the printer (every level copied
+ * its subtree again); refused now in well under a second. */
+static void test_descriptor_5000_deep_is_refused_quickly(void **state)
+{
+    (void)state;
+    char *b64 = deep_descriptor(5000, 0);
+    clock_t start = clock();
+    assert_refused(b64, SCHEMA_PARSE_NEW, "Invalid descriptor: messages nested deeper than 64;");
+    assert_true(seconds_since(start) < 2.0);
+    free(b64);
+}
+
+/* One limit for both forms: 64 levels are accepted as text and as a
+ * descriptor (a map entry one level deeper included), their canonical text
+ * parses again, and format=serialized of it reads back; 65 levels are refused
+ * in both forms. Before, a 65-deep descriptor was accepted and stored as
+ * text the server could not parse. */
+static void test_one_depth_limit_for_both_forms(void **state)
+{
+    (void)state;
+    char *text = deep_text(PROTO_MAX_DEPTH);
+    char *from_text = accepted(text, SCHEMA_PARSE_NEW);
+    free(text);
+
+    char *b64 = deep_descriptor(PROTO_MAX_DEPTH, 1);
+    char *from_descriptor = accepted(b64, SCHEMA_PARSE_NEW);
+    assert_non_null(strstr(from_descriptor, "map<string, int32> tags = 2;"));
+    free(b64);
+
+    char *error = NULL;
+    proto_schema_t *s = proto_schema_new(from_descriptor, strlen(from_descriptor), NULL, 0, 0, NULL, &error);
+    assert_non_null(s);
+    char *serialized = proto_schema_serialized(s);
+    assert_non_null(serialized);
+    proto_schema_free(s);
+    char *back = accepted(serialized, SCHEMA_PARSE_NEW);
+    assert_string_equal(back, from_descriptor);
+    free(back);
+    free(serialized);
+    free(from_descriptor);
+    free(from_text);
+
+    text = deep_text(PROTO_MAX_DEPTH + 1);
+    assert_refused(text, 0, "Syntax error");
+    free(text);
+    b64 = deep_descriptor(PROTO_MAX_DEPTH + 1, 0);
+    assert_refused(b64, 0, "Invalid descriptor: messages nested deeper than 64;");
+    free(b64);
+}
+
+/* The size limit comes before any decoding work: one package string past it. */
+static void test_descriptor_size_is_bounded(void **state)
+{
+    (void)state;
+    size_t n = PROTO_MAX_DESCRIPTOR_BYTES + 1;
+    rev_t w;
+    rev_init(&w, n + 64);
+    char *package = malloc(n - 5);
+    assert_non_null(package);
+    memset(package, 'p', n - 6);
+    package[n - 6] = '\0';
+    rev_string(&w, 2, package);
+    free(package);
+    assert_true(rev_len(&w) + 8 > (size_t)PROTO_MAX_DESCRIPTOR_BYTES);
+    char *b64 = rev_finish(&w);
+    assert_refused(b64, 0, "Invalid descriptor: larger than");
+    free(b64);
+}
+
+/* ---- Item 5: protoc's rules ------------------------------------------------------------------ */
+
+/*
+ * protoc refuses these numbers; Confluent's ProtobufSchema.toDynamicSchema()
+ * builds a protobuf-java Descriptors.FileDescriptor whose
+ * DescriptorValidationException says "<symbol>: <problem>". Checked for new
+ * schemas (SCHEMA_PARSE_NEW) in both forms; stored schemas still read.
+ */
+static void test_field_numbers(void **state)
+{
+    (void)state;
+    static const struct {
+        int64_t number;
+        const char *error;
+    } bad[] = {
+        {0, "x: Field numbers must be positive integers."},
+        {-1, "x: Field numbers must be positive integers."},
+        {19000, "x: Field numbers 19000 through 19999 are reserved for the protocol buffer library "
+                "implementation."},
+        {19999, "x: Field numbers 19000 through 19999 are reserved"},
+        {536870912, "x: Field number 536870912 exceeds maximum of 536870911"},
+        {2147483647, "x: Field number 2147483647 exceeds maximum of 536870911"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char text[128];
+        snprintf(text, sizeof text, "syntax = \"proto3\";\nmessage M {\n  int32 x = %lld;\n}\n",
+                 (long long)bad[i].number);
+        assert_refused(text, SCHEMA_PARSE_NEW, bad[i].error);
+        free(accepted(text, 0));
+        char *b64 = field_descriptor(bad[i].number, 5);
+        assert_refused(b64, SCHEMA_PARSE_NEW, bad[i].error);
+        free(b64);
+    }
+    static const int64_t good[] = {1, 18999, 20000, 536870911};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        char text[128];
+        snprintf(text, sizeof text, "syntax = \"proto3\";\nmessage M {\n  int32 x = %lld;\n}\n",
+                 (long long)good[i]);
+        free(accepted(text, SCHEMA_PARSE_NEW));
+        char *b64 = field_descriptor(good[i], 5);
+        free(accepted(b64, SCHEMA_PARSE_NEW));
+        free(b64);
+    }
+    /* Nested messages, oneofs, groups and extensions are checked too. */
+    assert_refused("syntax = \"proto3\";\nmessage A {\n  message B {\n    oneof o {\n      int32 y = 19500;\n"
+                   "    }\n  }\n}\n",
+                   SCHEMA_PARSE_NEW, "y: Field numbers 19000 through 19999");
+    assert_refused("syntax = \"proto2\";\nmessage A {\n  optional group G = 0 {\n    optional int32 y = 1;\n"
+                   "  }\n}\n",
+                   SCHEMA_PARSE_NEW, "G: Field numbers must be positive integers.");
+    assert_refused("syntax = \"proto2\";\nmessage A {\n  extensions 100 to 200;\n}\nextend A {\n"
+                   "  optional int32 e = 0;\n}\n",
+                   SCHEMA_PARSE_NEW, "e: Field numbers must be positive integers.");
+}
+
+/* FieldDescriptorProto.type outside 1..18 was read as int32. */
+static void test_descriptor_unknown_field_type(void **state)
+{
+    (void)state;
+    char *b64 = field_descriptor(1, 19);
+    assert_refused(b64, 0, "Invalid descriptor: field x has unknown type 19;");
+    free(b64);
+    b64 = field_descriptor(1, 0);
+    assert_refused(b64, 0, "Invalid descriptor: field x has unknown type 0;");
+    free(b64);
+    b64 = field_descriptor(1, 18);
+    free(accepted(b64, SCHEMA_PARSE_NEW));
+    free(b64);
+}
+
+/* Input that can only be base64 is told what is wrong with it as a
+ * descriptor first, then the text parser's view. */
+static void test_malformed_descriptor_says_so(void **state)
+{
+    (void)state;
+    assert_refused("CgV0ZXN", 0,
+                   "Invalid base64 descriptor: its length is not a multiple of 4; as .proto text: ");
+    assert_refused("CgV0=XN0", 0, "Invalid base64 descriptor: '=' padding before the end; as .proto text: ");
+    /* "not a schema": 'n' is a tag with wire type 6. */
+    assert_refused("bm90IGEgc2NoZW1h", 0, "Invalid FileDescriptorProto: malformed wire data near byte");
+    /* A message_type whose length runs past the end. */
+    char *b64 = proto_base64_encode((const uint8_t *)"\x22\x10\x0a\x01M", 5);
+    assert_refused(b64, 0, "Invalid FileDescriptorProto: malformed wire data near byte 2;");
+    free(b64);
+    /* Words of .proto text keep the text parser's message alone. */
+    assert_refused("message M { int32 x = 1 }", 0, "Syntax error");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_descriptor_10000_deep_is_refused_before_unpacking),
+        cmocka_unit_test(test_descriptor_5000_deep_is_refused_quickly),
+        cmocka_unit_test(test_one_depth_limit_for_both_forms),
+        cmocka_unit_test(test_descriptor_size_is_bounded),
+        cmocka_unit_test(test_field_numbers),
+        cmocka_unit_test(test_descriptor_unknown_field_type),
+        cmocka_unit_test(test_malformed_descriptor_says_so),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
