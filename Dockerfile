@@ -26,7 +26,7 @@ WORKDIR /var/lib/schema-registry
 ENV SCHEMA_REGISTRY_LISTEN=0.0.0.0:8081
 EXPOSE 8081
 HEALTHCHECK --interval=5s --timeout=3s --start-period=10s --retries=3 \
-  CMD curl -fsS -o /dev/null http://127.0.0.1:8081/ || exit 1
+  CMD curl -fsS -o /dev/null http://127.0.0.1:8081/health/live || exit 1
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/local/bin/schema-registry"]
 CMD ["serve"]

@@ -71,6 +71,11 @@ void *hmap_get(const hmap_t *m, const void *key, size_t klen)
     return e ? e->value : NULL;
 }
 
+int hmap_contains(const hmap_t *m, const void *key, size_t klen)
+{
+    return hmap_find(m, key, klen) != NULL;
+}
+
 int hmap_put_try(hmap_t *m, const void *key, size_t klen, void *value, void **old)
 {
     hmap_entry_t *e = hmap_find(m, key, klen);

@@ -12,6 +12,7 @@
 #define BASE_HMAP_H
 
 #include <stddef.h>
+#include <string.h>
 
 typedef struct hmap_entry {
     char *key; /* NULL = empty slot */
@@ -28,6 +29,8 @@ typedef struct hmap {
 } hmap_t;
 
 void *hmap_get(const hmap_t *m, const void *key, size_t klen);
+/* 1 when the key is present (whatever its value, NULL included). */
+int hmap_contains(const hmap_t *m, const void *key, size_t klen);
 /* Inserts or replaces; returns the previous value (or NULL). Aborts on OOM. */
 void *hmap_put(hmap_t *m, const void *key, size_t klen, void *value);
 /* The same for callers that propagate out-of-memory (compat): returns 0, or

@@ -1,12 +1,17 @@
 /*
  * feed: the change feed between nodes (docs/architecture.md, "Several
  * nodes"). A thread with its own connection polls the changes table and
- * reloads the scopes other nodes changed.
+ * reloads the scopes other nodes changed, and prunes what is older than
+ * changes.retention.seconds; a node that finds itself behind what was
+ * pruned reloads every scope instead of replaying.
  */
 #include "registry/internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+
+#include "base/log.h"
 
 /* A sequence number can commit after a higher one; a gap is waited for this
  * long before it is taken to be a rolled-back transaction. */
@@ -19,11 +24,65 @@ static int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+static int feed_collect_name(const reg_subject_t *subj, void *arg)
+{
+    strlist_push(arg, subj->name);
+    return 0;
+}
+
+/* Adds the subjects only this node still knows to scopes, so each scope is reloaded once. */
+static void feed_add_index_scopes(registry_t *reg, strlist_t *scopes)
+{
+    hmap_t in_db = {0};
+    for (size_t i = 0; i < scopes->n; i++)
+        hmap_puts(&in_db, scopes->items[i], NULL);
+    strlist_t known = {0};
+    index_each_subject(reg->idx, feed_collect_name, &known);
+    for (size_t i = 0; i < known.n; i++)
+        if (!hmap_contains(&in_db, known.items[i], strlen(known.items[i])))
+            strlist_push(scopes, known.items[i]);
+    strlist_clear(&known);
+    hmap_clear(&in_db);
+}
+
+/*
+ * Every scope again, one by one through registry_reload_scope (each under its
+ * reload lock, so no older state overwrites a newer local write), plus the
+ * scopes only this node still has (gone from the database). *seq moves to
+ * the end of the log as it was before the reload began: what lands during
+ * it is replayed, never missed.
+ */
+static int feed_reload_all(registry_t *reg, store_t *db, int64_t *seq)
+{
+    reg_error_t err;
+    int64_t end;
+    strlist_t scopes = {0};
+    if (store_last_change(db, &end) != STORE_OK || store_scopes(db, &scopes) != STORE_OK) {
+        strlist_clear(&scopes);
+        return -1;
+    }
+    feed_add_index_scopes(reg, &scopes);
+    int rc = registry_reload_scope(reg, db, "", &err) == REG_OK ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < scopes.n; i++)
+        rc = registry_reload_scope(reg, db, scopes.items[i], &err) == REG_OK ? 0 : -1;
+    strlist_clear(&scopes);
+    if (rc == 0) {
+        log_warn("feed: this node was behind the pruned change log; reloaded every subject");
+        *seq = end;
+    }
+    return rc;
+}
+
 /* Reloads the scopes changed after *seq; advances *seq past what is settled.
  * Returns -1 when the database could not be read (the caller reconnects). */
 static int feed_poll(registry_t *reg, store_t *db, int64_t *seq, int64_t *gap_since)
 {
     reg_error_t err;
+    int64_t pruned;
+    if (store_changes_pruned_upto(db, &pruned) != STORE_OK)
+        return -1;
+    if (pruned > *seq)
+        return feed_reload_all(reg, db, seq);
     int64_t *seqs = NULL;
     strlist_t scopes = {0};
     if (store_changes_since(db, *seq, 1000, &seqs, &scopes) != STORE_OK)
@@ -53,22 +112,52 @@ static int feed_poll(registry_t *reg, store_t *db, int64_t *seq, int64_t *gap_si
     return 0;
 }
 
+/* How often this node prunes the log: often enough for short retentions. */
+static int64_t feed_prune_every_ms(const registry_t *reg)
+{
+    int64_t half = (int64_t)reg->opts.changes_retention_s * 500;
+    return half < 1000 ? 1000 : half > 60000 ? 60000 : half;
+}
+
+static store_t *feed_connect(registry_t *reg, int *failing)
+{
+    char *error = NULL;
+    store_t *db = store_open(reg->conninfo, &error);
+    if (!db && !*failing)
+        log_warn("feed: cannot reach the database (retrying): %s", error ? error : "unknown error");
+    if (db && *failing)
+        log_info("feed: connected to the database again");
+    *failing = db == NULL;
+    free(error);
+    return db;
+}
+
 static void *feed_main(void *arg)
 {
     registry_t *reg = arg;
     store_t *db = NULL;
-    int64_t seq = reg->feed_start, gap_since = 0;
+    int64_t seq = reg->feed_start, gap_since = 0, next_prune = 0;
+    int failing = 0;
     while (!__atomic_load_n(&reg->feed_stop, __ATOMIC_ACQUIRE)) {
         if (!db)
-            db = store_open(reg->conninfo, NULL);
-        if (db && feed_poll(reg, db, &seq, &gap_since) != 0) {
+            db = feed_connect(reg, &failing);
+        int rc = 0;
+        if (db && reg->opts.feed_interval_ms > 0)
+            rc = feed_poll(reg, db, &seq, &gap_since);
+        if (db && rc == 0 && reg->opts.changes_retention_s > 0 && now_ms() >= next_prune) {
+            rc = store_changes_prune(db, reg->opts.changes_retention_s) == STORE_OK ? 0 : -1;
+            next_prune = now_ms() + feed_prune_every_ms(reg);
+        }
+        if (db && rc != 0) {
+            log_warn("feed: %s", store_error(db));
             store_close(db);
             db = NULL;
         }
         pthread_mutex_lock(&reg->feed_lock);
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
-        int64_t ns = until.tv_nsec + (int64_t)reg->opts.feed_interval_ms * 1000000;
+        int64_t wait_ms = reg->opts.feed_interval_ms > 0 ? reg->opts.feed_interval_ms : feed_prune_every_ms(reg);
+        int64_t ns = until.tv_nsec + wait_ms * 1000000;
         until.tv_sec += ns / 1000000000;
         until.tv_nsec = ns % 1000000000;
         if (!__atomic_load_n(&reg->feed_stop, __ATOMIC_ACQUIRE))

@@ -210,3 +210,9 @@ char *registry_schema_format(registry_t *reg, reg_schema_t *s, const char *forma
     char *text = parsed ? schema_format(parsed, format) : NULL;
     return text ? text : xstrdup(s->text);
 }
+
+reg_code_t registry_ready(registry_t *reg, store_t *db, reg_error_t *err)
+{
+    (void)reg; /* a registry exists only once it is loaded */
+    return reg_store(err, db, store_ping(db));
+}

@@ -46,7 +46,7 @@ registry_t *registry_new(const registry_options_t *opts, store_t *db, char **err
         return NULL;
     }
     index_publish_snapshot(reg->idx, &snap);
-    if (opts->feed_interval_ms > 0 && opts->conninfo)
+    if ((opts->feed_interval_ms > 0 || opts->changes_retention_s > 0) && opts->conninfo)
         registry_feed_start(reg);
     return reg;
 }

@@ -45,6 +45,7 @@ typedef struct registry_options {
     size_t max_schema_bytes;      /* 42209 above this */
     int feed_interval_ms;         /* poll period of the change feed; 0 = no feed thread */
     size_t max_subject_bytes;     /* 42208 above this (a subject is an index key) */
+    int changes_retention_s;      /* the change feed keeps this long; 0 = forever */
 } registry_options_t;
 
 /* Applies migrations/ under an advisory lock, each file once, in order.
@@ -112,6 +113,8 @@ void registry_schema_usages(registry_t *reg, int id, int deleted, reg_usage_t **
 int registry_subject_version_of(registry_t *reg, const char *subject, int id);
 /* Highest schema id allocated so far (fetchMaxId). */
 int registry_max_id(registry_t *reg);
+/* Readiness: the registry is loaded and db answers a query (REG_OK), else why not. */
+reg_code_t registry_ready(registry_t *reg, store_t *db, reg_error_t *err);
 /* GET .../versions/{v}/referencedby: sorted ids of schemas referring to it. */
 reg_code_t registry_referenced_by(registry_t *reg, const char *subject, const char *version_text, int deleted,
                                   int **ids, size_t *n, reg_error_t *err);

@@ -75,6 +75,7 @@ static const config_key_t config_keys[] = {
     {"max.connection.jobs", CFG_LIMIT, FIELD(max_connection_jobs)},
     {"max.queued.jobs", CFG_LIMIT, FIELD(max_queued_jobs)},
     {"max.subject.bytes", CFG_BYTES, FIELD(max_subject_bytes)},
+    {"changes.retention.seconds", CFG_LIMIT, FIELD(changes_retention_s)},
 };
 #define CONFIG_KEY_COUNT (sizeof config_keys / sizeof config_keys[0])
 
@@ -223,6 +224,7 @@ static void config_defaults(server_config_t *cfg)
     cfg->max_connection_jobs = 100;
     cfg->max_queued_jobs = 1000;
     cfg->max_subject_bytes = 2048;
+    cfg->changes_retention_s = 86400;
 }
 
 /* Settings that follow from others, and rules across keys. */

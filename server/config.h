@@ -27,6 +27,7 @@ typedef struct server_config {
     int max_connection_jobs;     /* database jobs in flight per connection (429 beyond), default 100 */
     int max_queued_jobs;         /* database jobs in flight per event loop (503 beyond), default 1000 */
     size_t max_subject_bytes;    /* longest subject name (42208 beyond), default 2048 */
+    int changes_retention_s;     /* the change feed keeps this long (seconds); 0 = forever; 86400 */
 } server_config_t;
 
 /* Fills defaults, then applies the file (--config or SCHEMA_REGISTRY_CONFIG),

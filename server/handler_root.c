@@ -14,6 +14,28 @@ static http_outcome_t root(http_call_t *c)
 
 const http_handler_t handle_root = {root, NULL};
 
+/* Liveness: the process and its event loop answer (from memory, never the database). */
+static http_outcome_t health_live(http_call_t *c)
+{
+    http_reply_json(c, 200, json_pack("{s:s}", "status", "live"));
+    return HTTP_DONE;
+}
+
+const http_handler_t handle_health_live = {health_live, NULL};
+
+/* Readiness: a database worker has a connection and PostgreSQL answers; 503 otherwise. */
+static void health_ready(http_call_t *c, store_t *db)
+{
+    reg_error_t err;
+    if (registry_ready(c->reg, db, &err) != REG_OK) {
+        http_reply_error(c, 503, "Not ready: %s", err.message);
+        return;
+    }
+    http_reply_json(c, 200, json_pack("{s:s}", "status", "ready"));
+}
+
+const http_handler_t handle_health_ready = {NULL, health_ready};
+
 static http_outcome_t metadata_id(http_call_t *c)
 {
     const char *kafka = c->cfg->kafka_cluster_id ? c->cfg->kafka_cluster_id : registry_cluster_id(c->reg);

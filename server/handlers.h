@@ -9,6 +9,8 @@
 
 /* handler_root.c */
 extern const http_handler_t handle_root;
+extern const http_handler_t handle_health_live;
+extern const http_handler_t handle_health_ready;
 extern const http_handler_t handle_metadata_id;
 extern const http_handler_t handle_metadata_version;
 extern const http_handler_t handle_schema_types;

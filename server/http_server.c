@@ -92,6 +92,10 @@ struct http_loop {
     h2o_multithread_receiver_t done_recv; /* jobs back from dbpool */
     h2o_multithread_receiver_t stop_recv;
     h2o_multithread_message_t stop_msg;
+    h2o_multithread_receiver_t tls_recv; /* a new TLS context (SIGHUP) */
+    h2o_multithread_message_t tls_msg;
+    SSL_CTX *tls_pending;                /* under srv->ready_lock; one reference */
+    int tls_msg_queued;                  /* under srv->ready_lock: tls_msg is on its way */
 };
 
 struct http_server {
@@ -565,35 +569,38 @@ static char *http_tls_error_new(const char *what, const char *path)
 }
 
 /* TLS 1.2 and 1.3, ALPN offering h2 and http/1.1. */
-static int http_tls_setup(http_server_t *srv, char **error)
+/* A TLS 1.2+ context for cfg's certificate and key, ALPN offering h2 and http/1.1; NULL + *error. */
+static SSL_CTX *http_tls_ctx_new(const server_config_t *cfg, char **error)
 {
-    const server_config_t *cfg = srv->cfg;
-    if (cfg->tls_cert == NULL)
-        return 0;
     SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
     if (ctx == NULL) {
         *error = http_error_new("TLS: cannot create a context");
-        return -1;
+        return NULL;
     }
-    srv->ssl_ctx = ctx;
     SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
     SSL_CTX_set_options(ctx,
                         SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
-    if (SSL_CTX_use_certificate_chain_file(ctx, cfg->tls_cert) != 1) {
+    if (SSL_CTX_use_certificate_chain_file(ctx, cfg->tls_cert) != 1)
         *error = http_tls_error_new("certificate", cfg->tls_cert);
-        return -1;
-    }
-    if (SSL_CTX_use_PrivateKey_file(ctx, cfg->tls_key, SSL_FILETYPE_PEM) != 1) {
+    else if (SSL_CTX_use_PrivateKey_file(ctx, cfg->tls_key, SSL_FILETYPE_PEM) != 1)
         *error = http_tls_error_new("private key", cfg->tls_key);
-        return -1;
-    }
-    if (SSL_CTX_check_private_key(ctx) != 1) {
+    else if (SSL_CTX_check_private_key(ctx) != 1)
         *error = http_tls_error_new("private key (it does not match the certificate)", cfg->tls_key);
-        return -1;
+    if (*error != NULL) {
+        SSL_CTX_free(ctx);
+        return NULL;
     }
     /* h2o_alpn_protocols, not h2o_http2_alpn_protocols: the latter lacks http/1.1. */
     h2o_ssl_register_alpn_protocols(ctx, h2o_alpn_protocols);
-    return 0;
+    return ctx;
+}
+
+static int http_tls_setup(http_server_t *srv, char **error)
+{
+    if (srv->cfg->tls_cert == NULL)
+        return 0;
+    srv->ssl_ctx = http_tls_ctx_new(srv->cfg, error);
+    return srv->ssl_ctx ? 0 : -1;
 }
 
 static void http_h2o_config(http_server_t *srv)
@@ -724,18 +731,38 @@ static uint64_t http_now_ms(void)
     return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* Loop thread: new connections from now on use the new TLS context; open ones keep theirs. */
+static void http_on_tls_reload(h2o_multithread_receiver_t *recv, h2o_linklist_t *messages)
+{
+    http_loop_t *loop = H2O_STRUCT_FROM_MEMBER(http_loop_t, tls_recv, recv);
+    while (!h2o_linklist_is_empty(messages))
+        h2o_linklist_unlink(messages->next);
+    pthread_mutex_lock(&loop->srv->ready_lock);
+    SSL_CTX *fresh = loop->tls_pending;
+    loop->tls_pending = NULL;
+    loop->tls_msg_queued = 0;
+    pthread_mutex_unlock(&loop->srv->ready_lock);
+    if (fresh == NULL)
+        return;
+    SSL_CTX_free(loop->accept_ctx.ssl_ctx);
+    loop->accept_ctx.ssl_ctx = fresh;
+}
+
 static int http_loop_init(http_loop_t *loop, char **error)
 {
     http_server_t *srv = loop->srv;
     h2o_context_init(&loop->ctx, h2o_evloop_create(), &srv->config);
     h2o_multithread_register_receiver(loop->ctx.queue, &loop->done_recv, http_on_jobs_done);
     h2o_multithread_register_receiver(loop->ctx.queue, &loop->stop_recv, http_on_stop);
+    h2o_multithread_register_receiver(loop->ctx.queue, &loop->tls_recv, http_on_tls_reload);
     h2o_timeout_init(loop->ctx.loop, &loop->accept_pause, HTTP_ACCEPT_PAUSE_MS);
     loop->accept_resume.cb = http_on_accept_resume;
     loop->inited = 1;
     loop->accept_ctx.ctx = &loop->ctx;
     loop->accept_ctx.hosts = srv->config.hosts;
     loop->accept_ctx.ssl_ctx = srv->ssl_ctx;
+    if (srv->ssl_ctx != NULL)
+        SSL_CTX_up_ref(srv->ssl_ctx); /* each loop holds its own: SIGHUP swaps them one loop at a time */
 
     int fd = fcntl(srv->listen_fd, F_DUPFD_CLOEXEC, 0);
     if (fd < 0) {
@@ -781,6 +808,10 @@ static int http_loop_dispose(http_loop_t *loop)
         return -1;
     h2o_multithread_unregister_receiver(loop->ctx.queue, &loop->done_recv);
     h2o_multithread_unregister_receiver(loop->ctx.queue, &loop->stop_recv);
+    h2o_multithread_unregister_receiver(loop->ctx.queue, &loop->tls_recv);
+    SSL_CTX_free(loop->accept_ctx.ssl_ctx);
+    SSL_CTX_free(loop->tls_pending);
+    loop->accept_ctx.ssl_ctx = loop->tls_pending = NULL;
     h2o_timeout_unlink(&loop->accept_resume);
     h2o_timeout_dispose(loop->ctx.loop, &loop->accept_pause);
     hmap_clear(&loop->conn_jobs);
@@ -952,6 +983,34 @@ int http_server_start(http_server_t *srv, registry_t *reg, const char *conninfo,
     if (srv->pool == NULL)
         return -1;
     return http_spawn_loops(srv, error);
+}
+
+int http_server_reload_tls(http_server_t *srv, char **error)
+{
+    *error = NULL;
+    if (srv->ssl_ctx == NULL)
+        return 0;
+    SSL_CTX *fresh = http_tls_ctx_new(srv->cfg, error);
+    if (fresh == NULL)
+        return -1;
+    for (size_t i = 0; i < srv->nloops; i++) {
+        http_loop_t *loop = &srv->loops[i];
+        if (!loop->inited)
+            continue;
+        SSL_CTX_up_ref(fresh);
+        pthread_mutex_lock(&srv->ready_lock);
+        SSL_CTX_free(loop->tls_pending); /* a reload the loop has not taken yet */
+        loop->tls_pending = fresh;
+        /* One message in flight at most: a queued one picks up the newest context. */
+        int send = !loop->tls_msg_queued;
+        loop->tls_msg_queued = 1;
+        pthread_mutex_unlock(&srv->ready_lock);
+        if (send)
+            h2o_multithread_send_message(&loop->tls_recv, &loop->tls_msg);
+    }
+    SSL_CTX_free(srv->ssl_ctx);
+    srv->ssl_ctx = fresh;
+    return 0;
 }
 
 const char *http_server_address(const http_server_t *srv)

@@ -40,6 +40,12 @@ http_server_t *http_server_new(const server_config_t *cfg, char **error);
  * http_server_stop.
  */
 int http_server_start(http_server_t *srv, registry_t *reg, const char *conninfo, char **error);
+/*
+ * SIGHUP: loads cfg's TLS certificate and key again (a renewed certificate
+ * without a restart). New connections use them; open ones keep the old.
+ * 0 (also without TLS), or -1 and a malloc'd *error, the old ones kept.
+ */
+int http_server_reload_tls(http_server_t *srv, char **error);
 /* The bound address as "host:port"; the real port when cfg asked for 0. */
 const char *http_server_address(const http_server_t *srv);
 /*

@@ -82,6 +82,9 @@ static const char main_usage[] =
     "      Database requests in flight per HTTP thread (503 beyond). Default 1000.\n"
     "  --max-subject-bytes N              SCHEMA_REGISTRY_MAX_SUBJECT_BYTES           max.subject.bytes\n"
     "      Longest subject name in bytes (42208 beyond; at most 2600). Default 2048.\n"
+    "  --changes-retention-seconds N      SCHEMA_REGISTRY_CHANGES_RETENTION_SECONDS   changes.retention.seconds\n"
+    "      How long the change feed between nodes keeps a change; a node that\n"
+    "      falls further behind reloads everything. 0 = forever. Default 86400.\n"
     "\n"
     "Running as root. PostgreSQL refuses root, so the embedded cluster runs as\n"
     "the user 'postgres' (else 'nobody'); when that user cannot enter the data\n"
@@ -91,8 +94,9 @@ static const char main_usage[] =
     "before it touches any file, so ./var belongs to that user.\n"
     "\n"
     "Signals. SIGINT (Ctrl-C) and SIGTERM stop the server: no new connections,\n"
-    "requests in flight finish (5 s at most), then the embedded PostgreSQL\n"
-    "stops. SIGHUP is logged and ignored (settings are read at start only).\n"
+    "requests in flight finish (after 5 s the queries still running are\n"
+    "cancelled), then the embedded PostgreSQL stops. SIGHUP reloads the TLS\n"
+    "certificate and key; other settings are read at start only.\n"
     "\n"
     "Exit status. 0 after a clean stop; 1 when start-up or the server fails\n"
     "(port in use, database unreachable, unreadable TLS files); 2 for bad\n"
@@ -153,8 +157,12 @@ static int main_db_open(const server_config_t *cfg, main_db_t *db)
 
 /* ---- Commands ----------------------------------------------------------------- */
 
-/* Blocks until SIGINT or SIGTERM (blocked in every thread since main() began). */
-static int main_wait_for_signal(void)
+/*
+ * Blocks until SIGINT or SIGTERM (blocked in every thread since main() began).
+ * SIGHUP reloads what can change without a restart: the TLS certificate and
+ * key (renewals); every other setting is read at start only.
+ */
+static int main_wait_for_signal(http_server_t *srv)
 {
     sigset_t set;
     sigemptyset(&set);
@@ -167,7 +175,13 @@ static int main_wait_for_signal(void)
             continue;
         if (sig != SIGHUP)
             return sig;
-        log_info("SIGHUP ignored: settings are read at start only");
+        char *error = NULL;
+        if (http_server_reload_tls(srv, &error) != 0)
+            log_error("SIGHUP: %s; the previous certificate stays in use", error);
+        else
+            log_info("SIGHUP: TLS certificate and key reloaded (when configured); other settings "
+                     "are read at start only");
+        free(error);
     }
 }
 
@@ -200,7 +214,7 @@ static int main_serve(const server_config_t *cfg)
         return 1;
     }
     registry_options_t opts = {db.conninfo, level, cfg->max_schema_bytes, cfg->feed_interval_ms,
-                               cfg->max_subject_bytes};
+                               cfg->max_subject_bytes, cfg->changes_retention_s};
     registry_t *reg = registry_new(&opts, db.store, &error);
     if (reg == NULL) {
         http_server_stop(srv);
@@ -219,7 +233,7 @@ static int main_serve(const server_config_t *cfg)
              http_server_address(srv), cfg->tls_cert ? "HTTPS, ALPN h2 + http/1.1" : "HTTP/1.1 + h2c",
              cfg->threads, cfg->db_threads);
 
-    int sig = main_wait_for_signal();
+    int sig = main_wait_for_signal(srv);
     log_info("received %s, shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
     http_server_stop(srv);
     registry_free(reg);

@@ -12,6 +12,8 @@
 
 const http_route_t http_routes[] = {
     ROUTE("/", &handle_root, &handle_root, NULL, NULL),
+    ROUTE("/health/live", &handle_health_live, NULL, NULL, NULL),
+    ROUTE("/health/ready", &handle_health_ready, NULL, NULL, NULL),
     ROUTE("/v1/metadata/id", &handle_metadata_id, NULL, NULL, NULL),
     ROUTE("/v1/metadata/version", &handle_metadata_version, NULL, NULL, NULL),
 

@@ -201,6 +201,11 @@ void store_rollback(store_t *db)
     db->in_tx = 0;
 }
 
+store_rc_t store_ping(store_t *db)
+{
+    return store_query(db, "SELECT 1", 0, NULL, NULL, "checking the database");
+}
+
 int store_is_broken(const store_t *db)
 {
     return PQstatus(db->conn) != CONNECTION_OK;
@@ -668,6 +673,47 @@ store_rc_t store_changes_since(store_t *db, int64_t after, int limit, int64_t **
         (*seqs)[i] = strtoll(PQgetvalue(res, i, 0), NULL, 10);
         strlist_push(scopes, PQgetvalue(res, i, 1));
     }
+    PQclear(res);
+    return STORE_OK;
+}
+
+store_rc_t store_changes_prune(store_t *db, int retention_s)
+{
+    char r[32];
+    snprintf(r, sizeof r, "%d", retention_s);
+    const char *p[1] = {r};
+    /* One statement: the delete and the horizon move together or not at all. */
+    return store_query(db,
+                       "WITH gone AS (DELETE FROM changes WHERE seq < (SELECT max(seq) FROM changes) "
+                       "  AND at < now() - make_interval(secs => $1::int) RETURNING seq) "
+                       "UPDATE changes_horizon SET pruned_upto = greatest(pruned_upto, "
+                       "  (SELECT coalesce(max(seq), 0) FROM gone))",
+                       1, p, NULL, "pruning the change feed");
+}
+
+store_rc_t store_changes_pruned_upto(store_t *db, int64_t *seq)
+{
+    PGresult *res = NULL;
+    store_rc_t rc = store_query(db, "SELECT pruned_upto FROM changes_horizon", 0, NULL, &res,
+                                "reading the change feed's horizon");
+    if (rc != STORE_OK)
+        return rc;
+    *seq = PQntuples(res) > 0 ? strtoll(PQgetvalue(res, 0, 0), NULL, 10) : 0;
+    PQclear(res);
+    return STORE_OK;
+}
+
+store_rc_t store_scopes(store_t *db, strlist_t *out)
+{
+    PGresult *res = NULL;
+    store_rc_t rc = store_query(db,
+                                "SELECT subject FROM subject_versions UNION SELECT scope FROM configs "
+                                "WHERE scope <> '' UNION SELECT scope FROM modes WHERE scope <> ''",
+                                0, NULL, &res, "listing scopes");
+    if (rc != STORE_OK)
+        return rc;
+    for (int i = 0; i < PQntuples(res); i++)
+        strlist_push(out, PQgetvalue(res, i, 0));
     PQclear(res);
     return STORE_OK;
 }

@@ -56,6 +56,8 @@ void store_rollback(store_t *db);
 /* 1 when the connection itself is gone (not when a statement failed): the
  * pool then replaces it. A refused write (read-only, a conflict) is not. */
 int store_is_broken(const store_t *db);
+/* SELECT 1: the connection works and the database answers. */
+store_rc_t store_ping(store_t *db);
 /* Asks PostgreSQL to cancel what db is running now (57014 for it). Safe from
  * any thread while another uses db; a no-op when nothing runs. */
 void store_cancel(store_t *db);
@@ -113,5 +115,14 @@ store_rc_t store_change(store_t *db, const char *scope);
 store_rc_t store_last_change(store_t *db, int64_t *seq);
 /* Changes with seq > after, ascending, at most limit; seqs[i] and scopes items pair up. */
 store_rc_t store_changes_since(store_t *db, int64_t after, int limit, int64_t **seqs, strlist_t *scopes);
+/* Deletes the changes older than retention_s seconds (always keeping the
+ * newest) and raises changes_horizon.pruned_upto to the last seq deleted. */
+store_rc_t store_changes_prune(store_t *db, int retention_s);
+/* The highest seq ever pruned (0 when none): a node that has not read up to
+ * it missed changes it cannot replay. */
+store_rc_t store_changes_pruned_upto(store_t *db, int64_t *seq);
+/* Every scope the database has state for: subjects with versions, config or
+ * mode (not the global scope ""). */
+store_rc_t store_scopes(store_t *db, strlist_t *out);
 
 #endif

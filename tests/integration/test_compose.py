@@ -66,7 +66,7 @@ class Compose(unittest.TestCase):
             self.assertEqual(node["depends_on"]["postgres"]["condition"], "service_healthy")
             urls.add(node["environment"]["SCHEMA_REGISTRY_DATABASE_URL"])
             check = node["healthcheck"]["test"]
-            self.assertIn("http://127.0.0.1:8081/", check)
+            self.assertIn("http://127.0.0.1:8081/health/ready", check)
         self.assertEqual(len(urls), 1, "both nodes must share one database")
         self.assertIn("@postgres:5432/", urls.pop())
 

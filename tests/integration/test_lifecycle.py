@@ -1,0 +1,110 @@
+"""Health endpoints and SIGHUP (issue 9, item 6).
+
+- GET /health/live answers from memory, also while PostgreSQL is down.
+- GET /health/ready is 200 only while the database answers; not 2xx while it
+  is down, and 200 again once it is back.
+- SIGHUP reloads the TLS certificate and key: new connections see the new
+  certificate; a broken certificate file is refused with a log line and the
+  old one stays in use. The server keeps serving throughout.
+"""
+
+import hashlib
+import os
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import time
+
+import harness
+
+
+def peer_certificate(port):
+    """SHA-256 of the certificate a fresh TLS connection to port is shown."""
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+        with ctx.wrap_socket(raw, server_hostname="localhost") as tls:
+            return hashlib.sha256(tls.getpeercert(binary_form=True)).hexdigest()
+
+
+def file_sha(path):
+    der = subprocess.run(["openssl", "x509", "-in", path, "-outform", "DER"], capture_output=True,
+                         check=True).stdout
+    return hashlib.sha256(der).hexdigest()
+
+
+class Health(harness.unittest.TestCase):
+
+    def pg_ctl(self, pg, *args):
+        run = subprocess.run(harness.as_pg_user([pg._bin("pg_ctl"), "-D", pg.data, *args]),
+                             capture_output=True, text=True, timeout=120)
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+
+    def test_live_and_ready(self):
+        pg = harness.Postgres().start()
+        db = pg.new_database("health")
+        server = harness.Server(database_url=db.url, name="health",
+                                env={"PGCONNECT_TIMEOUT": "2"}).start()
+        self.addCleanup(server.kill)
+        c = server.client()
+        self.assertEqual((c.get("/health/live").status, c.get("/health/live").body), (200, {"status": "live"}))
+        self.assertEqual((c.get("/health/ready").status, c.get("/health/ready").body), (200, {"status": "ready"}))
+
+        port = pg.port
+        self.pg_ctl(pg, "-m", "fast", "-w", "stop")
+        ready = c.get("/health/ready")
+        self.assertIn(ready.status, (500, 503), ready)
+        self.assertEqual(set(ready.body), {"error_code", "message"})
+        self.assertEqual(c.get("/health/live").status, 200)
+
+        opts = f"-k {pg.sock} -p {port} -c listen_addresses=127.0.0.1 -c fsync=off"
+        self.pg_ctl(pg, "-l", pg.log, "-o", opts, "-w", "start")
+        deadline = time.monotonic() + 20
+        while c.get("/health/ready").status != 200 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        self.assertEqual(c.get("/health/ready").status, 200)
+        server.stop()
+
+
+class TlsReload(harness.unittest.TestCase):
+
+    def test_sighup_reloads_the_certificate(self):
+        tmp = harness.make_temp_dir("tls-reload")
+        first_dir, second_dir = os.path.join(tmp, "a"), os.path.join(tmp, "b")
+        os.mkdir(first_dir)
+        os.mkdir(second_dir)
+        cert, key = harness.make_self_signed_cert(first_dir)
+        new_cert, new_key = harness.make_self_signed_cert(second_dir)
+        db = harness.cluster().new_database("tls")
+        server = harness.Server(database_url=db.url, name="tls", tls=(cert, key)).start()
+        self.addCleanup(server.kill)
+        old_sha = file_sha(cert)
+        self.assertEqual(peer_certificate(server.port), old_sha)
+
+        # A broken file: refused, the old certificate stays.
+        with open(cert, "w") as f:
+            f.write("not a certificate\n")
+        server.proc.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + 10
+        while "previous certificate stays in use" not in server.log_text() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        self.assertIn("previous certificate stays in use", server.log_text())
+        self.assertEqual(peer_certificate(server.port), old_sha)
+
+        shutil.copy(new_cert, cert)
+        shutil.copy(new_key, key)
+        server.proc.send_signal(signal.SIGHUP)
+        new_sha = file_sha(new_cert)
+        deadline = time.monotonic() + 10
+        while peer_certificate(server.port) != new_sha and time.monotonic() < deadline:
+            time.sleep(0.1)
+        self.assertEqual(peer_certificate(server.port), new_sha)
+        self.assertEqual(server.client().get("/subjects").status, 200)
+        server.stop()
+
+
+if __name__ == "__main__":
+    harness.main()
