@@ -1,6 +1,7 @@
 """Wide unions through the compatibility API (compatibility.md "Limits"):
-an Avro union of 1,000 records is matched branch by branch by name, so it
-gets Avro's answer instead of stopping at the work limit."""
+an Avro union of 1,000 records is matched branch by branch by name, and a
+JSON Schema oneOf of 1,500 branches pairs its equal branches first, so both
+get the reference's answer instead of stopping at the work limit."""
 
 import json
 
@@ -8,6 +9,7 @@ import harness
 from harness import quote
 
 N = 1000
+JSON_N = 1500
 
 
 def avro_union(n, changed=None):
@@ -20,6 +22,14 @@ def avro_union(n, changed=None):
             fields.append({"name": "extra", "type": "int"})
         branches.append({"type": "record", "name": f"U{i}", "fields": fields})
     return json.dumps(branches)
+
+
+def json_one_of(n, changed=None):
+    """n objects told apart by a const; branch `changed` has another one."""
+    return json.dumps({"oneOf": [
+        {"type": "object", "properties": {"kind": {"const": f"{'x' if i == changed else 'k'}{i}"}},
+         "required": ["kind"]}
+        for i in range(n)]})
 
 
 class WideUnionTestCase(harness.RegistryTestCase):
@@ -55,6 +65,27 @@ class AvroUnions(WideUnionTestCase):
         self.assertIn("'MISSING_UNION_BRANCH'", issues[0])
         self.assertIn("'/617'", issues[0])
         self.assertIn("reader union lacking writer type: RECORD", issues[0])
+
+
+class JsonOneOf(WideUnionTestCase):
+
+    def test_same_one_of_is_compatible(self):
+        s = self.subject_with(json_one_of(JSON_N), "JSON")
+        self.assertEqual(self.check(s, json_one_of(JSON_N), "JSON"), {"is_compatible": True, "messages": []})
+
+    def test_appended_branch_is_backward_compatible(self):
+        # SUM_TYPE_EXTENDED: compatible under Confluent's rules.
+        s = self.subject_with(json_one_of(JSON_N), "JSON")
+        self.assertEqual(self.check(s, json_one_of(JSON_N + 1), "JSON"),
+                         {"is_compatible": True, "messages": []})
+
+    def test_one_changed_branch_is_reported(self):
+        s = self.subject_with(json_one_of(JSON_N), "JSON")
+        body = self.check(s, json_one_of(JSON_N, changed=700), "JSON")
+        self.assertIs(body["is_compatible"], False)
+        issues = [m for m in body["messages"] if m.startswith("{errorType:")]
+        self.assertEqual(len(issues), 1, body["messages"])
+        self.assertIn('"COMBINED_TYPE_SUBSCHEMAS_CHANGED"', issues[0])
 
 
 if __name__ == "__main__":
