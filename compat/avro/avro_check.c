@@ -7,8 +7,9 @@
  *   2. Frames: Avro's recursion, kept on the heap
  *   3. Same types: names, sizes, symbols, fields, unions
  *   4. Different types: writer unions, promotions, reader unions
- *   5. The driver: memoized calls
- *   6. Flattening a result into the issue list
+ *   5. Reader unions: which branches need trying
+ *   6. The driver: memoized calls
+ *   7. Flattening a result into the issue list
  *
  * Results are memoized per (reader node, writer node) for one call; a pair
  * met while still being computed counts as compatible (recursive types),
@@ -16,6 +17,9 @@
  * cached incompatibility appears once per use, as in Avro. A result is a
  * list of issues and references to child results, i.e. a DAG flattened
  * once at the end, which keeps repeated sub-results free to build.
+ *
+ * A reader union looks up the branches that can read a writer type instead
+ * of trying every one (section 5), where skipping a try changes nothing.
  *
  * Pairs with a primitive on either side are not memoized: in Avro every
  * primitive occurrence is its own object, so such a pair is never met
@@ -74,8 +78,11 @@ static const check_result_t in_progress_result;
 #define TOKEN_ROOT    TOKEN_WORD("")
 
 typedef struct check_ctx {
-    arena_t *arena; /* results, pieces, locations, messages */
+    arena_t *arena; /* results, pieces, locations, messages, union indexes */
     hmap_t memo;
+    const avro_node_t *reader_root;
+    hmap_t uses;   /* reader node -> 1 or 2 (more) references, counted on first need */
+    hmap_t unions; /* reader union -> its union_index_t */
     check_token_t *tokens;
     const check_path_t **paths; /* paths[i]: path of tokens[0..i], NULL until an issue needs it */
     size_t top;
@@ -225,11 +232,14 @@ typedef struct check_call {
     int fresh; /* getCompatibility(reader, writer): a new location stack */
 } check_call_t;
 
+typedef struct branch_scan branch_scan_t;
+
 typedef struct check_frame {
     const avro_node_t *r;
     const avro_node_t *w;
-    size_t base; /* root token of this frame's location stack */
-    size_t mark; /* token height before this frame's own token */
+    branch_scan_t *scan; /* reader union against a plain writer: the branches left to try */
+    size_t base;         /* root token of this frame's location stack */
+    size_t mark;         /* token height before this frame's own token */
     int memoize;
     int phase;        /* 0 before the first step */
     size_t i;         /* field or branch being visited */
@@ -478,24 +488,7 @@ static step_result_t step_writer_union(check_ctx_t *c, check_frame_t *f, check_c
     return make_call(call, TOKEN_NUM(f->i), f->r, f->w->u.uni.branches[f->i], 0);
 }
 
-/* The first reader branch that reads the writer wins; none: one issue here. */
-static step_result_t step_reader_union(check_ctx_t *c, check_frame_t *f, check_call_t *call)
-{
-    if (f->phase == 0) {
-        f->phase = 1;
-    } else {
-        if (f->child == COMPATIBLE)
-            return STEP_DONE;
-        f->i++;
-    }
-    if (f->i < f->r->u.uni.n) {
-        c->work++;
-        return make_call(call, TOKEN_ROOT, f->r->u.uni.branches[f->i], f->w, 1);
-    }
-    add_issue(c, &f->acc, f->base, AVRO_ISSUE_MISSING_UNION_BRANCH, "reader union lacking writer type: %s",
-              avro_kind_upper(f->w->kind));
-    return STEP_DONE;
-}
+static step_result_t step_reader_union(check_ctx_t *c, check_frame_t *f, check_call_t *call);
 
 static step_result_t step(check_ctx_t *c, check_frame_t *f, check_call_t *call)
 {
@@ -513,8 +506,311 @@ static step_result_t step(check_ctx_t *c, check_frame_t *f, check_call_t *call)
     return STEP_DONE;
 }
 
-/* ---- 5. The driver: memoized calls
- * ------------------------------------------------------------------- */
+/* ---- 5. Reader unions: which branches need trying ----------------------------------------- */
+
+/*
+ * A reader union reads a writer type with its first branch that does
+ * (Avro tries them in order), so a wide union checked against itself tries
+ * n^2 / 2 pairs. Most tries are foregone conclusions: only a branch of the
+ * writer's kind with a matching name (named types), of its kind or a
+ * promotion (primitives), or of its kind (arrays, maps) can read it. Such
+ * candidates are looked up in an index of the union, in branch order.
+ *
+ * A branch that cannot read the writer is still tried when trying it could
+ * leave a trace, since Avro keeps the result of every pair it tries and a
+ * later use of that pair repeats its locations. Skipping is exact when:
+ *   - the branch or the writer is a primitive: such pairs are not memoized
+ *     and never recurse (a union against a primitive writer needs no more);
+ *   - else the branch is used once in the reader: its pairs come from this
+ *     union only, whose pair with the writer is memoized, so the pair is
+ *     never met again. Of another kind it is a leaf (TYPE_MISMATCH); of the
+ *     same kind and another name, enums and fixed are leaves, and records
+ *     are skipped when "flat": every field's type a primitive, or an array,
+ *     map or union of primitives, and no field alias (aliases can throw).
+ *     A flat record's field pairs end one level down, and their locations
+ *     are the reader's path from the branch (a fresh root), the same
+ *     whichever writer record met them first.
+ * Every other branch is tried in its turn, as Avro would: shared named
+ * types and deep records keep the quadratic scan, under the work cap.
+ */
+
+/* One branch in a sorted list; key is a name (NULL in the lists by index). */
+typedef struct branch_key {
+    avro_kind_t kind;
+    const char *key;
+    size_t idx;
+} branch_key_t;
+
+typedef struct branch_list {
+    const branch_key_t *p;
+    const branch_key_t *end;
+} branch_list_t;
+
+#define N_KINDS AVRO_KIND_UNRESOLVED
+
+typedef struct union_index {
+    branch_key_t *names; /* named branches by (kind, unqualified name, index) */
+    size_t n_names;
+    branch_key_t *aliases; /* (kind, full alias, index), aliases names_match accepts */
+    size_t n_aliases;
+    branch_list_t of_kind[N_KINDS];    /* every branch of a kind, by index */
+    branch_list_t tried_other;         /* tried against a writer of another kind */
+    branch_list_t tried_same[N_KINDS]; /* named kinds: tried against the same kind, another name */
+} union_index_t;
+
+/* The branches left to try: the merge, by index, of up to four lists. */
+struct branch_scan {
+    branch_list_t lists[4];
+};
+
+static int key_order(const void *a, const void *b)
+{
+    const branch_key_t *x = a, *y = b;
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    int c = strcmp(x->key, y->key);
+    if (c)
+        return c;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The entries of a sorted key list with this kind and key. */
+static branch_list_t key_range(const branch_key_t *keys, size_t n, avro_kind_t kind, const char *key)
+{
+    branch_key_t probe = {.kind = kind, .key = key, .idx = 0};
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (key_order(&keys[mid], &probe) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t end = lo;
+    while (end < n && keys[end].kind == kind && strcmp(keys[end].key, key) == 0)
+        end++;
+    return (branch_list_t){keys + lo, keys + end};
+}
+
+/* Reader nodes referenced more than once (named types used again), counted
+ * once per check over the reader's graph. */
+static int count_uses(check_ctx_t *c)
+{
+    size_t sp = 0, cap = 64;
+    const avro_node_t **stack = malloc(cap * sizeof *stack);
+    if (!stack || hmap_put_pair_try(&c->uses, c->reader_root, NULL, (void *)1) != 0)
+        goto oom;
+    stack[sp++] = c->reader_root;
+    while (sp) {
+        const avro_node_t *n = stack[--sp];
+        size_t kids = n->kind == AVRO_KIND_RECORD                              ? n->u.record.n
+                      : n->kind == AVRO_KIND_UNION                             ? n->u.uni.n
+                      : n->kind == AVRO_KIND_ARRAY || n->kind == AVRO_KIND_MAP ? 1
+                                                                               : 0;
+        for (size_t i = 0; i < kids; i++) {
+            const avro_node_t *kid = n->kind == AVRO_KIND_RECORD  ? n->u.record.fields[i].type
+                                     : n->kind == AVRO_KIND_UNION ? n->u.uni.branches[i]
+                                                                  : n->u.items;
+            if (avro_kind_is_primitive(kid->kind))
+                continue;
+            void *seen = hmap_get_pair(&c->uses, kid, NULL);
+            if (seen == (void *)2)
+                continue;
+            if (hmap_put_pair_try(&c->uses, kid, NULL, seen ? (void *)2 : (void *)1) != 0)
+                goto oom;
+            if (seen)
+                continue;
+            if (sp == cap) {
+                const avro_node_t **grown = realloc(stack, cap * 2 * sizeof *stack);
+                if (!grown)
+                    goto oom;
+                stack = grown;
+                cap *= 2;
+            }
+            stack[sp++] = kid;
+        }
+    }
+    free(stack);
+    return 0;
+oom:
+    free(stack);
+    c->oom = 1;
+    return -1;
+}
+
+static int flat_type(const avro_node_t *t)
+{
+    if (t->kind == AVRO_KIND_ARRAY || t->kind == AVRO_KIND_MAP)
+        return avro_kind_is_primitive(t->u.items->kind);
+    if (t->kind != AVRO_KIND_UNION)
+        return avro_kind_is_primitive(t->kind);
+    for (size_t i = 0; i < t->u.uni.n; i++)
+        if (!avro_kind_is_primitive(t->u.uni.branches[i]->kind))
+            return 0;
+    return 1;
+}
+
+/* Which skips section 5's comment allows for branch b. */
+static void branch_skips(check_ctx_t *c, const avro_node_t *b, int *other, int *same)
+{
+    int once = avro_kind_is_primitive(b->kind) || hmap_get_pair(&c->uses, b, NULL) == (void *)1;
+    int flat = 1;
+    for (size_t i = 0; b->kind == AVRO_KIND_RECORD && i < b->u.record.n && flat; i++)
+        flat = !b->u.record.fields[i].n_aliases && flat_type(b->u.record.fields[i].type);
+    *other = once;
+    *same = once && flat;
+}
+
+/* Appends to a list whose room was counted before. */
+static void list_add(branch_list_t *l, avro_kind_t kind, const char *key, size_t idx)
+{
+    branch_key_t *slot = (branch_key_t *)l->end;
+    *slot = (branch_key_t){.kind = kind, .key = key, .idx = idx};
+    l->end = slot + 1;
+}
+
+static branch_key_t *keys_alloc(check_ctx_t *c, size_t n)
+{
+    branch_key_t *keys = arena_alloc(c->arena, (n ? n : 1) * sizeof *keys);
+    if (!keys)
+        c->oom = 1;
+    return keys;
+}
+
+static int list_alloc(check_ctx_t *c, branch_list_t *l, size_t n)
+{
+    l->p = l->end = keys_alloc(c, n);
+    return l->p ? 0 : -1;
+}
+
+static union_index_t *union_index_build(check_ctx_t *c, const avro_node_t *u)
+{
+    const size_t n = u->u.uni.n;
+    size_t n_kind[N_KINDS] = {0}, n_same[N_KINDS] = {0}, n_other = 0, n_aliases = 0;
+    union_index_t *ix = arena_alloc(c->arena, sizeof *ix);
+    char *skips = malloc(n ? n : 1);
+    if (!ix || !skips)
+        goto oom;
+    memset(ix, 0, sizeof *ix);
+    for (size_t j = 0; j < n; j++) {
+        const avro_node_t *b = u->u.uni.branches[j];
+        int other, same;
+        branch_skips(c, b, &other, &same);
+        skips[j] = (char)(other | same << 1);
+        n_kind[b->kind]++;
+        n_other += !other;
+        n_same[b->kind] += b->named && !same;
+        for (size_t a = 0; b->named && a < b->named->n_aliases; a++)
+            n_aliases++;
+    }
+    for (int k = 0; k < N_KINDS; k++)
+        if (list_alloc(c, &ix->of_kind[k], n_kind[k]) || list_alloc(c, &ix->tried_same[k], n_same[k]))
+            goto oom;
+    if (list_alloc(c, &ix->tried_other, n_other) || !(ix->names = keys_alloc(c, n)) ||
+        !(ix->aliases = keys_alloc(c, n_aliases)))
+        goto oom;
+    for (size_t j = 0; j < n; j++) {
+        const avro_node_t *b = u->u.uni.branches[j];
+        list_add(&ix->of_kind[b->kind], b->kind, NULL, j);
+        if (!(skips[j] & 1))
+            list_add(&ix->tried_other, b->kind, NULL, j);
+        if (!b->named)
+            continue;
+        if (!(skips[j] & 2))
+            list_add(&ix->tried_same[b->kind], b->kind, NULL, j);
+        ix->names[ix->n_names++] = (branch_key_t){b->kind, b->named->name.name, j};
+        for (size_t a = 0; a < b->named->n_aliases; a++) {
+            const avro_name_t *al = &b->named->aliases[a];
+            if (!(al->space == NULL && b->named->name.space != NULL)) /* as names_match */
+                ix->aliases[ix->n_aliases++] = (branch_key_t){b->kind, al->full, j};
+        }
+    }
+    qsort(ix->names, ix->n_names, sizeof *ix->names, key_order);
+    qsort(ix->aliases, ix->n_aliases, sizeof *ix->aliases, key_order);
+    free(skips);
+    return ix;
+oom:
+    free(skips);
+    c->oom = 1;
+    return NULL;
+}
+
+static union_index_t *union_index(check_ctx_t *c, const avro_node_t *u)
+{
+    union_index_t *ix = hmap_get_pair(&c->unions, u, NULL);
+    if (ix)
+        return ix;
+    if (!c->uses.used && count_uses(c) != 0)
+        return NULL;
+    if (!(ix = union_index_build(c, u)) || hmap_put_pair_try(&c->unions, u, NULL, ix) != 0) {
+        c->oom = 1;
+        return NULL;
+    }
+    return ix;
+}
+
+/* The lists whose merge is every branch worth trying against w, in order. */
+static branch_scan_t *branch_scan_new(check_ctx_t *c, const avro_node_t *u, const avro_node_t *w)
+{
+    union_index_t *ix = union_index(c, u);
+    branch_scan_t *s = ix ? arena_alloc(c->arena, sizeof *s) : NULL;
+    if (!s) {
+        c->oom = 1;
+        return NULL;
+    }
+    memset(s, 0, sizeof *s);
+    if (avro_kind_is_primitive(w->kind)) {
+        /* The first branch of w's kind or of one that w promotes to reads it. */
+        size_t n = 0;
+        for (int k = 0; k < N_KINDS; k++)
+            if (k == (int)w->kind || promotable((avro_kind_t)k, w->kind))
+                s->lists[n++] = ix->of_kind[k];
+    } else if (!w->named) {
+        s->lists[0] = ix->of_kind[w->kind];
+        s->lists[1] = ix->tried_other;
+    } else {
+        s->lists[0] = key_range(ix->names, ix->n_names, w->kind, w->named->name.name);
+        s->lists[1] = key_range(ix->aliases, ix->n_aliases, w->kind, w->named->name.full);
+        s->lists[2] = ix->tried_other;
+        s->lists[3] = ix->tried_same[w->kind];
+    }
+    return s;
+}
+
+/* The next branch to try, or -1: the smallest index at the lists' heads. */
+static long branch_scan_next(branch_scan_t *s)
+{
+    long best = -1;
+    for (int i = 0; i < 4; i++)
+        if (s->lists[i].p < s->lists[i].end && (best < 0 || s->lists[i].p->idx < (size_t)best))
+            best = (long)s->lists[i].p->idx;
+    for (int i = 0; i < 4 && best >= 0; i++)
+        if (s->lists[i].p < s->lists[i].end && s->lists[i].p->idx == (size_t)best)
+            s->lists[i].p++;
+    return best;
+}
+
+/* The first reader branch that reads the writer wins; none: one issue here. */
+static step_result_t step_reader_union(check_ctx_t *c, check_frame_t *f, check_call_t *call)
+{
+    if (f->phase == 0) {
+        f->phase = 1;
+        if (!(f->scan = branch_scan_new(c, f->r, f->w)))
+            return STEP_DONE;
+    } else if (f->child == COMPATIBLE) {
+        return STEP_DONE;
+    }
+    long next = branch_scan_next(f->scan);
+    if (next >= 0) {
+        c->work++;
+        return make_call(call, TOKEN_ROOT, f->r->u.uni.branches[next], f->w, 1);
+    }
+    add_issue(c, &f->acc, f->base, AVRO_ISSUE_MISSING_UNION_BRANCH, "reader union lacking writer type: %s",
+              avro_kind_upper(f->w->kind));
+    return STEP_DONE;
+}
+
+/* ---- 6. The driver: memoized calls ----------------------------------------------------------- */
 
 typedef struct frame_stack {
     check_frame_t *items;
@@ -609,8 +905,7 @@ static const check_result_t *run_check(check_ctx_t *c, const avro_node_t *r, con
     return check_failed(c) ? NULL : res;
 }
 
-/* ---- 6. Flattening
- * ----------------------------------------------------------------------------------- */
+/* ---- 7. Flattening ----------------------------------------------------------------------------- */
 
 static size_t token_text(const check_token_t *t, char num[24])
 {
@@ -708,6 +1003,7 @@ int avro_check(const avro_model_t *reader, const avro_model_t *writer, avro_issu
     check_ctx_t c = {0};
     if (!(c.arena = arena_new()))
         return -1;
+    c.reader_root = reader->root;
     const check_result_t *res = run_check(&c, reader->root, writer->root);
     int rc;
     if (c.oom) {
@@ -725,6 +1021,8 @@ int avro_check(const avro_model_t *reader, const avro_model_t *writer, avro_issu
     free(c.tokens);
     free(c.paths);
     hmap_clear(&c.memo);
+    hmap_clear(&c.uses);
+    hmap_clear(&c.unions);
     arena_free(c.arena);
     return rc;
 }

@@ -191,7 +191,9 @@ typedef struct jsonschema_diffrun {
     jsonschema_memo_t memo;
     const jsonschema_memo_t *seed; /* pairs a previous pass found incompatible */
     int optimism_used;
-    int error; /* 0, -1 (memory) or JSONSCHEMA_DIFF_TOO_COMPLEX */
+    int compare_every_pair; /* combined schemas compare all subschema pairs, in Confluent's order */
+    int pairs_skipped;      /* a combined schema's matching left pairs uncompared */
+    int error;              /* 0, -1 (memory) or JSONSCHEMA_DIFF_TOO_COMPLEX */
     size_t depth, steps;
 } jsonschema_diffrun_t;
 

@@ -1,7 +1,8 @@
 /*
  * jsonschema_diff: Confluent's json.diff.SchemaDiff (docs/compatibility.md "JSON Schema") —
  * the entry point, the memo of compared pairs with its fixpoint for recursive schemas,
- * procedure C, and the contexts the per-class files write into.
+ * procedure C, the contexts the per-class files write into, and the diff run again
+ * comparing every subschema pair when skipping some could have mattered.
  *
  * Chapters: 2. the memo of pairs  3. procedure C  4. the fixpoint and the public entry point
  * (chapter 1, difference lists and contexts, is jsonschema_diff_ctx.c)
@@ -288,17 +289,21 @@ static int same_keys(const jsonschema_memo_t *a, const jsonschema_memo_t *b)
     return 1;
 }
 
-/* One pass over the whole comparison with a given seed; the result in *out. */
+/* One pass over the whole comparison with a given seed; the result in *out.
+ * *inexact is set when the pass met recursion after skipping subschema pairs. */
 static int run_pass(const jsonschema_node_t *original, const jsonschema_node_t *update,
-                    jsonschema_policy_t policy, const jsonschema_memo_t *seed, jsonschema_memo_t *next_seed,
-                    jsonschema_difflist_t *out, int *converged, size_t *steps)
+                    jsonschema_policy_t policy, int every_pair, const jsonschema_memo_t *seed,
+                    jsonschema_memo_t *next_seed, jsonschema_difflist_t *out, int *converged, size_t *steps,
+                    int *inexact)
 {
-    jsonschema_diffrun_t run = {.policy = policy, .seed = seed, .steps = *steps};
+    jsonschema_diffrun_t run = {
+        .policy = policy, .seed = seed, .steps = *steps, .compare_every_pair = every_pair};
     jsonschema_ctx_t ctx;
     jsonschema_ctx_init(&ctx, &run, NULL);
     jsonschema_diff_compare(&ctx, original, update);
     int rc = run.error;
     *steps = run.steps;
+    *inexact |= run.optimism_used && run.pairs_skipped;
     if (!rc && collect_incompatible(&run.memo, next_seed, policy) != 0)
         rc = -1;
     *converged = !run.optimism_used || same_keys(next_seed, seed);
@@ -311,21 +316,35 @@ static int run_pass(const jsonschema_node_t *original, const jsonschema_node_t *
     return rc;
 }
 
+/*
+ * The passes until the seed stops changing. Combined schemas first match
+ * their subschemas without comparing every pair (jsonschema_diff_combined.c).
+ * Without recursion a pair's differences do not depend on which pairs were
+ * compared before it, so that is exact; when a pass met recursion (a pair in
+ * progress) after skipping pairs, the memo could have depended on them, and
+ * the whole diff runs again comparing every pair, as Confluent does.
+ */
 static int diff_lists(const jsonschema_t *original, const jsonschema_t *update, jsonschema_policy_t policy,
                       jsonschema_difflist_t *out)
 {
-    jsonschema_memo_t seeds[2] = {{0}, {0}};
-    int cur = 0, converged = 0, rc = 0;
-    size_t steps = 0;
+    int rc = 0, inexact = 0;
     *out = (jsonschema_difflist_t){0};
-    while (!converged && rc == 0) {
-        jsonschema_difflist_clear(out);
-        rc = run_pass(original->root, update->root, policy, &seeds[cur], &seeds[1 - cur], out, &converged,
-                      &steps);
-        cur = 1 - cur;
+    for (int every_pair = 0; every_pair < 2 && (every_pair == 0 || inexact); every_pair++) {
+        jsonschema_memo_t seeds[2] = {{0}, {0}};
+        int cur = 0, converged = 0;
+        size_t steps = 0;
+        rc = 0;
+        while (!converged && rc == 0) {
+            jsonschema_difflist_clear(out);
+            rc = run_pass(original->root, update->root, policy, every_pair, &seeds[cur], &seeds[1 - cur], out,
+                          &converged, &steps, &inexact);
+            cur = 1 - cur;
+        }
+        memo_free(&seeds[0]);
+        memo_free(&seeds[1]);
+        if (rc == -1)
+            break;
     }
-    memo_free(&seeds[0]);
-    memo_free(&seeds[1]);
     if (rc != 0)
         jsonschema_difflist_clear(out);
     return rc;

@@ -1,13 +1,17 @@
 /*
  * jsonschema_diff_combined: allOf / anyOf / oneOf against each other (docs/compatibility.md
  * "The kinds of change"): the criteria, the subschema counts after removing duplicates,
- * then a maximum matching of compatible (original, update) subschema pairs.
+ * then a maximum matching of compatible (original, update) subschema pairs, equal
+ * subschemas paired first so that wide combinations are linear.
  */
 #include "compat/jsonschema/internal.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "base/hmap.h"
 
 static const char *criterion_name(jsonschema_criterion_t c)
 {
@@ -29,6 +33,8 @@ static int compare_criteria(jsonschema_ctx_t *ctx, const jsonschema_node_t *o, c
     return -1;
 }
 
+/* ---- Subschemas by content ---------------------------------------------------------------- */
+
 /* The reference collapses subschemas whose documents are equal. */
 static int same_subschema(const jsonschema_node_t *a, const jsonschema_node_t *b)
 {
@@ -37,31 +43,159 @@ static int same_subschema(const jsonschema_node_t *a, const jsonschema_node_t *b
     return a->src && b->src && jsonschema_json_equal(a->src, b->src);
 }
 
-static size_t dedupe(const jsonschema_node_t *n, const jsonschema_node_t **out)
+static uint64_t mix(uint64_t h)
 {
-    size_t k = 0;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    return h;
+}
+
+static uint64_t bytes_hash(const char *s, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+/* Equal documents (jsonschema_json_equal) hash alike: members in any order,
+ * and decimals, equal by value or by text, all alike. */
+static uint64_t json_hash(const jsonschema_json_t *v)
+{
+    uint64_t h = mix((uint64_t)v->kind + 1);
+    switch (v->kind) {
+    case JSONSCHEMA_JSON_NUMBER: return v->is_integer ? h ^ bytes_hash(v->str, v->len) : h;
+    case JSONSCHEMA_JSON_STRING: return h ^ bytes_hash(v->str, v->len);
+    case JSONSCHEMA_JSON_ARRAY:
+        for (size_t i = 0; i < v->n; i++)
+            h = mix(h * 31 + json_hash(v->elems[i]));
+        return h;
+    case JSONSCHEMA_JSON_OBJECT:
+        for (size_t i = 0; i < v->n; i++)
+            h += mix(bytes_hash(v->members[i].key, v->members[i].key_len) ^
+                     json_hash(v->members[i].value) * 3);
+        return mix(h);
+    default: return h;
+    }
+}
+
+static uint64_t subschema_hash(const jsonschema_node_t *n)
+{
+    return n->src ? json_hash(n->src) : mix((uint64_t)(uintptr_t)n);
+}
+
+/* Distinct subschemas by content: an open-addressing set of indexes into subs. */
+typedef struct sub_set {
+    const jsonschema_node_t **subs;
+    uint64_t *hashes;
+    size_t *slots; /* index + 1; 0 = empty */
+    size_t mask;
+} sub_set_t;
+
+static int sub_set_init(sub_set_t *set, const jsonschema_node_t **subs, uint64_t *hashes, size_t n)
+{
+    size_t cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    *set = (sub_set_t){
+        .subs = subs, .hashes = hashes, .slots = calloc(cap, sizeof *set->slots), .mask = cap - 1};
+    return set->slots ? 0 : -1;
+}
+
+/* The index of the subschema equal to sub (hash h), or -1 with *slot its free place. */
+static long sub_set_find(const sub_set_t *set, const jsonschema_node_t *sub, uint64_t h, size_t *slot)
+{
+    size_t i = (size_t)h & set->mask;
+    for (; set->slots[i]; i = (i + 1) & set->mask) {
+        size_t k = set->slots[i] - 1;
+        if (set->hashes[k] == h && same_subschema(set->subs[k], sub))
+            return (long)k;
+    }
+    if (slot)
+        *slot = i;
+    return -1;
+}
+
+/* Keeps the first of each set of equal subschemas, in order. */
+static size_t dedupe(const jsonschema_node_t *n, sub_set_t *set)
+{
+    size_t k = 0, slot;
     for (size_t i = 0; i < n->nsubs; i++) {
-        size_t j = 0;
-        while (j < k && !same_subschema(out[j], n->subs[i]))
-            j++;
-        if (j == k)
-            out[k++] = n->subs[i];
+        uint64_t h = subschema_hash(n->subs[i]);
+        if (sub_set_find(set, n->subs[i], h, &slot) >= 0)
+            continue;
+        set->subs[k] = n->subs[i];
+        set->hashes[k] = h;
+        set->slots[slot] = ++k;
     }
     return k;
 }
 
+/* ---- The matching ------------------------------------------------------------------------------ */
+
+/*
+ * Confluent pairs original and update subschemas by a maximum matching over
+ * the compatible pairs, having compared every pair (n^2 comparisons). Here a
+ * pair is compared when the matching asks: first each original with its
+ * equal update subschema (its twin), then Kuhn's augmenting paths from every
+ * original left over, over all updates. Augmenting from any start matching
+ * ends at a maximum matching, so its size (all the answer reads) is
+ * Confluent's, and identical or appended-to combinations cost a linear
+ * number of comparisons; changed branches cost one row each. A skipped
+ * comparison could still have mattered through the memo of a recursive
+ * schema: the run notes each skip, and jsonschema_diff.c runs the diff again
+ * comparing every pair when recursion was met.
+ */
 typedef struct match {
+    jsonschema_ctx_t *ctx;
+    const jsonschema_node_t *o;
+    const jsonschema_node_t **os, **us;
     size_t no, nu;
-    jsonschema_difflist_t *edges; /* no * nu; NULL items mean no compatible edge */
-    char *has_edge;
+    hmap_t edges; /* (os[i], us[j]) -> owned compatible differences, or &incompatible */
+    size_t compared;
     long *match_u; /* update index -> original index, -1 free */
     char *seen;
 } match_t;
 
+static jsonschema_difflist_t incompatible;
+
+/* The pair's differences when compatible, else NULL: compared once, in a
+ * subcontext at "<criterion>/i". */
+static jsonschema_difflist_t *edge(match_t *m, size_t i, size_t j)
+{
+    jsonschema_difflist_t *e = hmap_get_pair(&m->edges, m->os[i], m->us[j]);
+    if (e)
+        return e == &incompatible ? NULL : e;
+    char seg[32];
+    int len = snprintf(seg, sizeof seg, "%s/%zu", criterion_name(m->o->criterion), i);
+    jsonschema_mark_t mark = jsonschema_ctx_push(m->ctx, seg, (size_t)len);
+    jsonschema_ctx_t sub;
+    jsonschema_ctx_init(&sub, m->ctx->run, m->ctx);
+    jsonschema_diff_compare(&sub, m->os[i], m->us[j]);
+    e = &incompatible;
+    if (!jsonschema_ctx_failed(&sub) && jsonschema_ctx_compatible(&sub) && (e = malloc(sizeof *e)) != NULL) {
+        *e = sub.diffs;
+        sub.diffs = (jsonschema_difflist_t){0};
+    }
+    jsonschema_ctx_free(&sub);
+    jsonschema_ctx_pop(m->ctx, mark);
+    m->compared++;
+    if (!e || hmap_put_pair_try(&m->edges, m->os[i], m->us[j], e) != 0) {
+        if (e && e != &incompatible) {
+            jsonschema_difflist_clear(e);
+            free(e);
+        }
+        jsonschema_ctx_oom(m->ctx);
+        return NULL;
+    }
+    return e == &incompatible ? NULL : e;
+}
+
 static int augment(match_t *m, size_t i)
 {
-    for (size_t j = 0; j < m->nu; j++) {
-        if (!m->has_edge[i * m->nu + j] || m->seen[j])
+    for (size_t j = 0; j < m->nu && !jsonschema_ctx_failed(m->ctx); j++) {
+        if (m->seen[j] || !edge(m, i, j))
             continue;
         m->seen[j] = 1;
         if (m->match_u[j] < 0 || augment(m, (size_t)m->match_u[j])) {
@@ -72,68 +206,70 @@ static int augment(match_t *m, size_t i)
     return 0;
 }
 
-static size_t maximum_matching(match_t *m)
+/* Twins first (unless the run compares every pair, in Confluent's order),
+ * then an augmenting path from every original still free. */
+static size_t maximum_matching(match_t *m, const sub_set_t *updates)
 {
     size_t size = 0;
+    char *matched = calloc(m->no + 1, 1);
+    if (!matched) {
+        jsonschema_ctx_oom(m->ctx);
+        return 0;
+    }
     for (size_t j = 0; j < m->nu; j++)
         m->match_u[j] = -1;
-    for (size_t i = 0; i < m->no; i++) {
+    int every_pair = m->ctx->run->compare_every_pair;
+    for (size_t i = 0; i < m->no && !jsonschema_ctx_failed(m->ctx); i++) {
+        for (size_t j = 0; every_pair && j < m->nu; j++)
+            edge(m, i, j);
+        long twin = every_pair ? -1 : sub_set_find(updates, m->os[i], subschema_hash(m->os[i]), NULL);
+        if (twin >= 0 && m->match_u[twin] < 0 && edge(m, i, (size_t)twin)) {
+            m->match_u[twin] = (long)i;
+            matched[i] = 1;
+            size++;
+        }
+    }
+    for (size_t i = 0; i < m->no && !jsonschema_ctx_failed(m->ctx); i++) {
+        if (matched[i])
+            continue;
         memset(m->seen, 0, m->nu);
         size += (size_t)augment(m, i);
     }
+    if (m->compared < m->no * m->nu)
+        m->ctx->run->pairs_skipped = 1;
+    free(matched);
     return size;
-}
-
-static void compare_pairs(jsonschema_ctx_t *ctx, const jsonschema_node_t *o, match_t *m,
-                          const jsonschema_node_t **os, const jsonschema_node_t **us)
-{
-    for (size_t i = 0; i < m->no && !jsonschema_ctx_failed(ctx); i++) {
-        char seg[32];
-        int len = snprintf(seg, sizeof seg, "%s/%zu", criterion_name(o->criterion), i);
-        jsonschema_mark_t mark = jsonschema_ctx_push(ctx, seg, (size_t)len);
-        for (size_t j = 0; j < m->nu; j++) {
-            jsonschema_ctx_t sub;
-            jsonschema_ctx_init(&sub, ctx->run, ctx);
-            jsonschema_diff_compare(&sub, os[i], us[j]);
-            if (!jsonschema_ctx_failed(&sub) && jsonschema_ctx_compatible(&sub)) {
-                m->has_edge[i * m->nu + j] = 1;
-                m->edges[i * m->nu + j] = sub.diffs;
-                sub.diffs = (jsonschema_difflist_t){0};
-            }
-            jsonschema_ctx_free(&sub);
-        }
-        jsonschema_ctx_pop(ctx, mark);
-    }
 }
 
 static void match_free(match_t *m)
 {
-    for (size_t i = 0; m->edges && i < m->no * m->nu; i++)
-        jsonschema_difflist_clear(&m->edges[i]);
-    free(m->edges);
-    free(m->has_edge);
+    for (size_t i = 0; i < m->edges.cap; i++) {
+        jsonschema_difflist_t *e = hmap_live(&m->edges, i) ? m->edges.slots[i].value : NULL;
+        if (e && e != &incompatible) {
+            jsonschema_difflist_clear(e);
+            free(e);
+        }
+    }
+    hmap_clear(&m->edges);
     free(m->match_u);
     free(m->seen);
 }
 
 static void match_subschemas(jsonschema_ctx_t *ctx, const jsonschema_node_t *o, const jsonschema_node_t **os,
-                             size_t no, const jsonschema_node_t **us, size_t nu)
+                             size_t no, const sub_set_t *updates, size_t nu)
 {
-    match_t m = {.no = no, .nu = nu};
-    m.edges = calloc(no * nu + 1, sizeof *m.edges);
-    m.has_edge = calloc(no * nu + 1, 1);
+    match_t m = {.ctx = ctx, .o = o, .os = os, .us = updates->subs, .no = no, .nu = nu};
     m.match_u = calloc(nu + 1, sizeof *m.match_u);
     m.seen = calloc(nu + 1, 1);
-    if (!m.edges || !m.has_edge || !m.match_u || !m.seen) {
+    if (!m.match_u || !m.seen) {
         match_free(&m);
         jsonschema_ctx_oom(ctx);
         return;
     }
-    compare_pairs(ctx, o, &m, os, us);
-    size_t size = maximum_matching(&m);
-    for (size_t j = 0; j < nu; j++) {
+    size_t size = maximum_matching(&m, updates);
+    for (size_t j = 0; j < nu && !jsonschema_ctx_failed(ctx); j++) {
         if (m.match_u[j] >= 0)
-            jsonschema_ctx_adopt(ctx, &m.edges[(size_t)m.match_u[j] * nu + j]);
+            jsonschema_ctx_adopt(ctx, edge(&m, (size_t)m.match_u[j], j));
     }
     if (size < (no < nu ? no : nu))
         jsonschema_ctx_add(ctx, JSONSCHEMA_COMBINED_TYPE_SUBSCHEMAS_CHANGED);
@@ -147,8 +283,11 @@ void jsonschema_diff_combined(jsonschema_ctx_t *ctx, const jsonschema_node_t *or
         return;
     const jsonschema_node_t **os = calloc(original->nsubs + 1, sizeof *os);
     const jsonschema_node_t **us = calloc(update->nsubs + 1, sizeof *us);
-    if (os && us) {
-        size_t no = dedupe(original, os), nu = dedupe(update, us);
+    uint64_t *oh = calloc(original->nsubs + 1, sizeof *oh), *uh = calloc(update->nsubs + 1, sizeof *uh);
+    sub_set_t oset = {0}, uset = {0};
+    if (os && us && oh && uh && sub_set_init(&oset, os, oh, original->nsubs) == 0 &&
+        sub_set_init(&uset, us, uh, update->nsubs) == 0) {
+        size_t no = dedupe(original, &oset), nu = dedupe(update, &uset);
         if (no < nu)
             jsonschema_ctx_add(ctx, update->criterion == JSONSCHEMA_ALL_OF ? JSONSCHEMA_PRODUCT_TYPE_EXTENDED
                                                                            : JSONSCHEMA_SUM_TYPE_EXTENDED);
@@ -156,10 +295,14 @@ void jsonschema_diff_combined(jsonschema_ctx_t *ctx, const jsonschema_node_t *or
             jsonschema_ctx_add(ctx, original->criterion == JSONSCHEMA_ALL_OF
                                         ? JSONSCHEMA_PRODUCT_TYPE_NARROWED
                                         : JSONSCHEMA_SUM_TYPE_NARROWED);
-        match_subschemas(ctx, original, os, no, us, nu);
+        match_subschemas(ctx, original, os, no, &uset, nu);
     } else {
         jsonschema_ctx_oom(ctx);
     }
+    free(oset.slots);
+    free(uset.slots);
     free(os);
     free(us);
+    free(oh);
+    free(uh);
 }

@@ -210,16 +210,44 @@ static void test_hundred_thousand_fields(void **state)
     free(b);
 }
 
-static char *record_union(int n)
+enum { FIELD_INT, FIELD_AND_NULLABLE, FIELD_RECORD };
+
+/* A union of n records U0..U(n-1) with a field x: an int (and a nullable
+ * string), or a record of its own, which Avro must try against every other
+ * branch. Branch k gets a field "extra" (int, no default) when k == changed. */
+static char *record_union_of(int n, int changed, int fields)
 {
     text_t t = {0};
     text_add(&t, "[");
-    for (int i = 0; i < n; i++)
-        text_add(&t,
-                 "%s{\"type\":\"record\",\"name\":\"U%d\",\"fields\":[{\"name\":\"x\",\"type\":\"int\"}]}",
+    for (int i = 0; i < n; i++) {
+        text_add(&t, "%s{\"type\":\"record\",\"name\":\"U%d\",\"fields\":[{\"name\":\"x\",\"type\":",
                  i ? "," : "", i);
+        if (fields == FIELD_RECORD)
+            text_add(&t,
+                     "{\"type\":\"record\",\"name\":\"I%d\",\"fields\":[{\"name\":\"y\",\"type\":\"int\"}]}",
+                     i);
+        else if (fields == FIELD_AND_NULLABLE)
+            text_add(&t, "\"int\"},{\"name\":\"note%d\",\"type\":[\"null\",\"string\"],\"default\":null", i);
+        else
+            text_add(&t, "\"int\"");
+        text_add(&t, "}%s]}", i == changed ? ",{\"name\":\"extra\",\"type\":\"int\"}" : "");
+    }
     text_add(&t, "]");
     return t.s;
+}
+
+static char *record_union(int n)
+{
+    return record_union_of(n, -1, FIELD_INT);
+}
+
+static avro_model_t *union_model(int n, int changed, int fields)
+{
+    char *text = record_union_of(n, changed, fields), *err = NULL;
+    avro_model_t *m = avro_model_parse(text, strlen(text), NULL, 0, 0, &err);
+    assert_non_null(m);
+    free(text);
+    return m;
 }
 
 static void test_large_union_gets_a_verdict(void **state)
@@ -234,20 +262,64 @@ static void test_large_union_gets_a_verdict(void **state)
     free(text);
 }
 
-/* Avro's union check is quadratic; past the work limit the answer is an
- * exception message, in bounded time. */
+/* The only issue: the writer's record branch at location has no reader. */
+static void assert_one_missing_record(avro_issues_t *issues, const char *location)
+{
+    assert_null(issues->exception);
+    assert_int_equal(issues->n, 1);
+    assert_int_equal(issues->items[0].type, AVRO_ISSUE_MISSING_UNION_BRANCH);
+    assert_string_equal(issues->items[0].location, location);
+    assert_string_equal(issues->items[0].message, "reader union lacking writer type: RECORD");
+    avro_issues_free(issues);
+}
+
+/* Branches are looked up by name (avro_check.c section 5): a wide union of
+ * distinct records against itself, or read by itself plus one branch, is
+ * linear and compatible. */
+static void test_wide_union_matches_branches_by_name(void **state)
+{
+    (void)state;
+    avro_model_t *m = union_model(1000, -1, FIELD_AND_NULLABLE),
+                 *more = union_model(1001, -1, FIELD_AND_NULLABLE);
+    avro_model_t *huge = union_model(20000, -1, FIELD_INT);
+    avro_issues_t issues = {0};
+    assert_int_equal(avro_check(m, m, &issues), 1);
+    assert_int_equal(avro_check(more, m, &issues), 1); /* BACKWARD: the new union reads the old */
+    assert_int_equal(avro_check(huge, huge, &issues), 1);
+    assert_int_equal(avro_check(m, more, &issues), 0); /* FORWARD: U1000 has no reader */
+    assert_one_missing_record(&issues, "/1000");
+    avro_model_free(m);
+    avro_model_free(more);
+    avro_model_free(huge);
+}
+
+/* One branch changed incompatibly: its writer branch has no reader, and no
+ * other branch is said to be the problem. */
+static void test_wide_union_with_one_changed_branch(void **state)
+{
+    (void)state;
+    avro_model_t *old = union_model(1000, -1, FIELD_AND_NULLABLE),
+                 *changed = union_model(1000, 617, FIELD_AND_NULLABLE);
+    avro_issues_t issues = {0};
+    assert_int_equal(avro_check(changed, old, &issues), 0);
+    assert_one_missing_record(&issues, "/617");
+    assert_int_equal(avro_check(old, changed, &issues), 1); /* the old U617 ignores "extra" */
+    avro_model_free(old);
+    avro_model_free(changed);
+}
+
+/* Avro's union check is quadratic when branches must be tried (records
+ * whose fields are records of their own); past the work limit the answer is
+ * an exception message, in bounded time. */
 static void test_huge_union_ends_with_a_clean_error(void **state)
 {
     (void)state;
-    char *text = record_union(20000), *err = NULL;
-    avro_model_t *m = avro_model_parse(text, strlen(text), NULL, 0, 0, &err);
-    assert_non_null(m);
+    avro_model_t *m = union_model(20000, -1, FIELD_RECORD);
     avro_issues_t issues = {0};
     assert_int_equal(avro_check(m, m, &issues), 0);
     assert_non_null(issues.exception);
     avro_issues_free(&issues);
     avro_model_free(m);
-    free(text);
 }
 
 /* ---- Blow-ups in the checker ---------------------------------------------------------------- */
@@ -423,6 +495,8 @@ int main(void)
         cmocka_unit_test(test_forward_reference_chain_is_bounded),
         cmocka_unit_test(test_hundred_thousand_fields),
         cmocka_unit_test(test_large_union_gets_a_verdict),
+        cmocka_unit_test(test_wide_union_matches_branches_by_name),
+        cmocka_unit_test(test_wide_union_with_one_changed_branch),
         cmocka_unit_test(test_huge_union_ends_with_a_clean_error),
         cmocka_unit_test(test_repeated_cached_issues_are_capped),
         cmocka_unit_test(test_coprime_cycles_nest_deep_but_finish),

@@ -338,6 +338,67 @@ static void test_diff_recursive_change_is_found(void **state)
     expect_diff(a, a, JSONSCHEMA_STRICT, NULL, 0);
 }
 
+/* A oneOf of n objects told apart by a const "k<i>"; branch `changed` says
+ * "x<i>" instead. Malloc'd. */
+static char *wide_one_of(int n, int changed)
+{
+    size_t cap = (size_t)n * 128 + 64, len = 0;
+    char *s = malloc(cap);
+    assert_non_null(s);
+    len += (size_t)snprintf(s + len, cap - len, "{\"oneOf\": [");
+    for (int i = 0; i < n; i++)
+        len += (size_t)snprintf(s + len, cap - len,
+                                "%s{\"type\": \"object\", \"properties\": {\"kind\": {\"const\": \"%c%d\"}}, "
+                                "\"required\": [\"kind\"]}",
+                                i ? ", " : "", i == changed ? 'x' : 'k', i);
+    snprintf(s + len, cap - len, "]}");
+    return s;
+}
+
+/* Equal branches are paired first (jsonschema_diff_combined.c), so a wide
+ * oneOf against itself or with a branch appended is linear: compatible, as
+ * Confluent says (an added branch is SUM_TYPE_EXTENDED). */
+static void test_wide_one_of_pairs_equal_branches(void **state)
+{
+    (void)state;
+    char *v1 = wide_one_of(1500, -1), *v2 = wide_one_of(1501, -1);
+    expect_diff(v1, v1, JSONSCHEMA_STRICT, NULL, 0);
+    const char *extended[] = {"SUM_TYPE_EXTENDED #/"};
+    expect_diff(v1, v2, JSONSCHEMA_STRICT, extended, 1);
+    const char *narrowed[] = {"SUM_TYPE_NARROWED #/"};
+    expect_diff(v2, v1, JSONSCHEMA_STRICT, narrowed, 1);
+    jsonschema_t *old = parse_ok(v1), *cand = parse_ok(v2);
+    strlist_t raw = {0};
+    assert_int_equal(jsonschema_backward(cand, old, JSONSCHEMA_STRICT, &raw), 0);
+    assert_int_equal(raw.n, 0);
+    jsonschema_free(old);
+    jsonschema_free(cand);
+    free(v1);
+    free(v2);
+}
+
+/* One branch changed: only its row is compared with every update branch,
+ * and no pairing covers it. */
+static void test_wide_one_of_with_one_changed_branch(void **state)
+{
+    (void)state;
+    char *v1 = wide_one_of(1500, -1), *v2 = wide_one_of(1500, 700);
+    const char *changed[] = {"COMBINED_TYPE_SUBSCHEMAS_CHANGED #/"};
+    expect_diff(v1, v2, JSONSCHEMA_STRICT, changed, 1);
+    free(v1);
+    free(v2);
+}
+
+/* Recursion met after pairs were skipped: the diff is run again comparing
+ * every pair, so even its compatible differences are the reference's. */
+static void test_diff_recursive_combined_compares_every_pair(void **state)
+{
+    (void)state;
+    const char *a = "{\"oneOf\": [{\"oneOf\": [{}, {\"$ref\": \"#\"}]}]}";
+    const char *want[] = {"SUM_TYPE_EXTENDED #/oneOf/0/oneOf/0"};
+    expect_diff(a, a, JSONSCHEMA_STRICT, want, 1);
+}
+
 static void test_backward_messages_and_engine(void **state)
 {
     (void)state;
@@ -384,6 +445,9 @@ int main(void)
         cmocka_unit_test(test_diff_content_models),
         cmocka_unit_test(test_diff_policy_changes_branch_choice),
         cmocka_unit_test(test_diff_recursive_change_is_found),
+        cmocka_unit_test(test_wide_one_of_pairs_equal_branches),
+        cmocka_unit_test(test_wide_one_of_with_one_changed_branch),
+        cmocka_unit_test(test_diff_recursive_combined_compares_every_pair),
         cmocka_unit_test(test_backward_messages_and_engine),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
