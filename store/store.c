@@ -643,16 +643,21 @@ store_rc_t store_change(store_t *db, const char *scope)
     return store_query(db, "INSERT INTO changes (scope) VALUES ($1)", 1, p, NULL, "recording a change");
 }
 
-store_rc_t store_last_change(store_t *db, int64_t *seq)
+/* The first column of a one-value query as an integer; 0 when it returns no row. */
+static store_rc_t store_query_int64(store_t *db, const char *sql, const char *what, int64_t *out)
 {
     PGresult *res = NULL;
-    store_rc_t rc = store_query(db, "SELECT coalesce(max(seq), 0) FROM changes", 0, NULL, &res,
-                                "reading the change feed");
+    store_rc_t rc = store_query(db, sql, 0, NULL, &res, what);
     if (rc != STORE_OK)
         return rc;
-    *seq = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+    *out = PQntuples(res) > 0 ? strtoll(PQgetvalue(res, 0, 0), NULL, 10) : 0;
     PQclear(res);
     return STORE_OK;
+}
+
+store_rc_t store_last_change(store_t *db, int64_t *seq)
+{
+    return store_query_int64(db, "SELECT coalesce(max(seq), 0) FROM changes", "reading the change feed", seq);
 }
 
 store_rc_t store_changes_since(store_t *db, int64_t after, int limit, int64_t **seqs, strlist_t *scopes)
@@ -693,14 +698,8 @@ store_rc_t store_changes_prune(store_t *db, int retention_s)
 
 store_rc_t store_changes_pruned_upto(store_t *db, int64_t *seq)
 {
-    PGresult *res = NULL;
-    store_rc_t rc = store_query(db, "SELECT pruned_upto FROM changes_horizon", 0, NULL, &res,
-                                "reading the change feed's horizon");
-    if (rc != STORE_OK)
-        return rc;
-    *seq = PQntuples(res) > 0 ? strtoll(PQgetvalue(res, 0, 0), NULL, 10) : 0;
-    PQclear(res);
-    return STORE_OK;
+    return store_query_int64(db, "SELECT pruned_upto FROM changes_horizon", "reading the change feed's horizon",
+                             seq);
 }
 
 store_rc_t store_scopes(store_t *db, strlist_t *out)
