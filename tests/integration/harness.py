@@ -12,7 +12,7 @@ Contents
   6. RegistryTestCase: one database + one server per class, helpers, asserts
   7. main()
 
-The server contract used here (rest-api.md, server/config.h):
+The server contract used here (docs/api.md, server/config.h):
   $SR_BINARY serve --listen HOST:PORT [--database-url URL] [--data-dir DIR]
                    [--threads N] [--max-schema-bytes N] [--tls-cert F --tls-key F]
 """
@@ -45,7 +45,7 @@ PG_USER = "postgres"
 KEEP_TMP = os.environ.get("SR_KEEP_TMP") == "1"
 
 # The media type every Confluent client sends, and the Accept header Java's
-# HttpURLConnection adds when the client sets none (rest-api.md 1.2, 8.1).
+# HttpURLConnection adds when the client sets none (docs/api.md).
 SR_V1 = "application/vnd.schemaregistry.v1+json"
 JAVA_DEFAULT_ACCEPT = "text/html, image/gif, image/jpeg, *; q=.2, */*; q=.2"
 
@@ -667,7 +667,7 @@ class RegistryTestCase(unittest.TestCase):
 
     def assert_register_refused(self, subject, schema, messages, **kw):
         """409/40901 whose message carries the list Java List.toString style
-        (compatibility.md 1.4), and nothing stored."""
+        (docs/compatibility.md), and nothing stored."""
         before = self.db.state()
         r = self.register(subject, schema, **kw)
         self.assert_error(r, 409, 40901)

@@ -1,10 +1,10 @@
 """Avro compatibility levels through the HTTP API: every level on the
 register path, the exact verbose message list and the 409 body, soft-deleted
-versions left out of the history (rest-api.md 2.6, 4.3.5, 4.4;
-compatibility.md 1.1, 1.2, 1.4, 2.7, 2.8, 2.9).
+versions left out of the history (docs/api.md;
+docs/compatibility.md).
 
 Message lists are compared string for string: their format is specified
-exactly in compatibility.md 1.4 and 2.7 (they are not free wording)."""
+exactly in docs/compatibility.md (they are not free wording)."""
 
 import json
 import os
@@ -132,7 +132,7 @@ class EveryLevel(LevelTestCase):
 
 
 class FieldChanges(LevelTestCase):
-    """compatibility.md 2.8/2.9, one previous version, register path."""
+    """docs/compatibility.md, one previous version, register path."""
 
     F1 = ("f1", "string")
     CHANGES = {
@@ -181,7 +181,7 @@ class FieldChanges(LevelTestCase):
 
 
 class Messages(LevelTestCase):
-    """Exact verbose lists (compatibility.md 1.4, 2.7) and the 409 body."""
+    """Exact verbose lists (docs/compatibility.md) and the 409 body."""
 
     def test_backward_missing_default(self):
         old = rec(("f1", "string"), name="myrecord")
@@ -289,7 +289,7 @@ class Messages(LevelTestCase):
 
 
 class SoftDeleted(LevelTestCase):
-    """compatibility.md 1.2: soft-deleted versions are neither latest nor history."""
+    """docs/compatibility.md: soft-deleted versions are neither latest nor history."""
 
     V1 = rec(("f1", "string"))
     V2 = rec(("f1", "string"), ("f2", "int", 0))

@@ -1,6 +1,6 @@
 """Avro schema references, reference-aware deletes, format=resolved and
-normalization, through the HTTP API (rest-api.md 2.2, 2.4, 2.5, 4.2.3, 4.3.8,
-5; compatibility.md 2.2, 2.3).
+normalization, through the HTTP API (docs/api.md,
+5; docs/compatibility.md).
 
 Named types live in their own subjects; a referring schema names them by full
 name and lists them in `references`. Every test uses subjects of its own."""
@@ -70,7 +70,7 @@ class Register(RefTestCase):
         body = self.assert_ok(self.version(user, 1))
         self.assertEqual(body["references"], [ref(full("Dep"), dep, 1)])
         # The referring schema keeps the name (relative to its own namespace,
-        # compatibility.md 2.2); the type is not copied into it.
+        # docs/compatibility.md); the type is not copied into it.
         self.assertEqual(field_types(body["schema"])["d"], "Dep")
         by_id = self.assert_ok(self.get(f"/schemas/ids/{user_id}"))
         self.assertEqual(by_id["references"], [ref(full("Dep"), dep, 1)])
@@ -252,7 +252,7 @@ class ReferencedBy(RefTestCase):
                                  references=refs)
         self.assert_ok(self.referencedby(dep, 1), sorted(imported + [plain]))
         self.assert_ok(self.referencedby(dep, "latest"), sorted(imported + [plain]))
-        # Paging applies after sorting (rest-api.md 1.7).
+        # Paging applies after sorting (docs/api.md).
         everything = sorted(imported + [plain])
         self.assert_ok(self.referencedby(dep, 1, params={"offset": "1", "limit": "2"}),
                        everything[1:3])
@@ -406,7 +406,7 @@ class Resolved(RefTestCase):
         self.assertIn(types["r"], ("Twice", full("Twice")))
 
 
-# A record written two ways that normalization (compatibility.md 2.3) makes
+# A record written two ways that normalization (docs/compatibility.md) makes
 # equal: custom property order, alias order, {"type": "string"} vs "string",
 # whitespace. Plain canonicalization keeps the property and alias order.
 VARIANT_1 = ('{"type": "record", "name": "Norm", "namespace": "com.itest.norm",'

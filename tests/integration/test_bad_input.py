@@ -1,5 +1,5 @@
 """Bad requests: malformed bodies, wrong types, invalid schemas, size limits,
-invalid subject names (rest-api.md 1.1, 1.4, 1.6, 2.2, 3). Every refusal is
+invalid subject names (docs/api.md). Every refusal is
 followed by a check that nothing changed: the subject list and the database."""
 
 import json
@@ -81,7 +81,7 @@ class BadInput(harness.RegistryTestCase):
 
     def test_invalid_avro_is_42201(self):
         # (An empty schema is not here: for an existing subject it means "the
-        # latest schema again", rest-api.md 5 step 4.)
+        # latest schema again", docs/api.md.)
         schemas = [
             "not json at all",
             '{"type": "record"}',

@@ -1,5 +1,5 @@
 """The compatibility endpoints and the levels, driven through the API with
-Avro schemas (rest-api.md 2.6, 4.4; compatibility.md 1.2, 2.8, 2.9)."""
+Avro schemas (docs/api.md; docs/compatibility.md)."""
 
 import json
 
@@ -144,7 +144,7 @@ class Endpoints(CompatTestCase):
 
 
 class Levels(CompatTestCase):
-    """One previous version: the direction of each level (compatibility.md 2.9)."""
+    """One previous version: the direction of each level (docs/compatibility.md)."""
 
     def verdicts(self, old, new):
         """{level: is_compatible} for new against a subject holding old."""

@@ -1,4 +1,4 @@
-"""Concurrent registrations (rest-api.md 5): one id per content across
+"""Concurrent registrations (docs/api.md): one id per content across
 subjects, gap-free versions within a subject; checked over HTTP and in SQL."""
 
 import threading

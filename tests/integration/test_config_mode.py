@@ -1,4 +1,4 @@
-"""Config and mode, global and per subject (rest-api.md 2.7, 2.8, 4.5, 4.6).
+"""Config and mode, global and per subject (docs/api.md).
 Classes that change global settings each have their own server and database
 and put the defaults back after every test."""
 

@@ -1,5 +1,5 @@
 """Soft and hard deletes of subjects and versions, their error order, and
-version numbering afterwards (rest-api.md 2.5, 4.3.3, 4.3.9); every effect is
+version numbering afterwards (docs/api.md); every effect is
 also checked in the database."""
 
 import json

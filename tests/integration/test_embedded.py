@@ -1,6 +1,6 @@
 """Embedded PostgreSQL: without --database-url the server runs its own
 cluster under --data-dir, keeps data across restarts and stops it on exit
-(design.md 5)."""
+(docs/architecture.md)."""
 
 import json
 import os

@@ -1,5 +1,5 @@
 """HTTP/2: h2c with prior knowledge, and TLS with ALPN offering h2 or
-http/1.1 (design.md 1; dependencies.md 1). Driven by the curl CLI."""
+http/1.1 (docs/architecture.md; dependencies.md 1). Driven by the curl CLI."""
 
 import json
 

@@ -1,5 +1,5 @@
 """The real confluent-kafka-python SchemaRegistryClient (Debian's
-python3-confluent-kafka) against the server (rest-api.md 8.2)."""
+python3-confluent-kafka) against the server (docs/api.md)."""
 
 import json
 

@@ -1,7 +1,7 @@
 """JSON Schema through the HTTP API: registration and canonical text,
 normalize, invalid documents, $ref to other subjects through references,
 remote $ref refused, and compatibility, including the Confluent diff vectors
-(rest-api.md 2.2, 2.4, 4.3.5, 4.4; compatibility.md 1.4, 4.1, 4.7, 4.8, 4.10)."""
+(docs/api.md; docs/compatibility.md)."""
 
 import json
 import os
@@ -259,7 +259,7 @@ OPEN_A = compact({"type": "object", "properties": {"a": {"type": "string"}}})
 
 
 class Compatibility(JsonTestCase):
-    """compatibility.md 4.10, on the register path under each direction."""
+    """docs/compatibility.md, on the register path under each direction."""
 
     CASES = {
         # name: (old, new, BACKWARD, FORWARD)
@@ -304,7 +304,7 @@ class Compatibility(JsonTestCase):
     def test_exact_message_list(self):
         s = self.sub()
         self.register_json_ok(s, CLOSED_AB)
-        # Note the mismatched quotes around the description (compatibility.md 4.7).
+        # Note the mismatched quotes around the description (docs/compatibility.md).
         expected = [
             '{errorType:"PROPERTY_REMOVED_FROM_CLOSED_CONTENT_MODEL", description:"The new has a '
             "closed content model and is missing a property or item present at path "

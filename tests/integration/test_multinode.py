@@ -1,4 +1,4 @@
-"""Two servers on one database (rest-api.md 5a): a new id is readable on the
+"""Two servers on one database (docs/api.md): a new id is readable on the
 other node at once; listings, versions, config, mode and deletes converge
 within the change-feed delay."""
 

@@ -1,7 +1,7 @@
 """Protobuf through the HTTP API: .proto text and base64 FileDescriptorProto
 input, format=serialized, import references, built-in well-known imports,
-invalid input, compatibility and normalize (rest-api.md 2.2, 2.4, 4.2.3,
-4.3.5; compatibility.md 3.1, 3.2, 3.7, 3.8, 3.9).
+invalid input, compatibility and normalize (docs/api.md,
+4.3.5; docs/compatibility.md).
 
 Descriptors are produced here with protoc from temporary .proto files, the
 way a Python client's generated code carries them."""
@@ -263,7 +263,7 @@ class References(ProtoTestCase):
 
     def test_import_path_subject_with_slashes(self):
         money_id, order, order_id, refs = self.register_pair("common/money.proto")
-        # The client encodes '/' as %2F (rest-api.md 1.1).
+        # The client encodes '/' as %2F (docs/api.md).
         body = self.assert_ok(self.get("/subjects/common%2Fmoney.proto/versions/1"))
         self.assertEqual((body["subject"], body["id"], body["schemaType"]),
                          ("common/money.proto", money_id, "PROTOBUF"))
@@ -314,7 +314,7 @@ class References(ProtoTestCase):
 
     def test_change_inside_the_dependency_is_checked(self):
         """A new Money version with a changed field kind makes the new Order
-        version incompatible (compatibility.md 3.3 F5)."""
+        version incompatible (docs/compatibility.md F5)."""
         money = self.money_subject()
         _, order, _, refs = self.register_pair(money)
         self.set_level(money, "NONE")
@@ -343,7 +343,7 @@ class Compatibility(ProtoTestCase):
         self.assert_ok(self.versions(s), [1, 2])
 
     def test_removing_a_field_is_backward_compatible(self):
-        # FIELD_REMOVED is in the compatible set (compatibility.md 3.2, 3.9).
+        # FIELD_REMOVED is in the compatible set (docs/compatibility.md).
         s = self.sub()
         self.register_proto_ok(s, PING)
         shorter = PING.replace("  int64 sent_at = 2;\n", "")
@@ -407,7 +407,7 @@ class Compatibility(ProtoTestCase):
 
 
 # Field order, option order and import order differ; normalization
-# (compatibility.md 3.8) makes them one schema.
+# (docs/compatibility.md) makes them one schema.
 NORM_1 = ('syntax = "proto3";\n'
           'package itest.norm;\n'
           '\n'

@@ -1,4 +1,4 @@
-"""Registration and lookup (rest-api.md 2.1-2.3, 2.5, 4.3.2, 4.3.5, 5)."""
+"""Registration and lookup (docs/api.md)."""
 
 import json
 
@@ -78,7 +78,7 @@ class Register(harness.RegistryTestCase):
         self.assertEqual(self.register_ok(s, '{"type": "string"}'), schema_id)
         self.assertEqual(self.register_ok(s, ' { "type" :\n"string" } '), schema_id)
         self.assert_ok(self.versions(s), [1])
-        # The canonical form is what is stored and returned (rest-api.md 2.2).
+        # The canonical form is what is stored and returned (docs/api.md).
         self.assertEqual(self.assert_ok(self.version(s, 1))["schema"], '"string"')
         pretty = json.dumps(json.loads(rec(2)), indent=4)
         t = self.sub("t")

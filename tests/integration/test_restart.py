@@ -1,5 +1,5 @@
 """Persistence across a server restart: schemas, versions, deletes, config,
-mode; ids continue above the old ones (rest-api.md 2.1, 5)."""
+mode; ids continue above the old ones (docs/api.md)."""
 
 import json
 

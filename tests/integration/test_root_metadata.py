@@ -1,5 +1,5 @@
 """Root, server metadata, schema types, routing, media types, path decoding
-(rest-api.md 1.1, 1.2, 1.6, 4.1, 4.2.1, 10)."""
+(docs/api.md)."""
 
 import json
 
@@ -92,7 +92,7 @@ class Routing(harness.RegistryTestCase):
         self.assert_ok(self.get(f"/subjects/{quote(s)}/versions/"), [1])
         self.assertEqual(self.assert_ok(self.get(f"/subjects/{quote(s)}/versions/1/"))["version"], 1)
         self.assertIn("compatibilityLevel", self.assert_ok(self.get("/config/")))
-        # The Java client really sends this form (rest-api.md 1.1).
+        # The Java client really sends this form (docs/api.md).
         r = self.post(f"/compatibility/subjects/{quote(s)}/versions/",
                       {"schema": '"string"'}, params={"normalize": "false", "verbose": "false"})
         self.assert_ok(r, {"is_compatible": True})

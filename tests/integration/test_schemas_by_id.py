@@ -1,5 +1,5 @@
 """Schemas by id: /schemas/ids/{id}[/schema|/subjects|/versions]
-(rest-api.md 1.1, 2.5, 4.2.3-4.2.6)."""
+(docs/api.md)."""
 
 import json
 
@@ -80,7 +80,7 @@ class SchemasById(harness.RegistryTestCase):
         self.assertEqual(raw.text, expected["schema"])
 
     def test_extended_profile_names_the_subject_asked_about(self):
-        """rest-api 2.9.2: subject/version only when a subject parameter was given and
+        """docs/api.md: subject/version only when a subject parameter was given and
         it carries the id; guid and ts always; classic clients never see them."""
         s = self.sub()
         self.register_ok(s, avro_record("Ext", [("a", "string")]))

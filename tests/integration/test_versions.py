@@ -1,5 +1,5 @@
 """Subject versions: listing, fetching, version strings, the raw schema
-endpoint (rest-api.md 2.5, 4.3.4, 4.3.6, 4.3.7)."""
+endpoint (docs/api.md)."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""Wide unions through the compatibility API (compatibility.md "Limits"):
+"""Wide unions through the compatibility API (docs/compatibility.md "Limits"):
 an Avro union of 1,000 records is matched branch by branch by name, and a
 JSON Schema oneOf of 1,500 branches pairs its equal branches first, so both
 get the reference's answer instead of stopping at the work limit."""
