@@ -116,9 +116,9 @@ static inline void *hmap_del_pair(hmap_t *m, const void *a, const void *b)
 
 /* ---- 5. NUL-terminated string keys ------------------------------------------------ */
 
-#define hmap_gets(m, s)    hmap_get((m), (s), strlen(s))
-#define hmap_puts(m, s, v) hmap_put((m), (s), strlen(s), (v))
-#define hmap_dels(m, s)    hmap_del((m), (s), strlen(s))
+#define hmap_gets(m, s)             hmap_get((m), (s), strlen(s))
+#define hmap_puts(m, s, v)          hmap_put((m), (s), strlen(s), (v))
+#define hmap_dels(m, s)             hmap_del((m), (s), strlen(s))
 #define hmap_puts_try(m, s, v, old) hmap_put_try((m), (s), strlen(s), (v), (old))
 
 #endif
