@@ -1,106 +1,146 @@
 #include "base/hmap.h"
 
 #include "base/alloc.h"
+#include "base/siphash.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* FNV-1a: keys are short (subject names, 4-byte ids, 16-byte digests). */
-static uint64_t hmap_hash(const void *key, size_t klen)
+/* ---- 1. The map --------------------------------------------------------- */
+
+uint64_t hmap_hash(const void *key, size_t klen)
 {
-    const unsigned char *p = key;
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < klen; i++) {
-        h ^= p[i];
-        h *= 1099511628211ULL;
-    }
-    return h ^ (h >> 29);
+    return siphash_process(key, klen);
 }
 
-static hmap_entry_t *hmap_find(const hmap_t *m, const void *key, size_t klen)
+static hmap_entry_t *hmap_find(const hmap_t *m, const void *key, size_t klen, uint64_t h)
 {
     if (!m->cap)
         return NULL;
     size_t mask = m->cap - 1;
-    for (size_t i = hmap_hash(key, klen) & mask;; i = (i + 1) & mask) {
+    for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
         hmap_entry_t *e = &m->slots[i];
         if (!e->key)
             return NULL;
-        if (!e->tomb && e->klen == klen && memcmp(e->key, key, klen) == 0)
+        if (!e->tomb && e->hash == h && e->klen == klen && memcmp(e->key, key, klen) == 0)
             return e;
     }
 }
 
-/* Rehashes into a table that has room for one more entry; -1 when out of
- * memory (the map is then unchanged). */
-static int hmap_grow(hmap_t *m)
+/* ---- 2. Memory ------------------------------------------------------------ */
+
+static void *hmap_alloc(const hmap_t *m, size_t size)
 {
-    hmap_t bigger = {0};
-    bigger.cap = m->cap ? m->cap * 2 : 16;
-    /* Rehashing also drops tombstones, so grow only when live entries need it. */
-    if (m->used * 2 < m->cap)
-        bigger.cap = m->cap;
-    bigger.slots = calloc(bigger.cap, sizeof *bigger.slots);
-    if (!bigger.slots)
+    return m->arena ? arena_alloc(m->arena, size) : calloc(1, size);
+}
+
+static void hmap_release(const hmap_t *m, void *p)
+{
+    if (!m->arena)
+        free(p);
+}
+
+/* Rehashes into a table of cap slots (a power of two that holds every live
+ * entry below the load limit); -1 when out of memory (the map is then
+ * unchanged). Tombstones are dropped. */
+static int hmap_rehash(hmap_t *m, size_t cap)
+{
+    if (cap > SIZE_MAX / sizeof(hmap_entry_t))
         return -1;
+    hmap_entry_t *slots = hmap_alloc(m, cap * sizeof *slots);
+    if (!slots)
+        return -1;
+    size_t mask = cap - 1;
     for (size_t i = 0; i < m->cap; i++) {
         hmap_entry_t *e = &m->slots[i];
         if (!e->key)
             continue;
         if (e->tomb) {
-            free(e->key);
+            hmap_release(m, e->key);
             continue;
         }
-        size_t mask = bigger.cap - 1;
-        size_t j = hmap_hash(e->key, e->klen) & mask;
-        while (bigger.slots[j].key)
+        size_t j = (size_t)e->hash & mask;
+        while (slots[j].key)
             j = (j + 1) & mask;
-        bigger.slots[j] = *e;
-        bigger.used++;
-        bigger.filled++;
+        slots[j] = *e;
     }
-    free(m->slots);
-    *m = bigger;
+    hmap_release(m, m->slots);
+    m->slots = slots;
+    m->cap = cap;
+    m->filled = m->used;
     return 0;
 }
 
+/* The load limit: at most three quarters of the slots filled. */
+static int hmap_fits(size_t filled, size_t cap)
+{
+    return filled <= cap / 4 * 3;
+}
+
+int hmap_reserve_try(hmap_t *m, size_t n)
+{
+    if (n > SIZE_MAX / 8)
+        return -1;
+    size_t cap = m->cap ? m->cap : 16;
+    while (!hmap_fits(n, cap))
+        cap *= 2;
+    return cap == m->cap ? 0 : hmap_rehash(m, cap);
+}
+
+/* Room for one more filled slot. */
+static int hmap_make_room(hmap_t *m)
+{
+    if (m->cap && hmap_fits(m->filled + 1, m->cap))
+        return 0;
+    size_t cap = m->cap ? m->cap : 16;
+    /* Rehashing drops tombstones, so double only when live entries need it. */
+    while (!hmap_fits(m->used + 1, cap) || (m->cap && cap == m->cap && m->used * 2 >= cap))
+        cap *= 2;
+    return hmap_rehash(m, cap);
+}
+
+/* ---- The map, continued ---------------------------------------------------- */
+
 void *hmap_get(const hmap_t *m, const void *key, size_t klen)
 {
-    hmap_entry_t *e = hmap_find(m, key, klen);
+    if (!m->cap)
+        return NULL;
+    hmap_entry_t *e = hmap_find(m, key, klen, hmap_hash(key, klen));
     return e ? e->value : NULL;
 }
 
 int hmap_contains(const hmap_t *m, const void *key, size_t klen)
 {
-    return hmap_find(m, key, klen) != NULL;
+    return m->cap && hmap_find(m, key, klen, hmap_hash(key, klen)) != NULL;
 }
 
 int hmap_put_try(hmap_t *m, const void *key, size_t klen, void *value, void **old)
 {
-    hmap_entry_t *e = hmap_find(m, key, klen);
+    uint64_t h = hmap_hash(key, klen);
+    hmap_entry_t *e = hmap_find(m, key, klen, h);
     if (e) {
         if (old)
             *old = e->value;
         e->value = value;
         return 0;
     }
-    if ((m->filled + 1) * 4 > m->cap * 3 && hmap_grow(m) != 0)
+    if (klen == SIZE_MAX)
         return -1;
-    char *copy = malloc(klen + 1);
+    char *copy = hmap_alloc(m, klen + 1);
     if (!copy)
         return -1;
+    if (hmap_make_room(m) != 0) {
+        hmap_release(m, copy);
+        return -1;
+    }
     memcpy(copy, key, klen);
     copy[klen] = '\0';
     size_t mask = m->cap - 1;
-    size_t i = hmap_hash(key, klen) & mask;
+    size_t i = (size_t)h & mask;
     while (m->slots[i].key)
         i = (i + 1) & mask;
-    e = &m->slots[i];
-    e->key = copy;
-    e->klen = klen;
-    e->value = value;
-    e->tomb = 0;
+    m->slots[i] = (hmap_entry_t){.key = copy, .klen = klen, .hash = h, .value = value};
     m->used++;
     m->filled++;
     if (old)
@@ -118,7 +158,9 @@ void *hmap_put(hmap_t *m, const void *key, size_t klen, void *value)
 
 void *hmap_del(hmap_t *m, const void *key, size_t klen)
 {
-    hmap_entry_t *e = hmap_find(m, key, klen);
+    if (!m->cap)
+        return NULL;
+    hmap_entry_t *e = hmap_find(m, key, klen, hmap_hash(key, klen));
     if (!e)
         return NULL;
     void *old = e->value;
@@ -130,8 +172,12 @@ void *hmap_del(hmap_t *m, const void *key, size_t klen)
 
 void hmap_clear(hmap_t *m)
 {
-    for (size_t i = 0; i < m->cap; i++)
-        free(m->slots[i].key);
-    free(m->slots);
+    arena_t *a = m->arena;
+    if (!a) {
+        for (size_t i = 0; i < m->cap; i++)
+            free(m->slots[i].key);
+        free(m->slots);
+    }
     memset(m, 0, sizeof *m);
+    m->arena = a;
 }

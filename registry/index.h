@@ -95,7 +95,8 @@ void index_views(reg_index_t *idx, const char *prefix, int deleted, int latest_o
 reg_subject_t *index_subject_copy(reg_index_t *idx, const char *name);
 
 /* Calls fn for every subject until it returns nonzero (then returns that).
- * fn runs under the read lock: it must not call back into the index. */
+ * fn runs under the read lock: it must not call back into the index. The
+ * order is the map's, random per process: callers sort what order can show. */
 typedef int (*index_subject_fn)(const reg_subject_t *subj, void *arg);
 int index_each_subject(reg_index_t *idx, index_subject_fn fn, void *arg);
 

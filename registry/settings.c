@@ -330,11 +330,20 @@ static int collect_soft_deleted(const reg_subject_t *subj, void *arg)
     return 0;
 }
 
-/* The subjects in scope (one subject, or all) that have soft-deleted versions. */
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The subjects in scope (one subject, or all) that have soft-deleted
+ * versions, by name: the index walks them in its hash order, which differs
+ * per process, and the first referenced version met names the error. */
 static void subjects_with_soft_deleted(registry_t *reg, const char *subject, strlist_t *out)
 {
     purge_search_t q = {subject, out};
     index_each_subject(reg->idx, collect_soft_deleted, &q);
+    if (out->n > 1)
+        qsort(out->items, out->n, sizeof *out->items, cmp_name);
 }
 
 /* The checks of a mode change; *mode gets the mode, *entering_import whether

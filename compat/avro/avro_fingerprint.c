@@ -12,7 +12,7 @@
 
 typedef struct pcf_writer {
     strbuf_t *b;
-    avro_strmap_t seen; /* full names written so far */
+    hmap_t seen; /* full names written so far */
     int depth;
 } pcf_writer_t;
 
@@ -54,11 +54,11 @@ static void pcf_enum_symbols(strbuf_t *b, const avro_node_t *n)
 static void pcf_named(pcf_writer_t *w, const avro_node_t *n)
 {
     const char *full = n->named->name.full;
-    if (avro_strmap_get(&w->seen, full)) {
+    if (hmap_gets(&w->seen, full)) {
         pcf_quoted_raw(w->b, full);
         return;
     }
-    if (avro_strmap_put(&w->seen, full, (void *)n) != 0)
+    if (hmap_puts_try(&w->seen, full, (void *)n, NULL) != 0)
         w->b->failed = 1;
     strbuf_puts(w->b, "{\"name\":");
     pcf_quoted_raw(w->b, full);
@@ -114,7 +114,7 @@ void avro_write_parsing_form(strbuf_t *b, const avro_node_t *root)
 {
     pcf_writer_t w = {.b = b};
     pcf_node(&w, root);
-    avro_strmap_free(&w.seen);
+    hmap_clear(&w.seen);
 }
 
 /* ---- CRC-64-AVRO ------------------------------------------------------------------ */

@@ -22,7 +22,7 @@
 
 typedef struct norm_ctx {
     strbuf_t *b;
-    avro_strmap_t emitted; /* full names written (or provided by references) */
+    hmap_t emitted; /* full names written (or provided by references) */
     char *error;
     int depth;
 } norm_ctx_t;
@@ -365,11 +365,11 @@ static void norm_body(norm_ctx_t *c, const avro_node_t *n)
 static void norm_named(norm_ctx_t *c, const avro_node_t *n)
 {
     const char *full = n->named->name.full;
-    if (avro_strmap_get(&c->emitted, full)) {
+    if (hmap_gets(&c->emitted, full)) {
         put_quoted_raw(c->b, full);
         return;
     }
-    if (avro_strmap_put(&c->emitted, full, (void *)n) != 0)
+    if (hmap_puts_try(&c->emitted, full, (void *)n, NULL) != 0)
         c->b->failed = 1;
     strbuf_puts(c->b, "{\"name\":");
     put_quoted_raw(c->b, full);
@@ -444,10 +444,10 @@ int avro_write_normalized(strbuf_t *b, const avro_model_t *m, char **error)
 {
     norm_ctx_t c = {.b = b};
     for (size_t i = 0; i < m->n_ref_names; i++)
-        if (avro_strmap_put(&c.emitted, m->ref_names[i], (void *)m->ref_names[i]) != 0)
+        if (hmap_puts_try(&c.emitted, m->ref_names[i], (void *)m->ref_names[i], NULL) != 0)
             b->failed = 1;
     norm_node(&c, m->root);
-    avro_strmap_free(&c.emitted);
+    hmap_clear(&c.emitted);
     if (c.error) {
         *error = c.error;
         return -1;

@@ -31,7 +31,7 @@ struct avro_parse {
     avro_model_t *model;
     int strict;              /* SCHEMA_PARSE_NEW: strict names, defaults validated */
     avro_validator_t names;  /* validator applied while parsing */
-    avro_strmap_t defined;   /* full name -> first definition, across documents */
+    hmap_t defined;          /* full name -> first definition, across documents */
     avro_node_t **doc_nodes; /* nodes of the current document */
     size_t n_doc_nodes;
     size_t cap_doc_nodes;
@@ -243,13 +243,13 @@ static int define_named(avro_parse_t *p, avro_node_t *n)
     const char *full = n->named->name.full;
     if (p->strict && check_full_name(p, full) != 0)
         return -1;
-    const avro_node_t *known = avro_strmap_get(&p->defined, full);
+    const avro_node_t *known = hmap_gets(&p->defined, full);
     if (known) {
         if (!avro_node_equal(n, known))
             return parse_fail(p, "Can't redefine: %s", full), -1;
         return 0;
     }
-    if (avro_strmap_put(&p->defined, full, n) != 0)
+    if (hmap_puts_try(&p->defined, full, n, NULL) != 0)
         return parse_oom(p), -1;
     return 0;
 }
@@ -268,9 +268,9 @@ static const avro_node_t *find_type(avro_parse_t *p, const char *name, const cha
             return parse_oom(p);
         full = qualified;
     }
-    const avro_node_t *n = avro_strmap_get(&p->defined, full);
+    const avro_node_t *n = hmap_gets(&p->defined, full);
     if (!n)
-        n = avro_strmap_get(&p->defined, name);
+        n = hmap_gets(&p->defined, name);
     if (!n) {
         avro_node_t *ph = node_new(p, AVRO_KIND_UNRESOLVED);
         if (ph && !(ph->u.unresolved = arena_strdup(p->model->arena, full)))
@@ -298,7 +298,10 @@ static int parse_alias_strings(avro_parse_t *p, const json_t *j, const char ***o
         const json_t *a = json_array_get(arr, i);
         if (!json_is_string(a))
             return parse_fail_json(p, "alias not a string", a), -1;
-        if (avro_index_add(seen, json_string_value(a), 0) < 0)
+        long known = avro_index_add(seen, json_string_value(a), 0);
+        if (known == AVRO_INDEX_OOM)
+            return parse_oom(p), -1;
+        if (known < 0)
             list[(*n_out)++] = json_string_value(a);
     }
     *out = list;
@@ -322,7 +325,10 @@ static int parse_type_aliases(avro_parse_t *p, const json_t *j, avro_named_t *na
         avro_name_t *alias = &named->aliases[named->n_aliases];
         if (make_name(p, strings[i], named->name.space, alias) != 0)
             return -1;
-        if (avro_index_add(seen, alias->full, 0) < 0)
+        long known = avro_index_add(seen, alias->full, 0);
+        if (known == AVRO_INDEX_OOM)
+            return parse_oom(p), -1;
+        if (known < 0)
             named->n_aliases++;
     }
     return 0;
@@ -494,6 +500,8 @@ static int parse_fields(avro_parse_t *p, const json_t *j, avro_node_t *rec)
     }
     for (size_t i = 0; i < n; i++) {
         long earlier = avro_index_add(by_name, fields[i].name, (long)i);
+        if (earlier == AVRO_INDEX_OOM)
+            return parse_oom(p), -1;
         if (earlier >= 0)
             return fail_duplicate_field(p, rec, &fields[i], &fields[earlier]);
     }
@@ -561,7 +569,10 @@ static int parse_symbols(avro_parse_t *p, const json_t *j, avro_node_t *n)
             return parse_fail(p, "Null name"), -1;
         if (check_name(p, p->names, s, NULL) != 0)
             return -1;
-        if (avro_index_add(by_name, s, (long)i) >= 0)
+        long earlier = avro_index_add(by_name, s, (long)i);
+        if (earlier == AVRO_INDEX_OOM)
+            return parse_oom(p), -1;
+        if (earlier >= 0)
             return parse_fail(p, "Duplicate enum symbol: %s", s), -1;
         symbols[i] = s;
     }
@@ -665,7 +676,7 @@ static int resolve_slot(avro_parse_t *p, const avro_node_t **slot)
 {
     if ((*slot)->kind != AVRO_KIND_UNRESOLVED)
         return 0;
-    const avro_node_t *target = avro_strmap_get(&p->defined, (*slot)->u.unresolved);
+    const avro_node_t *target = hmap_gets(&p->defined, (*slot)->u.unresolved);
     if (!target)
         return parse_fail(p, "Undefined schema: %s", (*slot)->u.unresolved), -1;
     *slot = target;
@@ -701,7 +712,10 @@ static int check_union(avro_parse_t *p, const avro_node_t *n)
     for (size_t i = 0; i < n->u.uni.n; i++) {
         const avro_node_t *b = n->u.uni.branches[i];
         const char *key = b->named ? b->named->name.full : avro_kind_name(b->kind);
-        if (avro_index_add(seen, key, (long)i) >= 0)
+        long earlier = avro_index_add(seen, key, (long)i);
+        if (earlier == AVRO_INDEX_OOM)
+            return parse_oom(p), -1;
+        if (earlier >= 0)
             return parse_fail(p, "Duplicate in union:%s", key), -1;
     }
     return 0;
@@ -752,7 +766,7 @@ void avro_parse_free(avro_parse_t *p)
 {
     if (!p)
         return;
-    avro_strmap_free(&p->defined);
+    hmap_clear(&p->defined);
     free(p->doc_nodes);
     free(p->error);
     free(p);

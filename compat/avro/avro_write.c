@@ -14,7 +14,7 @@
 
 typedef struct schema_writer {
     strbuf_t *b;
-    avro_strmap_t known; /* full names already written */
+    hmap_t known; /* full names already written */
     int depth;
 } schema_writer_t;
 
@@ -93,11 +93,11 @@ static void write_type_aliases(strbuf_t *b, const avro_named_t *named)
 static int write_name_ref(schema_writer_t *w, const avro_node_t *n, const char *ns)
 {
     const char *full = n->named->name.full;
-    if (avro_strmap_get(&w->known, full)) {
+    if (hmap_gets(&w->known, full)) {
         avro_buf_json_string(w->b, qualified(&n->named->name, ns));
         return 1;
     }
-    if (avro_strmap_put(&w->known, full, (void *)n) != 0)
+    if (hmap_puts_try(&w->known, full, (void *)n, NULL) != 0)
         w->b->failed = 1;
     return 0;
 }
@@ -253,10 +253,10 @@ void avro_write_schema(strbuf_t *b, const avro_node_t *root, const char *const *
 {
     schema_writer_t w = {.b = b};
     for (size_t i = 0; i < n_known; i++)
-        if (avro_strmap_put(&w.known, known[i], (void *)known[i]) != 0)
+        if (hmap_puts_try(&w.known, known[i], (void *)known[i], NULL) != 0)
             b->failed = 1;
     write_node(&w, root, NULL);
-    avro_strmap_free(&w.known);
+    hmap_clear(&w.known);
 }
 
 /* ---- Depth of the first-occurrence walk ------------------------------------------ */

@@ -6,7 +6,7 @@
  *   2. Arena (base/arena.h): the memory of one model or one check
  *   3. Text buffer and JSON output (avro_text.c)
  *   4. Java number semantics (avro_number.c)
- *   5. Hash tables (avro_hash.c)
+ *   5. Name tables (avro_hash.c; base/hmap.h)
  *   6. Names (avro_names.c, avro_unicode.c)
  *   7. The model: nodes, fields, properties
  *   8. Operations on models, one file each
@@ -68,30 +68,23 @@ void avro_buf_java_float(strbuf_t *b, float v);
 /* Double.parseDouble: 0 and *out on success, -1 when Java would throw. */
 int avro_java_parse_double(const char *s, double *out);
 
-/* ---- 5. Hash tables -------------------------------------------------------- */
+/* ---- 5. Name tables -------------------------------------------------------- */
 
-/* A fixed-size string -> int index built once in an arena (fields by name,
- * enum symbols, union branch names). Keys are borrowed. */
+/* Every table is base/hmap.h, whose keyed hash bounds crafted names. A
+ * string -> index table built once in a model's arena (fields by name, enum
+ * symbols, union branch names, aliases), sized for n names up front: */
 typedef struct avro_index avro_index_t;
 avro_index_t *avro_index_new(arena_t *a, size_t n);
-/* Inserts key -> value; returns -1, or the value already stored under key. */
+/* Inserts key -> value (value >= 0); returns -1 when key is new, the value
+ * already stored under key, or AVRO_INDEX_OOM. */
+#define AVRO_INDEX_OOM (-2L)
 long avro_index_add(avro_index_t *ix, const char *key, long value);
 /* The value stored under key, or -1. ix may be NULL (empty). */
 long avro_index_find(const avro_index_t *ix, const char *key);
 
-/* A growable string -> pointer map (malloc'd; keys borrowed). */
-typedef struct avro_strmap {
-    struct avro_strmap_slot *slots;
-    size_t n;
-    size_t cap;
-} avro_strmap_t;
-/* 0, or -1 when out of memory. Replaces an existing value. */
-int avro_strmap_put(avro_strmap_t *m, const char *key, void *value);
-void *avro_strmap_get(const avro_strmap_t *m, const char *key);
-void avro_strmap_free(avro_strmap_t *m);
-
-/* Pairs of nodes (the checker's memo, graph walks) use base/hmap.h with
- * hmap_pair_t keys: addresses are not chosen by the input. */
+/* Names seen during one walk (defined, written, emitted) are plain hmap_t
+ * string keys (hmap_puts_try, hmap_gets, hmap_clear); pairs of nodes (the
+ * checker's memo, graph walks) are hmap_pair_t keys. */
 
 /* ---- 6. Names -------------------------------------------------------------- */
 

@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "compat/jsonschema/jsonschema.h"
+#include "base/hmap.h"
 
 /* ---- 1. JSON values --------------------------------------------------- */
 
@@ -182,8 +183,9 @@ typedef struct jsonschema_memo_entry {
 } jsonschema_memo_entry_t;
 
 typedef struct jsonschema_memo {
-    jsonschema_memo_entry_t *slots;
-    size_t cap, used;
+    jsonschema_memo_entry_t *entries; /* in insertion order */
+    size_t n, cap;
+    hmap_t index; /* (original, update) -> position in entries, + 1 */
 } jsonschema_memo_t;
 
 typedef struct jsonschema_diffrun {

@@ -36,68 +36,31 @@ static void adopt_rebased(jsonschema_ctx_t *ctx, const jsonschema_difflist_t *re
 
 /* ---- 2. The memo of pairs ----------------------------------------------------------- */
 
-static size_t pair_hash(const void *a, const void *b)
-{
-    uintptr_t h = (uintptr_t)a * 31u + (uintptr_t)b;
-    h ^= h >> 17;
-    h *= 0xed5ad4bbu;
-    h ^= h >> 11;
-    return (size_t)h;
-}
-
 static jsonschema_memo_entry_t *memo_find(const jsonschema_memo_t *m, const jsonschema_node_t *o,
                                           const jsonschema_node_t *u)
 {
-    if (!m || m->cap == 0)
-        return NULL;
-    for (size_t i = pair_hash(o, u) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-        jsonschema_memo_entry_t *e = &m->slots[i];
-        if (!e->original)
-            return NULL;
-        if (e->original == o && e->update == u)
-            return e;
-    }
+    uintptr_t at = m ? (uintptr_t)hmap_get_pair(&m->index, o, u) : 0;
+    return at ? &m->entries[at - 1] : NULL;
 }
 
-static int memo_grow(jsonschema_memo_t *m)
-{
-    size_t cap = m->cap ? m->cap * 2 : 64;
-    jsonschema_memo_entry_t *slots = calloc(cap, sizeof *slots);
-    if (!slots)
-        return -1;
-    for (size_t i = 0; i < m->cap; i++) {
-        jsonschema_memo_entry_t *e = &m->slots[i];
-        if (!e->original)
-            continue;
-        size_t j = pair_hash(e->original, e->update) & (cap - 1);
-        while (slots[j].original)
-            j = (j + 1) & (cap - 1);
-        slots[j] = *e;
-    }
-    free(m->slots);
-    m->slots = slots;
-    m->cap = cap;
-    return 0;
-}
-
+/* A new entry for (o, u), or NULL when out of memory; entries move when
+ * the memo grows. */
 static jsonschema_memo_entry_t *memo_insert(jsonschema_memo_t *m, const jsonschema_node_t *o,
                                             const jsonschema_node_t *u)
 {
-    if ((m->used + 1) * 2 > m->cap && memo_grow(m) != 0)
+    if (jsonschema_grow((void **)&m->entries, &m->cap, m->n + 1, sizeof *m->entries) != 0 ||
+        hmap_put_pair_try(&m->index, o, u, (void *)(uintptr_t)(m->n + 1)) != 0)
         return NULL;
-    size_t i = pair_hash(o, u) & (m->cap - 1);
-    while (m->slots[i].original)
-        i = (i + 1) & (m->cap - 1);
-    m->slots[i] = (jsonschema_memo_entry_t){.original = o, .update = u};
-    m->used++;
-    return &m->slots[i];
+    m->entries[m->n] = (jsonschema_memo_entry_t){.original = o, .update = u};
+    return &m->entries[m->n++];
 }
 
 static void memo_free(jsonschema_memo_t *m)
 {
-    for (size_t i = 0; i < m->cap; i++)
-        jsonschema_difflist_clear(&m->slots[i].diffs);
-    free(m->slots);
+    for (size_t i = 0; i < m->n; i++)
+        jsonschema_difflist_clear(&m->entries[i].diffs);
+    free(m->entries);
+    hmap_clear(&m->index);
     *m = (jsonschema_memo_t){0};
 }
 
@@ -264,9 +227,9 @@ static void compare_types(jsonschema_ctx_t *ctx, const jsonschema_node_t *o, con
 static int collect_incompatible(jsonschema_memo_t *memo, jsonschema_memo_t *seed, jsonschema_policy_t policy)
 {
     memo_free(seed);
-    for (size_t i = 0; i < memo->cap; i++) {
-        jsonschema_memo_entry_t *e = &memo->slots[i];
-        if (!e->original || jsonschema_difflist_compatible(&e->diffs, policy))
+    for (size_t i = 0; i < memo->n; i++) {
+        jsonschema_memo_entry_t *e = &memo->entries[i];
+        if (jsonschema_difflist_compatible(&e->diffs, policy))
             continue;
         jsonschema_memo_entry_t *s = memo_insert(seed, e->original, e->update);
         if (!s)
@@ -280,10 +243,10 @@ static int collect_incompatible(jsonschema_memo_t *memo, jsonschema_memo_t *seed
 
 static int same_keys(const jsonschema_memo_t *a, const jsonschema_memo_t *b)
 {
-    if (a->used != b->used)
+    if (a->n != b->n)
         return 0;
-    for (size_t i = 0; i < a->cap; i++) {
-        if (a->slots[i].original && !memo_find(b, a->slots[i].original, a->slots[i].update))
+    for (size_t i = 0; i < a->n; i++) {
+        if (!memo_find(b, a->entries[i].original, a->entries[i].update))
             return 0;
     }
     return 1;

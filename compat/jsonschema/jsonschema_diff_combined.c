@@ -51,12 +51,11 @@ static uint64_t mix(uint64_t h)
     return h;
 }
 
+/* Strings go through the map's keyed hash (base/hmap.h), so crafted
+ * subschemas cannot be made to share a hash without knowing the key. */
 static uint64_t bytes_hash(const char *s, size_t len)
 {
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
-    return h;
+    return hmap_hash(s, len);
 }
 
 /* Equal documents (jsonschema_json_equal) hash alike: members in any order,
@@ -85,51 +84,54 @@ static uint64_t subschema_hash(const jsonschema_node_t *n)
     return n->src ? json_hash(n->src) : mix((uint64_t)(uintptr_t)n);
 }
 
-/* Distinct subschemas by content: an open-addressing set of indexes into subs. */
+/* Distinct subschemas by content, the first of each kind in order. Equality
+ * is structural (same_subschema), so the map's key is the structural hash
+ * and the subschemas sharing one are chained; a set holds no two equal
+ * subschemas, so a lookup's answer does not depend on the chain's order. */
 typedef struct sub_set {
     const jsonschema_node_t **subs;
-    uint64_t *hashes;
-    size_t *slots; /* index + 1; 0 = empty */
-    size_t mask;
+    long *next; /* the next in subs with the same hash, or -1 */
+    size_t n;
+    hmap_t heads; /* hash (8 bytes) -> the last index in subs with it, + 1 */
 } sub_set_t;
 
-static int sub_set_init(sub_set_t *set, const jsonschema_node_t **subs, uint64_t *hashes, size_t n)
+static int sub_set_init(sub_set_t *set, size_t n)
 {
-    size_t cap = 16;
-    while (cap < 2 * n)
-        cap *= 2;
-    *set = (sub_set_t){
-        .subs = subs, .hashes = hashes, .slots = calloc(cap, sizeof *set->slots), .mask = cap - 1};
-    return set->slots ? 0 : -1;
+    *set = (sub_set_t){.subs = calloc(n + 1, sizeof *set->subs), .next = calloc(n + 1, sizeof *set->next)};
+    return set->subs && set->next && hmap_reserve_try(&set->heads, n) == 0 ? 0 : -1;
 }
 
-/* The index of the subschema equal to sub (hash h), or -1 with *slot its free place. */
-static long sub_set_find(const sub_set_t *set, const jsonschema_node_t *sub, uint64_t h, size_t *slot)
+static void sub_set_free(sub_set_t *set)
 {
-    size_t i = (size_t)h & set->mask;
-    for (; set->slots[i]; i = (i + 1) & set->mask) {
-        size_t k = set->slots[i] - 1;
-        if (set->hashes[k] == h && same_subschema(set->subs[k], sub))
-            return (long)k;
-    }
-    if (slot)
-        *slot = i;
-    return -1;
+    free(set->subs);
+    free(set->next);
+    hmap_clear(&set->heads);
 }
 
-/* Keeps the first of each set of equal subschemas, in order. */
-static size_t dedupe(const jsonschema_node_t *n, sub_set_t *set)
+/* The index of the subschema equal to sub (hash h), or -1. */
+static long sub_set_find(const sub_set_t *set, const jsonschema_node_t *sub, uint64_t h)
 {
-    size_t k = 0, slot;
+    long k = (long)(uintptr_t)hmap_get(&set->heads, &h, sizeof h) - 1;
+    while (k >= 0 && !same_subschema(set->subs[k], sub))
+        k = set->next[k];
+    return k;
+}
+
+/* Keeps the first of each set of equal subschemas, in order; 0, or -1 when
+ * out of memory. */
+static int dedupe(const jsonschema_node_t *n, sub_set_t *set)
+{
     for (size_t i = 0; i < n->nsubs; i++) {
         uint64_t h = subschema_hash(n->subs[i]);
-        if (sub_set_find(set, n->subs[i], h, &slot) >= 0)
+        if (sub_set_find(set, n->subs[i], h) >= 0)
             continue;
-        set->subs[k] = n->subs[i];
-        set->hashes[k] = h;
-        set->slots[slot] = ++k;
+        void *last;
+        if (hmap_put_try(&set->heads, &h, sizeof h, (void *)(uintptr_t)(set->n + 1), &last) != 0)
+            return -1;
+        set->subs[set->n] = n->subs[i];
+        set->next[set->n++] = (long)(uintptr_t)last - 1;
     }
-    return k;
+    return 0;
 }
 
 /* ---- The matching ------------------------------------------------------------------------------ */
@@ -222,7 +224,7 @@ static size_t maximum_matching(match_t *m, const sub_set_t *updates)
     for (size_t i = 0; i < m->no && !jsonschema_ctx_failed(m->ctx); i++) {
         for (size_t j = 0; every_pair && j < m->nu; j++)
             edge(m, i, j);
-        long twin = every_pair ? -1 : sub_set_find(updates, m->os[i], subschema_hash(m->os[i]), NULL);
+        long twin = every_pair ? -1 : sub_set_find(updates, m->os[i], subschema_hash(m->os[i]));
         if (twin >= 0 && m->match_u[twin] < 0 && edge(m, i, (size_t)twin)) {
             m->match_u[twin] = (long)i;
             matched[i] = 1;
@@ -281,13 +283,11 @@ void jsonschema_diff_combined(jsonschema_ctx_t *ctx, const jsonschema_node_t *or
 {
     if (compare_criteria(ctx, original, update) != 0)
         return;
-    const jsonschema_node_t **os = calloc(original->nsubs + 1, sizeof *os);
-    const jsonschema_node_t **us = calloc(update->nsubs + 1, sizeof *us);
-    uint64_t *oh = calloc(original->nsubs + 1, sizeof *oh), *uh = calloc(update->nsubs + 1, sizeof *uh);
-    sub_set_t oset = {0}, uset = {0};
-    if (os && us && oh && uh && sub_set_init(&oset, os, oh, original->nsubs) == 0 &&
-        sub_set_init(&uset, us, uh, update->nsubs) == 0) {
-        size_t no = dedupe(original, &oset), nu = dedupe(update, &uset);
+    sub_set_t oset, uset;
+    int ok = sub_set_init(&oset, original->nsubs) == 0;
+    ok = sub_set_init(&uset, update->nsubs) == 0 && ok;
+    if (ok && dedupe(original, &oset) == 0 && dedupe(update, &uset) == 0) {
+        size_t no = oset.n, nu = uset.n;
         if (no < nu)
             jsonschema_ctx_add(ctx, update->criterion == JSONSCHEMA_ALL_OF ? JSONSCHEMA_PRODUCT_TYPE_EXTENDED
                                                                            : JSONSCHEMA_SUM_TYPE_EXTENDED);
@@ -295,14 +295,10 @@ void jsonschema_diff_combined(jsonschema_ctx_t *ctx, const jsonschema_node_t *or
             jsonschema_ctx_add(ctx, original->criterion == JSONSCHEMA_ALL_OF
                                         ? JSONSCHEMA_PRODUCT_TYPE_NARROWED
                                         : JSONSCHEMA_SUM_TYPE_NARROWED);
-        match_subschemas(ctx, original, os, no, &uset, nu);
+        match_subschemas(ctx, original, oset.subs, no, &uset, nu);
     } else {
         jsonschema_ctx_oom(ctx);
     }
-    free(oset.slots);
-    free(uset.slots);
-    free(os);
-    free(us);
-    free(oh);
-    free(uh);
+    sub_set_free(&oset);
+    sub_set_free(&uset);
 }

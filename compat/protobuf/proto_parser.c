@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hmap.h"
+
 /* Where a declaration appears; decides which keywords it may start with. */
 typedef enum decl_context {
     CTX_FILE,
@@ -19,35 +21,18 @@ typedef enum decl_context {
     CTX_SERVICE,
 } decl_context_t;
 
-/* Top-level names seen so far (a hash set: files may declare thousands). */
-typedef struct name_set {
-    const char **slots;
-    size_t cap; /* a power of two */
-    size_t n;
-} name_set_t;
-
-/* Where each key of each aggregate value sits, so that an aggregate with
- * many keys is built in linear time. */
-typedef struct key_slot {
-    const proto_value_t *map;
-    const char *key;
-    size_t index;
-} key_slot_t;
-
-typedef struct key_index {
-    key_slot_t *slots;
-    size_t cap; /* a power of two */
-    size_t n;
-} key_index_t;
-
 typedef struct parser {
     proto_lexer_t lx;
     proto_file_t *file;
-    int decl_count;   /* declarations read so far, file-wide */
-    int depth;        /* current nesting of messages and option values */
-    name_set_t types; /* top-level message and enum names */
-    name_set_t services;
-    key_index_t keys;
+    int decl_count; /* declarations read so far, file-wide */
+    int depth;      /* current nesting of messages and option values */
+    hmap_t types;   /* top-level message and enum names (a set: files may declare thousands) */
+    hmap_t services;
+    /* Where each key of each aggregate value sits, so that an aggregate
+     * with many keys is built in linear time: (value, key) -> entry index + 1. */
+    hmap_t keys;
+    char *key_buf; /* the last (value, key) pair as bytes, reused */
+    size_t key_cap;
 } parser_t;
 
 /* The enclosing element a declaration is added to. */
@@ -126,47 +111,30 @@ static proto_value_t *text_value(parser_t *p, proto_value_kind_t kind, const cha
 
 static proto_option_t *read_option(parser_t *p, char separator);
 
-static uint64_t hash_name(const char *s);
-
-static size_t key_hash(const proto_value_t *map, const char *key)
+/* The key of (map, key) in p->keys: the map's address, then the key's
+ * bytes, in p's reusable buffer; *len gets its length. */
+static const char *aggregate_key(parser_t *p, const proto_value_t *map, const char *key, size_t *len)
 {
-    return (size_t)(hash_name(key) ^ ((uintptr_t)map * 0x9E3779B97F4A7C15ULL));
-}
-
-static key_slot_t *key_slot(const key_index_t *ix, const proto_value_t *map, const char *key)
-{
-    size_t mask = ix->cap - 1;
-    for (size_t i = key_hash(map, key) & mask;; i = (i + 1) & mask) {
-        key_slot_t *slot = &ix->slots[i];
-        if (!slot->map || (slot->map == map && strcmp(slot->key, key) == 0))
-            return slot;
+    size_t klen = strlen(key);
+    *len = sizeof map + klen;
+    if (*len > p->key_cap) {
+        char *grown = realloc(p->key_buf, *len);
+        if (!grown)
+            proto_lex_fail(&p->lx, "out of memory");
+        p->key_buf = grown;
+        p->key_cap = *len;
     }
-}
-
-static void key_index_grow(parser_t *p)
-{
-    key_index_t *ix = &p->keys;
-    size_t cap = ix->cap ? ix->cap * 2 : 256;
-    key_slot_t *old = ix->slots;
-    size_t old_cap = ix->cap;
-    ix->slots = calloc(cap, sizeof *ix->slots);
-    if (!ix->slots) {
-        ix->slots = old;
-        proto_lex_fail(&p->lx, "out of memory");
-    }
-    ix->cap = cap;
-    for (size_t i = 0; i < old_cap; i++)
-        if (old[i].map)
-            *key_slot(ix, old[i].map, old[i].key) = old[i];
-    free(old);
+    memcpy(p->key_buf, &map, sizeof map);
+    memcpy(p->key_buf + sizeof map, key, klen);
+    return p->key_buf;
 }
 
 static proto_map_entry_t *map_find(parser_t *p, proto_value_t *map, const char *key)
 {
-    if (!p->keys.cap)
-        return NULL;
-    key_slot_t *slot = key_slot(&p->keys, map, key);
-    return slot->map ? &map->entries[slot->index] : NULL;
+    size_t len;
+    const char *k = aggregate_key(p, map, key, &len);
+    uintptr_t at = (uintptr_t)hmap_get(&p->keys, k, len);
+    return at ? &map->entries[at - 1] : NULL;
 }
 
 static void map_put(parser_t *p, proto_value_t *map, const char *key, proto_value_t *value)
@@ -176,8 +144,6 @@ static void map_put(parser_t *p, proto_value_t *map, const char *key, proto_valu
         e->value = value;
         return;
     }
-    if ((p->keys.n + 1) * 2 > p->keys.cap)
-        key_index_grow(p);
     /* Entries are structs, not pointers: grow by hand, doubling. */
     size_t n = map->n_entries;
     if ((n & (n - 1)) == 0) {
@@ -189,8 +155,10 @@ static void map_put(parser_t *p, proto_value_t *map, const char *key, proto_valu
     map->entries[n].key = key;
     map->entries[n].value = value;
     map->n_entries = n + 1;
-    *key_slot(&p->keys, map, key) = (key_slot_t){map, key, n};
-    p->keys.n++;
+    size_t len;
+    const char *k = aggregate_key(p, map, key, &len);
+    if (hmap_put_try(&p->keys, k, len, (void *)(uintptr_t)(n + 1), NULL) != 0)
+        proto_lex_fail(&p->lx, "out of memory");
 }
 
 static void list_add(parser_t *p, proto_value_t *list, proto_value_t *value)
@@ -766,45 +734,16 @@ static const char *type_name(const proto_type_t *t)
     return t->kind == PROTO_TYPE_MESSAGE ? t->message->name : t->enumeration->name;
 }
 
-static uint64_t hash_name(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
-
 /* Adds name; returns 0 when it was new, 1 when already present, -1 when out of memory. */
-static int name_set_add(name_set_t *set, const char *name)
+static int name_set_add(hmap_t *set, const char *name)
 {
-    if ((set->n + 1) * 2 > set->cap) {
-        size_t cap = set->cap ? set->cap * 2 : 64;
-        const char **slots = calloc(cap, sizeof *slots);
-        if (!slots)
-            return -1;
-        for (size_t i = 0; i < set->cap; i++) {
-            if (!set->slots[i])
-                continue;
-            size_t j = hash_name(set->slots[i]) & (cap - 1);
-            while (slots[j])
-                j = (j + 1) & (cap - 1);
-            slots[j] = set->slots[i];
-        }
-        free(set->slots);
-        set->slots = slots;
-        set->cap = cap;
-    }
-    size_t j = hash_name(name) & (set->cap - 1);
-    for (; set->slots[j]; j = (j + 1) & (set->cap - 1))
-        if (strcmp(set->slots[j], name) == 0)
-            return 1;
-    set->slots[j] = name;
-    set->n++;
-    return 0;
+    if (hmap_contains(set, name, strlen(name)))
+        return 1;
+    return hmap_puts_try(set, name, NULL, NULL);
 }
 
 /* Wire refuses two top-level types (or services) of one name. */
-static void check_unique(parser_t *p, name_set_t *set, const char *name, int line, int col)
+static void check_unique(parser_t *p, hmap_t *set, const char *name, int line, int col)
 {
     int rc = name_set_add(set, name);
     if (rc < 0)
@@ -940,6 +879,14 @@ static void declaration(parser_t *p, decl_context_t ctx, decl_owner_t *owner)
 
 /* ---- Entry point -------------------------------------------------------------------- */
 
+static void parser_clear(parser_t *p)
+{
+    hmap_clear(&p->types);
+    hmap_clear(&p->services);
+    hmap_clear(&p->keys);
+    free(p->key_buf);
+}
+
 proto_file_t *proto_parse(const char *text, size_t len, char **error)
 {
     *error = NULL;
@@ -958,9 +905,7 @@ proto_file_t *proto_parse(const char *text, size_t len, char **error)
     if (setjmp(p->lx.fail) != 0) {
         *error = strdup(p->lx.error);
         strbuf_free(&p->lx.scratch);
-        free(p->types.slots);
-        free(p->services.slots);
-        free(p->keys.slots);
+        parser_clear(p);
         free(p);
         proto_file_free(file);
         return NULL;
@@ -969,9 +914,7 @@ proto_file_t *proto_parse(const char *text, size_t len, char **error)
     while (!proto_lex_at_end(&p->lx))
         declaration(p, CTX_FILE, &owner);
     strbuf_free(&p->lx.scratch);
-    free(p->types.slots);
-    free(p->services.slots);
-    free(p->keys.slots);
+    parser_clear(p);
     free(p);
     return file;
 }

@@ -9,10 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hmap.h"
+
+/* Symbols by full name (base/hmap) and in the order their names were first
+ * defined: the walk by extension number goes in that order, so which symbol
+ * it meets first, and where its budget runs out, never depend on the map's
+ * slot layout. */
 typedef struct symbol_map {
-    proto_symbol_t **slots;
-    size_t cap; /* a power of two */
-    size_t n;
+    hmap_t by_name;         /* full name -> position in order, + 1 */
+    proto_symbol_t **order; /* a later definition of a name replaces it in place */
+    size_t n, cap;
 } symbol_map_t;
 
 struct proto_symtab {
@@ -22,52 +28,39 @@ struct proto_symtab {
     const proto_symtab_t *parent; /* consulted for names this table lacks */
 };
 
-static uint64_t hash_name(const char *s)
+static proto_symbol_t *map_get(const symbol_map_t *m, const char *name)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
-
-static proto_symbol_t **map_slot(const symbol_map_t *m, const char *name)
-{
-    size_t mask = m->cap - 1;
-    for (size_t i = hash_name(name) & mask;; i = (i + 1) & mask) {
-        proto_symbol_t **slot = &m->slots[i];
-        if (!*slot || strcmp((*slot)->full_name, name) == 0)
-            return slot;
-    }
-}
-
-static int map_grow(symbol_map_t *m)
-{
-    size_t cap = m->cap ? m->cap * 2 : 64;
-    proto_symbol_t **old = m->slots;
-    size_t old_cap = m->cap;
-    m->slots = calloc(cap, sizeof *m->slots);
-    if (!m->slots) {
-        m->slots = old;
-        return -1;
-    }
-    m->cap = cap;
-    for (size_t i = 0; i < old_cap; i++)
-        if (old[i])
-            *map_slot(m, old[i]->full_name) = old[i];
-    free(old);
-    return 0;
+    uintptr_t at = (uintptr_t)hmap_gets(&m->by_name, name);
+    return at ? m->order[at - 1] : NULL;
 }
 
 /* A later definition of the same full name replaces the earlier one. */
 static int map_put(symbol_map_t *m, proto_symbol_t *sym)
 {
-    if ((m->n + 1) * 2 > m->cap && map_grow(m) != 0)
+    uintptr_t at = (uintptr_t)hmap_gets(&m->by_name, sym->full_name);
+    if (at) {
+        m->order[at - 1] = sym;
+        return 0;
+    }
+    if (m->n == m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 64;
+        proto_symbol_t **order = realloc(m->order, cap * sizeof *order);
+        if (!order)
+            return -1;
+        m->order = order;
+        m->cap = cap;
+    }
+    if (hmap_puts_try(&m->by_name, sym->full_name, (void *)(uintptr_t)(m->n + 1), NULL) != 0)
         return -1;
-    proto_symbol_t **slot = map_slot(m, sym->full_name);
-    if (!*slot)
-        m->n++;
-    *slot = sym;
+    m->order[m->n++] = sym;
     return 0;
+}
+
+static void map_clear(symbol_map_t *m)
+{
+    hmap_clear(&m->by_name);
+    free(m->order);
+    *m = (symbol_map_t){0};
 }
 
 proto_symtab_t *proto_symtab_new(void)
@@ -76,8 +69,8 @@ proto_symtab_t *proto_symtab_new(void)
     if (!tab)
         return NULL;
     tab->arena = arena_new();
-    if (!tab->arena || map_grow(&tab->types) != 0 || map_grow(&tab->extensions) != 0) {
-        proto_symtab_free(tab);
+    if (!tab->arena) {
+        free(tab);
         return NULL;
     }
     return tab;
@@ -87,8 +80,8 @@ void proto_symtab_free(proto_symtab_t *tab)
 {
     if (!tab)
         return;
-    free(tab->types.slots);
-    free(tab->extensions.slots);
+    map_clear(&tab->types);
+    map_clear(&tab->extensions);
     arena_free(tab->arena);
     free(tab);
 }
@@ -99,7 +92,7 @@ const proto_symbol_t *proto_symtab_get(const proto_symtab_t *tab, const char *fu
         full_name++;
     for (; tab; tab = tab->parent) {
         const symbol_map_t *m = want_extension ? &tab->extensions : &tab->types;
-        const proto_symbol_t *s = *map_slot(m, full_name);
+        const proto_symbol_t *s = map_get(m, full_name);
         if (s)
             return s;
     }
@@ -135,14 +128,15 @@ static const proto_symbol_t *extendee_of(const proto_symtab_t *tab, const proto_
 const proto_symbol_t *proto_symtab_find_extension(const proto_symtab_t *tab, const char *extendee,
                                                   int32_t number, long *budget)
 {
-    /* A scan: lookups by number are rare (reading descriptors), but a
-     * hostile descriptor could make them quadratic, hence the budget. */
+    /* A scan in definition order: lookups by number are rare (reading
+     * descriptors), but a hostile descriptor could make them quadratic,
+     * hence the budget. */
     for (const proto_symtab_t *t = tab; t; t = t->parent) {
-        for (size_t i = 0; i < t->extensions.cap; i++) {
+        for (size_t i = 0; i < t->extensions.n; i++) {
             if (--*budget <= 0)
                 return NULL;
-            const proto_symbol_t *s = t->extensions.slots[i];
-            if (!s || s->field->tag != number || proto_symtab_get(tab, s->full_name, 1) != s)
+            const proto_symbol_t *s = t->extensions.order[i];
+            if (s->field->tag != number || proto_symtab_get(tab, s->full_name, 1) != s)
                 continue;
             *budget -= 32;
             const proto_symbol_t *target = extendee_of(tab, s);

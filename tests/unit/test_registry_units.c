@@ -1,6 +1,6 @@
 /*
- * Unit tests of the registry pieces that need no database: the hash map,
- * version parsing (42202 rules), subject-name validation (42208).
+ * Unit tests of the registry pieces that need no database (the hash map is
+ * tests/unit/test_base.c): version parsing (42202 rules), subject-name validation (42208).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,39 +12,7 @@
 
 #include <cmocka.h>
 
-#include "base/hmap.h"
 #include "registry/registry.h"
-
-static void test_hmap_put_get_delete_grow(void **state)
-{
-    hmap_t m = {0};
-    char key[32];
-    for (int i = 0; i < 5000; i++) {
-        snprintf(key, sizeof key, "subject-%d", i);
-        assert_null(hmap_puts(&m, key, (void *)(intptr_t)(i + 1)));
-    }
-    assert_int_equal(m.used, 5000);
-    for (int i = 0; i < 5000; i += 2) {
-        snprintf(key, sizeof key, "subject-%d", i);
-        assert_int_equal((intptr_t)hmap_dels(&m, key), i + 1);
-    }
-    for (int i = 0; i < 5000; i++) {
-        snprintf(key, sizeof key, "subject-%d", i);
-        void *v = hmap_gets(&m, key);
-        if (i % 2)
-            assert_int_equal((intptr_t)v, i + 1);
-        else
-            assert_null(v);
-    }
-    /* Replacing returns the old value; int keys work as 4-byte strings. */
-    int id = 42;
-    assert_null(hmap_put(&m, &id, sizeof id, "a"));
-    assert_string_equal(hmap_put(&m, &id, sizeof id, "b"), "a");
-    assert_string_equal(hmap_get(&m, &id, sizeof id), "b");
-    assert_int_equal(m.used, 2501);
-    hmap_clear(&m);
-    assert_null(hmap_gets(&m, "subject-1"));
-}
 
 static void test_version_parse(void **state)
 {
@@ -91,7 +59,6 @@ static void test_subject_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hmap_put_get_delete_grow),
         cmocka_unit_test(test_version_parse),
         cmocka_unit_test(test_subject_names),
     };
