@@ -863,6 +863,71 @@ static int read_file(reader_t *r, proto_file_t *f, const FileProto *fp, const pr
     return r->failed ? -1 : 0;
 }
 
+/*
+ * Every element the text form names must have a name: descriptor.proto marks
+ * them optional, so protobuf-c hands over NULL for a missing one, and the
+ * reader would print and compare NULLs. Found by fuzz_proto. Returns the
+ * refusal, or NULL when every name is there (depth is bounded by the wire
+ * check that ran before unpacking).
+ */
+static const char *unnamed_fields(const FieldProto *const *fields, size_t n, const char *what)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!fields[i]->name)
+            return what;
+    return NULL;
+}
+
+static const char *unnamed_enum(const EnumProto *e)
+{
+    if (!e->name)
+        return "Invalid descriptor: an enum has no name";
+    for (size_t i = 0; i < e->n_value; i++)
+        if (!e->value[i]->name)
+            return "Invalid descriptor: an enum value has no name";
+    return NULL;
+}
+
+static const char *unnamed_message(const MessageProto *m)
+{
+    const char *why = NULL;
+    if (!m->name)
+        return "Invalid descriptor: a message has no name";
+    if ((why = unnamed_fields((const FieldProto *const *)m->field, m->n_field,
+                              "Invalid descriptor: a field has no name")) ||
+        (why = unnamed_fields((const FieldProto *const *)m->extension, m->n_extension,
+                              "Invalid descriptor: an extension has no name")))
+        return why;
+    for (size_t i = 0; i < m->n_oneof_decl; i++)
+        if (!m->oneof_decl[i]->name)
+            return "Invalid descriptor: a oneof has no name";
+    for (size_t i = 0; i < m->n_enum_type && !why; i++)
+        why = unnamed_enum(m->enum_type[i]);
+    for (size_t i = 0; i < m->n_nested_type && !why; i++)
+        why = unnamed_message(m->nested_type[i]);
+    return why;
+}
+
+static const char *unnamed_anything(const FileProto *fp)
+{
+    const char *why = unnamed_fields((const FieldProto *const *)fp->extension, fp->n_extension,
+                                     "Invalid descriptor: an extension has no name");
+    for (size_t i = 0; i < fp->n_message_type && !why; i++)
+        why = unnamed_message(fp->message_type[i]);
+    for (size_t i = 0; i < fp->n_enum_type && !why; i++)
+        why = unnamed_enum(fp->enum_type[i]);
+    for (size_t i = 0; i < fp->n_service && !why; i++) {
+        if (!fp->service[i]->name)
+            why = "Invalid descriptor: a service has no name";
+        for (size_t k = 0; !why && k < fp->service[i]->n_method; k++)
+            if (!fp->service[i]->method[k]->name)
+                why = "Invalid descriptor: a method has no name";
+            else if (!fp->service[i]->method[k]->input_type || !fp->service[i]->method[k]->output_type)
+                why = "Invalid descriptor: a method has no input or output type";
+    }
+    return why;
+}
+
 proto_file_t *proto_descriptor_read(const uint8_t *data, size_t len, const proto_symtab_t *context,
                                     char **error)
 {
@@ -872,6 +937,12 @@ proto_file_t *proto_descriptor_read(const uint8_t *data, size_t len, const proto
     FileProto *fp = google__protobuf__file_descriptor_proto__unpack(NULL, len, data);
     if (!fp) {
         *error = strdup("Invalid FileDescriptorProto: not a serialized FileDescriptorProto");
+        return NULL;
+    }
+    const char *unnamed = unnamed_anything(fp);
+    if (unnamed) {
+        google__protobuf__file_descriptor_proto__free_unpacked(fp, NULL);
+        *error = strdup(unnamed);
         return NULL;
     }
     proto_file_t *f = proto_file_new();

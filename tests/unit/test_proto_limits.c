@@ -366,6 +366,39 @@ static void test_descriptor_unknown_field_type(void **state)
     free(b64);
 }
 
+/*
+ * Elements without a name (descriptor.proto makes names optional): found by
+ * fuzz_proto, an extension with a json_name and no name crashed the reader
+ * (strlen(NULL)). Each is refused, whatever carries it.
+ */
+static void test_descriptor_unnamed_elements(void **state)
+{
+    (void)state;
+#define BYTES(s) s, sizeof s - 1
+    static const struct {
+        const char *bytes;
+        size_t len;
+        const char *why;
+    } cases[] = {
+        /* extension {extendee "M", number 1, json_name "x"} */
+        {BYTES("\x3a\x08\x12\x01M\x18\x01\x52\x01x"), "Invalid descriptor: an extension has no name"},
+        /* message_type {} */
+        {BYTES("\x22\x00"), "Invalid descriptor: a message has no name"},
+        /* message_type {name "M", field {number 1}} */
+        {BYTES("\x22\x07\x0a\x01M\x12\x02\x18\x01"), "Invalid descriptor: a field has no name"},
+        /* enum_type {name "Q", value {number 0}} */
+        {BYTES("\x2a\x07\x0a\x01Q\x12\x02\x10\x00"), "Invalid descriptor: an enum value has no name"},
+        /* service {name "S", method {name "m"}} */
+        {BYTES("\x32\x08\x0a\x01S\x12\x03\x0a\x01m"), "Invalid descriptor: a method has no input or output type"},
+    };
+#undef BYTES
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *b64 = proto_base64_encode((const uint8_t *)cases[i].bytes, cases[i].len);
+        assert_refused(b64, 0, cases[i].why);
+        free(b64);
+    }
+}
+
 /* Input that can only be base64 is told what is wrong with it as a
  * descriptor first, then the text parser's view. */
 static void test_malformed_descriptor_says_so(void **state)
@@ -394,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_field_numbers),
         cmocka_unit_test(test_descriptor_unknown_field_type),
         cmocka_unit_test(test_malformed_descriptor_says_so),
+        cmocka_unit_test(test_descriptor_unnamed_elements),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
