@@ -145,32 +145,22 @@ static void write_char(printer_t *pr, char c)
     write_text(pr, &c, 1);
 }
 
-static void write_fmt(printer_t *pr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void write_fmt(printer_t *pr, const char *fmt, ...)
+/* Strings one after another, up to a NULL. */
+static void write_strs(printer_t *pr, ...) __attribute__((sentinel));
+static void write_strs(printer_t *pr, ...)
 {
-    char small[128];
     va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_start(ap, pr);
+    for (const char *s; (s = va_arg(ap, const char *));)
+        write_str(pr, s);
     va_end(ap);
-    if (n < 0) {
-        fail_oom(pr);
-        return;
-    }
-    if ((size_t)n < sizeof small) {
-        write_text(pr, small, (size_t)n);
-        return;
-    }
-    char *big = malloc((size_t)n + 1);
-    if (!big) {
-        fail_oom(pr);
-        return;
-    }
-    va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    write_text(pr, big, (size_t)n);
-    free(big);
+}
+
+static void write_int(printer_t *pr, int32_t v)
+{
+    char digits[16];
+    int n = snprintf(digits, sizeof digits, "%d", (int)v);
+    write_text(pr, digits, (size_t)n);
 }
 
 /* Opens a block; returns the mark block_close needs. */
@@ -342,7 +332,7 @@ static void put_value(printer_t *pr, const proto_value_t *v)
 static void put_option(printer_t *pr, const proto_option_t *o)
 {
     if (o->parenthesized)
-        write_fmt(pr, "(%s)", o->name);
+        write_strs(pr, "(", o->name, ")", NULL);
     else
         write_str(pr, o->name);
     const proto_value_t *v = o->value;
@@ -536,8 +526,9 @@ static void put_field(printer_t *pr, const proto_field_t *f)
     proto_label_t label = f->label;
     const char *type = field_type(pr, f, &label);
     if (label != PROTO_LABEL_NONE)
-        write_fmt(pr, "%s ", label_names[label]);
-    write_fmt(pr, "%s %s = %d", type, f->name, (int)f->tag);
+        write_strs(pr, label_names[label], " ", NULL);
+    write_strs(pr, type, " ", f->name, " = ", NULL);
+    write_int(pr, f->tag);
 
     /* default and json_name print after the real options. */
     proto_options_t opts = {0};
@@ -653,11 +644,14 @@ static void put_range(printer_t *pr, const proto_range_t *r)
         put_escaped(pr, r->name, strlen(r->name));
         write_char(pr, '"');
     } else if (!r->is_range || (normalizing(pr) && r->start == r->end)) {
-        write_fmt(pr, "%d", (int)r->start);
+        write_int(pr, r->start);
     } else if (r->end_is_max || r->end >= PROTO_MAX_FIELD_NUMBER) {
-        write_fmt(pr, "%d to max", (int)r->start);
+        write_int(pr, r->start);
+        write_str(pr, " to max");
     } else {
-        write_fmt(pr, "%d to %d", (int)r->start, (int)r->end);
+        write_int(pr, r->start);
+        write_str(pr, " to ");
+        write_int(pr, r->end);
     }
 }
 
@@ -665,7 +659,7 @@ static void put_range_statement(printer_t *pr, const char *keyword, const proto_
                                 size_t n, const proto_options_t *options)
 {
     size_t line = block_open(pr);
-    write_fmt(pr, "%s ", keyword);
+    write_strs(pr, keyword, " ", NULL);
     for (size_t i = 0; i < n; i++) {
         if (i)
             write_str(pr, ", ");
@@ -771,7 +765,7 @@ static void put_extension_ranges(printer_t *pr, proto_extensions_t *const *ext, 
 
 static void put_extend(printer_t *pr, const char *name, proto_field_t *const *fields, size_t n)
 {
-    write_fmt(pr, "extend %s {", name);
+    write_strs(pr, "extend ", name, " {", NULL);
     if (n) {
         write_char(pr, '\n');
         fields = fields_in_order(pr, fields, n);
@@ -850,8 +844,10 @@ static void put_enum(printer_t *pr, const proto_enum_t *e);
 static void put_group(printer_t *pr, const proto_group_t *g)
 {
     if (g->label != PROTO_LABEL_NONE)
-        write_fmt(pr, "%s ", label_names[g->label]);
-    write_fmt(pr, "group %s = %d {", g->name, (int)g->tag);
+        write_strs(pr, label_names[g->label], " ", NULL);
+    write_strs(pr, "group ", g->name, " = ", NULL);
+    write_int(pr, g->tag);
+    write_str(pr, " {");
     if (g->n_fields) {
         write_char(pr, '\n');
         proto_field_t *const *fields = fields_in_order(pr, g->fields, g->n_fields);
@@ -876,7 +872,7 @@ static void put_groups(printer_t *pr, proto_group_t *const *groups, size_t n)
 
 static void put_oneof(printer_t *pr, const proto_oneof_t *o, proto_field_t *const *fields)
 {
-    write_fmt(pr, "oneof %s {", o->name);
+    write_strs(pr, "oneof ", o->name, " {", NULL);
     proto_options_t opts = filter_options(pr, &o->options);
     if (opts.n) {
         write_char(pr, '\n');
@@ -960,7 +956,7 @@ static void put_types(printer_t *pr, proto_type_t *const *types, size_t n, int i
 
 static void put_message(printer_t *pr, const proto_message_t *m)
 {
-    write_fmt(pr, "message %s {", m->name);
+    write_strs(pr, "message ", m->name, " {", NULL);
     if (m->n_reserveds) {
         write_char(pr, '\n');
         put_reserveds(pr, m->reserveds, m->n_reserveds);
@@ -1017,7 +1013,7 @@ static int compare_enum_values(const void *a, const void *b)
 
 static void put_enum(printer_t *pr, const proto_enum_t *e)
 {
-    write_fmt(pr, "enum %s {", e->name);
+    write_strs(pr, "enum ", e->name, " {", NULL);
     if (e->n_reserveds) {
         write_char(pr, '\n');
         put_reserveds(pr, e->reserveds, e->n_reserveds);
@@ -1038,7 +1034,8 @@ static void put_enum(printer_t *pr, const proto_enum_t *e)
     for (size_t i = 0; i < e->n_values; i++) {
         const proto_enum_value_t *v = vals[i].value;
         size_t item = block_open(pr);
-        write_fmt(pr, "%s = %d", v->name, (int)v->tag);
+        write_strs(pr, v->name, " = ", NULL);
+        write_int(pr, v->tag);
         proto_options_t vopts = filter_options(pr, &v->options);
         if (vopts.n) {
             write_char(pr, ' ');
@@ -1054,8 +1051,8 @@ static void put_rpc(printer_t *pr, const proto_rpc_t *r)
 {
     const char *req = normalizing(pr) ? qualify(pr, r->request_type) : r->request_type;
     const char *res = normalizing(pr) ? qualify(pr, r->response_type) : r->response_type;
-    write_fmt(pr, "rpc %s (%s%s) returns (%s%s)", r->name, r->request_streaming ? "stream " : "", req,
-              r->response_streaming ? "stream " : "", res);
+    write_strs(pr, "rpc ", r->name, " (", r->request_streaming ? "stream " : "", req, ") returns (",
+               r->response_streaming ? "stream " : "", res, ")", NULL);
     proto_options_t opts = filter_options(pr, &r->options);
     if (opts.n) {
         write_str(pr, " {\n");
@@ -1067,7 +1064,7 @@ static void put_rpc(printer_t *pr, const proto_rpc_t *r)
 
 static void put_service(printer_t *pr, const proto_service_t *s)
 {
-    write_fmt(pr, "service %s {", s->name);
+    write_strs(pr, "service ", s->name, " {", NULL);
     proto_options_t opts = filter_options(pr, &s->options);
     if (opts.n) {
         write_char(pr, '\n');
@@ -1106,7 +1103,7 @@ static void put_imports(printer_t *pr, const char *keyword, const char *const *p
     for (size_t i = 0; i < n; i++) {
         if (normalizing(pr) && i > 0 && strcmp(sorted[i], sorted[i - 1]) == 0)
             continue;
-        write_fmt(pr, "%s \"", keyword);
+        write_strs(pr, keyword, " \"", NULL);
         put_escaped(pr, sorted[i], strlen(sorted[i]));
         write_str(pr, "\";\n");
     }
@@ -1120,9 +1117,9 @@ static void put_file(printer_t *pr, const proto_file_t *f)
         write_str(pr, "\";\n");
     }
     if (f->syntax == PROTO_SYNTAX_PROTO3 || (f->syntax == PROTO_SYNTAX_PROTO2 && !normalizing(pr)))
-        write_fmt(pr, "syntax = \"%s\";\n", f->syntax == PROTO_SYNTAX_PROTO3 ? "proto3" : "proto2");
+        write_strs(pr, "syntax = \"", f->syntax == PROTO_SYNTAX_PROTO3 ? "proto3" : "proto2", "\";\n", NULL);
     if (f->package)
-        write_fmt(pr, "package %s;\n", f->package);
+        write_strs(pr, "package ", f->package, ";\n", NULL);
     if (f->n_imports || f->n_public_imports) {
         write_char(pr, '\n');
         put_imports(pr, "import", f->imports, f->n_imports);
