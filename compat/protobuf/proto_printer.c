@@ -31,6 +31,7 @@ typedef struct printer {
     size_t newlines_cap; /* entries of newlines */
     size_t pending;      /* sum of newlines[] */
     int at_line_start;   /* out is empty or ends with '\n' */
+    size_t appended;     /* bytes appended to any strbuf, scratch too (proto_print_counted) */
 } printer_t;
 
 static int normalizing(const printer_t *pr)
@@ -85,6 +86,7 @@ static void fail_oom(printer_t *pr)
 static void append_raw(printer_t *pr, const char *s, size_t len)
 {
     strbuf_put(&pr->out, s, len);
+    pr->appended += len;
 }
 
 static void append_indent(printer_t *pr, size_t depth)
@@ -234,6 +236,7 @@ static void put_number(printer_t *pr, const proto_value_t *v)
     }
     strbuf_t n = {0};
     proto_normalize_number(v->text, &n);
+    pr->appended += n.len;
     if (n.failed)
         fail_oom(pr);
     write_text(pr, n.data ? n.data : "", n.len);
@@ -1142,8 +1145,8 @@ static void put_file(printer_t *pr, const proto_file_t *f)
     }
 }
 
-char *proto_print_with(const proto_file_t *file, proto_print_mode_t mode, const proto_symtab_t *types,
-                       char **error)
+char *proto_print_counted(const proto_file_t *file, proto_print_mode_t mode, const proto_symtab_t *types,
+                          size_t *appended, char **error)
 {
     *error = NULL;
     printer_t pr = {.mode = mode, .at_line_start = 1};
@@ -1169,10 +1172,18 @@ char *proto_print_with(const proto_file_t *file, proto_print_mode_t mode, const 
     proto_scope_free(&pr.scope);
     arena_free(pr.arena);
     free(pr.newlines);
+    if (appended)
+        *appended = pr.appended;
     if (pr.error) {
         free(text);
         *error = pr.error;
         return NULL;
     }
     return text;
+}
+
+char *proto_print_with(const proto_file_t *file, proto_print_mode_t mode, const proto_symtab_t *types,
+                       char **error)
+{
+    return proto_print_counted(file, mode, types, NULL, error);
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "compat/protobuf/internal.h"
 #include "compat/protobuf/protobuf.h"
 #include "compat/schema.h"
 
@@ -426,6 +427,39 @@ static void test_deep_chain_prints_exactly(void **state)
     free(text);
 }
 
+/* The printer's work, without a clock: it appends every byte of the text
+ * once, straight into the text. The old printer rendered each element apart
+ * and copied it into its parent once per level: 24 times the text here. */
+static void test_printer_appends_each_byte_once(void **state)
+{
+    (void)state;
+    int depth = PROTO_MAX_DEPTH - 1;
+    char *text = chain_text(depth);
+    char *error = NULL;
+    proto_schema_t *s = proto_schema_new(text, strlen(text), NULL, 0, SCHEMA_PARSE_NEW, NULL, &error);
+    assert_non_null(s);
+    lines_t expected = {0};
+    chain_expected(&expected, depth);
+    static const proto_print_mode_t modes[] = {PROTO_PRINT_CANONICAL, PROTO_PRINT_IGNORE_EXTENSIONS,
+                                               PROTO_PRINT_NORMALIZE};
+    for (size_t i = 0; i < sizeof modes / sizeof *modes; i++) {
+        const proto_symtab_t *types = modes[i] == PROTO_PRINT_NORMALIZE ? proto_schema_symtab(s) : NULL;
+        size_t appended = 0;
+        char *printed = proto_print_counted(proto_schema_file(s), modes[i], types, &appended, &error);
+        assert_non_null(printed);
+        size_t len = strlen(printed);
+        if (modes[i] != PROTO_PRINT_NORMALIZE)
+            assert_string_equal(printed, expected.text);
+        assert_int_equal(len, expected.sum);
+        if (appended >= 2 * len)
+            fail_msg("mode %d appended %zu bytes for a text of %zu", (int)modes[i], appended, len);
+        free(printed);
+    }
+    free(expected.text);
+    proto_schema_free(s);
+    free(text);
+}
+
 /* ---- Item 5: protoc's rules ------------------------------------------------------------------ */
 
 /*
@@ -522,6 +556,7 @@ int main(void)
         cmocka_unit_test(test_one_depth_limit_for_both_forms),
         cmocka_unit_test(test_descriptor_size_is_bounded),
         cmocka_unit_test(test_deep_chain_prints_exactly),
+        cmocka_unit_test(test_printer_appends_each_byte_once),
         cmocka_unit_test(test_field_numbers),
         cmocka_unit_test(test_descriptor_unknown_field_type),
         cmocka_unit_test(test_malformed_descriptor_says_so),
