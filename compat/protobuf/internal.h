@@ -144,6 +144,11 @@ proto_value_t *proto_option_decode(proto_option_codec_t *codec, const proto_symb
  * (NULL for the other modes); proto_printer.c. */
 char *proto_print_with(const proto_file_t *file, proto_print_mode_t mode, const proto_symtab_t *types,
                        char **error);
+/* proto_print_with, also setting *appended to the bytes the printer appended
+ * to strbufs, scratch included: the text's length, give or take normalized
+ * numbers, as every line is written once (tests/unit/test_proto_limits.c). */
+char *proto_print_counted(const proto_file_t *file, proto_print_mode_t mode, const proto_symtab_t *types,
+                          size_t *appended, char **error);
 
 /* Normalization pieces (proto_normalize.c), used by the printer. Results live
  * in arena; functions return 0, or -1 when out of memory. */

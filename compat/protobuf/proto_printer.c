@@ -4,12 +4,16 @@
  * custom options and extensions (format=ignore_extensions) or normalizing
  * (docs/compatibility.md "Schema text, forms and formats").
  *
- * Like the reference, every element is rendered on its own and then
- * indented into its parent line by line, so blank lines inside nested
- * elements carry the indentation ("  ") -- part of the canonical bytes.
+ * Like the reference, every element's lines are indented by two spaces for
+ * each element around it, blank lines inside nested elements included ("  "
+ * -- part of the canonical bytes). Unlike it, nothing is rendered apart and
+ * copied in: every line is written once, straight into the text, with the
+ * indentation of the blocks open around it (see "Output" below), so printing
+ * takes time linear in the text however deep the nesting.
  */
 #include "compat/protobuf/internal.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +23,15 @@ typedef struct printer {
     proto_scope_t scope; /* normalization: names resolve from here */
     arena_t *arena;      /* temporaries of normalization */
     char *error;         /* first failure; printing stops mattering after it */
+
+    /* Output */
+    strbuf_t out;        /* the text; every byte is appended once */
+    size_t depth;        /* blocks open: each indents its lines by two spaces */
+    size_t *newlines;    /* newlines[d]: written in the block at depth d, not yet in out */
+    size_t newlines_cap; /* entries of newlines */
+    size_t pending;      /* sum of newlines[] */
+    int at_line_start;   /* out is empty or ends with '\n' */
+    size_t appended;     /* bytes appended to any strbuf, scratch too (proto_print_counted) */
 } printer_t;
 
 static int normalizing(const printer_t *pr)
@@ -46,75 +59,196 @@ static void fail_oom(printer_t *pr)
     fail(pr, "out of memory", "");
 }
 
-/* ---- Text helpers ----------------------------------------------------------------- */
+/* ---- Output ------------------------------------------------------------------------ */
 
 /*
- * Appends each line of text indented by two spaces. Lines are split the
- * way Java's String.split("\n") does: trailing empty lines vanish, inner
- * ones stay (and get the indentation).
+ * The reference renders an element on its own, then indents it into its
+ * parent line by line, split the way Java's String.split("\n") does:
+ * trailing empty lines vanish and the last line gets one '\n'; inner empty
+ * lines stay (and get the indentation); an element of nothing but newlines
+ * adds nothing at all. Copied once per enclosing element, a subtree at depth
+ * d cost d copies.
+ *
+ * Here an element so indented is a block (block_open .. block_close) and the
+ * text is written straight into out. What the split decides only once the
+ * block's end is known -- whether a run of newlines is trailing -- is kept
+ * back: newlines are counted per block depth and reach out only when
+ * something other than a newline follows, each ending its line (an empty one
+ * gets the indentation of the block that wrote the newline); a line's first
+ * byte brings the indentation of the block writing it. A block that wrote
+ * something leaves one newline to its parent in place of its trailing ones;
+ * one that wrote nothing drops its newlines. Blocks open at the start of a
+ * line, as every caller does (after a '\n' of its own or a closed block).
+ * Elements the reference copies unindented (top-level types, options and
+ * extends) are no block: they write at the depth they are in.
  */
-static void append_indented(strbuf_t *out, const char *text, size_t len)
+
+static void append_raw(printer_t *pr, const char *s, size_t len)
 {
-    while (len > 0 && text[len - 1] == '\n')
-        len--;
-    if (len == 0) {
-        /* split() of a non-empty all-newline string yields nothing at all. */
+    strbuf_put(&pr->out, s, len);
+    pr->appended += len;
+}
+
+static void append_indent(printer_t *pr, size_t depth)
+{
+    static const char spaces[] = "                                                                ";
+    for (size_t n = 2 * depth; n > 0;) {
+        size_t k = n < sizeof spaces - 1 ? n : sizeof spaces - 1;
+        append_raw(pr, spaces, k);
+        n -= k;
+    }
+}
+
+/* The newlines held back, outer blocks' first: something else follows them. */
+static void flush_newlines(printer_t *pr)
+{
+    for (size_t d = 0; pr->pending && d <= pr->depth; d++) {
+        for (; pr->newlines[d]; pr->newlines[d]--, pr->pending--) {
+            if (pr->at_line_start)
+                append_indent(pr, d);
+            append_raw(pr, "\n", 1);
+            pr->at_line_start = 1;
+        }
+    }
+}
+
+static void write_text(printer_t *pr, const char *s, size_t len)
+{
+    if (pr->error)
+        return;
+    while (len) {
+        if (*s == '\n') {
+            pr->newlines[pr->depth]++;
+            pr->pending++;
+            s++;
+            len--;
+            continue;
+        }
+        const char *nl = memchr(s, '\n', len);
+        size_t run = nl ? (size_t)(nl - s) : len;
+        flush_newlines(pr);
+        if (pr->at_line_start) {
+            append_indent(pr, pr->depth);
+            pr->at_line_start = 0;
+        }
+        append_raw(pr, s, run);
+        s += run;
+        len -= run;
+    }
+}
+
+static void write_str(printer_t *pr, const char *s)
+{
+    write_text(pr, s, strlen(s));
+}
+
+static void write_char(printer_t *pr, char c)
+{
+    write_text(pr, &c, 1);
+}
+
+/* Strings one after another, up to a NULL. */
+static void write_strs(printer_t *pr, ...) __attribute__((sentinel));
+static void write_strs(printer_t *pr, ...)
+{
+    va_list ap;
+    va_start(ap, pr);
+    for (const char *s; (s = va_arg(ap, const char *));)
+        write_str(pr, s);
+    va_end(ap);
+}
+
+static void write_int(printer_t *pr, int32_t v)
+{
+    char digits[16];
+    int n = snprintf(digits, sizeof digits, "%d", (int)v);
+    write_text(pr, digits, (size_t)n);
+}
+
+/* Opens a block; returns the mark block_close needs. */
+static size_t block_open(printer_t *pr)
+{
+    pr->depth++;
+    if (!pr->error && pr->depth >= pr->newlines_cap) {
+        size_t cap = pr->newlines_cap ? 2 * pr->newlines_cap : 16;
+        size_t *grown = realloc(pr->newlines, cap * sizeof *grown);
+        if (!grown) {
+            fail_oom(pr);
+        } else {
+            memset(grown + pr->newlines_cap, 0, (cap - pr->newlines_cap) * sizeof *grown);
+            pr->newlines = grown;
+            pr->newlines_cap = cap;
+        }
+    }
+    return pr->out.len;
+}
+
+static void block_close(printer_t *pr, size_t mark)
+{
+    if (!pr->error) {
+        /* Anything written flushed the outer blocks' newlines; only this
+         * block's trailing ones are held. */
+        pr->pending -= pr->newlines[pr->depth];
+        pr->newlines[pr->depth] = 0;
+        if (pr->out.len != mark) {
+            pr->newlines[pr->depth - 1]++;
+            pr->pending++;
+        }
+    }
+    pr->depth--;
+}
+
+/* Confluent's escapeChars; NUL is escaped too so the text stays a C string.
+ * No '\n' is left, so runs go out whole. */
+static void put_escaped(printer_t *pr, const char *s, size_t len)
+{
+    size_t run = 0;
+    for (size_t i = 0; i < len; i++) {
+        const char *esc;
+        switch (s[i]) {
+        case '\a': esc = "\\a"; break;
+        case '\b': esc = "\\b"; break;
+        case '\f': esc = "\\f"; break;
+        case '\n': esc = "\\n"; break;
+        case '\r': esc = "\\r"; break;
+        case '\t': esc = "\\t"; break;
+        case '\v': esc = "\\v"; break;
+        case '\\': esc = "\\\\"; break;
+        case '\'': esc = "\\'"; break;
+        case '"': esc = "\\\""; break;
+        case '\0': esc = "\\000"; break; /* three digits: a digit may follow */
+        default: esc = NULL;
+        }
+        if (!esc)
+            continue;
+        write_text(pr, s + run, i - run);
+        write_str(pr, esc);
+        run = i + 1;
+    }
+    write_text(pr, s + run, len - run);
+}
+
+static void put_number(printer_t *pr, const proto_value_t *v)
+{
+    if (!normalizing(pr)) {
+        write_text(pr, v->text, v->len);
         return;
     }
-    size_t start = 0;
-    for (size_t i = 0; i <= len; i++) {
-        if (i == len || text[i] == '\n') {
-            strbuf_put(out, "  ", 2);
-            strbuf_put(out, text + start, i - start);
-            strbuf_putc(out, '\n');
-            start = i + 1;
-        }
-    }
-}
-
-static void append_indented_buf(strbuf_t *out, strbuf_t *item)
-{
-    append_indented(out, item->data ? item->data : "", item->len);
-    if (item->failed)
-        out->failed = 1;
-    strbuf_free(item);
-}
-
-/* Confluent's escapeChars; NUL is escaped too so the text stays a C string. */
-static void put_escaped(strbuf_t *out, const char *s, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        switch (s[i]) {
-        case '\a': strbuf_puts(out, "\\a"); break;
-        case '\b': strbuf_puts(out, "\\b"); break;
-        case '\f': strbuf_puts(out, "\\f"); break;
-        case '\n': strbuf_puts(out, "\\n"); break;
-        case '\r': strbuf_puts(out, "\\r"); break;
-        case '\t': strbuf_puts(out, "\\t"); break;
-        case '\v': strbuf_puts(out, "\\v"); break;
-        case '\\': strbuf_puts(out, "\\\\"); break;
-        case '\'': strbuf_puts(out, "\\'"); break;
-        case '"': strbuf_puts(out, "\\\""); break;
-        case '\0': strbuf_puts(out, "\\000"); break; /* three digits: a digit may follow */
-        default: strbuf_putc(out, s[i]);
-        }
-    }
-}
-
-static void put_number(printer_t *pr, strbuf_t *out, const proto_value_t *v)
-{
-    if (normalizing(pr))
-        proto_normalize_number(v->text, out);
-    else
-        strbuf_put(out, v->text, v->len);
+    strbuf_t n = {0};
+    proto_normalize_number(v->text, &n);
+    pr->appended += n.len;
+    if (n.failed)
+        fail_oom(pr);
+    write_text(pr, n.data ? n.data : "", n.len);
+    strbuf_free(&n);
 }
 
 /* ---- Options ------------------------------------------------------------------------ */
 
-static void put_option(printer_t *pr, strbuf_t *out, const proto_option_t *o);
-static void put_value(printer_t *pr, strbuf_t *out, const proto_value_t *v);
+static void put_option(printer_t *pr, const proto_option_t *o);
+static void put_value(printer_t *pr, const proto_value_t *v);
 
-static void put_map_body(printer_t *pr, strbuf_t *out, const proto_value_t *map)
+static void put_map_body(printer_t *pr, const proto_value_t *map)
 {
     proto_value_t *sorted;
     if (normalizing(pr)) {
@@ -124,114 +258,114 @@ static void put_map_body(printer_t *pr, strbuf_t *out, const proto_value_t *map)
             map = sorted;
     }
     for (size_t i = 0; i < map->n_entries; i++) {
-        strbuf_t kv = {0};
-        strbuf_puts(&kv, map->entries[i].key);
-        strbuf_puts(&kv, ": ");
-        put_value(pr, &kv, map->entries[i].value);
+        size_t kv = block_open(pr);
+        write_str(pr, map->entries[i].key);
+        write_str(pr, ": ");
+        put_value(pr, map->entries[i].value);
         if (i + 1 < map->n_entries)
-            strbuf_putc(&kv, ',');
-        append_indented_buf(out, &kv);
+            write_char(pr, ',');
+        block_close(pr, kv);
     }
 }
 
 /* `[a]` for one item, else one item per line. */
-static void put_bracketed(printer_t *pr, strbuf_t *out, proto_value_t *const *values,
-                          proto_option_t *const *options, size_t n)
+static void put_bracketed(printer_t *pr, proto_value_t *const *values, proto_option_t *const *options,
+                          size_t n)
 {
     if (n == 1) {
-        strbuf_putc(out, '[');
+        write_char(pr, '[');
         if (values)
-            put_value(pr, out, values[0]);
+            put_value(pr, values[0]);
         else
-            put_option(pr, out, options[0]);
-        strbuf_putc(out, ']');
+            put_option(pr, options[0]);
+        write_char(pr, ']');
         return;
     }
-    strbuf_puts(out, "[\n");
+    write_str(pr, "[\n");
     for (size_t i = 0; i < n; i++) {
-        strbuf_t item = {0};
+        size_t item = block_open(pr);
         if (values)
-            put_value(pr, &item, values[i]);
+            put_value(pr, values[i]);
         else
-            put_option(pr, &item, options[i]);
+            put_option(pr, options[i]);
         if (i + 1 < n)
-            strbuf_putc(&item, ',');
-        append_indented_buf(out, &item);
+            write_char(pr, ',');
+        block_close(pr, item);
     }
-    strbuf_putc(out, ']');
+    write_char(pr, ']');
 }
 
 /* A value inside an aggregate or list (formatOptionMapOrListValue). */
-static void put_value(printer_t *pr, strbuf_t *out, const proto_value_t *v)
+static void put_value(printer_t *pr, const proto_value_t *v)
 {
     switch (v->kind) {
     case PROTO_VALUE_STRING:
-        strbuf_putc(out, '"');
-        put_escaped(out, v->text, v->len);
-        strbuf_putc(out, '"');
+        write_char(pr, '"');
+        put_escaped(pr, v->text, v->len);
+        write_char(pr, '"');
         break;
     case PROTO_VALUE_BOOL:
-    case PROTO_VALUE_ENUM: strbuf_put(out, v->text, v->len); break;
-    case PROTO_VALUE_NUMBER: put_number(pr, out, v); break;
+    case PROTO_VALUE_ENUM: write_text(pr, v->text, v->len); break;
+    case PROTO_VALUE_NUMBER: put_number(pr, v); break;
     case PROTO_VALUE_MAP:
-        strbuf_puts(out, "{\n");
-        put_map_body(pr, out, v);
-        strbuf_putc(out, '}');
+        write_str(pr, "{\n");
+        put_map_body(pr, v);
+        write_char(pr, '}');
         break;
     case PROTO_VALUE_LIST:
         if (normalizing(pr) && v->n_items == 1) {
-            put_value(pr, out, v->items[0]);
+            put_value(pr, v->items[0]);
         } else {
-            strbuf_puts(out, "[\n");
+            write_str(pr, "[\n");
             for (size_t i = 0; i < v->n_items; i++) {
-                strbuf_t item = {0};
-                put_value(pr, &item, v->items[i]);
+                size_t item = block_open(pr);
+                put_value(pr, v->items[i]);
                 if (i + 1 < v->n_items)
-                    strbuf_putc(&item, ',');
-                append_indented_buf(out, &item);
+                    write_char(pr, ',');
+                block_close(pr, item);
             }
-            strbuf_putc(out, ']');
+            write_char(pr, ']');
         }
         break;
-    case PROTO_VALUE_OPTION: put_option(pr, out, v->option); break;
+    case PROTO_VALUE_OPTION: put_option(pr, v->option); break;
     }
 }
 
 /* `name = value` (OptionElement.toString in Confluent's printer). */
-static void put_option(printer_t *pr, strbuf_t *out, const proto_option_t *o)
+static void put_option(printer_t *pr, const proto_option_t *o)
 {
     if (o->parenthesized)
-        strbuf_printf(out, "(%s)", o->name);
+        write_strs(pr, "(", o->name, ")", NULL);
     else
-        strbuf_puts(out, o->name);
+        write_str(pr, o->name);
     const proto_value_t *v = o->value;
     switch (v->kind) {
     case PROTO_VALUE_STRING:
-        strbuf_puts(out, " = \"");
-        put_escaped(out, v->text, v->len);
-        strbuf_putc(out, '"');
+        write_str(pr, " = \"");
+        put_escaped(pr, v->text, v->len);
+        write_char(pr, '"');
         break;
     case PROTO_VALUE_BOOL:
     case PROTO_VALUE_ENUM:
-        strbuf_puts(out, " = ");
-        strbuf_put(out, v->text, v->len);
+        write_str(pr, " = ");
+        write_text(pr, v->text, v->len);
         break;
     case PROTO_VALUE_NUMBER:
-        strbuf_puts(out, " = ");
-        put_number(pr, out, v);
+        write_str(pr, " = ");
+        put_number(pr, v);
         break;
     case PROTO_VALUE_OPTION:
-        strbuf_putc(out, '.');
-        put_option(pr, out, v->option);
+        write_char(pr, '.');
+        put_option(pr, v->option);
         break;
     case PROTO_VALUE_MAP:
-        strbuf_puts(out, " = {\n");
-        put_map_body(pr, out, v);
-        strbuf_putc(out, '}');
+        write_str(pr, " = {\n");
+        put_map_body(pr, v);
+        write_char(pr, '}');
         break;
     case PROTO_VALUE_LIST:
-        strbuf_puts(out, " = ");
-        put_bracketed(pr, out, v->items, NULL, v->n_items);
+        write_str(pr, " = ");
+        put_bracketed(pr, v->items, NULL, v->n_items);
         break;
     }
 }
@@ -264,19 +398,15 @@ static proto_options_t filter_options(printer_t *pr, const proto_options_t *in)
 }
 
 /* `option x = y;` lines, indented or not. */
-static void put_option_statements(printer_t *pr, strbuf_t *out, const proto_options_t *opts, int indent)
+static void put_option_statements(printer_t *pr, const proto_options_t *opts, int indent)
 {
     for (size_t i = 0; i < opts->n; i++) {
-        strbuf_t line = {0};
-        strbuf_puts(&line, "option ");
-        put_option(pr, &line, opts->items[i]);
-        strbuf_puts(&line, ";\n");
-        if (indent) {
-            append_indented_buf(out, &line);
-        } else {
-            strbuf_put(out, line.data ? line.data : "", line.len);
-            strbuf_free(&line);
-        }
+        size_t line = indent ? block_open(pr) : 0;
+        write_str(pr, "option ");
+        put_option(pr, opts->items[i]);
+        write_str(pr, ";\n");
+        if (indent)
+            block_close(pr, line);
     }
 }
 
@@ -394,13 +524,14 @@ static proto_option_t *special_option(printer_t *pr, const char *name, proto_val
     return o;
 }
 
-static void put_field(printer_t *pr, strbuf_t *out, const proto_field_t *f)
+static void put_field(printer_t *pr, const proto_field_t *f)
 {
     proto_label_t label = f->label;
     const char *type = field_type(pr, f, &label);
     if (label != PROTO_LABEL_NONE)
-        strbuf_printf(out, "%s ", label_names[label]);
-    strbuf_printf(out, "%s %s = %d", type, f->name, (int)f->tag);
+        write_strs(pr, label_names[label], " ", NULL);
+    write_strs(pr, type, " ", f->name, " = ", NULL);
+    write_int(pr, f->tag);
 
     /* default and json_name print after the real options. */
     proto_options_t opts = {0};
@@ -419,10 +550,10 @@ static void put_field(printer_t *pr, strbuf_t *out, const proto_field_t *f)
         fail_oom(pr);
     opts = filter_options(pr, &opts);
     if (opts.n) {
-        strbuf_putc(out, ' ');
-        put_bracketed(pr, out, NULL, opts.items, opts.n);
+        write_char(pr, ' ');
+        put_bracketed(pr, NULL, opts.items, opts.n);
     }
-    strbuf_puts(out, ";\n");
+    write_str(pr, ";\n");
 }
 
 /* ---- Sorting for normalization (stable: ties keep declaration order) ------------------------- */
@@ -507,42 +638,45 @@ typedef struct range_list {
 
 /* One statement's values; normalization splits every value into its own
  * statement, sorted by start (names last), then by Kotlin's toString. */
-static void put_range(printer_t *pr, strbuf_t *out, const proto_range_t *r)
+static void put_range(printer_t *pr, const proto_range_t *r)
 {
     if (r->name) {
         /* Confluent does not escape reserved names; valid ones (identifiers)
          * print the same either way, and escaping keeps odd ones readable. */
-        strbuf_putc(out, '"');
-        put_escaped(out, r->name, strlen(r->name));
-        strbuf_putc(out, '"');
+        write_char(pr, '"');
+        put_escaped(pr, r->name, strlen(r->name));
+        write_char(pr, '"');
     } else if (!r->is_range || (normalizing(pr) && r->start == r->end)) {
-        strbuf_printf(out, "%d", (int)r->start);
+        write_int(pr, r->start);
     } else if (r->end_is_max || r->end >= PROTO_MAX_FIELD_NUMBER) {
-        strbuf_printf(out, "%d to max", (int)r->start);
+        write_int(pr, r->start);
+        write_str(pr, " to max");
     } else {
-        strbuf_printf(out, "%d to %d", (int)r->start, (int)r->end);
+        write_int(pr, r->start);
+        write_str(pr, " to ");
+        write_int(pr, r->end);
     }
 }
 
-static void put_range_statement(printer_t *pr, strbuf_t *out, const char *keyword,
-                                const proto_range_t *const *values, size_t n, const proto_options_t *options)
+static void put_range_statement(printer_t *pr, const char *keyword, const proto_range_t *const *values,
+                                size_t n, const proto_options_t *options)
 {
-    strbuf_t line = {0};
-    strbuf_printf(&line, "%s ", keyword);
+    size_t line = block_open(pr);
+    write_strs(pr, keyword, " ", NULL);
     for (size_t i = 0; i < n; i++) {
         if (i)
-            strbuf_puts(&line, ", ");
-        put_range(pr, &line, values[i]);
+            write_str(pr, ", ");
+        put_range(pr, values[i]);
     }
     if (options) {
         proto_options_t opts = filter_options(pr, options);
         if (opts.n) {
-            strbuf_putc(&line, ' ');
-            put_bracketed(pr, &line, NULL, opts.items, opts.n);
+            write_char(pr, ' ');
+            put_bracketed(pr, NULL, opts.items, opts.n);
         }
     }
-    strbuf_puts(&line, ";\n");
-    append_indented_buf(out, &line);
+    write_str(pr, ";\n");
+    block_close(pr, line);
 }
 
 static const char *range_text(printer_t *pr, const proto_range_t *r)
@@ -556,7 +690,7 @@ static const char *range_text(printer_t *pr, const proto_range_t *r)
     return t ? t : "";
 }
 
-static void put_reserveds(printer_t *pr, strbuf_t *out, proto_reserved_t *const *res, size_t n)
+static void put_reserveds(printer_t *pr, proto_reserved_t *const *res, size_t n)
 {
     if (!normalizing(pr)) {
         for (size_t i = 0; i < n; i++) {
@@ -567,7 +701,7 @@ static void put_reserveds(printer_t *pr, strbuf_t *out, proto_reserved_t *const 
             }
             for (size_t j = 0; j < res[i]->n_values; j++)
                 vals[j] = &res[i]->values[j];
-            put_range_statement(pr, out, "reserved", vals, res[i]->n_values, NULL);
+            put_range_statement(pr, "reserved", vals, res[i]->n_values, NULL);
         }
         return;
     }
@@ -587,11 +721,11 @@ static void put_reserveds(printer_t *pr, strbuf_t *out, proto_reserved_t *const 
     keyed_sort(k, total);
     for (size_t i = 0; i < total; i++) {
         const proto_range_t *r = k[i].item;
-        put_range_statement(pr, out, "reserved", &r, 1, NULL);
+        put_range_statement(pr, "reserved", &r, 1, NULL);
     }
 }
 
-static void put_extension_ranges(printer_t *pr, strbuf_t *out, proto_extensions_t *const *ext, size_t n)
+static void put_extension_ranges(printer_t *pr, proto_extensions_t *const *ext, size_t n)
 {
     if (!normalizing(pr)) {
         for (size_t i = 0; i < n; i++) {
@@ -602,7 +736,7 @@ static void put_extension_ranges(printer_t *pr, strbuf_t *out, proto_extensions_
             }
             for (size_t j = 0; j < ext[i]->n_values; j++)
                 vals[j] = &ext[i]->values[j];
-            put_range_statement(pr, out, "extensions", vals, ext[i]->n_values, &ext[i]->options);
+            put_range_statement(pr, "extensions", vals, ext[i]->n_values, &ext[i]->options);
         }
         return;
     }
@@ -625,42 +759,38 @@ static void put_extension_ranges(printer_t *pr, strbuf_t *out, proto_extensions_
     keyed_sort(k, total);
     for (size_t i = 0; i < total; i++) {
         const proto_range_t *r = k[i].item;
-        put_range_statement(pr, out, "extensions", &r, 1, owner[k[i].index]);
+        put_range_statement(pr, "extensions", &r, 1, owner[k[i].index]);
     }
 }
 
 /* ---- Extend blocks
  * ---------------------------------------------------------------------------- */
 
-static void put_extend(printer_t *pr, strbuf_t *out, const char *name, proto_field_t *const *fields, size_t n)
+static void put_extend(printer_t *pr, const char *name, proto_field_t *const *fields, size_t n)
 {
-    strbuf_printf(out, "extend %s {", name);
+    write_strs(pr, "extend ", name, " {", NULL);
     if (n) {
-        strbuf_putc(out, '\n');
+        write_char(pr, '\n');
         fields = fields_in_order(pr, fields, n);
         for (size_t i = 0; i < n; i++) {
-            strbuf_t item = {0};
-            put_field(pr, &item, fields[i]);
-            append_indented_buf(out, &item);
+            size_t item = block_open(pr);
+            put_field(pr, fields[i]);
+            block_close(pr, item);
         }
     }
-    strbuf_puts(out, "}\n");
+    write_str(pr, "}\n");
 }
 
 /* Normalization regroups extend fields by their resolved target, in order
  * of first appearance. indent: message-level blocks are indented. */
-static void put_extends(printer_t *pr, strbuf_t *out, proto_extend_t *const *ext, size_t n, int indent)
+static void put_extends(printer_t *pr, proto_extend_t *const *ext, size_t n, int indent)
 {
     if (!normalizing(pr)) {
         for (size_t i = 0; i < n; i++) {
-            strbuf_t block = {0};
-            put_extend(pr, &block, ext[i]->name, ext[i]->fields, ext[i]->n_fields);
-            if (indent) {
-                append_indented_buf(out, &block);
-            } else {
-                strbuf_put(out, block.data ? block.data : "", block.len);
-                strbuf_free(&block);
-            }
+            size_t block = indent ? block_open(pr) : 0;
+            put_extend(pr, ext[i]->name, ext[i]->fields, ext[i]->n_fields);
+            if (indent)
+                block_close(pr, block);
         }
         return;
     }
@@ -701,75 +831,73 @@ static void put_extends(printer_t *pr, strbuf_t *out, proto_extend_t *const *ext
     keyed_sort(groups, ng);
     for (size_t g = 0; g < ng; g++) {
         const proto_extend_t *x = groups[g].item;
-        strbuf_t block = {0};
-        put_extend(pr, &block, x->name, x->fields, x->n_fields);
-        if (indent) {
-            append_indented_buf(out, &block);
-        } else {
-            strbuf_put(out, block.data ? block.data : "", block.len);
-            strbuf_free(&block);
-        }
+        size_t block = indent ? block_open(pr) : 0;
+        put_extend(pr, x->name, x->fields, x->n_fields);
+        if (indent)
+            block_close(pr, block);
     }
 }
 
 /* ---- Messages, enums, services
  * ----------------------------------------------------------------- */
 
-static void put_message(printer_t *pr, strbuf_t *out, const proto_message_t *m);
-static void put_enum(printer_t *pr, strbuf_t *out, const proto_enum_t *e);
+static void put_message(printer_t *pr, const proto_message_t *m);
+static void put_enum(printer_t *pr, const proto_enum_t *e);
 
-static void put_group(printer_t *pr, strbuf_t *out, const proto_group_t *g)
+static void put_group(printer_t *pr, const proto_group_t *g)
 {
     if (g->label != PROTO_LABEL_NONE)
-        strbuf_printf(out, "%s ", label_names[g->label]);
-    strbuf_printf(out, "group %s = %d {", g->name, (int)g->tag);
+        write_strs(pr, label_names[g->label], " ", NULL);
+    write_strs(pr, "group ", g->name, " = ", NULL);
+    write_int(pr, g->tag);
+    write_str(pr, " {");
     if (g->n_fields) {
-        strbuf_putc(out, '\n');
+        write_char(pr, '\n');
         proto_field_t *const *fields = fields_in_order(pr, g->fields, g->n_fields);
         for (size_t i = 0; i < g->n_fields; i++) {
-            strbuf_t item = {0};
-            put_field(pr, &item, fields[i]);
-            append_indented_buf(out, &item);
+            size_t item = block_open(pr);
+            put_field(pr, fields[i]);
+            block_close(pr, item);
         }
     }
-    strbuf_puts(out, "}\n");
+    write_str(pr, "}\n");
 }
 
-static void put_groups(printer_t *pr, strbuf_t *out, proto_group_t *const *groups, size_t n)
+static void put_groups(printer_t *pr, proto_group_t *const *groups, size_t n)
 {
     groups = groups_in_order(pr, groups, n);
     for (size_t i = 0; i < n; i++) {
-        strbuf_t item = {0};
-        put_group(pr, &item, groups[i]);
-        append_indented_buf(out, &item);
+        size_t item = block_open(pr);
+        put_group(pr, groups[i]);
+        block_close(pr, item);
     }
 }
 
-static void put_oneof(printer_t *pr, strbuf_t *out, const proto_oneof_t *o, proto_field_t *const *fields)
+static void put_oneof(printer_t *pr, const proto_oneof_t *o, proto_field_t *const *fields)
 {
-    strbuf_printf(out, "oneof %s {", o->name);
+    write_strs(pr, "oneof ", o->name, " {", NULL);
     proto_options_t opts = filter_options(pr, &o->options);
     if (opts.n) {
-        strbuf_putc(out, '\n');
-        put_option_statements(pr, out, &opts, 1);
+        write_char(pr, '\n');
+        put_option_statements(pr, &opts, 1);
     }
     if (o->n_fields) {
-        strbuf_putc(out, '\n');
+        write_char(pr, '\n');
         for (size_t i = 0; i < o->n_fields; i++) {
-            strbuf_t item = {0};
-            put_field(pr, &item, fields[i]);
-            append_indented_buf(out, &item);
+            size_t item = block_open(pr);
+            put_field(pr, fields[i]);
+            block_close(pr, item);
         }
     }
     if (o->n_groups) {
-        strbuf_putc(out, '\n');
-        put_groups(pr, out, o->groups, o->n_groups);
+        write_char(pr, '\n');
+        put_groups(pr, o->groups, o->n_groups);
     }
-    strbuf_puts(out, "}\n");
+    write_str(pr, "}\n");
 }
 
 /* Normalization drops empty oneofs and orders them by their lowest tag. */
-static void put_oneofs(printer_t *pr, strbuf_t *out, proto_oneof_t *const *oneofs, size_t n)
+static void put_oneofs(printer_t *pr, proto_oneof_t *const *oneofs, size_t n)
 {
     keyed_t *k = keyed_new(pr, n);
     if (!k)
@@ -785,9 +913,9 @@ static void put_oneofs(printer_t *pr, strbuf_t *out, proto_oneof_t *const *oneof
     keyed_sort(k, m);
     for (size_t i = 0; i < m; i++) {
         const proto_oneof_t *o = k[i].item;
-        strbuf_t item = {0};
-        put_oneof(pr, &item, o, fields_in_order(pr, o->fields, o->n_fields));
-        append_indented_buf(out, &item);
+        size_t item = block_open(pr);
+        put_oneof(pr, o, fields_in_order(pr, o->fields, o->n_fields));
+        block_close(pr, item);
     }
 }
 
@@ -801,14 +929,14 @@ static int is_synthetic_map(printer_t *pr, const proto_type_t *t)
 
 /* Messages first, then enums, each in declaration order; under
  * normalization synthetic map entries disappear. */
-static void put_types(printer_t *pr, strbuf_t *out, proto_type_t *const *types, size_t n, int indent)
+static void put_types(printer_t *pr, proto_type_t *const *types, size_t n, int indent)
 {
     int any = 0;
     for (size_t i = 0; i < n; i++)
         any |= !is_synthetic_map(pr, types[i]);
     if (!any)
         return;
-    strbuf_putc(out, '\n');
+    write_char(pr, '\n');
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < n; i++) {
             const proto_type_t *t = types[i];
@@ -817,63 +945,57 @@ static void put_types(printer_t *pr, strbuf_t *out, proto_type_t *const *types, 
             const char *name = t->kind == PROTO_TYPE_MESSAGE ? t->message->name : t->enumeration->name;
             if (enter(pr, name) != 0)
                 return;
-            strbuf_t item = {0};
+            size_t item = indent ? block_open(pr) : 0;
             if (t->kind == PROTO_TYPE_MESSAGE)
-                put_message(pr, &item, t->message);
+                put_message(pr, t->message);
             else
-                put_enum(pr, &item, t->enumeration);
+                put_enum(pr, t->enumeration);
+            if (indent)
+                block_close(pr, item);
             leave(pr);
-            if (indent) {
-                append_indented_buf(out, &item);
-            } else {
-                strbuf_put(out, item.data ? item.data : "", item.len);
-                if (item.failed)
-                    out->failed = 1;
-                strbuf_free(&item);
-            }
         }
     }
 }
 
-static void put_message(printer_t *pr, strbuf_t *out, const proto_message_t *m)
+static void put_message(printer_t *pr, const proto_message_t *m)
 {
-    strbuf_printf(out, "message %s {", m->name);
+    write_strs(pr, "message ", m->name, " {", NULL);
     if (m->n_reserveds) {
-        strbuf_putc(out, '\n');
-        put_reserveds(pr, out, m->reserveds, m->n_reserveds);
+        write_char(pr, '\n');
+        put_reserveds(pr, m->reserveds, m->n_reserveds);
     }
     proto_options_t opts = filter_options(pr, &m->options);
     if (opts.n) {
-        strbuf_putc(out, '\n');
-        put_option_statements(pr, out, &opts, 1);
+        write_char(pr, '\n');
+        put_option_statements(pr, &opts, 1);
     }
     if (m->n_fields) {
-        strbuf_putc(out, '\n');
+        write_char(pr, '\n');
         proto_field_t *const *fields = fields_in_order(pr, m->fields, m->n_fields);
         for (size_t i = 0; i < m->n_fields; i++) {
-            strbuf_t item = {0};
-            put_field(pr, &item, fields[i]);
-            append_indented_buf(out, &item);
+            size_t item = block_open(pr);
+            put_field(pr, fields[i]);
+            block_close(pr, item);
         }
     }
     if (m->n_oneofs) {
-        strbuf_putc(out, '\n');
-        put_oneofs(pr, out, m->oneofs, m->n_oneofs);
+        write_char(pr, '\n');
+        put_oneofs(pr, m->oneofs, m->n_oneofs);
     }
     if (m->n_groups) {
-        strbuf_putc(out, '\n');
-        put_groups(pr, out, m->groups, m->n_groups);
+        write_char(pr, '\n');
+        put_groups(pr, m->groups, m->n_groups);
     }
     if (!ignoring_extensions(pr) && m->n_extensions) {
-        strbuf_putc(out, '\n');
-        put_extension_ranges(pr, out, m->extensions, m->n_extensions);
+        write_char(pr, '\n');
+        put_extension_ranges(pr, m->extensions, m->n_extensions);
     }
     if (!ignoring_extensions(pr) && m->n_extends) {
-        strbuf_putc(out, '\n');
-        put_extends(pr, out, m->extends, m->n_extends, 1);
+        write_char(pr, '\n');
+        put_extends(pr, m->extends, m->n_extends, 1);
     }
-    put_types(pr, out, m->types, m->n_types, 1);
-    strbuf_puts(out, "}\n");
+    put_types(pr, m->types, m->n_types, 1);
+    write_str(pr, "}\n");
 }
 
 typedef struct keyed_value {
@@ -892,17 +1014,17 @@ static int compare_enum_values(const void *a, const void *b)
     return x->index < y->index ? -1 : x->index > y->index;
 }
 
-static void put_enum(printer_t *pr, strbuf_t *out, const proto_enum_t *e)
+static void put_enum(printer_t *pr, const proto_enum_t *e)
 {
-    strbuf_printf(out, "enum %s {", e->name);
+    write_strs(pr, "enum ", e->name, " {", NULL);
     if (e->n_reserveds) {
-        strbuf_putc(out, '\n');
-        put_reserveds(pr, out, e->reserveds, e->n_reserveds);
+        write_char(pr, '\n');
+        put_reserveds(pr, e->reserveds, e->n_reserveds);
     }
     if (!e->n_reserveds && (e->options.n || e->n_values))
-        strbuf_putc(out, '\n');
+        write_char(pr, '\n');
     proto_options_t opts = filter_options(pr, &e->options);
-    put_option_statements(pr, out, &opts, 1);
+    put_option_statements(pr, &opts, 1);
     keyed_value_t *vals = arena_alloc(pr->arena, (e->n_values + 1) * sizeof *vals);
     if (!vals) {
         fail_oom(pr);
@@ -914,51 +1036,52 @@ static void put_enum(printer_t *pr, strbuf_t *out, const proto_enum_t *e)
         qsort(vals, e->n_values, sizeof *vals, compare_enum_values);
     for (size_t i = 0; i < e->n_values; i++) {
         const proto_enum_value_t *v = vals[i].value;
-        strbuf_t item = {0};
-        strbuf_printf(&item, "%s = %d", v->name, (int)v->tag);
+        size_t item = block_open(pr);
+        write_strs(pr, v->name, " = ", NULL);
+        write_int(pr, v->tag);
         proto_options_t vopts = filter_options(pr, &v->options);
         if (vopts.n) {
-            strbuf_putc(&item, ' ');
-            put_bracketed(pr, &item, NULL, vopts.items, vopts.n);
+            write_char(pr, ' ');
+            put_bracketed(pr, NULL, vopts.items, vopts.n);
         }
-        strbuf_puts(&item, ";\n");
-        append_indented_buf(out, &item);
+        write_str(pr, ";\n");
+        block_close(pr, item);
     }
-    strbuf_puts(out, "}\n");
+    write_str(pr, "}\n");
 }
 
-static void put_rpc(printer_t *pr, strbuf_t *out, const proto_rpc_t *r)
+static void put_rpc(printer_t *pr, const proto_rpc_t *r)
 {
     const char *req = normalizing(pr) ? qualify(pr, r->request_type) : r->request_type;
     const char *res = normalizing(pr) ? qualify(pr, r->response_type) : r->response_type;
-    strbuf_printf(out, "rpc %s (%s%s) returns (%s%s)", r->name, r->request_streaming ? "stream " : "", req,
-                  r->response_streaming ? "stream " : "", res);
+    write_strs(pr, "rpc ", r->name, " (", r->request_streaming ? "stream " : "", req, ") returns (",
+               r->response_streaming ? "stream " : "", res, ")", NULL);
     proto_options_t opts = filter_options(pr, &r->options);
     if (opts.n) {
-        strbuf_puts(out, " {\n");
-        put_option_statements(pr, out, &opts, 1);
-        strbuf_putc(out, '}');
+        write_str(pr, " {\n");
+        put_option_statements(pr, &opts, 1);
+        write_char(pr, '}');
     }
-    strbuf_puts(out, ";\n");
+    write_str(pr, ";\n");
 }
 
-static void put_service(printer_t *pr, strbuf_t *out, const proto_service_t *s)
+static void put_service(printer_t *pr, const proto_service_t *s)
 {
-    strbuf_printf(out, "service %s {", s->name);
+    write_strs(pr, "service ", s->name, " {", NULL);
     proto_options_t opts = filter_options(pr, &s->options);
     if (opts.n) {
-        strbuf_putc(out, '\n');
-        put_option_statements(pr, out, &opts, 1);
+        write_char(pr, '\n');
+        put_option_statements(pr, &opts, 1);
     }
     if (s->n_rpcs) {
-        strbuf_putc(out, '\n');
+        write_char(pr, '\n');
         for (size_t i = 0; i < s->n_rpcs; i++) {
-            strbuf_t item = {0};
-            put_rpc(pr, &item, s->rpcs[i]);
-            append_indented_buf(out, &item);
+            size_t item = block_open(pr);
+            put_rpc(pr, s->rpcs[i]);
+            block_close(pr, item);
         }
     }
-    strbuf_puts(out, "}\n");
+    write_str(pr, "}\n");
 }
 
 /* ---- The file
@@ -969,7 +1092,7 @@ static int compare_strings(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static void put_imports(printer_t *pr, strbuf_t *out, const char *keyword, const char *const *paths, size_t n)
+static void put_imports(printer_t *pr, const char *keyword, const char *const *paths, size_t n)
 {
     const char **sorted = arena_alloc(pr->arena, (n + 1) * sizeof *sorted);
     if (!sorted) {
@@ -983,70 +1106,84 @@ static void put_imports(printer_t *pr, strbuf_t *out, const char *keyword, const
     for (size_t i = 0; i < n; i++) {
         if (normalizing(pr) && i > 0 && strcmp(sorted[i], sorted[i - 1]) == 0)
             continue;
-        strbuf_printf(out, "%s \"", keyword);
-        put_escaped(out, sorted[i], strlen(sorted[i]));
-        strbuf_puts(out, "\";\n");
+        write_strs(pr, keyword, " \"", NULL);
+        put_escaped(pr, sorted[i], strlen(sorted[i]));
+        write_str(pr, "\";\n");
     }
 }
 
-static void put_file(printer_t *pr, strbuf_t *out, const proto_file_t *f)
+static void put_file(printer_t *pr, const proto_file_t *f)
 {
     if (f->syntax == PROTO_SYNTAX_EDITION) {
-        strbuf_puts(out, "edition = \"");
-        put_escaped(out, f->edition, strlen(f->edition));
-        strbuf_puts(out, "\";\n");
+        write_str(pr, "edition = \"");
+        put_escaped(pr, f->edition, strlen(f->edition));
+        write_str(pr, "\";\n");
     }
     if (f->syntax == PROTO_SYNTAX_PROTO3 || (f->syntax == PROTO_SYNTAX_PROTO2 && !normalizing(pr)))
-        strbuf_printf(out, "syntax = \"%s\";\n", f->syntax == PROTO_SYNTAX_PROTO3 ? "proto3" : "proto2");
+        write_strs(pr, "syntax = \"", f->syntax == PROTO_SYNTAX_PROTO3 ? "proto3" : "proto2", "\";\n", NULL);
     if (f->package)
-        strbuf_printf(out, "package %s;\n", f->package);
+        write_strs(pr, "package ", f->package, ";\n", NULL);
     if (f->n_imports || f->n_public_imports) {
-        strbuf_putc(out, '\n');
-        put_imports(pr, out, "import", f->imports, f->n_imports);
-        put_imports(pr, out, "import public", f->public_imports, f->n_public_imports);
+        write_char(pr, '\n');
+        put_imports(pr, "import", f->imports, f->n_imports);
+        put_imports(pr, "import public", f->public_imports, f->n_public_imports);
     }
     proto_options_t opts = filter_options(pr, &f->options);
     if (opts.n) {
-        strbuf_putc(out, '\n');
-        put_option_statements(pr, out, &opts, 0);
+        write_char(pr, '\n');
+        put_option_statements(pr, &opts, 0);
     }
-    put_types(pr, out, f->types, f->n_types, 0);
+    put_types(pr, f->types, f->n_types, 0);
     if (!ignoring_extensions(pr) && f->n_extends) {
-        strbuf_putc(out, '\n');
-        put_extends(pr, out, f->extends, f->n_extends, 0);
+        write_char(pr, '\n');
+        put_extends(pr, f->extends, f->n_extends, 0);
     }
     if (f->n_services) {
-        strbuf_putc(out, '\n');
+        write_char(pr, '\n');
         for (size_t i = 0; i < f->n_services; i++)
-            put_service(pr, out, f->services[i]);
+            put_service(pr, f->services[i]);
     }
 }
 
-char *proto_print_with(const proto_file_t *file, proto_print_mode_t mode, const proto_symtab_t *types,
-                       char **error)
+char *proto_print_counted(const proto_file_t *file, proto_print_mode_t mode, const proto_symtab_t *types,
+                          size_t *appended, char **error)
 {
     *error = NULL;
-    printer_t pr = {.mode = mode};
+    printer_t pr = {.mode = mode, .at_line_start = 1};
     pr.arena = arena_new();
-    if (!pr.arena) {
+    pr.newlines = calloc(16, sizeof *pr.newlines);
+    if (!pr.arena || !pr.newlines) {
+        arena_free(pr.arena);
+        free(pr.newlines);
         *error = strdup("out of memory");
         return NULL;
     }
+    pr.newlines_cap = 16;
     if (mode == PROTO_PRINT_NORMALIZE) {
         pr.scope.tab = types;
         pr.scope.package = file->package ? file->package : "";
     }
-    strbuf_t out = {0};
-    put_file(&pr, &out, file);
-    char *text = strbuf_take(&out);
+    put_file(&pr, file);
+    if (!pr.error)
+        flush_newlines(&pr); /* the file's own: nothing trims them */
+    char *text = strbuf_take(&pr.out);
     if (!text && !pr.error)
         fail_oom(&pr);
     proto_scope_free(&pr.scope);
     arena_free(pr.arena);
+    free(pr.newlines);
+    if (appended)
+        *appended = pr.appended;
     if (pr.error) {
         free(text);
         *error = pr.error;
         return NULL;
     }
     return text;
+}
+
+char *proto_print_with(const proto_file_t *file, proto_print_mode_t mode, const proto_symtab_t *types,
+                       char **error)
+{
+    return proto_print_counted(file, mode, types, NULL, error);
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "compat/protobuf/internal.h"
 #include "compat/protobuf/protobuf.h"
 #include "compat/schema.h"
 
@@ -296,6 +297,169 @@ static void test_descriptor_size_is_bounded(void **state)
     free(b64);
 }
 
+/* ---- Item 2: printing in linear time ---------------------------------------------------- */
+
+/* depth nested messages M1 { ... M2 { ... } }, each with a message option and
+ * two fields, the first with options (printed one per line), as .proto text. */
+static char *chain_text(int depth)
+{
+    static const char level[] = "message M%d {option deprecated = true;"
+                                "int32 a = 1 [deprecated = true, json_name = \"x\"]; string b = 2;";
+    char *text = malloc((size_t)depth * (sizeof level + 16) + 64);
+    assert_non_null(text);
+    size_t n = (size_t)sprintf(text, "syntax = \"proto3\";\n");
+    for (int i = 1; i <= depth; i++)
+        n += (size_t)sprintf(text + n, level, i);
+    for (int i = 0; i < depth; i++)
+        text[n++] = '}';
+    text[n] = '\0';
+    return text;
+}
+
+/* Expected output, built line by line apart from the printer. */
+typedef struct lines {
+    char *text;
+    size_t len;
+    size_t cap;
+    size_t sum; /* of 2 x indent + length + 1 over the lines */
+} lines_t;
+
+static void line(lines_t *l, int indent, const char *fmt, ...)
+{
+    char body[128];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(body, sizeof body, fmt, ap);
+    va_end(ap);
+    assert_true(n >= 0 && (size_t)n < sizeof body);
+    size_t need = l->len + 2 * (size_t)indent + (size_t)n + 2;
+    if (need > l->cap) {
+        l->cap = need * 2;
+        l->text = realloc(l->text, l->cap);
+        assert_non_null(l->text);
+    }
+    memset(l->text + l->len, ' ', 2 * (size_t)indent);
+    l->len += 2 * (size_t)indent;
+    memcpy(l->text + l->len, body, (size_t)n);
+    l->len += (size_t)n;
+    l->text[l->len++] = '\n';
+    l->text[l->len] = '\0';
+    l->sum += 2 * (size_t)indent + (size_t)n + 1;
+}
+
+/* chain_text(depth)'s canonical text: message Mk at indentation k - 1, blank
+ * lines carrying the indentation of the message they are in. */
+static void chain_expected(lines_t *l, int depth)
+{
+    line(l, 0, "syntax = \"proto3\";");
+    line(l, 0, "");
+    for (int k = 1; k <= depth; k++) {
+        int d = k - 1;
+        line(l, d, "message M%d {", k);
+        line(l, d + 1, "option deprecated = true;");
+        line(l, d, "");
+        line(l, d + 1, "int32 a = 1 [");
+        line(l, d + 2, "deprecated = true,");
+        line(l, d + 2, "json_name = \"x\"");
+        line(l, d + 1, "];");
+        line(l, d + 1, "string b = 2;");
+        if (k < depth)
+            line(l, d, "");
+    }
+    for (int k = depth; k >= 1; k--)
+        line(l, k - 1, "}");
+}
+
+/* The canonical text of nested messages, exact at depth 3 (by hand) and at
+ * the deepest depth accepted (line by line). */
+static void test_deep_chain_prints_exactly(void **state)
+{
+    (void)state;
+    char *text = chain_text(3);
+    char *canonical = accepted(text, SCHEMA_PARSE_NEW);
+    assert_string_equal(canonical, "syntax = \"proto3\";\n"
+                                   "\n"
+                                   "message M1 {\n"
+                                   "  option deprecated = true;\n"
+                                   "\n"
+                                   "  int32 a = 1 [\n"
+                                   "    deprecated = true,\n"
+                                   "    json_name = \"x\"\n"
+                                   "  ];\n"
+                                   "  string b = 2;\n"
+                                   "\n"
+                                   "  message M2 {\n"
+                                   "    option deprecated = true;\n"
+                                   "  \n"
+                                   "    int32 a = 1 [\n"
+                                   "      deprecated = true,\n"
+                                   "      json_name = \"x\"\n"
+                                   "    ];\n"
+                                   "    string b = 2;\n"
+                                   "  \n"
+                                   "    message M3 {\n"
+                                   "      option deprecated = true;\n"
+                                   "    \n"
+                                   "      int32 a = 1 [\n"
+                                   "        deprecated = true,\n"
+                                   "        json_name = \"x\"\n"
+                                   "      ];\n"
+                                   "      string b = 2;\n"
+                                   "    }\n"
+                                   "  }\n"
+                                   "}\n");
+    lines_t expected = {0};
+    chain_expected(&expected, 3);
+    assert_string_equal(expected.text, canonical);
+    free(expected.text);
+    free(canonical);
+    free(text);
+
+    int depth = PROTO_MAX_DEPTH - 1;
+    text = chain_text(depth);
+    canonical = accepted(text, SCHEMA_PARSE_NEW);
+    expected = (lines_t){0};
+    chain_expected(&expected, depth);
+    assert_int_equal(strlen(canonical), expected.sum);
+    assert_string_equal(canonical, expected.text);
+    free(expected.text);
+    free(canonical);
+    free(text);
+}
+
+/* The printer's work, without a clock: it appends every byte of the text
+ * once, straight into the text. The old printer rendered each element apart
+ * and copied it into its parent once per level: 24 times the text here. */
+static void test_printer_appends_each_byte_once(void **state)
+{
+    (void)state;
+    int depth = PROTO_MAX_DEPTH - 1;
+    char *text = chain_text(depth);
+    char *error = NULL;
+    proto_schema_t *s = proto_schema_new(text, strlen(text), NULL, 0, SCHEMA_PARSE_NEW, NULL, &error);
+    assert_non_null(s);
+    lines_t expected = {0};
+    chain_expected(&expected, depth);
+    static const proto_print_mode_t modes[] = {PROTO_PRINT_CANONICAL, PROTO_PRINT_IGNORE_EXTENSIONS,
+                                               PROTO_PRINT_NORMALIZE};
+    for (size_t i = 0; i < sizeof modes / sizeof *modes; i++) {
+        const proto_symtab_t *types = modes[i] == PROTO_PRINT_NORMALIZE ? proto_schema_symtab(s) : NULL;
+        size_t appended = 0;
+        char *printed = proto_print_counted(proto_schema_file(s), modes[i], types, &appended, &error);
+        assert_non_null(printed);
+        size_t len = strlen(printed);
+        if (modes[i] != PROTO_PRINT_NORMALIZE)
+            assert_string_equal(printed, expected.text);
+        assert_int_equal(len, expected.sum);
+        if (appended >= 2 * len)
+            fail_msg("mode %d appended %zu bytes for a text of %zu", (int)modes[i], appended, len);
+        free(printed);
+    }
+    free(expected.text);
+    proto_schema_free(s);
+    free(text);
+}
+
 /* ---- Item 5: protoc's rules ------------------------------------------------------------------ */
 
 /*
@@ -424,6 +588,8 @@ int main(void)
         cmocka_unit_test(test_descriptor_5000_deep_is_refused_quickly),
         cmocka_unit_test(test_one_depth_limit_for_both_forms),
         cmocka_unit_test(test_descriptor_size_is_bounded),
+        cmocka_unit_test(test_deep_chain_prints_exactly),
+        cmocka_unit_test(test_printer_appends_each_byte_once),
         cmocka_unit_test(test_field_numbers),
         cmocka_unit_test(test_descriptor_unknown_field_type),
         cmocka_unit_test(test_malformed_descriptor_says_so),
