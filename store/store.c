@@ -319,24 +319,34 @@ static store_rc_t store_load_schemas(store_t *db, store_snapshot_t *out)
     return STORE_OK;
 }
 
-static store_rc_t store_load_subjects(store_t *db, store_snapshot_t *out)
+store_rc_t store_scopes(store_t *db, strlist_t *out)
 {
     PGresult *res = NULL;
-    /* Every scope that has versions, a config or a mode becomes a subject. */
     store_rc_t rc = store_query(db,
                                 "SELECT scope FROM (SELECT DISTINCT subject AS scope FROM subject_versions"
                                 " UNION SELECT scope FROM configs UNION SELECT scope FROM modes) s"
                                 " WHERE scope <> ''",
-                                0, NULL, &res, "listing subjects");
+                                0, NULL, &res, "listing scopes");
     if (rc != STORE_OK)
         return rc;
-    out->subjects = xcalloc((size_t)PQntuples(res) + 1, sizeof *out->subjects);
-    for (int i = 0; i < PQntuples(res) && rc == STORE_OK; i++) {
-        rc = store_load_subject(db, PQgetvalue(res, i, 0), &out->subjects[out->nsubjects]);
+    for (int i = 0; i < PQntuples(res); i++)
+        strlist_push(out, PQgetvalue(res, i, 0));
+    PQclear(res);
+    return STORE_OK;
+}
+
+/* Every scope that has versions, a config or a mode becomes a subject. */
+static store_rc_t store_load_subjects(store_t *db, store_snapshot_t *out)
+{
+    strlist_t names = {0};
+    store_rc_t rc = store_scopes(db, &names);
+    out->subjects = xcalloc(names.n + 1, sizeof *out->subjects);
+    for (size_t i = 0; i < names.n && rc == STORE_OK; i++) {
+        rc = store_load_subject(db, names.items[i], &out->subjects[out->nsubjects]);
         if (rc == STORE_OK)
             out->nsubjects++;
     }
-    PQclear(res);
+    strlist_clear(&names);
     return rc;
 }
 
@@ -702,17 +712,3 @@ store_rc_t store_changes_pruned_upto(store_t *db, int64_t *seq)
                              seq);
 }
 
-store_rc_t store_scopes(store_t *db, strlist_t *out)
-{
-    PGresult *res = NULL;
-    store_rc_t rc = store_query(db,
-                                "SELECT subject FROM subject_versions UNION SELECT scope FROM configs "
-                                "WHERE scope <> '' UNION SELECT scope FROM modes WHERE scope <> ''",
-                                0, NULL, &res, "listing scopes");
-    if (rc != STORE_OK)
-        return rc;
-    for (int i = 0; i < PQntuples(res); i++)
-        strlist_push(out, PQgetvalue(res, i, 0));
-    PQclear(res);
-    return STORE_OK;
-}

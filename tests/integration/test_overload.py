@@ -200,6 +200,17 @@ class Caps(harness.unittest.TestCase):
         self.server.stop()
 
 
+def served_again(server, seconds=20):
+    """The status of GET / once the server accepts again (None if it never does)."""
+    deadline, status = time.monotonic() + seconds, None
+    while time.monotonic() < deadline and status != 200:
+        try:
+            status = server.client().get("/", timeout=2).status
+        except OSError:
+            time.sleep(0.2)
+    return status
+
+
 class Descriptors(harness.unittest.TestCase):
 
     def cpu_seconds(self, pid):
@@ -231,14 +242,7 @@ class Descriptors(harness.unittest.TestCase):
             s.close()
         self.assertLess(used, 0.5, f"the server used {used:.2f} s of CPU in 2 s while out of descriptors")
         self.assertIn("not accepting connections", server.log_text())
-        deadline = time.monotonic() + 20
-        status = None
-        while time.monotonic() < deadline and status != 200:
-            try:
-                status = server.client().get("/", timeout=2).status
-            except OSError:
-                time.sleep(0.2)
-        self.assertEqual(status, 200)
+        self.assertEqual(served_again(server), 200)
         server.stop()
 
     def keep_alive(self, port):
@@ -261,14 +265,7 @@ class Descriptors(harness.unittest.TestCase):
         extra.close()
         self.assertIn("max.connections reached", server.log_text())
         held[0].close()
-        deadline = time.monotonic() + 20
-        status = None
-        while time.monotonic() < deadline and status != 200:
-            try:
-                status = server.client().get("/", timeout=2).status
-            except OSError:
-                time.sleep(0.2)
-        self.assertEqual(status, 200)
+        self.assertEqual(served_again(server), 200)
         for c in held[1:]:
             c.close()
         server.stop()
