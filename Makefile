@@ -8,7 +8,7 @@
 #   make fuzz    build tests/fuzz/*.c with libFuzzer (clang-14) and run each for FUZZ_SECONDS
 #   make bench   Release build; load runs (wrk, h2load, pgbench) as ratios to same-run baselines
 #   make tsan    build-tsan/ (-DSR_SANITIZE=thread), integration suite under ThreadSanitizer
-#   make fresh-check  the README's commands on a debootstrap'd Debian 12 (root, ~15 min)
+#   make fresh-check  the README's commands on a debootstrap'd Debian 12 (root, 3-5 min)
 #   make clean   remove the build directories
 #
 # RUN_ARGS is appended to `schema-registry serve` (e.g. make run RUN_ARGS='--listen 127.0.0.1:9000').

@@ -864,68 +864,120 @@ static int read_file(reader_t *r, proto_file_t *f, const FileProto *fp, const pr
 }
 
 /*
- * Every element the text form names must have a name: descriptor.proto marks
- * them optional, so protobuf-c hands over NULL for a missing one, and the
- * reader would print and compare NULLs. Found by fuzz_proto. Returns the
- * refusal, or NULL when every name is there (depth is bounded by the wire
- * check that ran before unpacking).
+ * Names in a descriptor, checked before reading: descriptor.proto makes them
+ * optional strings, so protobuf-c hands over NULL for a missing one (fuzz_proto
+ * found an unnamed extension that crashed the reader), and any bytes for a
+ * present one (a tab in a field name printed text that parsed back to another
+ * name). protoc only writes identifiers, and only identifiers print and parse
+ * back to themselves. Depth is bounded by the wire check before unpacking.
  */
-static const char *unnamed_fields(const FieldProto *const *fields, size_t n, const char *what)
+static int valid_identifier(const char *s)
+{
+    if (!s || !(*s == '_' || (*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z')))
+        return 0;
+    for (s++; *s; s++)
+        if (!(*s == '_' || (*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9')))
+            return 0;
+    return 1;
+}
+
+/* A type reference or package: identifiers joined by dots, one leading dot allowed. */
+static int valid_dotted(const char *s, int leading_dot)
+{
+    if (leading_dot && *s == '.')
+        s++;
+    char part[512];
+    while (*s) {
+        size_t n = strcspn(s, ".");
+        if (n == 0 || n >= sizeof part)
+            return 0;
+        memcpy(part, s, n);
+        part[n] = '\0';
+        if (!valid_identifier(part))
+            return 0;
+        s += n;
+        if (*s == '.' && *++s == '\0')
+            return 0;
+    }
+    return 1;
+}
+
+typedef struct names_check {
+    char why[320];
+} names_check_t;
+
+static int names_bad(names_check_t *c, const char *kind, const char *name, int dotted)
+{
+    if (name == NULL) {
+        snprintf(c->why, sizeof c->why, "Invalid descriptor: %s has no name", kind);
+        return 1;
+    }
+    if (dotted ? valid_dotted(name, 1) : valid_identifier(name))
+        return 0;
+    snprintf(c->why, sizeof c->why, "Invalid descriptor: %s name '%.200s' is not an identifier", kind, name);
+    return 1;
+}
+
+static int names_bad_fields(names_check_t *c, FieldProto *const *fields, size_t n, const char *kind)
 {
     for (size_t i = 0; i < n; i++)
-        if (!fields[i]->name)
-            return what;
-    return NULL;
+        if (names_bad(c, kind, fields[i]->name, 0) ||
+            (fields[i]->type_name && names_bad(c, "a field type", fields[i]->type_name, 1)) ||
+            (fields[i]->extendee && names_bad(c, "an extendee", fields[i]->extendee, 1)))
+            return 1;
+    return 0;
 }
 
-static const char *unnamed_enum(const EnumProto *e)
+static int names_bad_enum(names_check_t *c, const EnumProto *e)
 {
-    if (!e->name)
-        return "Invalid descriptor: an enum has no name";
+    if (names_bad(c, "an enum", e->name, 0))
+        return 1;
     for (size_t i = 0; i < e->n_value; i++)
-        if (!e->value[i]->name)
-            return "Invalid descriptor: an enum value has no name";
-    return NULL;
+        if (names_bad(c, "an enum value", e->value[i]->name, 0))
+            return 1;
+    return 0;
 }
 
-static const char *unnamed_message(const MessageProto *m)
+static int names_bad_message(names_check_t *c, const MessageProto *m)
 {
-    const char *why = NULL;
-    if (!m->name)
-        return "Invalid descriptor: a message has no name";
-    if ((why = unnamed_fields((const FieldProto *const *)m->field, m->n_field,
-                              "Invalid descriptor: a field has no name")) ||
-        (why = unnamed_fields((const FieldProto *const *)m->extension, m->n_extension,
-                              "Invalid descriptor: an extension has no name")))
-        return why;
+    if (names_bad(c, "a message", m->name, 0) || names_bad_fields(c, m->field, m->n_field, "a field") ||
+        names_bad_fields(c, m->extension, m->n_extension, "an extension"))
+        return 1;
     for (size_t i = 0; i < m->n_oneof_decl; i++)
-        if (!m->oneof_decl[i]->name)
-            return "Invalid descriptor: a oneof has no name";
-    for (size_t i = 0; i < m->n_enum_type && !why; i++)
-        why = unnamed_enum(m->enum_type[i]);
-    for (size_t i = 0; i < m->n_nested_type && !why; i++)
-        why = unnamed_message(m->nested_type[i]);
-    return why;
+        if (names_bad(c, "a oneof", m->oneof_decl[i]->name, 0))
+            return 1;
+    for (size_t i = 0; i < m->n_enum_type; i++)
+        if (names_bad_enum(c, m->enum_type[i]))
+            return 1;
+    for (size_t i = 0; i < m->n_nested_type; i++)
+        if (names_bad_message(c, m->nested_type[i]))
+            return 1;
+    return 0;
 }
 
-static const char *unnamed_anything(const FileProto *fp)
+/* The refusal for the first bad name (into c->why), or 0 when every name is good. */
+static int names_bad_file(names_check_t *c, const FileProto *fp)
 {
-    const char *why = unnamed_fields((const FieldProto *const *)fp->extension, fp->n_extension,
-                                     "Invalid descriptor: an extension has no name");
-    for (size_t i = 0; i < fp->n_message_type && !why; i++)
-        why = unnamed_message(fp->message_type[i]);
-    for (size_t i = 0; i < fp->n_enum_type && !why; i++)
-        why = unnamed_enum(fp->enum_type[i]);
-    for (size_t i = 0; i < fp->n_service && !why; i++) {
-        if (!fp->service[i]->name)
-            why = "Invalid descriptor: a service has no name";
-        for (size_t k = 0; !why && k < fp->service[i]->n_method; k++)
-            if (!fp->service[i]->method[k]->name)
-                why = "Invalid descriptor: a method has no name";
-            else if (!fp->service[i]->method[k]->input_type || !fp->service[i]->method[k]->output_type)
-                why = "Invalid descriptor: a method has no input or output type";
+    if ((fp->package && names_bad(c, "the package", fp->package, 1)) ||
+        names_bad_fields(c, fp->extension, fp->n_extension, "an extension"))
+        return 1;
+    for (size_t i = 0; i < fp->n_message_type; i++)
+        if (names_bad_message(c, fp->message_type[i]))
+            return 1;
+    for (size_t i = 0; i < fp->n_enum_type; i++)
+        if (names_bad_enum(c, fp->enum_type[i]))
+            return 1;
+    for (size_t i = 0; i < fp->n_service; i++) {
+        if (names_bad(c, "a service", fp->service[i]->name, 0))
+            return 1;
+        for (size_t k = 0; k < fp->service[i]->n_method; k++) {
+            const Google__Protobuf__MethodDescriptorProto *m = fp->service[i]->method[k];
+            if (names_bad(c, "a method", m->name, 0) || names_bad(c, "a method input type", m->input_type, 1) ||
+                names_bad(c, "a method output type", m->output_type, 1))
+                return 1;
+        }
     }
-    return why;
+    return 0;
 }
 
 proto_file_t *proto_descriptor_read(const uint8_t *data, size_t len, const proto_symtab_t *context,
@@ -939,10 +991,10 @@ proto_file_t *proto_descriptor_read(const uint8_t *data, size_t len, const proto
         *error = strdup("Invalid FileDescriptorProto: not a serialized FileDescriptorProto");
         return NULL;
     }
-    const char *unnamed = unnamed_anything(fp);
-    if (unnamed) {
+    names_check_t names;
+    if (names_bad_file(&names, fp)) {
         google__protobuf__file_descriptor_proto__free_unpacked(fp, NULL);
-        *error = strdup(unnamed);
+        *error = strdup(names.why);
         return NULL;
     }
     proto_file_t *f = proto_file_new();

@@ -531,9 +531,10 @@ static void test_descriptor_unknown_field_type(void **state)
 }
 
 /*
- * Elements without a name (descriptor.proto makes names optional): found by
- * fuzz_proto, an extension with a json_name and no name crashed the reader
- * (strlen(NULL)). Each is refused, whatever carries it.
+ * Elements without a name (descriptor.proto makes names optional), or with a
+ * name that is not an identifier: found by fuzz_proto, an extension with a
+ * json_name and no name crashed the reader (strlen(NULL)), and a tab in a
+ * field name printed text that parsed back to another name. Each is refused.
  */
 static void test_descriptor_unnamed_elements(void **state)
 {
@@ -553,7 +554,14 @@ static void test_descriptor_unnamed_elements(void **state)
         /* enum_type {name "Q", value {number 0}} */
         {BYTES("\x2a\x07\x0a\x01Q\x12\x02\x10\x00"), "Invalid descriptor: an enum value has no name"},
         /* service {name "S", method {name "m"}} */
-        {BYTES("\x32\x08\x0a\x01S\x12\x03\x0a\x01m"), "Invalid descriptor: a method has no input or output type"},
+        {BYTES("\x32\x08\x0a\x01S\x12\x03\x0a\x01m"), "Invalid descriptor: a method input type has no name"},
+        /* message_type {name "M", field {name "\ta", number 1}}: a tab printed, then parsed as a space */
+        {BYTES("\x22\x0b\x0a\x01M\x12\x06\x0a\x02\x09" "a\x18\x01"),
+         "Invalid descriptor: a field name '\ta' is not an identifier"},
+        /* message_type {name "I-s"} */
+        {BYTES("\x22\x05\x0a\x03I-s"), "Invalid descriptor: a message name 'I-s' is not an identifier"},
+        /* package "a..b" */
+        {BYTES("\x12\x04" "a..b"), "Invalid descriptor: the package name 'a..b' is not an identifier"},
     };
 #undef BYTES
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
