@@ -16,6 +16,7 @@
 #include "compat/protobuf/internal.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -465,6 +466,13 @@ static void read_members(reader_t *r, proto_message_t *m, const MessageProto *mp
             push(r, &m->oneofs, &m->n_oneofs, oneofs[i]);
 }
 
+/* Descriptors give ranges as [start, end); end - 1 without overflowing on a hostile INT32_MIN
+ * (found by fuzz_proto under UBSan). */
+static int32_t exclusive_end(int32_t end)
+{
+    return end > INT32_MIN ? end - 1 : INT32_MIN;
+}
+
 static proto_range_t range_of(int32_t start, int32_t end_inclusive, int32_t max)
 {
     proto_range_t v = {.start = start, .end = end_inclusive};
@@ -516,14 +524,14 @@ static void read_message_ranges(reader_t *r, proto_message_t *m, const MessagePr
         return;
     for (size_t i = 0; i < mp->n_reserved_range; i++)
         ranges[i] =
-            range_of(mp->reserved_range[i]->start, mp->reserved_range[i]->end - 1, PROTO_MAX_FIELD_NUMBER);
+            range_of(mp->reserved_range[i]->start, exclusive_end(mp->reserved_range[i]->end), PROTO_MAX_FIELD_NUMBER);
     read_reserved(r, &m->reserveds, &m->n_reserveds, ranges, mp->n_reserved_range, mp->reserved_name,
                   mp->n_reserved_name);
     /* Ranges without options share one statement; each with options stands alone. */
     proto_extensions_t *plain = NULL;
     for (size_t i = 0; i < mp->n_extension_range; i++) {
         const Google__Protobuf__DescriptorProto__ExtensionRange *er = mp->extension_range[i];
-        proto_range_t v = range_of(er->start, er->end - 1, PROTO_MAX_FIELD_NUMBER);
+        proto_range_t v = range_of(er->start, exclusive_end(er->end), PROTO_MAX_FIELD_NUMBER);
         if (!er->options && plain) {
             push_range(r, &plain->values, &plain->n_values, v);
             continue;
