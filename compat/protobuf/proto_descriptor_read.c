@@ -523,8 +523,8 @@ static void read_message_ranges(reader_t *r, proto_message_t *m, const MessagePr
     if (!ranges)
         return;
     for (size_t i = 0; i < mp->n_reserved_range; i++)
-        ranges[i] =
-            range_of(mp->reserved_range[i]->start, exclusive_end(mp->reserved_range[i]->end), PROTO_MAX_FIELD_NUMBER);
+        ranges[i] = range_of(mp->reserved_range[i]->start, exclusive_end(mp->reserved_range[i]->end),
+                             PROTO_MAX_FIELD_NUMBER);
     read_reserved(r, &m->reserveds, &m->n_reserveds, ranges, mp->n_reserved_range, mp->reserved_name,
                   mp->n_reserved_name);
     /* Ranges without options share one statement; each with options stands alone. */
@@ -980,7 +980,8 @@ static int names_bad_file(names_check_t *c, const FileProto *fp)
             return 1;
         for (size_t k = 0; k < fp->service[i]->n_method; k++) {
             const Google__Protobuf__MethodDescriptorProto *m = fp->service[i]->method[k];
-            if (names_bad(c, "a method", m->name, 0) || names_bad(c, "a method input type", m->input_type, 1) ||
+            if (names_bad(c, "a method", m->name, 0) ||
+                names_bad(c, "a method input type", m->input_type, 1) ||
                 names_bad(c, "a method output type", m->output_type, 1))
                 return 1;
         }

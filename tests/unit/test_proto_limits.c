@@ -556,12 +556,15 @@ static void test_descriptor_unnamed_elements(void **state)
         /* service {name "S", method {name "m"}} */
         {BYTES("\x32\x08\x0a\x01S\x12\x03\x0a\x01m"), "Invalid descriptor: a method input type has no name"},
         /* message_type {name "M", field {name "\ta", number 1}}: a tab printed, then parsed as a space */
-        {BYTES("\x22\x0b\x0a\x01M\x12\x06\x0a\x02\x09" "a\x18\x01"),
+        {BYTES("\x22\x0b\x0a\x01M\x12\x06\x0a\x02\x09"
+               "a\x18\x01"),
          "Invalid descriptor: a field name '\ta' is not an identifier"},
         /* message_type {name "I-s"} */
         {BYTES("\x22\x05\x0a\x03I-s"), "Invalid descriptor: a message name 'I-s' is not an identifier"},
         /* package "a..b" */
-        {BYTES("\x12\x04" "a..b"), "Invalid descriptor: the package name 'a..b' is not an identifier"},
+        {BYTES("\x12\x04"
+               "a..b"),
+         "Invalid descriptor: the package name 'a..b' is not an identifier"},
     };
 #undef BYTES
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -569,6 +572,22 @@ static void test_descriptor_unnamed_elements(void **state)
         assert_refused(b64, 0, cases[i].why);
         free(b64);
     }
+}
+
+/* A reserved range whose exclusive end is INT32_MIN: end - 1 overflowed (fuzz_proto
+ * under UBSan; the ASan+UBSan build of this test aborts on it). Any answer but no UB. */
+static void test_descriptor_range_end_int_min(void **state)
+{
+    (void)state;
+    static const char file[] =
+        "\x22\x12\x0a\x01M\x4a\x0d\x08\x01\x10\x80\x80\x80\x80\xf8\xff\xff\xff\xff\x01";
+    char *b64 = proto_base64_encode((const uint8_t *)file, sizeof file - 1);
+    char *canonical = NULL, *error = NULL;
+    proto_schema_t *s = proto_schema_new(b64, strlen(b64), NULL, 0, 0, &canonical, &error);
+    proto_schema_free(s);
+    free(canonical);
+    free(error);
+    free(b64);
 }
 
 /* Input that can only be base64 is told what is wrong with it as a
@@ -602,6 +621,7 @@ int main(void)
         cmocka_unit_test(test_descriptor_unknown_field_type),
         cmocka_unit_test(test_malformed_descriptor_says_so),
         cmocka_unit_test(test_descriptor_unnamed_elements),
+        cmocka_unit_test(test_descriptor_range_end_int_min),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
