@@ -48,6 +48,7 @@
 #include "base/hmap.h"
 #include "base/log.h"
 #include "server/dbpool.h"
+#include "server/http_framing.h"
 
 /* Handlers parse JSON nested up to 2048 levels; jansson needs ~1 MB for that. */
 #define HTTP_STACK_BYTES (8u * 1024 * 1024)
@@ -266,7 +267,7 @@ static int http_extended_profile(const http_server_t *srv, const h2o_req_t *req)
 
 /*
  * Everything between h2o and the handler, in the order JAX-RS applies it:
- * body size, path, route (404/405), Content-Type (415), Accept (406).
+ * framing (400), body size, path, route (404/405), Content-Type (415), Accept (406).
  * Returns 0 with job->handler set, or -1 with an error reply in the call.
  */
 static int http_decode(http_job_t *job, h2o_req_t *req)
@@ -278,6 +279,11 @@ static int http_decode(http_job_t *job, h2o_req_t *req)
     if (negotiated != NULL)
         job->content_type = negotiated;
 
+    if (http_framing_check(req) != 0) {
+        req->http1_is_persistent = 0; /* the body's end is unknown: nothing after it can be read */
+        http_reply_error(c, 400, "Bad Request: the request has two different Content-Length headers");
+        return -1;
+    }
     if (req->entity.len > srv->cfg->max_body_bytes) {
         http_reply_error(c, 413, "Request body is larger than the limit of %zu bytes",
                          srv->cfg->max_body_bytes);

@@ -3,6 +3,7 @@ invalid subject names (docs/api.md). Every refusal is
 followed by a check that nothing changed: the subject list and the database."""
 
 import json
+import socket
 
 import harness
 from harness import avro_record, quote
@@ -172,6 +173,54 @@ class BadInput(harness.RegistryTestCase):
                 self.assertEqual(set(body), {"error_code", "message"})
                 self.assertEqual(int(str(body["error_code"])[:3]), r.status)
         self.assert_unchanged()
+
+    def raw_exchange(self, head_lines, body):
+        """Sends one hand-built HTTP/1.1 request; returns (status, headers, body,
+        closed): closed is whether the server ended the connection after it."""
+        sock = socket.create_connection(("127.0.0.1", self.server.port), timeout=10)
+        try:
+            sock.sendall(("\r\n".join(head_lines) + "\r\n\r\n").encode() + body)
+            data = b""
+            while b"\r\n\r\n" not in data:
+                chunk = sock.recv(65536)
+                self.assertTrue(chunk, data)
+                data += chunk
+            head, rest = data.split(b"\r\n\r\n", 1)
+            lines = head.decode().split("\r\n")
+            headers = {k.lower(): v.strip() for k, v in (l.split(":", 1) for l in lines[1:])}
+            while len(rest) < int(headers["content-length"]):
+                rest += sock.recv(65536)
+            sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")  # a follow-up on the same connection
+            try:
+                closed = sock.recv(65536) == b""
+            except ConnectionResetError:
+                closed = True
+            return int(lines[0].split()[1]), headers, json.loads(rest), closed
+        finally:
+            sock.close()
+
+    def test_two_different_content_lengths_are_400(self):
+        # RFC 9112 6.3: a framing error; h2o alone would frame by the first.
+        body = json.dumps({"schema": '"string"'}).encode()
+        subject = self.sub("framing")
+        for second in (len(body) + 7, 0):
+            with self.subTest(second=second):
+                status, headers, reply, closed = self.raw_exchange(
+                    [f"POST /subjects/{subject}/versions HTTP/1.1", "Host: x",
+                     "Content-Type: application/vnd.schemaregistry.v1+json",
+                     f"Content-Length: {len(body)}", f"Content-Length: {second}"], body)
+                self.assertEqual(status, 400)
+                self.assertEqual(reply["error_code"], 400)
+                self.assertIn("Content-Length", reply["message"])
+                self.assertTrue(closed, "the connection must not be reused")
+        self.assert_unchanged()
+        # The same length twice is the RFC's allowed case.
+        status, _, reply, closed = self.raw_exchange(
+            [f"POST /subjects/{subject}/versions HTTP/1.1", "Host: x",
+             "Content-Type: application/vnd.schemaregistry.v1+json",
+             f"Content-Length: {len(body)}", f"content-length: {len(body)}"], body)
+        self.assertEqual((status, closed), (200, False))
+        self.assertIn("id", reply)
 
     def test_star_subject_is_allowed(self):
         self.register_ok("*", '"string"')

@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "server/http_framing.h"
 #include "server/http_server.h"
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -423,6 +424,35 @@ static void test_text_reply_copies(void **state)
     assert_int_equal(c.reply_len, 0);
 }
 
+/* ---- Framing: Content-Length headers (RFC 9112 6.3) --------------------- */
+
+static int check_head(const char *head)
+{
+    return http_framing_check_head(head, strlen(head));
+}
+
+static void test_framing_two_different_lengths_refused(void **state)
+{
+    assert_int_equal(check_head("POST /x HTTP/1.1\r\nContent-Length: 5\r\ncontent-length: 6\r\n\r\n"), -1);
+    assert_int_equal(check_head("POST /x HTTP/1.1\nContent-Length:5\nHost: a\nCONTENT-LENGTH: 50\n\n"), -1);
+}
+
+static void test_framing_one_or_identical_lengths_accepted(void **state)
+{
+    assert_int_equal(check_head("POST /x HTTP/1.1\r\nContent-Length: 5\r\n\r\n"), 0);
+    assert_int_equal(check_head("POST /x HTTP/1.1\r\nContent-Length: 5\r\nContent-Length:5 \r\n\r\n"), 0);
+    assert_int_equal(check_head("GET / HTTP/1.1\r\nHost: a\r\n\r\n"), 0);
+    assert_int_equal(check_head(""), 0);
+}
+
+static void test_framing_only_header_lines_count(void **state)
+{
+    /* Not a field name: a longer name, the request line, a line after the head. */
+    assert_int_equal(check_head("POST /x HTTP/1.1\r\nContent-Length: 5\r\nContent-Lengthy: 6\r\n\r\n"), 0);
+    assert_int_equal(check_head("content-length: 9\r\nContent-Length: 5\r\n\r\n"), 0);
+    assert_int_equal(check_head("POST /x HTTP/1.1\r\nContent-Length: 5\r\n\r\nContent-Length: 6\r\n"), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -455,6 +485,9 @@ int main(void)
         cmocka_unit_test(test_reg_error_reply),
         cmocka_unit_test(test_json_reply_is_compact),
         cmocka_unit_test(test_text_reply_copies),
+        cmocka_unit_test(test_framing_two_different_lengths_refused),
+        cmocka_unit_test(test_framing_one_or_identical_lengths_accepted),
+        cmocka_unit_test(test_framing_only_header_lines_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
