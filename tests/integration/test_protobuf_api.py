@@ -492,3 +492,67 @@ class Normalize(ProtoTestCase):
 
 if __name__ == "__main__":
     harness.main()
+
+
+
+# protoc keeps every field where it was declared: oneof members (a group among
+# them), maps, nested types and plain fields interleaved. The stored text is
+# Confluent's canonical one (fields, then oneofs, groups, nested types), so
+# format=serialized is protoc's descriptor of that text; protoc's descriptor of
+# the file as written registers under the same id. The unit oracle
+# (tests/unit/test_proto_oracle.c) compares tests/data/protobuf/interleaved.proto whole.
+INTERLEAVED = (
+    'syntax = "proto2";\n'
+    "package itest.order;\n"
+    "\n"
+    "message Mixed {\n"
+    "  optional int32 first = 1 [default = 7];\n"
+    "  oneof choice {\n"
+    "    string as_text = 2;\n"
+    "    group Inline = 3 {\n"
+    "      optional bool on = 1;\n"
+    "    }\n"
+    "  }\n"
+    "  message Sub {\n"
+    "    optional double ratio = 1;\n"
+    "  }\n"
+    "  map<string, Sub> subs = 4;\n"
+    "  repeated group Entry = 5 {\n"
+    "    optional string key = 1;\n"
+    "  }\n"
+    "  enum Level {\n"
+    "    LOW = 0;\n"
+    "    HIGH = 1;\n"
+    "  }\n"
+    "  optional Level level = 6 [default = HIGH];\n"
+    "  oneof other {\n"
+    "    Sub picked = 7;\n"
+    "  }\n"
+    "  required string last = 8;\n"
+    "}\n")
+
+
+class DeclarationOrder(ProtoTestCase):
+    maxDiff = None
+
+    def test_protocs_descriptor_gets_the_texts_id(self):
+        raw = file_descriptor({"itest/order.proto": INTERLEAVED}, "itest/order.proto")
+        text = self.sub("text")
+        text_id = self.register_proto_ok(text, INTERLEAVED)
+        self.assertEqual(self.register_proto_ok(self.sub("desc"), b64(raw)), text_id)
+        self.assertEqual(self.assert_ok(self.lookup_proto(text, b64(raw)))["id"], text_id)
+        stored = self.assert_ok(self.get(f"/schemas/ids/{text_id}"))["schema"]
+        self.assertIn("  oneof choice {\n    string as_text = 2;\n  \n    group Inline = 3 {\n",
+                      stored)
+
+    def test_serialized_is_protocs_descriptor_of_the_stored_text(self):
+        text_id = self.register_proto_ok(self.sub("text"), INTERLEAVED)
+        stored = self.assert_ok(self.get(f"/schemas/ids/{text_id}"))["schema"]
+        body = self.assert_ok(self.get(f"/schemas/ids/{text_id}", params={"format": "serialized"}))
+        # The whole FileDescriptorProto, field by field; only the file's name
+        # differs (protoc names it by its path, the registry "default").
+        ours = decode_file_descriptor(base64.b64decode(body["schema"], validate=True))
+        theirs = decode_file_descriptor(file_descriptor({"itest/order.proto": stored},
+                                                        "itest/order.proto"))
+        self.assertEqual(ours, theirs.replace('name: "itest/order.proto"\n', 'name: "default"\n', 1))
+        self.assertEqual(self.register_proto_ok(self.sub("back"), body["schema"]), text_id)
