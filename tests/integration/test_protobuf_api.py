@@ -331,6 +331,50 @@ class References(ProtoTestCase):
         self.assertIn('import "google/protobuf/timestamp.proto";', body["schema"])
         self.assertEqual(self.register_proto_ok(s, WELL_KNOWN), schema_id)
 
+    def test_every_known_dependency_needs_no_reference(self):
+        """Confluent's ProtobufSchema.KNOWN_DEPENDENCIES beyond google/protobuf:
+        the google/type files and confluent/type/variant.proto resolve without a
+        reference, and their types are usable (format=serialized names them,
+        a change of one is checked)."""
+        uses = {
+            "google/type/calendar_period.proto": "google.type.CalendarPeriod",
+            "google/type/color.proto": "google.type.Color",
+            "google/type/date.proto": "google.type.Date",
+            "google/type/datetime.proto": "google.type.DateTime",
+            "google/type/dayofweek.proto": "google.type.DayOfWeek",
+            "google/type/decimal.proto": "google.type.Decimal",
+            "google/type/expr.proto": "google.type.Expr",
+            "google/type/fraction.proto": "google.type.Fraction",
+            "google/type/interval.proto": "google.type.Interval",
+            "google/type/latlng.proto": "google.type.LatLng",
+            "google/type/money.proto": "google.type.Money",
+            "google/type/month.proto": "google.type.Month",
+            "google/type/phone_number.proto": "google.type.PhoneNumber",
+            "google/type/postal_address.proto": "google.type.PostalAddress",
+            "google/type/quaternion.proto": "google.type.Quaternion",
+            "google/type/timeofday.proto": "google.type.TimeOfDay",
+            "confluent/type/variant.proto": "confluent.type.Variant",
+        }
+        imports = "".join(f'import "{path}";\n' for path in uses)
+        fields = "".join(f"  {t} f{i} = {i};\n" for i, t in enumerate(uses.values(), 1))
+        text = f'syntax = "proto3";\npackage itest.known;\n\n{imports}\nmessage All {{\n{fields}}}\n'
+        s = self.sub()
+        schema_id = self.register_proto_ok(s, text)
+        self.assertEqual(self.assert_ok(self.version(s, 1))["schema"], text)
+        body = self.assert_ok(self.get(f"/schemas/ids/{schema_id}", params={"format": "serialized"}))
+        decoded = decode_file_descriptor(base64.b64decode(body["schema"], validate=True))
+        for path, t in uses.items():
+            self.assertIn(f'dependency: "{path}"', decoded)
+            self.assertIn(f'type_name: ".{t}"', decoded)
+        # An enum stays an enum, a message a message: each is resolved.
+        self.assertIn('type: TYPE_ENUM\n    type_name: ".google.type.Month"', decoded)
+        self.assertIn('type: TYPE_MESSAGE\n    type_name: ".google.type.PostalAddress"', decoded)
+        # Money -> Color is a named type change (BACKWARD, the default).
+        before = self.db.state()
+        changed = text.replace("  google.type.Money f11 = 11;", "  google.type.Color f11 = 11;")
+        self.assert_error(self.register_proto(s, changed), 409, 40901)
+        self.assertEqual(self.db.state(), before)
+
 
 class Compatibility(ProtoTestCase):
 
