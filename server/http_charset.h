@@ -9,12 +9,13 @@
  * from the bytes by Jackson's ByteSourceJsonBootstrapper, as RFC 4627
  * section 3 describes (a JSON text starts with two ASCII characters, so the
  * zero bytes among the first four tell UTF-8, UTF-16 and UTF-32 apart), after
- * a byte-order mark when there is one. The same here, with one difference: a
- * body that is not exactly valid in its encoding (an odd UTF-16 length, an
- * unpaired surrogate, a truncated UTF-32 unit, a code point above U+10FFFF or
- * a surrogate in UTF-32) is refused with 400, where the JDK decoder Jackson
- * uses for UTF-16 would put U+FFFD in its place: a registry must not store a
- * schema text other than the one sent (docs/api.md, "Request bodies").
+ * a byte-order mark when there is one. The same here. A body that is not
+ * exactly valid in its encoding is refused with 400: Jackson refuses a
+ * truncated UTF-32 unit and a code point above U+10FFFF too, but the JDK
+ * decoder it reads UTF-16 with puts U+FFFD in place of an unpaired surrogate
+ * or a last odd byte, and its UTF32Reader passes surrogate code points on;
+ * we refuse those as well, because a registry must not store a schema text
+ * other than the one sent (docs/api.md, "Request bodies").
  *
  * Contents
  *   1. Detection
