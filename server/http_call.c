@@ -223,9 +223,11 @@ void http_call_clear(http_call_t *c)
     free(c->seg);
     free(c->query);
     free(c->reply);
+    free(c->body_utf8);
     c->seg = NULL;
     c->query = NULL;
     c->reply = NULL;
+    c->body_utf8 = NULL;
     c->nseg = c->nquery = c->reply_len = 0;
 }
 

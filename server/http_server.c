@@ -48,6 +48,7 @@
 #include "base/hmap.h"
 #include "base/log.h"
 #include "server/dbpool.h"
+#include "server/http_charset.h"
 #include "server/http_framing.h"
 
 /* Handlers parse JSON nested up to 2048 levels; jansson needs ~1 MB for that. */
@@ -320,7 +321,7 @@ static int http_decode(http_job_t *job, h2o_req_t *req)
     c->body = req->entity.base;
     c->body_len = req->entity.base ? req->entity.len : 0;
     c->extended = http_extended_profile(srv, req);
-    return 0;
+    return http_charset_body(c); /* UTF-16 and UTF-32 bodies become UTF-8 (400 when invalid) */
 }
 
 static void http_submit(http_job_t *job, h2o_req_t *req);
