@@ -268,7 +268,8 @@ static int http_extended_profile(const http_server_t *srv, const h2o_req_t *req)
 
 /*
  * Everything between h2o and the handler, in the order JAX-RS applies it:
- * framing (400), body size, path, route (404/405), Content-Type (415), Accept (406).
+ * framing (400), body size, path, route (404/405), Content-Type (415), Accept (406),
+ * body encoding (400).
  * Returns 0 with job->handler set, or -1 with an error reply in the call.
  */
 static int http_decode(http_job_t *job, h2o_req_t *req)
