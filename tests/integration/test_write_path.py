@@ -16,21 +16,9 @@ from test_concurrency import run_concurrently
 DEAF = ("--feed-interval-ms", "600000")
 
 
-class WritePath(harness.RegistryTestCase):
+class WritePath(harness.TwoNodeTestCase):
 
-    server_args = DEAF
-
-    @classmethod
-    def setUpClass(cls):
-        super().setUpClass()                    # node A: cls.server
-        cls.node_b = harness.Server(database_url=cls.db.url, name="node-b", args=DEAF).start()
-
-    @classmethod
-    def tearDownClass(cls):
-        try:
-            cls.node_b.stop()
-        finally:
-            super().tearDownClass()
+    server_args = node_b_args = DEAF
 
     @property
     def b(self):
