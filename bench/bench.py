@@ -308,7 +308,10 @@ def main():
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--only", default="reads,writes,startup,compat",
+                    help="comma-separated sections to run (default: all)")
     args = ap.parse_args()
+    only = set(args.only.split(","))
     os.environ["SR_BINARY"] = os.path.abspath(args.binary)
     scale = 10 if args.quick else 1
     S = args.seconds
@@ -317,7 +320,16 @@ def main():
     print(f"{'workload':44} {'value':>12} {'unit':7} {'ratio'}  {'p50':>9} {'p99':>9}  "
           f"{'baseline':34} {'baseline':>12}  note")
 
-    # Reads: one registered 12-field record, served from memory.
+    if "reads" in only or "writes" in only:
+        reads_and_writes(pg, args, S, only)
+    if "startup" in only:
+        startup(pg, args, scale)
+    if "compat" in only:
+        compat(pg, args, scale)
+
+
+def reads_and_writes(pg, args, S, only):
+    """Reads: one registered 12-field record, served from memory; writes: new subjects."""
     db = pg.new_database("reads")
     server = harness.Server(database_url=db.url, name="bench", threads=args.threads).start()
     client = server.client()
@@ -326,8 +338,15 @@ def main():
     body_path = os.path.join(server.dir, "by-id.json")
     with open(body_path, "w") as f:
         f.write(by_id)
-    nginx, constant = Nginx(body_path), Constant(args.constant, body_path, args.threads)
+    if "reads" in only:
+        reads(server, client, sid, by_id, body_path, args, S)
+    if "writes" in only:
+        writes(pg, db, server, S)
+    server.stop()
 
+
+def reads(server, client, sid, by_id, body_path, args, S):
+    nginx, constant = Nginx(body_path), Constant(args.constant, body_path, args.threads)
     rate, p50, p99, bad = wrk(f"{server.base_url}/schemas/ids/{sid}", S, 100)
     brate, bp50, bp99, _ = wrk(f"http://127.0.0.1:{nginx.port}/schemas/ids/{sid}", S, 100)
     row("GET /schemas/ids/{id} HTTP/1.1 (wrk c100)", rate, "req/s", "nginx, same bytes from a file", brate,
@@ -343,7 +362,9 @@ def main():
     nginx.stop()
     constant.stop()
 
-    # Writes: new subject + new schema per request, against single-row INSERTs.
+
+def writes(pg, db, server, S):
+    """New subject + new schema per request, against single-row INSERTs."""
     script = os.path.join(server.dir, "new.lua")
     with open(script, "w") as f:
         f.write(NEW_REGISTRATION_LUA)
@@ -351,9 +372,10 @@ def main():
     tps, plat = pgbench(pg, db.name, S)
     row("POST new registration (wrk c16)", rate, "req/s", "pgbench c16 single-row INSERT", tps, p50, p99,
         f"pgbench mean {plat}; non-2xx {bad}")
-    server.stop()
 
-    # Start-up: time to serve the last id, and memory per schema.
+
+def startup(pg, args, scale):
+    """Time from process start to the last id served, and memory per schema."""
     db = pg.new_database("startup")
     # Loading is not what is measured here; commits need not wait for the disk.
     pg.sql(f'ALTER DATABASE "{db.name}" SET synchronous_commit = off')
@@ -371,7 +393,9 @@ def main():
             f"RSS {per_schema:.0f} B per schema above an empty registry ({empty_kib} KiB)")
     server.stop()
 
-    # Compatibility checks at the extremes.
+
+def compat(pg, args, scale):
+    """Compatibility checks at the extremes."""
     db = pg.new_database("compat")
     pg.sql(f'ALTER DATABASE "{db.name}" SET synchronous_commit = off')
     server = harness.Server(database_url=db.url, name="compat", threads=args.threads,

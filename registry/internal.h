@@ -64,6 +64,16 @@ reg_code_t reg_store(reg_error_t *err, store_t *db, store_rc_t rc);
 /* Loads a scope ("" = global settings, else a subject) from the database and
  * publishes it in the index, loading any schema rows it needs. */
 reg_code_t registry_reload_scope(registry_t *reg, store_t *db, const char *scope, reg_error_t *err);
+/*
+ * Publishes a version appended by store_register_append from what was written,
+ * without re-reading it: when the index still holds `seen` (the versions the
+ * write was checked against) the version is added to them; otherwise something
+ * newer was published meanwhile and the subject is reloaded. Under the scope's
+ * reload lock like every publish, so a subject never goes backwards. row: the
+ * schema row when this write created it (taken), else NULL (loaded if unknown).
+ */
+reg_code_t registry_publish_appended(registry_t *reg, store_t *db, const reg_subject_t *seen,
+                                     reg_schema_t *row, const reg_version_t *added, reg_error_t *err);
 
 /* One write: BEGIN, lock the scope, body, append the change, COMMIT, then
  * reload the scope into the index. Any failure rolls everything back. */

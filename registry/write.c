@@ -218,6 +218,13 @@ static int request_matches_existing(const reg_request_t *req, const reg_view_t *
 
 /* ---- Registration --------------------------------------------------------- */
 
+/* A copy of the subject's versions (or an empty one), so the check runs without the lock. */
+static reg_subject_t *subject_snapshot(registry_t *reg, const char *subject)
+{
+    reg_subject_t *copy = index_subject_copy(reg->idx, subject);
+    return copy ? copy : reg_subject_new(subject);
+}
+
 static reg_code_t check_mode_for_register(registry_t *reg, const char *subject, const reg_request_t *req,
                                           int *import, reg_error_t *err)
 {
@@ -449,6 +456,73 @@ static reg_code_t register_in_tx(registry_t *reg, store_t *db, void *arg, reg_er
     return rc;
 }
 
+/*
+ * 1 when the fast path must not run on subj: a soft-deleted version (step 11
+ * may apply), or a live version that already carries the candidate's content
+ * (it was published after the caller's first look; the general path answers
+ * it) or whose schema row this node lacks.
+ */
+static int append_excluded(registry_t *reg, const reg_subject_t *subj, const candidate_t *c)
+{
+    for (size_t i = 0; i < subj->n; i++) {
+        if (subj->v[i].deleted)
+            return 1;
+        reg_schema_t *s = index_schema(reg->idx, subj->v[i].schema_id, 0);
+        int same = !s || (s->type == c->type && memcmp(s->key, c->key, REG_KEY_LEN) == 0);
+        reg_schema_release(s);
+        if (same)
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * The common registration in one statement (store_register_append): checked
+ * against the versions this node holds, written only if the database still
+ * holds the same, then published from what was written. It applies to a
+ * READWRITE registration without explicit id or version that append_excluded
+ * lets through; anything else, an incompatibility included (the database may
+ * know better than this node), returns REG_SCHEMA_NOT_FOUND and the caller
+ * takes the general path, which decides against the database's state.
+ */
+static reg_code_t register_append(registry_t *reg, store_t *db, const char *subject, const reg_request_t *req,
+                                  const candidate_t *c, int *id, reg_error_t *err)
+{
+    if (req->id >= 0 || req->version > 0 || schema_canonical_len(c->parsed) > reg->opts.max_schema_bytes)
+        return REG_SCHEMA_NOT_FOUND;
+    reg_subject_t *seen = subject_snapshot(reg, subject);
+    reg_code_t rc = append_excluded(reg, seen, c) ? REG_SCHEMA_NOT_FOUND : REG_OK;
+    if (rc == REG_OK && !req->force && check_compatible(reg, db, subject, seen, c, err) != REG_OK)
+        rc = REG_SCHEMA_NOT_FOUND;
+    if (rc != REG_OK) {
+        reg_subject_free(seen);
+        return rc;
+    }
+    reg_schema_t *row = reg_schema_new(0, c->type, schema_canonical(c->parsed), c->key, 0);
+    for (size_t i = 0; i < c->res.ndirect; i++)
+        reg_schema_add_ref(row, c->res.direct[i].name, c->res.direct[i].subject, c->res.direct[i].version);
+    char *expect = store_versions_text(seen);
+    reg_version_t added = {0};
+    int inserted = 0;
+    store_rc_t src = store_register_append(db, subject, expect, row, &added.schema_id, &added.version,
+                                           &added.ts_ms, &inserted);
+    free(expect);
+    if (src == STORE_OK) {
+        row->id = *id = added.schema_id;
+        row->ts_ms = added.ts_ms; /* the schema row and the version share the transaction's now() */
+        if (!inserted) {
+            reg_schema_release(row);
+            row = NULL;
+        }
+        rc = registry_publish_appended(reg, db, seen, row, &added, err);
+    } else {
+        reg_schema_release(row);
+        rc = src == STORE_NOT_FOUND ? REG_SCHEMA_NOT_FOUND : reg_store(err, db, src);
+    }
+    reg_subject_free(seen);
+    return rc;
+}
+
 static reg_code_t view_by_id(registry_t *reg, const char *subject, int id, reg_view_t *out, reg_error_t *err)
 {
     if (index_view_of_schema(reg->idx, subject, id, 0, out))
@@ -544,8 +618,11 @@ reg_code_t registry_register(registry_t *reg, store_t *db, const char *subject, 
         SCHEMA_PARSE_NEW | (normalize && !import ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject);
     rc = candidate_parse(reg, &req, flags, 0, &c, err);
     register_tx_t tx = {subject, &req, &c, import, 0};
+    reg_code_t fast = rc == REG_OK && !import ? register_append(reg, db, subject, &req, &c, &tx.id, err)
+                                              : REG_SCHEMA_NOT_FOUND;
     if (rc == REG_OK)
-        rc = registry_write_tx(reg, db, subject, register_in_tx, &tx, err);
+        rc = fast == REG_SCHEMA_NOT_FOUND ? registry_write_tx(reg, db, subject, register_in_tx, &tx, err)
+                                          : fast;
     candidate_clear(&c);
     reg_schema_release(inherited);
     int id = tx.id;
@@ -589,13 +666,6 @@ reg_code_t registry_lookup(registry_t *reg, store_t *db, const char *subject, co
 }
 
 /* ---- Compatibility test endpoints ---------------------------------------- */
-
-/* A copy of the subject's versions (or an empty one), so the check runs without the lock. */
-static reg_subject_t *subject_snapshot(registry_t *reg, const char *subject)
-{
-    reg_subject_t *copy = index_subject_copy(reg->idx, subject);
-    return copy ? copy : reg_subject_new(subject);
-}
 
 reg_code_t registry_check(registry_t *reg, store_t *db, const char *subject, const char *version_text,
                           const reg_request_t *req, int verbose, int *compatible, strlist_t *messages,

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/strbuf.h"
 #include "store/migrations.h"
 
 struct store {
@@ -559,6 +560,44 @@ store_rc_t store_schema_upsert(store_t *db, const reg_schema_t *s, int *id)
     return rc == STORE_NOT_FOUND ? store_fail_with(db, STORE_ERROR, "finding a schema", "row vanished") : rc;
 }
 
+char *store_versions_text(const reg_subject_t *subj)
+{
+    strbuf_t b = {0};
+    for (size_t i = 0; i < subj->n; i++)
+        strbuf_printf(&b, "%s%d:%d:%d", i ? "," : "", subj->v[i].version, subj->v[i].schema_id,
+                      subj->v[i].deleted ? 1 : 0);
+    char *text = strbuf_take(&b);
+    if (!text)
+        base_oom(0); /* the error contract: allocation failure aborts */
+    return text;
+}
+
+store_rc_t store_register_append(store_t *db, const char *subject, const char *expect, const reg_schema_t *s,
+                                 int *id, int *version, int64_t *ts_ms, int *inserted)
+{
+    char hex[2 * REG_KEY_LEN + 1];
+    key_hex(s->key, hex);
+    char *refs = refs_json(s);
+    const char *p[6] = {subject, expect, schema_type_name(s->type), s->text, hex, refs};
+    PGresult *res = NULL;
+    store_rc_t rc = store_query(db,
+                                "SELECT o_id, o_version, o_ts, o_new FROM sr_register_append($1, $2, $3, $4,"
+                                " decode($5, 'hex'), $6::jsonb)",
+                                6, p, &res, "registering a schema");
+    free(refs);
+    if (rc != STORE_OK)
+        return rc;
+    rc = PQntuples(res) == 1 ? STORE_OK : STORE_NOT_FOUND;
+    if (rc == STORE_OK) {
+        *id = atoi(PQgetvalue(res, 0, 0));
+        *version = atoi(PQgetvalue(res, 0, 1));
+        *ts_ms = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
+        *inserted = PQgetvalue(res, 0, 3)[0] == 't';
+    }
+    PQclear(res);
+    return rc;
+}
+
 store_rc_t store_schema_import(store_t *db, const reg_schema_t *s)
 {
     char hex[2 * REG_KEY_LEN + 1], ids[16];
@@ -708,7 +747,6 @@ store_rc_t store_changes_prune(store_t *db, int retention_s)
 
 store_rc_t store_changes_pruned_upto(store_t *db, int64_t *seq)
 {
-    return store_query_int64(db, "SELECT pruned_upto FROM changes_horizon", "reading the change feed's horizon",
-                             seq);
+    return store_query_int64(db, "SELECT pruned_upto FROM changes_horizon",
+                             "reading the change feed's horizon", seq);
 }
-

@@ -96,6 +96,21 @@ store_rc_t store_subjects_of_schema(store_t *db, int id, strlist_t *out);
 store_rc_t store_schema_find(store_t *db, schema_type_t type, const unsigned char key[REG_KEY_LEN], int *id);
 /* Find-or-create by (type, identity key). */
 store_rc_t store_schema_upsert(store_t *db, const reg_schema_t *s, int *id);
+/*
+ * The common registration in one statement, its own transaction (not inside
+ * store_begin): under the subject's lock, when the subject's versions still
+ * read `expect` (store_versions_text of what the caller saw), finds or
+ * inserts the schema row s (s->id ignored) and appends version max+1 with its
+ * change row. STORE_OK with *id, *version, *ts_ms (of the version, and of the
+ * schema row when *inserted says this call created it); STORE_NOT_FOUND when
+ * the versions moved on (nothing written: take the general path). Resending
+ * after a lost connection is safe: a first attempt that committed changed
+ * the versions, so the resend writes nothing.
+ */
+store_rc_t store_register_append(store_t *db, const char *subject, const char *expect, const reg_schema_t *s,
+                                 int *id, int *version, int64_t *ts_ms, int *inserted);
+/* The versions of subj as store_register_append compares them (malloc'd). */
+char *store_versions_text(const reg_subject_t *subj);
 /* IMPORT: inserts the row under s->id and lifts the id sequence above it.
  * STORE_CONFLICT_IDENTITY / STORE_CONFLICT_ID when either is taken. */
 store_rc_t store_schema_import(store_t *db, const reg_schema_t *s);

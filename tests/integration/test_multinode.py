@@ -12,19 +12,7 @@ from harness import avro_record, quote
 CONVERGE_SECONDS = 2.5
 
 
-class TwoNodes(harness.RegistryTestCase):
-
-    @classmethod
-    def setUpClass(cls):
-        super().setUpClass()                     # node A: cls.server
-        cls.node_b = harness.Server(database_url=cls.db.url, name="node-b").start()
-
-    @classmethod
-    def tearDownClass(cls):
-        try:
-            cls.node_b.stop()
-        finally:
-            super().tearDownClass()
+class TwoNodes(harness.TwoNodeTestCase):
 
     @property
     def a(self):
