@@ -225,6 +225,25 @@ static int request_matches_existing(const reg_request_t *req, const reg_view_t *
     return (req->id < 0 || req->id == v->id) && (req->version <= 0 || req->version == v->version);
 }
 
+/* The live version of subject that already answers a registration: the
+ * content's (lookup semantics), or with an explicit id (IMPORT) the newest
+ * version carrying that id with this content -- one content may have
+ * several ids, and KafkaSchemaRegistry.register matches the id among the
+ * live versions too. 0 (and *out cleared) when there is none. */
+static int find_registered(registry_t *reg, const char *subject, const reg_request_t *req, schema_type_t type,
+                           const unsigned char key[REG_KEY_LEN], reg_view_t *out)
+{
+    if (find_by_key(reg, subject, type, key, 0, out) == REG_OK && request_matches_existing(req, out))
+        return 1;
+    reg_view_clear(out);
+    if (req->id >= 0 && index_view_of_schema(reg->idx, subject, req->id, 0, out) &&
+        out->schema->type == type && memcmp(out->schema->key, key, REG_KEY_LEN) == 0 &&
+        request_matches_existing(req, out))
+        return 1;
+    reg_view_clear(out);
+    return 0;
+}
+
 /* ---- Registration --------------------------------------------------------- */
 
 static reg_code_t check_mode_for_register(registry_t *reg, const char *subject, const reg_request_t *req,
@@ -535,8 +554,8 @@ static int known(registry_t *reg, const char *subject, const reg_request_t *req,
     unsigned char key[REG_KEY_LEN];
     schema_type_t type;
     if (schema_type_parse(req->schema_type, &type) == 0 && request_cache_get(reg, req, normalize, key) &&
-        find_by_key(reg, subject, type, key, deleted, out) == REG_OK &&
-        (!exact || request_matches_existing(req, out)))
+        (exact ? find_registered(reg, subject, req, type, key, out)
+               : find_by_key(reg, subject, type, key, deleted, out) == REG_OK))
         return 1;
     reg_view_clear(out);
     return 0;
@@ -572,11 +591,7 @@ reg_code_t registry_register(registry_t *reg, store_t *db, const char *subject, 
             reg, request, (normalize ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject), 1, &c, err);
         if (rc == REG_OK) {
             request_cache_put(reg, request, normalize, c.key);
-            rc = find_by_key(reg, subject, c.type, c.key, 0, view);
-            int hit = rc == REG_OK && request_matches_existing(request, view);
-            if (!hit)
-                reg_view_clear(view);
-            rc = hit ? REG_OK : REG_SCHEMA_NOT_FOUND;
+            rc = find_registered(reg, subject, request, c.type, c.key, view) ? REG_OK : REG_SCHEMA_NOT_FOUND;
         }
         candidate_clear(&c);
         if (rc == REG_OK)

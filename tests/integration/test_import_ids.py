@@ -117,6 +117,12 @@ class ImportIds(harness.RegistryTestCase):
         self.assert_ok(self.register(s, z, id=20050, version=2), {"id": 20050})
         self.assert_ok(self.register(s, z, id=20060, version=1), {"id": 20060})
         self.assertEqual(versions_sql(self.db, s), [("1", "20060", "f"), ("2", "20050", "f")])
+        # Re-importing either id answers its own version and adds none
+        # (KafkaSchemaRegistry.register matches the id among live versions).
+        for schema_id in (20050, 20060):
+            with self.subTest(reimport=schema_id):
+                self.assert_ok(self.register(s, z, id=schema_id), {"id": schema_id})
+        self.assertEqual(versions_sql(self.db, s), [("1", "20060", "f"), ("2", "20050", "f")])
         self.mode(s, "READWRITE")
 
         def check():
