@@ -27,14 +27,18 @@ BEGIN
     IF sr_versions_text(p_subject) <> p_expect THEN
         RETURN;
     END IF;
-    SELECT id INTO o_id FROM schemas WHERE schema_type = p_type AND identity_key = p_key;
+    SELECT id INTO o_id FROM schemas WHERE schema_type = p_type AND identity_key = p_key AND canonical;
     IF o_id IS NULL THEN
-        -- Concurrent inserts of one content wait on the unique index, then see the winner.
-        INSERT INTO schemas (id, schema_type, schema_text, identity_key, refs)
-        VALUES (nextval('schema_ids'), p_type, p_text, p_key, p_refs)
-        ON CONFLICT (schema_type, identity_key) DO NOTHING RETURNING id INTO o_id;
+        -- As store_schema_upsert: the content lock (shared with IMPORT, which moves the
+        -- canonical mark), then concurrent inserts of one content wait on the partial
+        -- unique index of canonical rows (migrations/0004) and see the winner.
+        PERFORM pg_advisory_xact_lock(11, hashtext(p_type || ':' || encode(p_key, 'hex')));
+        INSERT INTO schemas (id, schema_type, schema_text, identity_key, refs, canonical)
+        VALUES (nextval('schema_ids'), p_type, p_text, p_key, p_refs, true)
+        ON CONFLICT (schema_type, identity_key) WHERE canonical DO NOTHING RETURNING id INTO o_id;
         IF o_id IS NULL THEN
-            SELECT id INTO o_id FROM schemas WHERE schema_type = p_type AND identity_key = p_key;
+            SELECT id INTO o_id FROM schemas
+             WHERE schema_type = p_type AND identity_key = p_key AND canonical;
         ELSE
             o_new := true;
             INSERT INTO schema_references (schema_id, position, name, ref_subject, ref_version)

@@ -179,6 +179,10 @@ reg_code_t registry_config_delete(registry_t *reg, store_t *db, const char *subj
                                   reg_error_t *err);
 reg_code_t registry_mode_get(registry_t *reg, const char *subject, int default_to_global, char **out,
                              reg_error_t *err);
+/* mode NULL (a JSON null) deletes the scope's mode, as Confluent's
+ * ModeUpdateRequest with Optional.empty() does; the global scope then reads
+ * READWRITE. Entering IMPORT without force purges the scope's soft-deleted
+ * versions (42206 when one is referenced); with force nothing is purged. */
 reg_code_t registry_mode_set_check(registry_t *reg, const char *subject, const char *mode, int force,
                                    reg_error_t *err);
 reg_code_t registry_mode_set(registry_t *reg, store_t *db, const char *subject, const char *mode, int force,

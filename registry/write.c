@@ -58,6 +58,15 @@ static int request_is_empty(const reg_request_t *req)
     return !req->schema || !*req->schema;
 }
 
+/* Java's String.trim().isEmpty(): nothing but characters up to U+0020. */
+static int request_is_blank(const reg_request_t *req)
+{
+    for (const unsigned char *p = (const unsigned char *)(req->schema ? req->schema : ""); *p; p++)
+        if (*p > ' ')
+            return 0;
+    return 1;
+}
+
 static reg_code_t parse_type(const reg_request_t *req, schema_type_t *type, reg_error_t *err)
 {
     if (schema_type_parse(req->schema_type, type) != 0)
@@ -216,6 +225,25 @@ static int request_matches_existing(const reg_request_t *req, const reg_view_t *
     return (req->id < 0 || req->id == v->id) && (req->version <= 0 || req->version == v->version);
 }
 
+/* The live version of subject that already answers a registration: the
+ * content's (lookup semantics), or with an explicit id (IMPORT) the newest
+ * version carrying that id with this content -- one content may have
+ * several ids, and KafkaSchemaRegistry.register matches the id among the
+ * live versions too. 0 (and *out cleared) when there is none. */
+static int find_registered(registry_t *reg, const char *subject, const reg_request_t *req, schema_type_t type,
+                           const unsigned char key[REG_KEY_LEN], reg_view_t *out)
+{
+    if (find_by_key(reg, subject, type, key, 0, out) == REG_OK && request_matches_existing(req, out))
+        return 1;
+    reg_view_clear(out);
+    if (req->id >= 0 && index_view_of_schema(reg->idx, subject, req->id, 0, out) &&
+        out->schema->type == type && memcmp(out->schema->key, key, REG_KEY_LEN) == 0 &&
+        request_matches_existing(req, out))
+        return 1;
+    reg_view_clear(out);
+    return 0;
+}
+
 /* ---- Registration --------------------------------------------------------- */
 
 /* A copy of the subject's versions (or an empty one), so the check runs without the lock. */
@@ -335,7 +363,10 @@ static reg_code_t check_compatible(registry_t *reg, store_t *db, const char *sub
     return rc;
 }
 
-/* IMPORT: the schema row for an explicit id, or 42205 when the id is someone else's. */
+/* IMPORT: the schema row for an explicit id, or 42205 when the id is bound to
+ * other content. The same content under another id is allowed, as Confluent
+ * does (AbstractSchemaRegistry.checkIfSchemaWithIdExist looks at the id only):
+ * the new id becomes the content's canonical one (store_schema_import). */
 static reg_code_t import_schema(registry_t *reg, store_t *db, const candidate_t *c, int id, reg_error_t *err)
 {
     reg_schema_t *existing;
@@ -354,11 +385,6 @@ static reg_code_t import_schema(registry_t *reg, store_t *db, const candidate_t 
         reg_schema_add_ref(row, c->res.direct[i].name, c->res.direct[i].subject, c->res.direct[i].version);
     src = store_schema_import(db, row);
     reg_schema_release(row);
-    if (src == STORE_CONFLICT_IDENTITY)
-        return reg_fail(err, REG_OPERATION_NOT_PERMITTED,
-                        "Overwrite new schema with id %d in context . is not permitted: the same "
-                        "schema is registered under another id.",
-                        id);
     return reg_store(err, db, src);
 }
 
@@ -405,6 +431,43 @@ static int live_version_with_id(const reg_subject_t *fresh, int id)
     return 0;
 }
 
+/* *id: the newest live version of fresh carrying the candidate's content
+ * under any id (IMPORT may have stored it under one that is not canonical),
+ * or 0. */
+static reg_code_t live_id_of_content(registry_t *reg, store_t *db, const reg_subject_t *fresh,
+                                     const candidate_t *c, int *id, reg_error_t *err)
+{
+    *id = 0;
+    for (size_t i = fresh->n; i-- > 0 && !*id;) {
+        if (fresh->v[i].deleted)
+            continue;
+        reg_schema_t *s = schema_for_id(reg, db, fresh->v[i].schema_id, err);
+        if (!s)
+            return err->code;
+        if (s->type == c->type && memcmp(s->key, c->key, REG_KEY_LEN) == 0)
+            *id = s->id;
+        reg_schema_release(s);
+    }
+    return REG_OK;
+}
+
+/* IMPORT names the version: one the subject has (live or soft-deleted) under
+ * another id would be replaced, and with it what its references resolve to.
+ * Confluent overwrites it; here it is refused, so an import never loses a
+ * stored version (docs/api.md, "IMPORT"). The same id is a re-import. */
+static reg_code_t check_import_version(const reg_subject_t *fresh, int version, int id, reg_error_t *err)
+{
+    const reg_version_t *v = NULL;
+    for (size_t i = 0; i < fresh->n && !v; i++)
+        if (fresh->v[i].version == version)
+            v = &fresh->v[i];
+    if (!v || v->schema_id == id)
+        return REG_OK;
+    return reg_fail(err, REG_OPERATION_NOT_PERMITTED,
+                    "Overwrite version %d of subject %s in context . is not permitted: it has schema id %d.",
+                    version, fresh->name, v->schema_id);
+}
+
 typedef struct register_tx {
     const char *subject;
     const reg_request_t *req;
@@ -426,8 +489,17 @@ static reg_code_t register_in_tx(registry_t *reg, store_t *db, void *arg, reg_er
     src = explicit_id ? STORE_NOT_FOUND : store_schema_find(db, tx->c->type, tx->c->key, &tx->id);
     int existing = src == STORE_OK;
     reg_code_t rc = src == STORE_NOT_FOUND ? REG_OK : reg_store(err, db, src);
-    /* Another writer (maybe another node) registered the same content while we parsed. */
+    /* Another writer (maybe another node) registered the same content while
+     * we parsed, under the canonical id or (IMPORT) another one. */
     if (rc == REG_OK && existing && !tx->import && live_version_with_id(fresh, tx->id)) {
+        reg_subject_free(fresh);
+        return REG_OK;
+    }
+    int twin = 0;
+    if (rc == REG_OK && existing && !tx->import)
+        rc = live_id_of_content(reg, db, fresh, tx->c, &twin, err);
+    if (rc == REG_OK && twin) {
+        tx->id = twin;
         reg_subject_free(fresh);
         return REG_OK;
     }
@@ -441,9 +513,10 @@ static reg_code_t register_in_tx(registry_t *reg, store_t *db, void *arg, reg_er
     }
     int version = next_version(fresh);
     if (rc == REG_OK && req->version > 0) {
-        if (tx->import)
+        if (tx->import) {
             version = req->version;
-        else if (req->version != version)
+            rc = check_import_version(fresh, version, tx->id, err);
+        } else if (req->version != version)
             rc = reg_fail(err, REG_INVALID_SCHEMA, "Version is not one more than previous version");
     }
     if (rc == REG_OK)
@@ -510,6 +583,7 @@ static reg_code_t register_append(registry_t *reg, store_t *db, const char *subj
     if (src == STORE_OK) {
         row->id = *id = added.schema_id;
         row->ts_ms = added.ts_ms; /* the schema row and the version share the transaction's now() */
+        row->canonical = 1;       /* a row the call inserted is its content's canonical one */
         if (!inserted) {
             reg_schema_release(row);
             row = NULL;
@@ -555,8 +629,8 @@ static int known(registry_t *reg, const char *subject, const reg_request_t *req,
     unsigned char key[REG_KEY_LEN];
     schema_type_t type;
     if (schema_type_parse(req->schema_type, &type) == 0 && request_cache_get(reg, req, normalize, key) &&
-        find_by_key(reg, subject, type, key, deleted, out) == REG_OK &&
-        (!exact || request_matches_existing(req, out)))
+        (exact ? find_registered(reg, subject, req, type, key, out)
+               : find_by_key(reg, subject, type, key, deleted, out) == REG_OK))
         return 1;
     reg_view_clear(out);
     return 0;
@@ -592,11 +666,7 @@ reg_code_t registry_register(registry_t *reg, store_t *db, const char *subject, 
             reg, request, (normalize ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject), 1, &c, err);
         if (rc == REG_OK) {
             request_cache_put(reg, request, normalize, c.key);
-            rc = find_by_key(reg, subject, c.type, c.key, 0, view);
-            int hit = rc == REG_OK && request_matches_existing(request, view);
-            if (!hit)
-                reg_view_clear(view);
-            rc = hit ? REG_OK : REG_SCHEMA_NOT_FOUND;
+            rc = find_registered(reg, subject, request, c.type, c.key, view) ? REG_OK : REG_SCHEMA_NOT_FOUND;
         }
         candidate_clear(&c);
         if (rc == REG_OK)
@@ -645,18 +715,23 @@ reg_code_t registry_lookup(registry_t *reg, store_t *db, const char *subject, co
     int normalize = effective_normalize(reg, subject, req);
     if (registry_lookup_known(reg, subject, req, deleted, out))
         return REG_OK;
-    candidate_t c;
-    reg_code_t rc = candidate_parse(
-        reg, req, (normalize ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject), 1, &c, err);
-    if (rc != REG_OK) {
+    /* No schema text matches nothing: Confluent's canonicalizeSchema returns
+     * null for a missing or blank schema before the type is even read, and
+     * SubjectsResource.lookUpSchemaUnderSubject answers 40401 / 40403. */
+    if (!request_is_blank(req)) {
+        candidate_t c;
+        reg_code_t rc = candidate_parse(
+            reg, req, (normalize ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject), 1, &c, err);
+        if (rc != REG_OK) {
+            candidate_clear(&c);
+            return rc;
+        }
+        request_cache_put(reg, req, normalize, c.key);
+        rc = find_by_key(reg, subject, c.type, c.key, deleted, out);
         candidate_clear(&c);
-        return rc;
+        if (rc == REG_OK)
+            return REG_OK;
     }
-    request_cache_put(reg, req, normalize, c.key);
-    rc = find_by_key(reg, subject, c.type, c.key, deleted, out);
-    candidate_clear(&c);
-    if (rc == REG_OK)
-        return REG_OK;
     reg_subject_t *subj = index_subject_copy(reg->idx, subject);
     int exists = subj && (deleted ? subj->n > 0 : reg_subject_live_count(subj) > 0);
     reg_subject_free(subj);

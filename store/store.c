@@ -55,9 +55,9 @@ static store_rc_t store_classify(store_t *db, PGresult *res)
     if (!strcmp(state, "25006"))
         return STORE_READ_ONLY;
     if (!strcmp(state, "23505")) {
-        /* Constraint names as PostgreSQL derives them from migrations/0001. */
+        /* Constraint names from migrations/0001 (as PostgreSQL derives them) and 0004. */
         const char *constraint = PQresultErrorField(res, PG_DIAG_CONSTRAINT_NAME);
-        if (constraint && !strcmp(constraint, "schemas_schema_type_identity_key_key"))
+        if (constraint && !strcmp(constraint, "schemas_canonical_identity"))
             return STORE_CONFLICT_IDENTITY;
         if (constraint && !strcmp(constraint, "schemas_pkey"))
             return STORE_CONFLICT_ID;
@@ -272,10 +272,10 @@ static int hexval(char c)
     return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c - 'A' + 10;
 }
 
-/* Columns: id, schema_type, schema_text, encode(identity_key,'hex'), refs::text, ts_ms */
+/* Columns: id, schema_type, schema_text, encode(identity_key,'hex'), refs::text, ts_ms, canonical */
 #define SCHEMA_COLUMNS                                                                                       \
     "id, schema_type, schema_text, encode(identity_key, 'hex'), refs::text, "                                \
-    "(extract(epoch from created_at) * 1000)::bigint"
+    "(extract(epoch from created_at) * 1000)::bigint, canonical::int"
 
 static reg_schema_t *schema_from_row(PGresult *res, int row)
 {
@@ -287,6 +287,7 @@ static reg_schema_t *schema_from_row(PGresult *res, int row)
         key[i] = (unsigned char)(hexval(hex[2 * i]) << 4 | hexval(hex[2 * i + 1]));
     reg_schema_t *s = reg_schema_new(atoi(PQgetvalue(res, row, 0)), type, PQgetvalue(res, row, 2), key,
                                      strtoll(PQgetvalue(res, row, 5), NULL, 10));
+    s->canonical = atoi(PQgetvalue(res, row, 6));
     json_t *refs = json_loads(PQgetvalue(res, row, 4), 0, NULL);
     size_t i;
     json_t *r;
@@ -308,8 +309,8 @@ static json_t *config_from_text(const char *text)
 static store_rc_t store_load_schemas(store_t *db, store_snapshot_t *out)
 {
     PGresult *res = NULL;
-    store_rc_t rc =
-        store_query(db, "SELECT " SCHEMA_COLUMNS " FROM schemas", 0, NULL, &res, "loading schemas");
+    store_rc_t rc = store_query(db, "SELECT " SCHEMA_COLUMNS " FROM schemas ORDER BY id", 0, NULL, &res,
+                                "loading schemas");
     if (rc != STORE_OK)
         return rc;
     out->nschemas = (size_t)PQntuples(res);
@@ -517,7 +518,9 @@ store_rc_t store_schema_find(store_t *db, schema_type_t type, const unsigned cha
     PGresult *res = NULL;
     *id = 0;
     store_rc_t rc =
-        store_query(db, "SELECT id FROM schemas WHERE schema_type = $1 AND identity_key = decode($2, 'hex')",
+        store_query(db,
+                    "SELECT id FROM schemas WHERE schema_type = $1 AND identity_key = decode($2, 'hex')"
+                    " AND canonical",
                     2, p, &res, "finding a schema");
     if (rc != STORE_OK)
         return rc;
@@ -526,6 +529,22 @@ store_rc_t store_schema_find(store_t *db, schema_type_t type, const unsigned cha
         *id = atoi(PQgetvalue(res, 0, 0));
     PQclear(res);
     return found ? STORE_OK : STORE_NOT_FOUND;
+}
+
+/*
+ * Serializes, until the transaction ends, the writers that create a row for
+ * one content: the import that moves the canonical mark (store_schema_import)
+ * against an upsert inserting the first canonical row. Without it, an import
+ * that does not yet see an uncommitted canonical row would then fail on the
+ * partial unique index. Two-key advisory locks are a separate space from
+ * store_lock_scope's one-key locks; a hash collision only serializes two
+ * contents.
+ */
+static store_rc_t store_lock_content(store_t *db, schema_type_t type, const char *hex)
+{
+    const char *p[2] = {schema_type_name(type), hex};
+    return store_query(db, "SELECT pg_advisory_xact_lock(11, hashtext($1 || ':' || $2))", 2, p, NULL,
+                       "locking the schema content");
 }
 
 store_rc_t store_schema_upsert(store_t *db, const reg_schema_t *s, int *id)
@@ -537,15 +556,18 @@ store_rc_t store_schema_upsert(store_t *db, const reg_schema_t *s, int *id)
         return rc;
     char hex[2 * REG_KEY_LEN + 1];
     key_hex(s->key, hex);
+    if ((rc = store_lock_content(db, s->type, hex)) != STORE_OK)
+        return rc;
     char *refs = refs_json(s);
     const char *p[4] = {schema_type_name(s->type), s->text, hex, refs};
     PGresult *res = NULL;
-    /* Concurrent inserts of the same content wait on the unique index and
-     * then see the winner's row: one id, no global lock. */
+    /* Concurrent inserts of the same content wait (on the content lock, then
+     * on the partial unique index of canonical rows) and then see the
+     * winner's row: one id, no global lock. */
     rc = store_query(db,
-                     "INSERT INTO schemas (id, schema_type, schema_text, identity_key, refs)"
-                     " VALUES (nextval('schema_ids'), $1, $2, decode($3, 'hex'), $4::jsonb)"
-                     " ON CONFLICT (schema_type, identity_key) DO NOTHING RETURNING id",
+                     "INSERT INTO schemas (id, schema_type, schema_text, identity_key, refs, canonical)"
+                     " VALUES (nextval('schema_ids'), $1, $2, decode($3, 'hex'), $4::jsonb, true)"
+                     " ON CONFLICT (schema_type, identity_key) WHERE canonical DO NOTHING RETURNING id",
                      4, p, &res, "storing a schema");
     free(refs);
     if (rc != STORE_OK)
@@ -603,12 +625,22 @@ store_rc_t store_schema_import(store_t *db, const reg_schema_t *s)
     char hex[2 * REG_KEY_LEN + 1], ids[16];
     key_hex(s->key, hex);
     snprintf(ids, sizeof ids, "%d", s->id);
+    /* The content's newest id becomes its canonical one (migrations/0004). */
+    store_rc_t rc = store_lock_content(db, s->type, hex);
+    const char *k[2] = {schema_type_name(s->type), hex};
+    if (rc == STORE_OK)
+        rc = store_query(db,
+                         "UPDATE schemas SET canonical = false WHERE schema_type = $1"
+                         " AND identity_key = decode($2, 'hex') AND canonical",
+                         2, k, NULL, "importing a schema");
+    if (rc != STORE_OK)
+        return rc;
     char *refs = refs_json(s);
     const char *p[5] = {ids, schema_type_name(s->type), s->text, hex, refs};
-    store_rc_t rc = store_query(db,
-                                "INSERT INTO schemas (id, schema_type, schema_text, identity_key, refs)"
-                                " VALUES ($1, $2, $3, decode($4, 'hex'), $5::jsonb)",
-                                5, p, NULL, "importing a schema");
+    rc = store_query(db,
+                     "INSERT INTO schemas (id, schema_type, schema_text, identity_key, refs, canonical)"
+                     " VALUES ($1, $2, $3, decode($4, 'hex'), $5::jsonb, true)",
+                     5, p, NULL, "importing a schema");
     free(refs);
     if (rc == STORE_OK)
         rc = store_insert_references(db, s, s->id);

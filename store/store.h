@@ -31,7 +31,7 @@ typedef struct store store_t;
 typedef enum store_rc {
     STORE_OK = 0,
     STORE_NOT_FOUND,         /* the row asked for does not exist (not a failure) */
-    STORE_CONFLICT_IDENTITY, /* unique (schema_type, identity_key): same content, other id */
+    STORE_CONFLICT_IDENTITY, /* the content's canonical row exists (migrations/0004) */
     STORE_CONFLICT_ID,       /* primary key of schemas: the id is taken */
     STORE_READ_ONLY,         /* SQLSTATE 25006: a read-only transaction or standby */
     STORE_TIMEOUT,           /* 57014 statement timeout, 55P03 lock not available */
@@ -92,27 +92,28 @@ store_rc_t store_subjects_of_schema(store_t *db, int id, strlist_t *out);
 
 /* ---- 4. Writes ----------------------------------------------------------------- */
 
-/* The id of the schema row with (type, identity key), or STORE_NOT_FOUND. */
+/* The canonical id of (type, identity key) (migrations/0004), or STORE_NOT_FOUND. */
 store_rc_t store_schema_find(store_t *db, schema_type_t type, const unsigned char key[REG_KEY_LEN], int *id);
-/* Find-or-create by (type, identity key). */
+/* Find-or-create by (type, identity key): the canonical id, or a new row
+ * that becomes canonical. */
 store_rc_t store_schema_upsert(store_t *db, const reg_schema_t *s, int *id);
 /*
  * The common registration in one statement, its own transaction (not inside
  * store_begin): under the subject's lock, when the subject's versions still
- * read `expect` (store_versions_text of what the caller saw), finds or
- * inserts the schema row s (s->id ignored) and appends version max+1 with its
- * change row. STORE_OK with *id, *version, *ts_ms (of the version, and of the
- * schema row when *inserted says this call created it); STORE_NOT_FOUND when
- * the versions moved on (nothing written: take the general path). Resending
- * after a lost connection is safe: a first attempt that committed changed
- * the versions, so the resend writes nothing.
+ * read `expect` (store_versions_text of what the caller saw), finds the
+ * content's canonical id or inserts s (s->id ignored) as its canonical row,
+ * and appends version max+1 with its change row. STORE_OK with *id, *version, *ts_ms (of the version, and of
+ * the schema row when *inserted says this call created it); STORE_NOT_FOUND when the versions moved on
+ * (nothing written: take the general path). Resending after a lost connection is safe: a first attempt that
+ * committed changed the versions, so the resend writes nothing.
  */
 store_rc_t store_register_append(store_t *db, const char *subject, const char *expect, const reg_schema_t *s,
                                  int *id, int *version, int64_t *ts_ms, int *inserted);
 /* The versions of subj as store_register_append compares them (malloc'd). */
 char *store_versions_text(const reg_subject_t *subj);
-/* IMPORT: inserts the row under s->id and lifts the id sequence above it.
- * STORE_CONFLICT_IDENTITY / STORE_CONFLICT_ID when either is taken. */
+/* IMPORT: inserts the row under s->id, makes it the content's canonical row
+ * (the id stored last wins) and lifts the id sequence above it.
+ * STORE_CONFLICT_ID when the id is taken. */
 store_rc_t store_schema_import(store_t *db, const reg_schema_t *s);
 store_rc_t store_version_insert(store_t *db, const char *subject, int version, int schema_id);
 store_rc_t store_version_soft_delete(store_t *db, const char *subject, int version);
