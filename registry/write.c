@@ -53,9 +53,15 @@ static void identity_key(const char *canonical, size_t len, const reg_ref_t *ref
     EVP_MD_CTX_free(ctx);
 }
 
+/* The schema text's length: it may hold NUL bytes (reg_request_t.schema_len). */
+static size_t request_schema_len(const reg_request_t *req)
+{
+    return req->schema_len ? req->schema_len : req->schema ? strlen(req->schema) : 0;
+}
+
 static int request_is_empty(const reg_request_t *req)
 {
-    return !req->schema || !*req->schema;
+    return request_schema_len(req) == 0;
 }
 
 static reg_code_t parse_type(const reg_request_t *req, schema_type_t *type, reg_error_t *err)
@@ -106,7 +112,8 @@ static reg_code_t candidate_parse(registry_t *reg, const reg_request_t *req, int
     if (rc != REG_OK)
         return rc;
     char *error = NULL;
-    c->parsed = schema_parse(c->type, req->schema, strlen(req->schema), c->res.refs, c->res.n, flags, &error);
+    c->parsed =
+        schema_parse(c->type, req->schema, request_schema_len(req), c->res.refs, c->res.n, flags, &error);
     if (!c->parsed) {
         reg_fail(err, REG_INVALID_SCHEMA, "Invalid schema of type %s, details: %s", schema_type_name(c->type),
                  error ? error : "unparseable");
@@ -132,7 +139,8 @@ static int request_fingerprint(const reg_request_t *req, int normalize, unsigned
     const char *type = req->schema_type ? req->schema_type : "AVRO";
     EVP_DigestUpdate(ctx, type, strlen(type) + 1);
     digest_add_be32(ctx, normalize);
-    EVP_DigestUpdate(ctx, req->schema, strlen(req->schema) + 1);
+    digest_add_be32(ctx, (int)request_schema_len(req));
+    EVP_DigestUpdate(ctx, req->schema, request_schema_len(req));
     for (size_t i = 0; i < req->nrefs; i++) {
         EVP_DigestUpdate(ctx, req->refs[i].name, strlen(req->refs[i].name) + 1);
         EVP_DigestUpdate(ctx, req->refs[i].subject, strlen(req->refs[i].subject) + 1);
@@ -467,6 +475,7 @@ static reg_code_t inherit_latest(registry_t *reg, const char *subject, reg_reque
     latest.schema = NULL;
     reg_view_clear(&latest);
     req->schema = (*held)->text;
+    req->schema_len = 0;
     req->schema_type = schema_type_name((*held)->type);
     req->refs = (*held)->refs;
     req->nrefs = (*held)->nrefs;
