@@ -586,6 +586,9 @@ reg_code_t registry_lookup(registry_t *reg, store_t *db, const char *subject, co
     }
     request_cache_put(reg, req, normalize, c.key);
     rc = find_by_key(reg, subject, c.type, c.key, deleted, out);
+    if (rc != REG_OK &&
+        registry_find_equivalent(reg, subject, c.parsed, c.res.direct, c.res.ndirect, deleted, out))
+        rc = REG_OK;
     candidate_clear(&c);
     if (rc == REG_OK)
         return REG_OK;
