@@ -115,13 +115,16 @@ static size_t skip_string(const char *text, size_t len, size_t i, size_t *lead)
 
 static size_t number_end(const char *text, size_t len, size_t i)
 {
-    while (i < len && (is_digit(text[i]) || strchr("+-.eE", text[i])))
+    while (i < len && (is_digit(text[i]) || memchr("+-.eE", text[i], 5)))
         i++;
     return i;
 }
 
-/* Calls emit(arg, start, end, big) for every run of the text, in order. */
+/* Gets the whole text in order, as plain runs (big 0) and big-integer tokens (big 1). */
 typedef void (*scan_emit_fn)(void *arg, const char *text, size_t start, size_t end, int big);
+
+/* Fills s (which strings start with how many U+0000, how many big integers);
+ * with emit, also hands the text over in runs. */
 
 static void scan_text(const char *text, size_t len, scan_t *s, scan_emit_fn emit, void *arg)
 {
