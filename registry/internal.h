@@ -8,6 +8,7 @@
  *   4. The change feed (registry/feed.c)
  *   5. References and parsed models (registry/refs.c)
  *   6. Effective settings (registry/settings.c)
+ *   7. Lookup by equivalence (registry/equivalent.c)
  */
 #ifndef REGISTRY_INTERNAL_H
 #define REGISTRY_INTERNAL_H
@@ -123,5 +124,14 @@ typedef struct reg_effective {
 } reg_effective_t;
 reg_effective_t registry_effective_settings(registry_t *reg, const char *subject);
 reg_mode_t registry_effective_mode(registry_t *reg, const char *subject);
+
+/* ---- 7. Lookup by equivalence ------------------------------------------------------------ */
+
+/* A lookup's second pass (Confluent's ParsedSchema.canLookup over the
+ * versions, newest first; soft-deleted ones count when deleted): 1 and *out
+ * (the stored version) when some version matches the parsed request, whose
+ * direct references are refs; 0 otherwise. From memory. */
+int registry_find_equivalent(registry_t *reg, const char *subject, const schema_t *parsed,
+                             const reg_ref_t *refs, size_t nrefs, int deleted, reg_view_t *out);
 
 #endif

@@ -126,6 +126,7 @@ char *registry_schema_format(registry_t *reg, reg_schema_t *s, const char *forma
 /* A registration / lookup / compatibility request body (all borrowed). */
 typedef struct reg_request {
     const char *schema;      /* NULL or "" = empty */
+    size_t schema_len;       /* bytes of schema, which may hold NUL; 0 = strlen(schema) */
     const char *schema_type; /* NULL = AVRO */
     const reg_ref_t *refs;
     size_t nrefs;

@@ -53,16 +53,23 @@ static void identity_key(const char *canonical, size_t len, const reg_ref_t *ref
     EVP_MD_CTX_free(ctx);
 }
 
+/* The schema text's length: it may hold NUL bytes (reg_request_t.schema_len). */
+static size_t request_schema_len(const reg_request_t *req)
+{
+    return req->schema_len ? req->schema_len : req->schema ? strlen(req->schema) : 0;
+}
+
 static int request_is_empty(const reg_request_t *req)
 {
-    return !req->schema || !*req->schema;
+    return request_schema_len(req) == 0;
 }
 
 /* Java's String.trim().isEmpty(): nothing but characters up to U+0020. */
 static int request_is_blank(const reg_request_t *req)
 {
-    for (const unsigned char *p = (const unsigned char *)(req->schema ? req->schema : ""); *p; p++)
-        if (*p > ' ')
+    const unsigned char *p = (const unsigned char *)req->schema;
+    for (size_t i = 0, n = request_schema_len(req); i < n; i++)
+        if (p[i] > ' ')
             return 0;
     return 1;
 }
@@ -115,7 +122,8 @@ static reg_code_t candidate_parse(registry_t *reg, const reg_request_t *req, int
     if (rc != REG_OK)
         return rc;
     char *error = NULL;
-    c->parsed = schema_parse(c->type, req->schema, strlen(req->schema), c->res.refs, c->res.n, flags, &error);
+    c->parsed =
+        schema_parse(c->type, req->schema, request_schema_len(req), c->res.refs, c->res.n, flags, &error);
     if (!c->parsed) {
         reg_fail(err, REG_INVALID_SCHEMA, "Invalid schema of type %s, details: %s", schema_type_name(c->type),
                  error ? error : "unparseable");
@@ -141,7 +149,8 @@ static int request_fingerprint(const reg_request_t *req, int normalize, unsigned
     const char *type = req->schema_type ? req->schema_type : "AVRO";
     EVP_DigestUpdate(ctx, type, strlen(type) + 1);
     digest_add_be32(ctx, normalize);
-    EVP_DigestUpdate(ctx, req->schema, strlen(req->schema) + 1);
+    digest_add_be32(ctx, (int)request_schema_len(req));
+    EVP_DigestUpdate(ctx, req->schema, request_schema_len(req));
     for (size_t i = 0; i < req->nrefs; i++) {
         EVP_DigestUpdate(ctx, req->refs[i].name, strlen(req->refs[i].name) + 1);
         EVP_DigestUpdate(ctx, req->refs[i].subject, strlen(req->refs[i].subject) + 1);
@@ -615,6 +624,7 @@ static reg_code_t inherit_latest(registry_t *reg, const char *subject, reg_reque
     latest.schema = NULL;
     reg_view_clear(&latest);
     req->schema = (*held)->text;
+    req->schema_len = 0;
     req->schema_type = schema_type_name((*held)->type);
     req->refs = (*held)->refs;
     req->nrefs = (*held)->nrefs;
@@ -647,6 +657,24 @@ int registry_lookup_known(registry_t *reg, const char *subject, const reg_reques
     return known(reg, subject, req, deleted, 0, out);
 }
 
+/*
+ * A registration without an explicit version whose schema is equivalent to a
+ * live version (its references written out, say) gets that version, as
+ * KafkaSchemaRegistry.register's canLookup pass over the undeleted versions,
+ * newest first, with an explicit id only matching itself.
+ */
+static int registered_equivalent(registry_t *reg, const char *subject, const reg_request_t *req,
+                                 const candidate_t *c, reg_view_t *out)
+{
+    if (req->version > 0 ||
+        !registry_find_equivalent(reg, subject, c->parsed, c->res.direct, c->res.ndirect, 0, out))
+        return 0;
+    if (req->id < 0 || req->id == out->id)
+        return 1;
+    reg_view_clear(out);
+    return 0;
+}
+
 reg_code_t registry_register(registry_t *reg, store_t *db, const char *subject, const reg_request_t *request,
                              reg_view_t *out, reg_error_t *err)
 {
@@ -666,7 +694,10 @@ reg_code_t registry_register(registry_t *reg, store_t *db, const char *subject, 
             reg, request, (normalize ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject), 1, &c, err);
         if (rc == REG_OK) {
             request_cache_put(reg, request, normalize, c.key);
-            rc = find_registered(reg, subject, request, c.type, c.key, view) ? REG_OK : REG_SCHEMA_NOT_FOUND;
+            rc = find_registered(reg, subject, request, c.type, c.key, view) ||
+                         registered_equivalent(reg, subject, request, &c, view)
+                     ? REG_OK
+                     : REG_SCHEMA_NOT_FOUND;
         }
         candidate_clear(&c);
         if (rc == REG_OK)
@@ -728,6 +759,9 @@ reg_code_t registry_lookup(registry_t *reg, store_t *db, const char *subject, co
         }
         request_cache_put(reg, req, normalize, c.key);
         rc = find_by_key(reg, subject, c.type, c.key, deleted, out);
+        if (rc != REG_OK &&
+            registry_find_equivalent(reg, subject, c.parsed, c.res.direct, c.res.ndirect, deleted, out))
+            rc = REG_OK;
         candidate_clear(&c);
         if (rc == REG_OK)
             return REG_OK;
