@@ -9,6 +9,7 @@
  *   5. References and parsed models (registry/refs.c)
  *   6. Effective settings (registry/settings.c)
  *   7. Lookup by equivalence (registry/equivalent.c)
+ *   8. Group commit of one-statement registrations (registry/group.c)
  */
 #ifndef REGISTRY_INTERNAL_H
 #define REGISTRY_INTERNAL_H
@@ -44,6 +45,12 @@ struct registry {
      * so a reload that started earlier (the feed, before a local commit) can
      * never publish after one that started later (the writer, after it). */
     pthread_mutex_t reload_locks[RELOAD_STRIPES];
+
+    /* Group commit (registry/group.c): appends waiting for a leader. */
+    pthread_mutex_t group_lock;
+    struct group_item *group_pending; /* FIFO */
+    struct group_item *group_tail;
+    int group_leaders; /* batches being written now */
 
     /* The change feed between nodes. */
     int64_t feed_start; /* last change seq seen before the initial load */
@@ -137,5 +144,19 @@ reg_mode_t registry_effective_mode(registry_t *reg, const char *subject);
  * direct references are refs; 0 otherwise. From memory. */
 int registry_find_equivalent(registry_t *reg, const char *subject, const schema_t *parsed,
                              const reg_ref_t *refs, size_t nrefs, int deleted, reg_view_t *out);
+
+/* ---- 8. Group commit ------------------------------------------------------------------- */
+
+/*
+ * store_register_append for one append, written together with the appends
+ * other workers make at the same moment: the first waiting worker leads, takes
+ * what is queued (up to GROUP_MAX_ITEMS) and writes it in one statement on its
+ * own connection while the others wait; a failed group is retried one by one,
+ * each on its own connection, so one item's failure (a deadlock with a general
+ * write, say) is never another's. Same contract as store_register_append for n = 1.
+ */
+store_rc_t registry_group_append(registry_t *reg, store_t *db, store_append_t *a);
+void registry_group_init(registry_t *reg);
+void registry_group_destroy(registry_t *reg);
 
 #endif
