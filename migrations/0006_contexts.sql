@@ -107,8 +107,9 @@ $$;
 CREATE TRIGGER subject_versions_context AFTER INSERT ON subject_versions
     FOR EACH ROW EXECUTE FUNCTION sr_list_context();
 
--- sr_register_append (migrations/0005) in the subject's context: the
--- canonical row, the new id and the references are the context's.
+-- sr_register_append (migrations/0005; sr_register_append_many calls it) in the
+-- subject's context: the canonical row, the new id and the references are the
+-- context's.
 CREATE OR REPLACE FUNCTION sr_register_append(p_subject text, p_expect text, p_type text, p_text text,
                                               p_key bytea, p_refs jsonb,
                                               OUT o_id integer, OUT o_version integer, OUT o_ts bigint,
@@ -116,11 +117,17 @@ CREATE OR REPLACE FUNCTION sr_register_append(p_subject text, p_expect text, p_t
 RETURNS SETOF record
 LANGUAGE plpgsql AS $$
 DECLARE
+    seen text;
     v_ctx text := sr_context(p_subject);
 BEGIN
     o_new := false;
     PERFORM pg_advisory_xact_lock(hashtextextended(p_subject, 7));
-    IF sr_versions_text(p_subject) <> p_expect THEN
+    SELECT coalesce(string_agg(format('%s:%s:%s', version, schema_id, deleted::int), ','
+                               ORDER BY version), ''),
+           coalesce(max(version), 0) + 1
+      INTO seen, o_version
+      FROM subject_versions WHERE subject = p_subject;
+    IF seen <> p_expect THEN
         RETURN;
     END IF;
     SELECT id INTO o_id FROM schemas
@@ -135,13 +142,14 @@ BEGIN
              WHERE context = v_ctx AND schema_type = p_type AND identity_key = p_key AND canonical;
         ELSE
             o_new := true;
-            INSERT INTO schema_references (context, schema_id, position, name, ref_subject, ref_version)
-            SELECT v_ctx, o_id, (t.ord - 1)::integer, t.r->>'name', t.r->>'subject',
-                   (t.r->>'version')::integer
-              FROM jsonb_array_elements(p_refs) WITH ORDINALITY AS t(r, ord);
+            IF jsonb_array_length(p_refs) > 0 THEN
+                INSERT INTO schema_references (context, schema_id, position, name, ref_subject, ref_version)
+                SELECT v_ctx, o_id, (t.ord - 1)::integer, t.r->>'name', t.r->>'subject',
+                       (t.r->>'version')::integer
+                  FROM jsonb_array_elements(p_refs) WITH ORDINALITY AS t(r, ord);
+            END IF;
         END IF;
     END IF;
-    SELECT coalesce(max(version), 0) + 1 INTO o_version FROM subject_versions WHERE subject = p_subject;
     INSERT INTO subject_versions (subject, version, schema_id) VALUES (p_subject, o_version, o_id);
     INSERT INTO changes (scope) VALUES (p_subject);
     o_ts := (extract(epoch FROM now()) * 1000)::bigint;
