@@ -156,8 +156,7 @@ static void *feed_main(void *arg)
         pthread_mutex_lock(&reg->feed_lock);
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
-        int64_t wait_ms =
-            reg->opts.feed_interval_ms > 0 ? reg->opts.feed_interval_ms : feed_prune_every_ms(reg);
+        int64_t wait_ms = reg->opts.feed_interval_ms > 0 ? reg->opts.feed_interval_ms : feed_prune_every_ms(reg);
         int64_t ns = until.tv_nsec + wait_ms * 1000000;
         until.tv_sec += ns / 1000000000;
         until.tv_nsec = ns % 1000000000;
