@@ -13,7 +13,8 @@ The example format (docs/api.md, "Examples"):
 Every example must show its answer. An answer that is JSON is compared as JSON
 (structurally: key order and spacing do not matter); the string "..." stands
 for any value (used only where a value differs from run to run or is long
-prose). Anything else is compared as text. localhost:8081 is rewritten to the
+prose); "(no body" starts the answer of a reply without a body (a 204). Anything
+else is compared as text. localhost:8081 is rewritten to the
 test server's address.
 """
 
@@ -28,6 +29,7 @@ import harness
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 ANY = "..."
+NO_BODY = "(no body"
 SPAN = re.compile(r"`(curl [^`]*)`(?:\s*->\s*`([^`]*)`)?")
 ASSIGN = re.compile(r"^[A-Z][A-Z0-9_]*=")
 
@@ -100,6 +102,10 @@ def run_examples(case, path):
         actual = run.stdout
         if run.returncode != 0:
             failures.append(f"{where}\n  curl failed ({run.returncode}): {run.stderr}")
+            continue
+        if expected.startswith(NO_BODY):
+            if actual != "":
+                failures.append(f"{where}\n  doc:    {expected}\n  server: {actual}")
             continue
         try:
             want = json.loads(expected)
