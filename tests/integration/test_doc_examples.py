@@ -3,7 +3,7 @@ each file on its own empty registry, with the real curl binary; every answer
 must be the one the document shows. The documents can never drift from the
 server again.
 
-The example format (docs/api.md, "Examples"):
+The example format (docs/api.md says it under its first ```sh block):
   - in a table: an inline code span that starts with `curl `, then ` -> ` and
     an inline code span holding the answer: `curl localhost:8081/` -> `{}`;
   - in a ```sh block: a line that starts with `curl` (continued over lines
@@ -13,9 +13,9 @@ The example format (docs/api.md, "Examples"):
 Every example must show its answer. An answer that is JSON is compared as JSON
 (structurally: key order and spacing do not matter); the string "..." stands
 for any value (used only where a value differs from run to run or is long
-prose); "(no body" starts the answer of a reply without a body (a 204). Anything
-else is compared as text. localhost:8081 is rewritten to the
-test server's address.
+prose); "(no body" starts the answer of a reply without a body (a 204).
+Anything else is compared as text. localhost:8081 is rewritten to the test
+server's address.
 """
 
 import json
