@@ -52,6 +52,23 @@ class SchemasListing(harness.RegistryTestCase):
         self.assertEqual(self.rows(body), [("tgt", 2, ["a-alias"])])
         self.assert_ok(self.get("/schemas", params={"aliases": "false", "subjectPrefix": "a-"}), [])
 
+    def test_an_alias_is_in_its_config_subject_context(self):
+        # getAliases qualifies the alias with the config's subject as parent
+        # (QualifiedSubject.qualifySubjectWithParent): "tgt" named from
+        # :.ctx:alias is :.ctx:tgt, not the default context's tgt.
+        self.register_ok(":.ctx:tgt", '"long"')
+        self.assert_ok(self.put("/config/:.ctx:alias", {"alias": "tgt"}))
+        body = self.assert_ok(self.get("/schemas", params={"aliases": "true", "subjectPrefix": ":.ctx:"}))
+        self.assertEqual(self.rows(body), [(":.ctx:tgt", 1, [":.ctx:alias"])])
+        # The default context's tgt is not its target (and the prefix "" selects
+        # only the default context's configs: a-alias and b-alias).
+        body = self.assert_ok(self.get("/schemas", params={"aliases": "true", "subjectPrefix": ""}))
+        self.assertEqual(self.rows(body), [("other", 1, None), ("tgt", 1, ["a-alias", "b-alias"]),
+                                           ("tgt", 2, ["a-alias", "b-alias"])])
+        self.assert_ok(self.delete_subject(":.ctx:tgt"))
+        self.assert_ok(self.delete_subject(":.ctx:tgt", permanent=True))
+        self.assert_ok(self.delete("/config/:.ctx:alias"))
+
     def test_rule_type_matches_nothing_without_rule_sets(self):
         # No version has a rule set (RuleSetHandler drops them), so a ruleType
         # filter keeps none; an empty one filters nothing.
