@@ -226,14 +226,15 @@ json_t *api_schema_object(http_call_t *c, const reg_view_t *v)
     return o;
 }
 
-json_t *api_schema_string(http_call_t *c, const reg_schema_t *cs)
+json_t *api_schema_string(http_call_t *c, const reg_schema_t *cs, int deleted)
 {
     reg_schema_t *s = (reg_schema_t *)cs;
     json_t *o = json_object();
     /* Extended profile: the subject asked about, when it carries the id (docs/api.md). */
     const char *subject = http_query(c, "subject");
-    int version =
-        c->extended && subject && *subject ? registry_subject_version_of(c->reg, subject, s->id) : 0;
+    int version = c->extended && subject && *subject
+                      ? registry_subject_version_of(c->reg, subject, s->id, &deleted)
+                      : 0;
     if (version) {
         json_object_set_new(o, "subject", json_string(subject));
         json_object_set_new(o, "version", json_integer(version));
@@ -243,9 +244,35 @@ json_t *api_schema_string(http_call_t *c, const reg_schema_t *cs)
     add_schema_fields(c, o, s);
     if (http_query_bool(c, "fetchMaxId", 0))
         json_object_set_new(o, "maxId", json_integer(registry_max_id(c->reg)));
-    if (c->extended)
+    if (c->extended) {
         json_object_set_new(o, "ts", json_integer(s->ts_ms));
+        /* [Ref: SchemaString] carries the flag of the version it was read from. */
+        json_object_set_new(o, "deleted", json_boolean(deleted));
+    }
     return o;
+}
+
+/* The ?format= values with prepared bodies of their own (compat engines'
+ * names); any other value is rendered on every request. */
+static const char *const api_formats[] = {"", "resolved", "serialized", "ignore_extensions"};
+_Static_assert(2 * sizeof api_formats / sizeof api_formats[0] == REG_BODY_VARIANTS,
+               "one variant per (profile, format)");
+
+int api_variant(http_call_t *c)
+{
+    const char *format = http_query(c, "format");
+    for (size_t i = 0; i < sizeof api_formats / sizeof api_formats[0]; i++)
+        if (strcmp(format ? format : "", api_formats[i]) == 0)
+            return (int)i * 2 + (c->extended ? 1 : 0);
+    return -1;
+}
+
+int api_schema_string_variant(http_call_t *c)
+{
+    const char *subject = http_query(c, "subject");
+    if (http_query_bool(c, "fetchMaxId", 0) || (c->extended && subject && *subject))
+        return -1;
+    return api_variant(c);
 }
 
 json_t *api_int_array(const int *v, size_t n)

@@ -48,8 +48,16 @@ json_t *api_json_object(http_call_t *c);
 
 /* Schema object: subject, version, id, [guid], schemaType, references, schema, [ts, deleted]. */
 json_t *api_schema_object(http_call_t *c, const reg_view_t *v);
-/* SchemaString object for /schemas/ids/{id}. */
-json_t *api_schema_string(http_call_t *c, const reg_schema_t *s);
+/* SchemaString object for /schemas/ids/{id}; deleted: no live version carries
+ * s (the extended profile's "deleted" unless ?subject= names a version). */
+json_t *api_schema_string(http_call_t *c, const reg_schema_t *s, int deleted);
+/* The prepared-body variant (registry.h, REG_BODY_VARIANTS) of a schema
+ * object for this request's profile and ?format=, or -1 for a format that is
+ * rendered every time. */
+int api_variant(http_call_t *c);
+/* The same for a SchemaString: also -1 when the body depends on more than
+ * the schema (?fetchMaxId=true; ?subject= in the extended profile). */
+int api_schema_string_variant(http_call_t *c);
 /* The "references" array of a schema, or NULL when it has none. */
 json_t *api_references(const reg_schema_t *s);
 /* The schema text in the requested ?format= (malloc'd). */
