@@ -95,8 +95,10 @@ struct http_loop {
     h2o_multithread_message_t stop_msg;
     h2o_multithread_receiver_t tls_recv; /* a new TLS context (SIGHUP) */
     h2o_multithread_message_t tls_msg;
-    SSL_CTX *tls_pending; /* under srv->ready_lock; one reference */
-    int tls_msg_queued;   /* under srv->ready_lock: tls_msg is on its way */
+    SSL_CTX *tls_pending;         /* under srv->ready_lock; one reference */
+    int tls_msg_queued;           /* under srv->ready_lock: tls_msg is on its way */
+    char log_lines[LOG_LINE_MAX]; /* the request log's lines not written yet (section 3) */
+    size_t log_len;
 };
 
 struct http_server {
@@ -193,11 +195,11 @@ static const char *http_reason(int status)
     }
 }
 
-/* "METHOD /raw/target?q" with bytes a terminal should not see escaped as \xNN, cut short. */
-static char *http_log_target_new(const h2o_req_t *req)
+/* "METHOD /raw/target?q" with bytes a terminal should not see escaped as \xNN, cut short,
+ * into out (HTTP_LOG_TARGET_MAX + 8 bytes). */
+static void http_log_target(const h2o_req_t *req, char *out)
 {
     size_t cap = HTTP_LOG_TARGET_MAX;
-    char *out = xmalloc(cap + 8);
     size_t o = 0;
     const h2o_iovec_t parts[2] = {req->method, req->path};
     for (int p = 0; p < 2; p++) {
@@ -214,13 +216,70 @@ static char *http_log_target_new(const h2o_req_t *req)
     if (o >= cap)
         o += (size_t)snprintf(out + o, 4, "...");
     out[o] = '\0';
+}
+
+static char *http_log_target_new(const h2o_req_t *req)
+{
+    char *out = xmalloc(HTTP_LOG_TARGET_MAX + 8);
+    http_log_target(req, out);
     return out;
 }
 
+/* sep, then v in decimal, at out (room for 21 bytes); returns the bytes written. */
+static int http_format_u64(char *out, char sep, uint64_t v)
+{
+    char digits[20];
+    int n = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v > 0);
+    out[0] = sep;
+    for (int i = 0; i < n; i++)
+        out[1 + i] = digits[n - 1 - i];
+    return n + 1;
+}
+
+/* Writes the loop's pending request-log lines (loop thread). */
+static void http_log_flush(http_loop_t *loop)
+{
+    if (loop->log_len > 0)
+        log_write_lines(loop->log_lines, loop->log_len);
+    loop->log_len = 0;
+}
+
+/*
+ * One line per request, as log_info would write it. A write(2) per request
+ * costs more than the rest of a by-id read (docs/performance.md), so the
+ * loop collects its lines and writes them together at the end of each turn
+ * of the event loop (http_loop_main), or sooner when LOG_LINE_MAX bytes are
+ * waiting: no line waits longer than the turn that produced it.
+ */
 static void http_log_request(http_job_t *job, const char *target, const char *note)
 {
-    log_info("%s %d %" PRIu64 "us%s", target ? target : "-", job->call.status, http_job_elapsed_us(job),
-             note);
+    http_loop_t *loop = job->owner;
+    char line[LOG_LINE_MAX];
+    /* The line log_info("%s %d %" PRIu64 "us%s") would write, without printf:
+     * the target is escaped already (http_log_target) and note is a literal. */
+    size_t n = log_prefix(line, LOG_INFO);
+    if (!target)
+        target = "-";
+    size_t tlen = strlen(target), nlen = strlen(note);
+    if (n + tlen + nlen + 48 > sizeof line)
+        tlen = sizeof line - n - nlen - 48;
+    memcpy(line + n, target, tlen);
+    n += tlen;
+    n += (size_t)http_format_u64(line + n, ' ', (uint64_t)(job->call.status < 0 ? 0 : job->call.status));
+    n += (size_t)http_format_u64(line + n, ' ', http_job_elapsed_us(job));
+    memcpy(line + n, "us", 2);
+    n += 2;
+    memcpy(line + n, note, nlen);
+    n += nlen;
+    line[n++] = '\n';
+    if (loop->log_len + n > sizeof loop->log_lines)
+        http_log_flush(loop);
+    memcpy(loop->log_lines + loop->log_len, line, n);
+    loop->log_len += n;
 }
 
 /* Sends the job's reply on req (which must be alive, on its own loop). */
@@ -241,10 +300,10 @@ static void http_send(http_job_t *job, h2o_req_t *req)
 /* Logs, replies and frees a job whose request is alive and which never left the loop. */
 static void http_finish_on_loop(http_job_t *job, h2o_req_t *req)
 {
-    char *target = http_log_target_new(req);
+    char target[HTTP_LOG_TARGET_MAX + 8];
+    http_log_target(req, target);
     http_send(job, req);
     http_log_request(job, target, "");
-    free(target);
     http_job_free(job);
 }
 
@@ -808,6 +867,7 @@ static int http_loop_dispose(http_loop_t *loop)
         loop->listener = NULL;
     }
     h2o_evloop_run(loop->ctx.loop, 0); /* let the closed listener go */
+    http_log_flush(loop);
     if (!http_loop_idle(loop))
         return -1;
     h2o_multithread_unregister_receiver(loop->ctx.queue, &loop->done_recv);
@@ -840,13 +900,19 @@ static void *http_loop_main(void *arg)
     int ok = http_loop_init(loop, &error) == 0;
     http_loop_report(loop, error);
     if (ok) {
-        while (!loop->stopping)
+        while (!loop->stopping) {
             h2o_evloop_run(loop->ctx.loop, INT32_MAX);
+            http_log_flush(loop);
+        }
         uint64_t deadline = http_now_ms() + HTTP_DRAIN_MS;
-        while (!http_loop_idle(loop) && http_now_ms() < deadline)
+        while (!http_loop_idle(loop) && http_now_ms() < deadline) {
             h2o_evloop_run(loop->ctx.loop, 10);
-        while (loop->jobs_out > 0)
+            http_log_flush(loop);
+        }
+        while (loop->jobs_out > 0) {
             h2o_evloop_run(loop->ctx.loop, 10);
+            http_log_flush(loop);
+        }
     }
     loop->leftover = http_loop_dispose(loop) != 0;
     return NULL;

@@ -34,7 +34,9 @@ static int router_is_param(const char *p, size_t len)
 
 /*
  * Matches one pattern against the segments. Returns 1 and its wildcard mask
- * in *mask, or 0. "/" (or "") is the pattern with no segments.
+ * in *mask, or 0. "/" (or "") is the pattern with no segments. A literal
+ * segment is compared as the pattern is read, so most patterns are left at
+ * their first character: this runs for every route on every request.
  */
 static int router_pattern_match(const char *pattern, char *const *seg, size_t nseg, uint64_t *mask)
 {
@@ -44,16 +46,25 @@ static int router_pattern_match(const char *pattern, char *const *seg, size_t ns
     if (*p == '/')
         p++;
     while (*p != '\0') {
-        const char *slash = strchr(p, '/');
-        size_t len = slash ? (size_t)(slash - p) : strlen(p);
         if (k >= nseg)
             return 0;
-        if (router_is_param(p, len))
-            m |= UINT64_C(1) << (ROUTER_MAX_SEGMENTS - k);
-        else if (strlen(seg[k]) != len || memcmp(seg[k], p, len) != 0)
-            return 0;
+        if (*p == '{' || *p == '*') {
+            const char *end = p;
+            while (*end != '\0' && *end != '/')
+                end++;
+            if (router_is_param(p, (size_t)(end - p)))
+                m |= UINT64_C(1) << (ROUTER_MAX_SEGMENTS - k);
+            else if (strlen(seg[k]) != (size_t)(end - p) || memcmp(seg[k], p, (size_t)(end - p)) != 0)
+                return 0;
+            p = end;
+        } else {
+            const char *s = seg[k];
+            while (*p != '\0' && *p != '/' && *p == *s)
+                p++, s++;
+            if ((*p != '\0' && *p != '/') || *s != '\0')
+                return 0;
+        }
         k++;
-        p += len;
         if (*p == '/')
             p++;
     }

@@ -5,6 +5,9 @@ soft delete, a new version and config changes, must be byte-identical to
 what a node started afterwards on the same database renders fresh."""
 
 import json
+import re
+import threading
+import time
 
 import harness
 from harness import avro_record, quote
@@ -103,6 +106,38 @@ class PreparedBodies(harness.RegistryTestCase):
         self.assertEqual(self.put("/config/" + quote(proto), {"normalize": True}).status, 200)
         self.reg(js, JSON_SCHEMA, schema_type="JSON")      # live again, as a new version
         self.compare_with_a_fresh_node(subjects, "config changes, re-registration")
+
+    def test_every_request_has_one_whole_log_line(self):
+        """The request log is written in batches (one write per turn of an
+        event loop, server/http_server.c): still one whole line per request,
+        in the format of every other line, from several threads at once."""
+        schema_id = self.reg(self.sub(), avro_record("Logged", [("a", "long")]))
+        tag = f"log{time.monotonic_ns()}"
+
+        def hammer(n):
+            client = self.http
+            for i in range(200):
+                self.assertEqual(client.get(f"/schemas/ids/{schema_id}?{tag}={n}-{i}").status, 200)
+        threads = [threading.Thread(target=hammer, args=(n,)) for n in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(self.get(f"/schemas/ids/{schema_id}/x?{tag}=bad%0a\\").status, 404)
+        line = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z INFO GET /schemas/ids/%d(/x)?\?%s="
+                          r"(\d+-\d+ 200|bad%%0a\\x5c 404) \d+us" % (schema_id, tag))
+        deadline = time.monotonic() + 5
+        while True:
+            mine = [l for l in self.server.log_text().splitlines() if tag in l]
+            if len(mine) >= 801 or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        self.assertEqual(len(mine), 801)
+        for l in mine:
+            self.assertRegex(l, "^" + line.pattern + "$")
+        seen = sorted(re.search(tag + r"=(\S+) ", l).group(1) for l in mine)
+        expected = sorted([f"{n}-{i}" for n in range(4) for i in range(200)] + ["bad%0a\\x5c"])
+        self.assertEqual(seen, expected)
 
 
 if __name__ == "__main__":
