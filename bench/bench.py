@@ -10,6 +10,7 @@ Nothing is asserted: benchmarks report, tests judge.
   /usr/bin/python3 bench/bench.py --binary build-release/schema-registry
                                   --constant build-release/bench-constant
                                   [--seconds 10] [--quick]
+                                  [--only reads,writes,startup,compat] [--repeat N]
 
 Workloads and baselines
   by-id read, HTTP/1.1   wrk, 100 connections    nginx serving the identical bytes from a file
@@ -26,7 +27,9 @@ Workloads and baselines
 
 Load generators: wrk and h2load (Debian's wrk, nghttp2-client); every run is
 bounded by --seconds. --quick shrinks the start-up and compatibility sizes
-tenfold for a fast look.
+tenfold for a fast look. --only runs some of the four groups; --repeat N
+runs the read workloads N times, each next to its baseline again, to show
+how much the figures move on a busy machine.
 """
 
 import argparse
@@ -299,6 +302,21 @@ def compat_extremes(server, fields, versions):
         row(f"compat {fmt:8} FULL_TRANSITIVE x{versions}", ms, "ms", note=f"is_compatible={verdict}")
 
 
+def read_workloads(server, sid, by_id, latest, nginx, constant, S):
+    """The three read rows, each registry run right before its baseline."""
+    rate, p50, p99, bad = wrk(f"{server.base_url}/schemas/ids/{sid}", S, 100)
+    brate, bp50, bp99, _ = wrk(f"http://127.0.0.1:{nginx.port}/schemas/ids/{sid}", S, 100)
+    row("GET /schemas/ids/{id} HTTP/1.1 (wrk c100)", rate, "req/s", "nginx, same bytes from a file", brate,
+        p50, p99, f"{len(by_id)} B body; nginx p50 {bp50} p99 {bp99}; non-2xx {bad}")
+    rate, mean, bad = h2load(f"{server.base_url}/schemas/ids/{sid}", S)
+    brate, bmean, _ = h2load(f"http://127.0.0.1:{constant.port}/schemas/ids/{sid}", S)
+    row("GET /schemas/ids/{id} h2c (h2load 16x10)", rate, "req/s", "constant libh2o handler", brate,
+        mean, None, f"mean; baseline mean {bmean}; failed {bad}")
+    rate, mean, bad = h2load(f"{server.base_url}/subjects/orders-value/versions/latest", S)
+    row("GET .../versions/latest h2c (h2load 16x10)", rate, "req/s", "constant libh2o handler", brate,
+        mean, None, f"{len(latest)} B body; failed {bad}")
+
+
 # ---- main --------------------------------------------------------------------------
 
 def main():
@@ -308,7 +326,10 @@ def main():
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--only", default="reads,writes,startup,compat")
+    ap.add_argument("--repeat", type=int, default=1)
     args = ap.parse_args()
+    only = set(args.only.split(","))
     os.environ["SR_BINARY"] = os.path.abspath(args.binary)
     scale = 10 if args.quick else 1
     S = args.seconds
@@ -326,34 +347,42 @@ def main():
     body_path = os.path.join(server.dir, "by-id.json")
     with open(body_path, "w") as f:
         f.write(by_id)
-    nginx, constant = Nginx(body_path), Constant(args.constant, body_path, args.threads)
-
-    rate, p50, p99, bad = wrk(f"{server.base_url}/schemas/ids/{sid}", S, 100)
-    brate, bp50, bp99, _ = wrk(f"http://127.0.0.1:{nginx.port}/schemas/ids/{sid}", S, 100)
-    row("GET /schemas/ids/{id} HTTP/1.1 (wrk c100)", rate, "req/s", "nginx, same bytes from a file", brate,
-        p50, p99, f"{len(by_id)} B body; nginx p50 {bp50} p99 {bp99}; non-2xx {bad}")
-    rate, mean, bad = h2load(f"{server.base_url}/schemas/ids/{sid}", S)
-    brate, bmean, _ = h2load(f"http://127.0.0.1:{constant.port}/schemas/ids/{sid}", S)
-    row("GET /schemas/ids/{id} h2c (h2load 16x10)", rate, "req/s", "constant libh2o handler", brate,
-        mean, None, f"mean; baseline mean {bmean}; failed {bad}")
     latest = client.get("/subjects/orders-value/versions/latest").text
-    rate, mean, bad = h2load(f"{server.base_url}/subjects/orders-value/versions/latest", S)
-    row("GET .../versions/latest h2c (h2load 16x10)", rate, "req/s", "constant libh2o handler", brate,
-        mean, None, f"{len(latest)} B body; failed {bad}")
-    nginx.stop()
-    constant.stop()
+    if "reads" in only:
+        nginx, constant = Nginx(body_path), Constant(args.constant, body_path, args.threads)
+        for _ in range(args.repeat):
+            read_workloads(server, sid, by_id, latest, nginx, constant, S)
+        nginx.stop()
+        constant.stop()
 
     # Writes: new subject + new schema per request, against single-row INSERTs.
-    script = os.path.join(server.dir, "new.lua")
-    with open(script, "w") as f:
-        f.write(NEW_REGISTRATION_LUA)
-    rate, p50, p99, bad = wrk(f"{server.base_url}", S, 16, script=script)
-    tps, plat = pgbench(pg, db.name, S)
-    row("POST new registration (wrk c16)", rate, "req/s", "pgbench c16 single-row INSERT", tps, p50, p99,
-        f"pgbench mean {plat}; non-2xx {bad}")
+    if "writes" in only:
+        script = os.path.join(server.dir, "new.lua")
+        with open(script, "w") as f:
+            f.write(NEW_REGISTRATION_LUA)
+        rate, p50, p99, bad = wrk(f"{server.base_url}", S, 16, script=script)
+        tps, plat = pgbench(pg, db.name, S)
+        row("POST new registration (wrk c16)", rate, "req/s", "pgbench c16 single-row INSERT", tps, p50, p99,
+            f"pgbench mean {plat}; non-2xx {bad}")
     server.stop()
+    if "startup" in only:
+        startup(pg, args, scale)
+    if "compat" in only:
+        compat(pg, args, scale)
 
-    # Start-up: time to serve the last id, and memory per schema.
+
+def read_all(server, first, end, workers=32):
+    """GET /schemas/ids/{id} once for every id first..end-1 (each body prepared once)."""
+    def part(ids):
+        client = server.client()
+        for i in ids:
+            client.get(f"/schemas/ids/{i}")  # a gap in the ids is a 404, and costs nothing
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+        list(pool.map(part, [range(first + w, end, workers) for w in range(workers)]))
+
+
+def startup(pg, args, scale):
+    """Start-up: time to serve the last id, and memory per schema."""
     db = pg.new_database("startup")
     # Loading is not what is measured here; commits need not wait for the disk.
     pg.sql(f'ALTER DATABASE "{db.name}" SET synchronous_commit = off')
@@ -367,11 +396,16 @@ def main():
         server.stop()
         seconds = start_timed(server, last)
         per_schema = (rss_kib(server.proc.pid) - empty_kib) * 1024 / count
+        read_all(server, 1, last + 1)
+        served = (rss_kib(server.proc.pid) - empty_kib) * 1024 / count
         row(f"start-up, {count} schemas / {count // 10} subjects", seconds, "s", note=
-            f"RSS {per_schema:.0f} B per schema above an empty registry ({empty_kib} KiB)")
+            f"RSS {per_schema:.0f} B per schema above an empty registry ({empty_kib} KiB); "
+            f"{served:.0f} B once every id was read")
     server.stop()
 
-    # Compatibility checks at the extremes.
+
+def compat(pg, args, scale):
+    """Compatibility checks at the extremes."""
     db = pg.new_database("compat")
     pg.sql(f'ALTER DATABASE "{db.name}" SET synchronous_commit = off')
     server = harness.Server(database_url=db.url, name="compat", threads=args.threads,
