@@ -83,6 +83,7 @@ struct http_loop {
     int leftover;     /* connections outlived the drain; nothing was freed */
     int stopping;     /* loop thread only */
     size_t jobs_out;  /* handed to dbpool, not back yet; loop thread only */
+    int nconns;       /* open client connections this loop accepted; loop thread only */
     hmap_t conn_jobs; /* h2o_conn_t * -> jobs out for it (as a uintptr_t); loop thread only */
     h2o_context_t ctx;
     h2o_accept_ctx_t accept_ctx;
@@ -283,6 +284,11 @@ static void http_log_request(http_job_t *job, const char *target, const char *no
 }
 
 /* Sends the job's reply on req (which must be alive, on its own loop). */
+static void http_body_dispose(void *p)
+{
+    reg_body_release(*(reg_body_t **)p);
+}
+
 static void http_send(http_job_t *job, h2o_req_t *req)
 {
     http_call_t *c = &job->call;
@@ -294,7 +300,22 @@ static void http_send(http_job_t *job, h2o_req_t *req)
                    strlen(job->content_type));
     /* Without it h2o 2.2.5 falls back to chunked encoding on HTTP/1.1. */
     req->res.content_length = c->reply_len;
-    h2o_send_inline(req, c->reply ? c->reply : "", c->reply_len);
+    if (c->reply_body == NULL) {
+        h2o_send_inline(req, c->reply ? c->reply : "", c->reply_len);
+        return;
+    }
+    /* A prepared body goes out as it is, without h2o_send_inline's copy: the
+     * request's pool holds a reference until h2o is done with the request. */
+    reg_body_t **held = h2o_mem_alloc_shared(&req->pool, sizeof *held, http_body_dispose);
+    *held = c->reply_body;
+    reg_body_retain(*held);
+    static h2o_generator_t generator = {NULL, NULL};
+    h2o_iovec_t buf = h2o_iovec_init(c->reply, c->reply_len);
+    h2o_start_response(req, &generator);
+    if (h2o_memis(req->input.method.base, req->input.method.len, H2O_STRLIT("HEAD")))
+        h2o_send(req, NULL, 0, H2O_SEND_STATE_FINAL);
+    else
+        h2o_send(req, &buf, 1, H2O_SEND_STATE_FINAL);
 }
 
 /* Logs, replies and frees a job whose request is alive and which never left the loop. */
@@ -711,10 +732,12 @@ static void http_pause_accepting(http_loop_t *loop, const char *why)
     h2o_timeout_link(loop->ctx.loop, &loop->accept_pause, &loop->accept_resume);
 }
 
+/* On the loop that accepted the connection (h2o closes a socket on its own loop). */
 static void http_on_conn_close(void *data)
 {
-    http_server_t *srv = data;
-    atomic_fetch_sub(&srv->connections, 1);
+    http_loop_t *loop = data;
+    loop->nconns--;
+    atomic_fetch_sub(&loop->srv->connections, 1);
 }
 
 static void http_on_accept(h2o_socket_t *listener, const char *err)
@@ -723,9 +746,19 @@ static void http_on_accept(h2o_socket_t *listener, const char *err)
     http_server_t *srv = loop->srv;
     if (err != NULL)
         return;
-    /* Several per wake-up: every loop is woken for each connection on the shared socket. */
+    /*
+     * Every loop is woken for each connection on the shared socket, and the
+     * first awake would take a whole burst (100 connections opened at once
+     * all landed on one loop, leaving the other core's loop idle). So one per
+     * wake-up, and more only while this loop holds less than its share: a
+     * busy loop comes back to accept later than an idle one, which is how
+     * the connections spread.
+     */
     for (int i = 0; i < 16; i++) {
-        if (atomic_load(&srv->connections) >= srv->max_connections) {
+        int total = atomic_load(&srv->connections);
+        if (i > 0 && (size_t)loop->nconns * srv->nloops >= (size_t)total)
+            return;
+        if (total >= srv->max_connections) {
             http_pause_accepting(loop, "max.connections reached");
             return;
         }
@@ -736,8 +769,9 @@ static void http_on_accept(h2o_socket_t *listener, const char *err)
             return;
         }
         atomic_fetch_add(&srv->connections, 1);
+        loop->nconns++;
         sock->on_close.cb = http_on_conn_close;
-        sock->on_close.data = srv;
+        sock->on_close.data = loop;
         h2o_accept(&loop->accept_ctx, sock);
     }
 }
