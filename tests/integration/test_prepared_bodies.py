@@ -4,6 +4,7 @@ served as kept. Every variant a long-running node serves, before and after a
 soft delete, a new version and config changes, must be byte-identical to
 what a node started afterwards on the same database renders fresh."""
 
+import http.client
 import json
 import re
 import threading
@@ -106,6 +107,24 @@ class PreparedBodies(harness.RegistryTestCase):
         self.assertEqual(self.put("/config/" + quote(proto), {"normalize": True}).status, 200)
         self.reg(js, JSON_SCHEMA, schema_type="JSON")      # live again, as a new version
         self.compare_with_a_fresh_node(subjects, "config changes, re-registration")
+
+    def test_head_of_a_prepared_body_has_its_length_and_no_body(self):
+        s = self.sub()
+        schema_id = self.reg(s, avro_record("Head", [("a", "long")]))
+        for path in (f"/schemas/ids/{schema_id}", f"/subjects/{quote(s)}/versions/latest"):
+            body = self.get(path).text
+            self.assertEqual(self.get(path).text, body)            # now served as kept
+            conn = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=10)
+            try:
+                for _ in range(2):                                  # and the connection goes on
+                    conn.request("HEAD", path)
+                    r = conn.getresponse()
+                    self.assertEqual((r.status, r.read()), (200, b""), path)
+                    self.assertEqual(r.getheader("Content-Length"), str(len(body.encode())), path)
+                conn.request("GET", path)
+                self.assertEqual(conn.getresponse().read().decode(), body)
+            finally:
+                conn.close()
 
     def test_every_request_has_one_whole_log_line(self):
         """The request log is written in batches (one write per turn of an
