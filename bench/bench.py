@@ -358,8 +358,11 @@ def main():
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--only", default="reads,writes,startup,compat")
-    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--db-threads", type=int, default=0,
+                    help="the server's db.threads for the read and write workloads (0: its default)")
+    ap.add_argument("--only", default="reads,writes,startup,compat",
+                    help="comma-separated sections to run (default: all)")
+    ap.add_argument("--repeat", type=int, default=1, help="run the read rows this many times")
     args = ap.parse_args()
     only = set(args.only.split(","))
     os.environ["SR_BINARY"] = os.path.abspath(args.binary)
@@ -370,9 +373,19 @@ def main():
     print(f"{'workload':44} {'value':>12} {'unit':7} {'ratio'}  {'p50':>9} {'p99':>9}  "
           f"{'baseline':34} {'baseline':>12}  note")
 
-    # Reads: one registered 12-field record, served from memory.
+    if "reads" in only or "writes" in only:
+        reads_and_writes(pg, args, S, only)
+    if "startup" in only:
+        startup(pg, args, scale)
+    if "compat" in only:
+        compat(pg, args, scale)
+
+
+def reads_and_writes(pg, args, S, only):
+    """Reads: one registered 12-field record, served from memory; writes: new subjects."""
     db = pg.new_database("reads")
-    server = harness.Server(database_url=db.url, name="bench", threads=args.threads).start()
+    extra = ["--db-threads", str(args.db_threads)] if args.db_threads else []
+    server = harness.Server(database_url=db.url, name="bench", threads=args.threads, args=extra).start()
     client = server.client()
     sid = client.post("/subjects/orders-value/versions", {"schema": twelve_field_record()}).body["id"]
     by_id = client.get(f"/schemas/ids/{sid}").text
@@ -386,21 +399,20 @@ def main():
             read_workloads(server, sid, by_id, latest, nginx, constant, S)
         nginx.stop()
         constant.stop()
-
-    # Writes: new subject + new schema per request, against single-row INSERTs.
     if "writes" in only:
-        script = os.path.join(server.dir, "new.lua")
-        with open(script, "w") as f:
-            f.write(NEW_REGISTRATION_LUA)
-        rate, p50, p99, bad, _ = wrk(f"{server.base_url}", S, 16, script=script)
-        tps, plat = pgbench(pg, db.name, S)
-        row("POST new registration (wrk c16)", rate, "req/s", "pgbench c16 single-row INSERT", tps, p50, p99,
-            f"pgbench mean {plat}; non-2xx {bad}")
+        writes(pg, db, server, S)
     server.stop()
-    if "startup" in only:
-        startup(pg, args, scale)
-    if "compat" in only:
-        compat(pg, args, scale)
+
+
+def writes(pg, db, server, S):
+    """New subject + new schema per request, against single-row INSERTs."""
+    script = os.path.join(server.dir, "new.lua")
+    with open(script, "w") as f:
+        f.write(NEW_REGISTRATION_LUA)
+    rate, p50, p99, bad, _ = wrk(f"{server.base_url}", S, 16, script=script)
+    tps, plat = pgbench(pg, db.name, S)
+    row("POST new registration (wrk c16)", rate, "req/s", "pgbench c16 single-row INSERT", tps, p50, p99,
+        f"pgbench mean {plat}; non-2xx {bad}")
 
 
 def read_all(server, first, end, workers=32):
@@ -414,7 +426,7 @@ def read_all(server, first, end, workers=32):
 
 
 def startup(pg, args, scale):
-    """Start-up: time to serve the last id, and memory per schema."""
+    """Time from process start to the last id served, and memory per schema."""
     db = pg.new_database("startup")
     # Loading is not what is measured here; commits need not wait for the disk.
     pg.sql(f'ALTER DATABASE "{db.name}" SET synchronous_commit = off')

@@ -118,3 +118,12 @@ char *schema_format(const schema_t *s, const char *format)
     }
     return strdup(s->canonical);
 }
+
+int schema_equivalent(const schema_t *a, const schema_t *b)
+{
+    if (a->engine != b->engine)
+        return 0;
+    if (a->engine->equivalent)
+        return a->engine->equivalent(a->model, b->model);
+    return a->canonical_len == b->canonical_len && memcmp(a->canonical, b->canonical, a->canonical_len) == 0;
+}

@@ -5,7 +5,7 @@
  *   1. Schema types
  *   2. References handed to a parser
  *   3. The engine table (what every format implements)
- *   4. Parsed schemas: parse, canonical text, formats, the backward check
+ *   4. Parsed schemas: parse, canonical text, formats, the backward check, equivalence
  *
  * A parsed schema_t is immutable once schema_parse() returns it, so one
  * parsed schema may be shared by many threads (the registry caches them per
@@ -90,6 +90,14 @@ typedef struct schema_engine {
      * May be NULL when a type has no formats.
      */
     char *(*format)(const void *model, const char *format);
+    /*
+     * Confluent's ParsedSchema.equivalent: the same schema, references aside
+     * (a lookup of a schema sent with its references' types inlined finds
+     * the version that refers to them). 1 or 0; safe on shared models. May
+     * be NULL: schema_equivalent then compares the canonical texts, as
+     * ParsedSchema's default does.
+     */
+    int (*equivalent)(const void *self, const void *other);
 } schema_engine_t;
 
 /* The engine for a type, or NULL when the type is not compiled in. */
@@ -115,5 +123,8 @@ int schema_backward(const schema_t *self, const schema_t *previous, strlist_t *o
 
 /* Text in the requested format, malloc'd; falls back to a copy of the canonical text. */
 char *schema_format(const schema_t *s, const char *format);
+
+/* ParsedSchema.equivalent (see schema_engine_t.equivalent); 0 for different types. */
+int schema_equivalent(const schema_t *a, const schema_t *b);
 
 #endif

@@ -23,7 +23,7 @@ typedef struct index_entry {
 struct reg_index {
     pthread_rwlock_t lock;
     hmap_t by_id;    /* int id -> index_entry_t* (owned) */
-    hmap_t by_key;   /* type byte + identity key -> index_entry_t* (borrowed from by_id) */
+    hmap_t by_key;   /* type byte + identity key -> the canonical entry (borrowed from by_id) */
     hmap_t subjects; /* name -> reg_subject_t* (owned) */
     hmap_t shelves;  /* reg_subject_t* -> reg_shelf_t* of its versions' bodies (owned; section 6) */
     json_t *global_config;
@@ -128,7 +128,12 @@ static void add_schema_locked(reg_index_t *idx, reg_schema_t *s)
     unsigned char k[1 + REG_KEY_LEN];
     key_bytes(k, s->type, s->key);
     hmap_put(&idx->by_id, &s->id, sizeof s->id, e);
-    hmap_put(&idx->by_key, k, sizeof k, e);
+    /* One content may have several ids (IMPORT, migrations/0004); by_key
+     * names the canonical one. A row loaded as canonical takes the key (the
+     * mark only moves to rows stored later, so the newest load is right);
+     * any row holds it until then, whatever order rows arrive in. */
+    if (s->canonical || !hmap_get(&idx->by_key, k, sizeof k))
+        hmap_put(&idx->by_key, k, sizeof k, e);
     if (s->id > idx->max_id)
         idx->max_id = s->id;
 }
@@ -423,13 +428,36 @@ int index_view_of_schema(reg_index_t *idx, const char *subject, int id, int dele
     return found;
 }
 
+/* The newest version of subject whose schema has (type, key) under an id
+ * other than canonical's (lock held). */
+static int view_of_twin_locked(reg_index_t *idx, const char *subject, const index_entry_t *canonical,
+                               schema_type_t type, const unsigned char key[REG_KEY_LEN], int deleted,
+                               reg_view_t *out)
+{
+    reg_subject_t *subj = subject_locked(idx, subject);
+    for (size_t i = subj && canonical ? subj->n : 0; i-- > 0;) {
+        const reg_version_t *v = &subj->v[i];
+        const index_entry_t *e = v->deleted && !deleted ? NULL : entry_locked(idx, v->schema_id);
+        if (e && e != canonical && e->schema->type == type && !memcmp(e->schema->key, key, REG_KEY_LEN)) {
+            view_fill(out, subject, v, e->schema);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The canonical id first, then any other id of the same content: Confluent's
+ * AbstractSchemaRegistry.lookUpSchemaUnderSubject asks its schema-hash index
+ * (one id per content) before it walks the subject's versions, newest first. */
 int index_view_of_key(reg_index_t *idx, const char *subject, schema_type_t type,
                       const unsigned char key[REG_KEY_LEN], int deleted, reg_view_t *out)
 {
     unsigned char k[1 + REG_KEY_LEN];
     key_bytes(k, type, key);
     pthread_rwlock_rdlock(&idx->lock);
-    int found = view_of_entry_locked(idx, subject, hmap_get(&idx->by_key, k, sizeof k), deleted, out);
+    const index_entry_t *canonical = hmap_get(&idx->by_key, k, sizeof k);
+    int found = view_of_entry_locked(idx, subject, canonical, deleted, out) ||
+                view_of_twin_locked(idx, subject, canonical, type, key, deleted, out);
     pthread_rwlock_unlock(&idx->lock);
     return found;
 }

@@ -57,7 +57,7 @@ void index_publish_global(reg_index_t *idx, json_t *config, char *mode);
 /* The schema row with this id (retained), or NULL. carried: only while some
  * subject version (live or soft-deleted) carries it. */
 reg_schema_t *index_schema(reg_index_t *idx, int id, int carried);
-/* The carried schema row with (type, identity key) (retained), or NULL. */
+/* The content's canonical schema row (retained) while carried, or NULL. */
 reg_schema_t *index_schema_by_key(reg_index_t *idx, schema_type_t type, const unsigned char key[REG_KEY_LEN]);
 /* Highest schema id published so far. */
 int index_max_id(reg_index_t *idx);
@@ -86,7 +86,8 @@ index_miss_t index_view(reg_index_t *idx, const char *subject, int version, int 
 /* The newest version of subject carrying schema id (live only unless deleted)
  * as a view; 0 when there is none. */
 int index_view_of_schema(reg_index_t *idx, const char *subject, int id, int deleted, reg_view_t *out);
-/* Likewise for the schema row with (type, identity key). */
+/* Likewise for the content (type, identity key): the version carrying its
+ * canonical id, else the newest one carrying another id of that content. */
 int index_view_of_key(reg_index_t *idx, const char *subject, schema_type_t type,
                       const unsigned char key[REG_KEY_LEN], int deleted, reg_view_t *out);
 /* Every version of every subject whose name starts with prefix (NULL = all),

@@ -8,6 +8,8 @@
  *   4. The change feed (registry/feed.c)
  *   5. References and parsed models (registry/refs.c)
  *   6. Effective settings (registry/settings.c)
+ *   7. Lookup by equivalence (registry/equivalent.c)
+ *   8. Group commit of one-statement registrations (registry/group.c)
  */
 #ifndef REGISTRY_INTERNAL_H
 #define REGISTRY_INTERNAL_H
@@ -44,6 +46,12 @@ struct registry {
      * never publish after one that started later (the writer, after it). */
     pthread_mutex_t reload_locks[RELOAD_STRIPES];
 
+    /* Group commit (registry/group.c): appends waiting for a leader. */
+    pthread_mutex_t group_lock;
+    struct group_item *group_pending; /* FIFO */
+    struct group_item *group_tail;
+    int group_leaders; /* batches being written now */
+
     /* The change feed between nodes. */
     int64_t feed_start; /* last change seq seen before the initial load */
     pthread_t feed_thread;
@@ -64,6 +72,16 @@ reg_code_t reg_store(reg_error_t *err, store_t *db, store_rc_t rc);
 /* Loads a scope ("" = global settings, else a subject) from the database and
  * publishes it in the index, loading any schema rows it needs. */
 reg_code_t registry_reload_scope(registry_t *reg, store_t *db, const char *scope, reg_error_t *err);
+/*
+ * Publishes a version appended by store_register_append from what was written,
+ * without re-reading it: when the index still holds `seen` (the versions the
+ * write was checked against) the version is added to them; otherwise something
+ * newer was published meanwhile and the subject is reloaded. Under the scope's
+ * reload lock like every publish, so a subject never goes backwards. row: the
+ * schema row when this write created it (taken), else NULL (loaded if unknown).
+ */
+reg_code_t registry_publish_appended(registry_t *reg, store_t *db, const reg_subject_t *seen,
+                                     reg_schema_t *row, const reg_version_t *added, reg_error_t *err);
 
 /* One write: BEGIN, lock the scope, body, append the change, COMMIT, then
  * reload the scope into the index. Any failure rolls everything back. */
@@ -113,5 +131,28 @@ typedef struct reg_effective {
 } reg_effective_t;
 reg_effective_t registry_effective_settings(registry_t *reg, const char *subject);
 reg_mode_t registry_effective_mode(registry_t *reg, const char *subject);
+
+/* ---- 7. Lookup by equivalence ------------------------------------------------------------ */
+
+/* A lookup's second pass (Confluent's ParsedSchema.canLookup over the
+ * versions, newest first; soft-deleted ones count when deleted): 1 and *out
+ * (the stored version) when some version matches the parsed request, whose
+ * direct references are refs; 0 otherwise. From memory. */
+int registry_find_equivalent(registry_t *reg, const char *subject, const schema_t *parsed,
+                             const reg_ref_t *refs, size_t nrefs, int deleted, reg_view_t *out);
+
+/* ---- 8. Group commit ------------------------------------------------------------------- */
+
+/*
+ * store_register_append for one append, written together with the appends
+ * other workers make at the same moment: the first waiting worker leads, takes
+ * what is queued (up to GROUP_MAX_ITEMS) and writes it in one statement on its
+ * own connection while the others wait; a failed group is retried one by one,
+ * each on its own connection, so one item's failure (a deadlock with a general
+ * write, say) is never another's. Same contract as store_register_append for n = 1.
+ */
+store_rc_t registry_group_append(registry_t *reg, store_t *db, store_append_t *a);
+void registry_group_init(registry_t *reg);
+void registry_group_destroy(registry_t *reg);
 
 #endif

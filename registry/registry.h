@@ -155,6 +155,7 @@ reg_body_t *registry_version_body_put(registry_t *reg, const reg_view_t *view, i
 /* A registration / lookup / compatibility request body (all borrowed). */
 typedef struct reg_request {
     const char *schema;      /* NULL or "" = empty */
+    size_t schema_len;       /* bytes of schema, which may hold NUL; 0 = strlen(schema) */
     const char *schema_type; /* NULL = AVRO */
     const reg_ref_t *refs;
     size_t nrefs;
@@ -208,6 +209,10 @@ reg_code_t registry_config_delete(registry_t *reg, store_t *db, const char *subj
                                   reg_error_t *err);
 reg_code_t registry_mode_get(registry_t *reg, const char *subject, int default_to_global, char **out,
                              reg_error_t *err);
+/* mode NULL (a JSON null) deletes the scope's mode, as Confluent's
+ * ModeUpdateRequest with Optional.empty() does; the global scope then reads
+ * READWRITE. Entering IMPORT without force purges the scope's soft-deleted
+ * versions (42206 when one is referenced); with force nothing is purged. */
 reg_code_t registry_mode_set_check(registry_t *reg, const char *subject, const char *mode, int force,
                                    reg_error_t *err);
 reg_code_t registry_mode_set(registry_t *reg, store_t *db, const char *subject, const char *mode, int force,

@@ -282,8 +282,10 @@ typedef struct mode_write {
     strlist_t purge; /* entering IMPORT: subjects whose soft-deleted versions go */
 } mode_write_t;
 
-/* Soft-deleted versions of one subject are removed on entering IMPORT, so
- * imported versions cannot collide with them (docs/api.md, "Config and mode"). */
+/* Soft-deleted versions of one subject are removed on entering IMPORT
+ * without force, so imported versions cannot collide with them; a referenced
+ * one refuses the whole change (KafkaSchemaRegistry.setMode; docs/api.md,
+ * "IMPORT"). */
 static reg_code_t purge_soft_deleted(registry_t *reg, store_t *db, const char *subject, reg_error_t *err)
 {
     reg_subject_t *fresh;
@@ -346,19 +348,27 @@ static void subjects_with_soft_deleted(registry_t *reg, const char *subject, str
         qsort(out->items, out->n, sizeof *out->items, cmp_name);
 }
 
-/* The checks of a mode change; *mode gets the mode, *entering_import whether
- * the scope is about to enter IMPORT. */
+/* The checks of a mode change; *mode gets the mode (MODE_UNSET: text NULL,
+ * delete it), *purge whether the scope's soft-deleted versions go: only on
+ * entering IMPORT without force. A forced switch keeps them (Confluent skips
+ * both the check for live subjects and the clean-up when forced), so no mode
+ * change loses data the client did not ask to lose. */
 static reg_code_t mode_prepare(registry_t *reg, const char *subject, const char *text, int force,
-                               reg_mode_t *mode, int *entering_import, reg_error_t *err)
+                               reg_mode_t *mode, int *purge, reg_error_t *err)
 {
-    if (reg_mode_parse(text, mode) != 0)
+    *mode = MODE_UNSET;
+    *purge = 0;
+    if (text && reg_mode_parse(text, mode) != 0)
         return reg_mode_invalid_error(err);
     reg_code_t rc = subject ? registry_check_subject_name(subject, reg->opts.max_subject_bytes, err) : REG_OK;
     if (rc != REG_OK)
         return rc;
-    *entering_import = *mode == MODE_IMPORT && registry_effective_mode(reg, subject) != MODE_IMPORT;
-    if (*entering_import && !force && scope_has_live_subjects(reg, subject))
+    int entering_import = *mode == MODE_IMPORT && registry_effective_mode(reg, subject) != MODE_IMPORT;
+    if (!entering_import || force)
+        return REG_OK;
+    if (scope_has_live_subjects(reg, subject))
         return reg_fail(err, REG_OPERATION_NOT_PERMITTED, "Cannot import since found existing subjects");
+    *purge = 1;
     return REG_OK;
 }
 
@@ -366,8 +376,8 @@ reg_code_t registry_mode_set_check(registry_t *reg, const char *subject, const c
                                    reg_error_t *err)
 {
     reg_mode_t mode;
-    int entering_import;
-    return mode_prepare(reg, subject, text, force, &mode, &entering_import, err);
+    int purge;
+    return mode_prepare(reg, subject, text, force, &mode, &purge, err);
 }
 
 reg_code_t registry_mode_set(registry_t *reg, store_t *db, const char *subject, const char *text, int force,
@@ -375,12 +385,12 @@ reg_code_t registry_mode_set(registry_t *reg, store_t *db, const char *subject, 
 {
     assert(db);
     reg_mode_t mode;
-    int entering_import;
-    reg_code_t rc = mode_prepare(reg, subject, text, force, &mode, &entering_import, err);
+    int purge;
+    reg_code_t rc = mode_prepare(reg, subject, text, force, &mode, &purge, err);
     if (rc != REG_OK)
         return rc;
-    mode_write_t w = {reg_mode_name(mode), scope_of(subject), {0}};
-    if (entering_import)
+    mode_write_t w = {mode == MODE_UNSET ? NULL : reg_mode_name(mode), scope_of(subject), {0}};
+    if (purge)
         subjects_with_soft_deleted(reg, subject, &w.purge);
     rc = registry_write_tx(reg, db, w.scope, mode_write_tx, &w, err);
     /* The scope itself is reloaded by registry_write_tx; purged subjects here. */

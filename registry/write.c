@@ -53,9 +53,25 @@ static void identity_key(const char *canonical, size_t len, const reg_ref_t *ref
     EVP_MD_CTX_free(ctx);
 }
 
+/* The schema text's length: it may hold NUL bytes (reg_request_t.schema_len). */
+static size_t request_schema_len(const reg_request_t *req)
+{
+    return req->schema_len ? req->schema_len : req->schema ? strlen(req->schema) : 0;
+}
+
 static int request_is_empty(const reg_request_t *req)
 {
-    return !req->schema || !*req->schema;
+    return request_schema_len(req) == 0;
+}
+
+/* Java's String.trim().isEmpty(): nothing but characters up to U+0020. */
+static int request_is_blank(const reg_request_t *req)
+{
+    const unsigned char *p = (const unsigned char *)req->schema;
+    for (size_t i = 0, n = request_schema_len(req); i < n; i++)
+        if (p[i] > ' ')
+            return 0;
+    return 1;
 }
 
 static reg_code_t parse_type(const reg_request_t *req, schema_type_t *type, reg_error_t *err)
@@ -106,7 +122,8 @@ static reg_code_t candidate_parse(registry_t *reg, const reg_request_t *req, int
     if (rc != REG_OK)
         return rc;
     char *error = NULL;
-    c->parsed = schema_parse(c->type, req->schema, strlen(req->schema), c->res.refs, c->res.n, flags, &error);
+    c->parsed =
+        schema_parse(c->type, req->schema, request_schema_len(req), c->res.refs, c->res.n, flags, &error);
     if (!c->parsed) {
         reg_fail(err, REG_INVALID_SCHEMA, "Invalid schema of type %s, details: %s", schema_type_name(c->type),
                  error ? error : "unparseable");
@@ -132,7 +149,8 @@ static int request_fingerprint(const reg_request_t *req, int normalize, unsigned
     const char *type = req->schema_type ? req->schema_type : "AVRO";
     EVP_DigestUpdate(ctx, type, strlen(type) + 1);
     digest_add_be32(ctx, normalize);
-    EVP_DigestUpdate(ctx, req->schema, strlen(req->schema) + 1);
+    digest_add_be32(ctx, (int)request_schema_len(req));
+    EVP_DigestUpdate(ctx, req->schema, request_schema_len(req));
     for (size_t i = 0; i < req->nrefs; i++) {
         EVP_DigestUpdate(ctx, req->refs[i].name, strlen(req->refs[i].name) + 1);
         EVP_DigestUpdate(ctx, req->refs[i].subject, strlen(req->refs[i].subject) + 1);
@@ -216,7 +234,33 @@ static int request_matches_existing(const reg_request_t *req, const reg_view_t *
     return (req->id < 0 || req->id == v->id) && (req->version <= 0 || req->version == v->version);
 }
 
+/* The live version of subject that already answers a registration: the
+ * content's (lookup semantics), or with an explicit id (IMPORT) the newest
+ * version carrying that id with this content -- one content may have
+ * several ids, and KafkaSchemaRegistry.register matches the id among the
+ * live versions too. 0 (and *out cleared) when there is none. */
+static int find_registered(registry_t *reg, const char *subject, const reg_request_t *req, schema_type_t type,
+                           const unsigned char key[REG_KEY_LEN], reg_view_t *out)
+{
+    if (find_by_key(reg, subject, type, key, 0, out) == REG_OK && request_matches_existing(req, out))
+        return 1;
+    reg_view_clear(out);
+    if (req->id >= 0 && index_view_of_schema(reg->idx, subject, req->id, 0, out) &&
+        out->schema->type == type && memcmp(out->schema->key, key, REG_KEY_LEN) == 0 &&
+        request_matches_existing(req, out))
+        return 1;
+    reg_view_clear(out);
+    return 0;
+}
+
 /* ---- Registration --------------------------------------------------------- */
+
+/* A copy of the subject's versions (or an empty one), so the check runs without the lock. */
+static reg_subject_t *subject_snapshot(registry_t *reg, const char *subject)
+{
+    reg_subject_t *copy = index_subject_copy(reg->idx, subject);
+    return copy ? copy : reg_subject_new(subject);
+}
 
 static reg_code_t check_mode_for_register(registry_t *reg, const char *subject, const reg_request_t *req,
                                           int *import, reg_error_t *err)
@@ -328,7 +372,10 @@ static reg_code_t check_compatible(registry_t *reg, store_t *db, const char *sub
     return rc;
 }
 
-/* IMPORT: the schema row for an explicit id, or 42205 when the id is someone else's. */
+/* IMPORT: the schema row for an explicit id, or 42205 when the id is bound to
+ * other content. The same content under another id is allowed, as Confluent
+ * does (AbstractSchemaRegistry.checkIfSchemaWithIdExist looks at the id only):
+ * the new id becomes the content's canonical one (store_schema_import). */
 static reg_code_t import_schema(registry_t *reg, store_t *db, const candidate_t *c, int id, reg_error_t *err)
 {
     reg_schema_t *existing;
@@ -347,11 +394,6 @@ static reg_code_t import_schema(registry_t *reg, store_t *db, const candidate_t 
         reg_schema_add_ref(row, c->res.direct[i].name, c->res.direct[i].subject, c->res.direct[i].version);
     src = store_schema_import(db, row);
     reg_schema_release(row);
-    if (src == STORE_CONFLICT_IDENTITY)
-        return reg_fail(err, REG_OPERATION_NOT_PERMITTED,
-                        "Overwrite new schema with id %d in context . is not permitted: the same "
-                        "schema is registered under another id.",
-                        id);
     return reg_store(err, db, src);
 }
 
@@ -398,6 +440,43 @@ static int live_version_with_id(const reg_subject_t *fresh, int id)
     return 0;
 }
 
+/* *id: the newest live version of fresh carrying the candidate's content
+ * under any id (IMPORT may have stored it under one that is not canonical),
+ * or 0. */
+static reg_code_t live_id_of_content(registry_t *reg, store_t *db, const reg_subject_t *fresh,
+                                     const candidate_t *c, int *id, reg_error_t *err)
+{
+    *id = 0;
+    for (size_t i = fresh->n; i-- > 0 && !*id;) {
+        if (fresh->v[i].deleted)
+            continue;
+        reg_schema_t *s = schema_for_id(reg, db, fresh->v[i].schema_id, err);
+        if (!s)
+            return err->code;
+        if (s->type == c->type && memcmp(s->key, c->key, REG_KEY_LEN) == 0)
+            *id = s->id;
+        reg_schema_release(s);
+    }
+    return REG_OK;
+}
+
+/* IMPORT names the version: one the subject has (live or soft-deleted) under
+ * another id would be replaced, and with it what its references resolve to.
+ * Confluent overwrites it; here it is refused, so an import never loses a
+ * stored version (docs/api.md, "IMPORT"). The same id is a re-import. */
+static reg_code_t check_import_version(const reg_subject_t *fresh, int version, int id, reg_error_t *err)
+{
+    const reg_version_t *v = NULL;
+    for (size_t i = 0; i < fresh->n && !v; i++)
+        if (fresh->v[i].version == version)
+            v = &fresh->v[i];
+    if (!v || v->schema_id == id)
+        return REG_OK;
+    return reg_fail(err, REG_OPERATION_NOT_PERMITTED,
+                    "Overwrite version %d of subject %s in context . is not permitted: it has schema id %d.",
+                    version, fresh->name, v->schema_id);
+}
+
 typedef struct register_tx {
     const char *subject;
     const reg_request_t *req;
@@ -419,8 +498,17 @@ static reg_code_t register_in_tx(registry_t *reg, store_t *db, void *arg, reg_er
     src = explicit_id ? STORE_NOT_FOUND : store_schema_find(db, tx->c->type, tx->c->key, &tx->id);
     int existing = src == STORE_OK;
     reg_code_t rc = src == STORE_NOT_FOUND ? REG_OK : reg_store(err, db, src);
-    /* Another writer (maybe another node) registered the same content while we parsed. */
+    /* Another writer (maybe another node) registered the same content while
+     * we parsed, under the canonical id or (IMPORT) another one. */
     if (rc == REG_OK && existing && !tx->import && live_version_with_id(fresh, tx->id)) {
+        reg_subject_free(fresh);
+        return REG_OK;
+    }
+    int twin = 0;
+    if (rc == REG_OK && existing && !tx->import)
+        rc = live_id_of_content(reg, db, fresh, tx->c, &twin, err);
+    if (rc == REG_OK && twin) {
+        tx->id = twin;
         reg_subject_free(fresh);
         return REG_OK;
     }
@@ -434,9 +522,10 @@ static reg_code_t register_in_tx(registry_t *reg, store_t *db, void *arg, reg_er
     }
     int version = next_version(fresh);
     if (rc == REG_OK && req->version > 0) {
-        if (tx->import)
+        if (tx->import) {
             version = req->version;
-        else if (req->version != version)
+            rc = check_import_version(fresh, version, tx->id, err);
+        } else if (req->version != version)
             rc = reg_fail(err, REG_INVALID_SCHEMA, "Version is not one more than previous version");
     }
     if (rc == REG_OK)
@@ -446,6 +535,74 @@ static reg_code_t register_in_tx(registry_t *reg, store_t *db, void *arg, reg_er
     if (rc == REG_OK)
         rc = reg_store(err, db, store_version_insert(db, tx->subject, version, tx->id));
     reg_subject_free(fresh);
+    return rc;
+}
+
+/*
+ * 1 when the fast path must not run on subj: a soft-deleted version (step 11
+ * may apply), or a live version that already carries the candidate's content
+ * (it was published after the caller's first look; the general path answers
+ * it) or whose schema row this node lacks.
+ */
+static int append_excluded(registry_t *reg, const reg_subject_t *subj, const candidate_t *c)
+{
+    for (size_t i = 0; i < subj->n; i++) {
+        if (subj->v[i].deleted)
+            return 1;
+        reg_schema_t *s = index_schema(reg->idx, subj->v[i].schema_id, 0);
+        int same = !s || (s->type == c->type && memcmp(s->key, c->key, REG_KEY_LEN) == 0);
+        reg_schema_release(s);
+        if (same)
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * The common registration in one statement (store_register_append, group
+ * committed with the others arriving at once: registry_group_append): checked
+ * against the versions this node holds, written only if the database still
+ * holds the same, then published from what was written. It applies to a
+ * READWRITE registration without explicit id or version that append_excluded
+ * lets through; anything else, an incompatibility included (the database may
+ * know better than this node), returns REG_SCHEMA_NOT_FOUND and the caller
+ * takes the general path, which decides against the database's state.
+ */
+static reg_code_t register_append(registry_t *reg, store_t *db, const char *subject, const reg_request_t *req,
+                                  const candidate_t *c, int *id, reg_error_t *err)
+{
+    if (req->id >= 0 || req->version > 0 || schema_canonical_len(c->parsed) > reg->opts.max_schema_bytes)
+        return REG_SCHEMA_NOT_FOUND;
+    reg_subject_t *seen = subject_snapshot(reg, subject);
+    reg_code_t rc = append_excluded(reg, seen, c) ? REG_SCHEMA_NOT_FOUND : REG_OK;
+    if (rc == REG_OK && !req->force && check_compatible(reg, db, subject, seen, c, err) != REG_OK)
+        rc = REG_SCHEMA_NOT_FOUND;
+    if (rc != REG_OK) {
+        reg_subject_free(seen);
+        return rc;
+    }
+    reg_schema_t *row = reg_schema_new(0, c->type, schema_canonical(c->parsed), c->key, 0);
+    for (size_t i = 0; i < c->res.ndirect; i++)
+        reg_schema_add_ref(row, c->res.direct[i].name, c->res.direct[i].subject, c->res.direct[i].version);
+    char *expect = store_versions_text(seen);
+    store_append_t a = {.subject = subject, .expect = expect, .row = row};
+    store_rc_t src = registry_group_append(reg, db, &a);
+    free(expect);
+    if (src == STORE_OK && a.applied) {
+        reg_version_t added = {a.version, a.id, 0, a.ts_ms};
+        row->id = *id = a.id;
+        row->ts_ms = a.ts_ms; /* the schema row and the version share the transaction's now() */
+        row->canonical = 1;   /* a row the call inserted is its content's canonical one */
+        if (!a.inserted) {
+            reg_schema_release(row);
+            row = NULL;
+        }
+        rc = registry_publish_appended(reg, db, seen, row, &added, err);
+    } else {
+        reg_schema_release(row);
+        rc = src == STORE_OK ? REG_SCHEMA_NOT_FOUND : reg_store(err, db, src);
+    }
+    reg_subject_free(seen);
     return rc;
 }
 
@@ -467,6 +624,7 @@ static reg_code_t inherit_latest(registry_t *reg, const char *subject, reg_reque
     latest.schema = NULL;
     reg_view_clear(&latest);
     req->schema = (*held)->text;
+    req->schema_len = 0;
     req->schema_type = schema_type_name((*held)->type);
     req->refs = (*held)->refs;
     req->nrefs = (*held)->nrefs;
@@ -481,8 +639,8 @@ static int known(registry_t *reg, const char *subject, const reg_request_t *req,
     unsigned char key[REG_KEY_LEN];
     schema_type_t type;
     if (schema_type_parse(req->schema_type, &type) == 0 && request_cache_get(reg, req, normalize, key) &&
-        find_by_key(reg, subject, type, key, deleted, out) == REG_OK &&
-        (!exact || request_matches_existing(req, out)))
+        (exact ? find_registered(reg, subject, req, type, key, out)
+               : find_by_key(reg, subject, type, key, deleted, out) == REG_OK))
         return 1;
     reg_view_clear(out);
     return 0;
@@ -497,6 +655,24 @@ int registry_lookup_known(registry_t *reg, const char *subject, const reg_reques
                           reg_view_t *out)
 {
     return known(reg, subject, req, deleted, 0, out);
+}
+
+/*
+ * A registration without an explicit version whose schema is equivalent to a
+ * live version (its references written out, say) gets that version, as
+ * KafkaSchemaRegistry.register's canLookup pass over the undeleted versions,
+ * newest first, with an explicit id only matching itself.
+ */
+static int registered_equivalent(registry_t *reg, const char *subject, const reg_request_t *req,
+                                 const candidate_t *c, reg_view_t *out)
+{
+    if (req->version > 0 ||
+        !registry_find_equivalent(reg, subject, c->parsed, c->res.direct, c->res.ndirect, 0, out))
+        return 0;
+    if (req->id < 0 || req->id == out->id)
+        return 1;
+    reg_view_clear(out);
+    return 0;
 }
 
 reg_code_t registry_register(registry_t *reg, store_t *db, const char *subject, const reg_request_t *request,
@@ -518,11 +694,10 @@ reg_code_t registry_register(registry_t *reg, store_t *db, const char *subject, 
             reg, request, (normalize ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject), 1, &c, err);
         if (rc == REG_OK) {
             request_cache_put(reg, request, normalize, c.key);
-            rc = find_by_key(reg, subject, c.type, c.key, 0, view);
-            int hit = rc == REG_OK && request_matches_existing(request, view);
-            if (!hit)
-                reg_view_clear(view);
-            rc = hit ? REG_OK : REG_SCHEMA_NOT_FOUND;
+            rc = find_registered(reg, subject, request, c.type, c.key, view) ||
+                         registered_equivalent(reg, subject, request, &c, view)
+                     ? REG_OK
+                     : REG_SCHEMA_NOT_FOUND;
         }
         candidate_clear(&c);
         if (rc == REG_OK)
@@ -544,8 +719,11 @@ reg_code_t registry_register(registry_t *reg, store_t *db, const char *subject, 
         SCHEMA_PARSE_NEW | (normalize && !import ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject);
     rc = candidate_parse(reg, &req, flags, 0, &c, err);
     register_tx_t tx = {subject, &req, &c, import, 0};
+    reg_code_t fast = rc == REG_OK && !import ? register_append(reg, db, subject, &req, &c, &tx.id, err)
+                                              : REG_SCHEMA_NOT_FOUND;
     if (rc == REG_OK)
-        rc = registry_write_tx(reg, db, subject, register_in_tx, &tx, err);
+        rc = fast == REG_SCHEMA_NOT_FOUND ? registry_write_tx(reg, db, subject, register_in_tx, &tx, err)
+                                          : fast;
     candidate_clear(&c);
     reg_schema_release(inherited);
     int id = tx.id;
@@ -568,18 +746,26 @@ reg_code_t registry_lookup(registry_t *reg, store_t *db, const char *subject, co
     int normalize = effective_normalize(reg, subject, req);
     if (registry_lookup_known(reg, subject, req, deleted, out))
         return REG_OK;
-    candidate_t c;
-    reg_code_t rc = candidate_parse(
-        reg, req, (normalize ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject), 1, &c, err);
-    if (rc != REG_OK) {
+    /* No schema text matches nothing: Confluent's canonicalizeSchema returns
+     * null for a missing or blank schema before the type is even read, and
+     * SubjectsResource.lookUpSchemaUnderSubject answers 40401 / 40403. */
+    if (!request_is_blank(req)) {
+        candidate_t c;
+        reg_code_t rc = candidate_parse(
+            reg, req, (normalize ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject), 1, &c, err);
+        if (rc != REG_OK) {
+            candidate_clear(&c);
+            return rc;
+        }
+        request_cache_put(reg, req, normalize, c.key);
+        rc = find_by_key(reg, subject, c.type, c.key, deleted, out);
+        if (rc != REG_OK &&
+            registry_find_equivalent(reg, subject, c.parsed, c.res.direct, c.res.ndirect, deleted, out))
+            rc = REG_OK;
         candidate_clear(&c);
-        return rc;
+        if (rc == REG_OK)
+            return REG_OK;
     }
-    request_cache_put(reg, req, normalize, c.key);
-    rc = find_by_key(reg, subject, c.type, c.key, deleted, out);
-    candidate_clear(&c);
-    if (rc == REG_OK)
-        return REG_OK;
     reg_subject_t *subj = index_subject_copy(reg->idx, subject);
     int exists = subj && (deleted ? subj->n > 0 : reg_subject_live_count(subj) > 0);
     reg_subject_free(subj);
@@ -589,13 +775,6 @@ reg_code_t registry_lookup(registry_t *reg, store_t *db, const char *subject, co
 }
 
 /* ---- Compatibility test endpoints ---------------------------------------- */
-
-/* A copy of the subject's versions (or an empty one), so the check runs without the lock. */
-static reg_subject_t *subject_snapshot(registry_t *reg, const char *subject)
-{
-    reg_subject_t *copy = index_subject_copy(reg->idx, subject);
-    return copy ? copy : reg_subject_new(subject);
-}
 
 reg_code_t registry_check(registry_t *reg, store_t *db, const char *subject, const char *version_text,
                           const reg_request_t *req, int verbose, int *compatible, strlist_t *messages,

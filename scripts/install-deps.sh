@@ -18,10 +18,13 @@
 set -euo pipefail
 
 # Compiling: the toolchain and the -dev packages of the chosen libraries.
+# libgoogle-common-protos-java: its jar carries google/type/*.proto as sources,
+# embedded at build time as built-in Protobuf imports (compat/protobuf/protobuf.cmake).
 BUILD=(
   build-essential cmake pkg-config
   libh2o-evloop-dev libssl-dev libpq-dev
   libjansson-dev libprotobuf-c-dev protobuf-c-compiler libprotobuf-dev
+  libgoogle-common-protos-java
 )
 # Serving: the embedded database's server binaries (initdb, pg_ctl, postgres).
 RUN=(postgresql-15)

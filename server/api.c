@@ -20,14 +20,15 @@ http_outcome_t api_done(http_call_t *c, reg_code_t rc, const reg_error_t *err)
 
 /* ---- 2. Request bodies --------------------------------------------------- */
 
-json_t *api_json_object(http_call_t *c)
+/* flags: extra jansson decoding flags (JSON_ALLOW_NUL for registration bodies). */
+static json_t *json_object_body(http_call_t *c, size_t flags)
 {
     if (!c->body || c->body_len == 0) {
         http_reply_error(c, 422, "Request body is missing");
         return NULL;
     }
     json_error_t je;
-    json_t *j = json_loadb(c->body, c->body_len, JSON_DECODE_ANY, &je);
+    json_t *j = json_loadb(c->body, c->body_len, JSON_DECODE_ANY | flags, &je);
     if (!j) {
         http_reply_error(c, 400, "Unexpected character: %s (line %d, column %d)", je.text, je.line,
                          je.column);
@@ -46,19 +47,39 @@ json_t *api_json_object(http_call_t *c)
     return j;
 }
 
-/* A field that must be a string when present (null = absent). */
-static int field_string(http_call_t *c, json_t *obj, const char *name, const char **out)
+json_t *api_json_object(http_call_t *c)
+{
+    return json_object_body(c, 0);
+}
+
+/* A field that must be a string when present (null = absent), with its
+ * length: registration bodies are decoded with JSON_ALLOW_NUL, and a string
+ * holding U+0000 is refused where the caller takes a C string (len NULL). */
+static int field_string_n(http_call_t *c, json_t *obj, const char *name, const char **out, size_t *len)
 {
     json_t *v = json_object_get(obj, name);
     *out = NULL;
+    if (len)
+        *len = 0;
     if (!v || json_is_null(v))
         return 0;
     if (!json_is_string(v)) {
         http_reply_error(c, 400, "Field '%s' must be a string", name);
         return -1;
     }
+    if (!len && memchr(json_string_value(v), '\0', json_string_length(v))) {
+        http_reply_error(c, 400, "Field '%s' must not contain U+0000", name);
+        return -1;
+    }
     *out = json_string_value(v);
+    if (len)
+        *len = json_string_length(v);
     return 0;
+}
+
+static int field_string(http_call_t *c, json_t *obj, const char *name, const char **out)
+{
+    return field_string_n(c, obj, name, out, NULL);
 }
 
 /* A field that must be an integer when present (null = absent -> dflt). */
@@ -114,12 +135,14 @@ api_body_t *api_body_new(http_call_t *c)
 {
     api_body_t *b = xcalloc(1, sizeof *b);
     b->req.id = -1;
-    b->json = api_json_object(c);
+    /* The schema text may hold U+0000 once decoded (Jackson decodes \u0000);
+     * the engine decides, with the length carried (reg_request_t.schema_len). */
+    b->json = json_object_body(c, JSON_ALLOW_NUL);
     if (!b->json) {
         free(b);
         return NULL;
     }
-    if (field_string(c, b->json, "schema", &b->req.schema) != 0 ||
+    if (field_string_n(c, b->json, "schema", &b->req.schema, &b->req.schema_len) != 0 ||
         field_string(c, b->json, "schemaType", &b->req.schema_type) != 0 ||
         field_int(c, b->json, "id", -1, &b->req.id) != 0 ||
         field_int(c, b->json, "version", 0, &b->req.version) != 0 || decode_references(c, b) != 0) {

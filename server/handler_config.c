@@ -126,9 +126,13 @@ static http_outcome_t mode_get(http_call_t *c)
 
 const http_handler_t handle_mode_get = {mode_get, NULL};
 
+/* The body's mode: NULL for "mode": null, which deletes the scope's mode
+ * (Optional.empty() in Confluent's ModeUpdateRequest); "" when the key is
+ * absent, refused as an invalid mode (Confluent has no mode to set then). */
 static const char *body_mode(json_t *body)
 {
-    return json_string_value(json_object_get(body, "mode"));
+    json_t *mode = json_object_get(body, "mode");
+    return mode ? json_string_value(mode) : "";
 }
 
 static http_outcome_t mode_put_loop(http_call_t *c)
@@ -158,7 +162,7 @@ static void mode_put_db(http_call_t *c, store_t *db)
         registry_mode_set(c->reg, db, scope_subject(c), mode, http_query_bool(c, "force", 0), &err);
     /* The request is echoed verbatim, lower case included [Ref]. */
     if (rc == REG_OK)
-        http_reply_json(c, 200, json_pack("{s:s}", "mode", mode));
+        http_reply_json(c, 200, json_pack("{s:s?}", "mode", mode));
     api_done(c, rc, &err);
 }
 

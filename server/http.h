@@ -52,8 +52,9 @@ typedef struct http_call {
     size_t nseg;
     http_param_t *query; /* in request order */
     size_t nquery;
-    const char *body; /* NULL when the request had no body */
+    const char *body; /* NULL when the request had no body; UTF-8 for POST and PUT (http_charset.h) */
     size_t body_len;
+    char *body_utf8;                /* owned: the body converted from UTF-16 or UTF-32, or NULL */
     int extended;                   /* extended response profile (docs/api.md) */
     const struct http_route *route; /* the matched route, for http_param */
 

@@ -231,8 +231,10 @@ void http_call_clear(http_call_t *c)
     free(c->seg);
     free(c->query);
     http_drop_reply(c);
+    free(c->body_utf8);
     c->seg = NULL;
     c->query = NULL;
+    c->body_utf8 = NULL;
     c->nseg = c->nquery = 0;
 }
 

@@ -48,6 +48,7 @@
 #include "base/hmap.h"
 #include "base/log.h"
 #include "server/dbpool.h"
+#include "server/http_charset.h"
 #include "server/http_framing.h"
 
 /* Handlers parse JSON nested up to 2048 levels; jansson needs ~1 MB for that. */
@@ -347,7 +348,8 @@ static int http_extended_profile(const http_server_t *srv, const h2o_req_t *req)
 
 /*
  * Everything between h2o and the handler, in the order JAX-RS applies it:
- * framing (400), body size, path, route (404/405), Content-Type (415), Accept (406).
+ * framing (400), body size, path, route (404/405), Content-Type (415), Accept (406),
+ * body encoding (400).
  * Returns 0 with job->handler set, or -1 with an error reply in the call.
  */
 static int http_decode(http_job_t *job, h2o_req_t *req)
@@ -400,7 +402,7 @@ static int http_decode(http_job_t *job, h2o_req_t *req)
     c->body = req->entity.base;
     c->body_len = req->entity.base ? req->entity.len : 0;
     c->extended = http_extended_profile(srv, req);
-    return 0;
+    return http_charset_body(c); /* UTF-16 and UTF-32 bodies become UTF-8 (400 when invalid) */
 }
 
 static void http_submit(http_job_t *job, h2o_req_t *req);

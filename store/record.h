@@ -47,6 +47,7 @@ typedef struct reg_schema {
     int64_t ts_ms;
     int refcount;     /* atomic */
     schema_t *parsed; /* lazily parsed model, set once (atomic CAS) */
+    int canonical;    /* as loaded: the content's canonical id then (migrations/0004) */
 } reg_schema_t;
 
 reg_schema_t *reg_schema_new(int id, schema_type_t type, const char *text,

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/strbuf.h"
 #include "store/migrations.h"
 
 struct store {
@@ -54,9 +55,9 @@ static store_rc_t store_classify(store_t *db, PGresult *res)
     if (!strcmp(state, "25006"))
         return STORE_READ_ONLY;
     if (!strcmp(state, "23505")) {
-        /* Constraint names as PostgreSQL derives them from migrations/0001. */
+        /* Constraint names from migrations/0001 (as PostgreSQL derives them) and 0004. */
         const char *constraint = PQresultErrorField(res, PG_DIAG_CONSTRAINT_NAME);
-        if (constraint && !strcmp(constraint, "schemas_schema_type_identity_key_key"))
+        if (constraint && !strcmp(constraint, "schemas_canonical_identity"))
             return STORE_CONFLICT_IDENTITY;
         if (constraint && !strcmp(constraint, "schemas_pkey"))
             return STORE_CONFLICT_ID;
@@ -271,10 +272,10 @@ static int hexval(char c)
     return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c - 'A' + 10;
 }
 
-/* Columns: id, schema_type, schema_text, encode(identity_key,'hex'), refs::text, ts_ms */
+/* Columns: id, schema_type, schema_text, encode(identity_key,'hex'), refs::text, ts_ms, canonical */
 #define SCHEMA_COLUMNS                                                                                       \
     "id, schema_type, schema_text, encode(identity_key, 'hex'), refs::text, "                                \
-    "(extract(epoch from created_at) * 1000)::bigint"
+    "(extract(epoch from created_at) * 1000)::bigint, canonical::int"
 
 static reg_schema_t *schema_from_row(PGresult *res, int row)
 {
@@ -286,6 +287,7 @@ static reg_schema_t *schema_from_row(PGresult *res, int row)
         key[i] = (unsigned char)(hexval(hex[2 * i]) << 4 | hexval(hex[2 * i + 1]));
     reg_schema_t *s = reg_schema_new(atoi(PQgetvalue(res, row, 0)), type, PQgetvalue(res, row, 2), key,
                                      strtoll(PQgetvalue(res, row, 5), NULL, 10));
+    s->canonical = atoi(PQgetvalue(res, row, 6));
     json_t *refs = json_loads(PQgetvalue(res, row, 4), 0, NULL);
     size_t i;
     json_t *r;
@@ -307,8 +309,8 @@ static json_t *config_from_text(const char *text)
 static store_rc_t store_load_schemas(store_t *db, store_snapshot_t *out)
 {
     PGresult *res = NULL;
-    store_rc_t rc =
-        store_query(db, "SELECT " SCHEMA_COLUMNS " FROM schemas", 0, NULL, &res, "loading schemas");
+    store_rc_t rc = store_query(db, "SELECT " SCHEMA_COLUMNS " FROM schemas ORDER BY id", 0, NULL, &res,
+                                "loading schemas");
     if (rc != STORE_OK)
         return rc;
     out->nschemas = (size_t)PQntuples(res);
@@ -516,7 +518,9 @@ store_rc_t store_schema_find(store_t *db, schema_type_t type, const unsigned cha
     PGresult *res = NULL;
     *id = 0;
     store_rc_t rc =
-        store_query(db, "SELECT id FROM schemas WHERE schema_type = $1 AND identity_key = decode($2, 'hex')",
+        store_query(db,
+                    "SELECT id FROM schemas WHERE schema_type = $1 AND identity_key = decode($2, 'hex')"
+                    " AND canonical",
                     2, p, &res, "finding a schema");
     if (rc != STORE_OK)
         return rc;
@@ -525,6 +529,22 @@ store_rc_t store_schema_find(store_t *db, schema_type_t type, const unsigned cha
         *id = atoi(PQgetvalue(res, 0, 0));
     PQclear(res);
     return found ? STORE_OK : STORE_NOT_FOUND;
+}
+
+/*
+ * Serializes, until the transaction ends, the writers that create a row for
+ * one content: the import that moves the canonical mark (store_schema_import)
+ * against an upsert inserting the first canonical row. Without it, an import
+ * that does not yet see an uncommitted canonical row would then fail on the
+ * partial unique index. Two-key advisory locks are a separate space from
+ * store_lock_scope's one-key locks; a hash collision only serializes two
+ * contents.
+ */
+static store_rc_t store_lock_content(store_t *db, schema_type_t type, const char *hex)
+{
+    const char *p[2] = {schema_type_name(type), hex};
+    return store_query(db, "SELECT pg_advisory_xact_lock(11, hashtext($1 || ':' || $2))", 2, p, NULL,
+                       "locking the schema content");
 }
 
 store_rc_t store_schema_upsert(store_t *db, const reg_schema_t *s, int *id)
@@ -536,15 +556,18 @@ store_rc_t store_schema_upsert(store_t *db, const reg_schema_t *s, int *id)
         return rc;
     char hex[2 * REG_KEY_LEN + 1];
     key_hex(s->key, hex);
+    if ((rc = store_lock_content(db, s->type, hex)) != STORE_OK)
+        return rc;
     char *refs = refs_json(s);
     const char *p[4] = {schema_type_name(s->type), s->text, hex, refs};
     PGresult *res = NULL;
-    /* Concurrent inserts of the same content wait on the unique index and
-     * then see the winner's row: one id, no global lock. */
+    /* Concurrent inserts of the same content wait (on the content lock, then
+     * on the partial unique index of canonical rows) and then see the
+     * winner's row: one id, no global lock. */
     rc = store_query(db,
-                     "INSERT INTO schemas (id, schema_type, schema_text, identity_key, refs)"
-                     " VALUES (nextval('schema_ids'), $1, $2, decode($3, 'hex'), $4::jsonb)"
-                     " ON CONFLICT (schema_type, identity_key) DO NOTHING RETURNING id",
+                     "INSERT INTO schemas (id, schema_type, schema_text, identity_key, refs, canonical)"
+                     " VALUES (nextval('schema_ids'), $1, $2, decode($3, 'hex'), $4::jsonb, true)"
+                     " ON CONFLICT (schema_type, identity_key) WHERE canonical DO NOTHING RETURNING id",
                      4, p, &res, "storing a schema");
     free(refs);
     if (rc != STORE_OK)
@@ -559,17 +582,87 @@ store_rc_t store_schema_upsert(store_t *db, const reg_schema_t *s, int *id)
     return rc == STORE_NOT_FOUND ? store_fail_with(db, STORE_ERROR, "finding a schema", "row vanished") : rc;
 }
 
+char *store_versions_text(const reg_subject_t *subj)
+{
+    strbuf_t b = {0};
+    for (size_t i = 0; i < subj->n; i++)
+        strbuf_printf(&b, "%s%d:%d:%d", i ? "," : "", subj->v[i].version, subj->v[i].schema_id,
+                      subj->v[i].deleted ? 1 : 0);
+    char *text = strbuf_take(&b);
+    if (!text)
+        base_oom(0); /* the error contract: allocation failure aborts */
+    return text;
+}
+
+static json_t *append_json(const store_append_t *a)
+{
+    char hex[2 * REG_KEY_LEN + 1];
+    key_hex(a->row->key, hex);
+    char *refs = refs_json(a->row);
+    json_t *o = json_pack("{s:s, s:s, s:s, s:s%, s:s, s:o}", "subject", a->subject, "expect", a->expect,
+                          "type", schema_type_name(a->row->type), "text", a->row->text, a->row->text_len,
+                          "key", hex, "refs", json_loads(refs, 0, NULL));
+    free(refs);
+    if (!o)
+        base_oom(0);
+    return o;
+}
+
+store_rc_t store_register_append(store_t *db, store_append_t *items, size_t n)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n; i++) {
+        items[i].applied = 0;
+        json_array_append_new(arr, append_json(&items[i]));
+    }
+    char *text = json_dumps(arr, JSON_COMPACT);
+    json_decref(arr);
+    if (!text)
+        base_oom(0);
+    const char *p[1] = {text};
+    PGresult *res = NULL;
+    store_rc_t rc =
+        store_query(db, "SELECT o_ord, o_id, o_version, o_ts, o_new FROM sr_register_append_many($1)", 1, p,
+                    &res, "registering a schema");
+    free(text);
+    if (rc != STORE_OK)
+        return rc;
+    for (int r = 0; r < PQntuples(res); r++) {
+        long ord = strtol(PQgetvalue(res, r, 0), NULL, 10);
+        if (ord < 0 || (size_t)ord >= n)
+            continue;
+        store_append_t *a = &items[ord];
+        a->applied = 1;
+        a->id = atoi(PQgetvalue(res, r, 1));
+        a->version = atoi(PQgetvalue(res, r, 2));
+        a->ts_ms = strtoll(PQgetvalue(res, r, 3), NULL, 10);
+        a->inserted = PQgetvalue(res, r, 4)[0] == 't';
+    }
+    PQclear(res);
+    return STORE_OK;
+}
+
 store_rc_t store_schema_import(store_t *db, const reg_schema_t *s)
 {
     char hex[2 * REG_KEY_LEN + 1], ids[16];
     key_hex(s->key, hex);
     snprintf(ids, sizeof ids, "%d", s->id);
+    /* The content's newest id becomes its canonical one (migrations/0004). */
+    store_rc_t rc = store_lock_content(db, s->type, hex);
+    const char *k[2] = {schema_type_name(s->type), hex};
+    if (rc == STORE_OK)
+        rc = store_query(db,
+                         "UPDATE schemas SET canonical = false WHERE schema_type = $1"
+                         " AND identity_key = decode($2, 'hex') AND canonical",
+                         2, k, NULL, "importing a schema");
+    if (rc != STORE_OK)
+        return rc;
     char *refs = refs_json(s);
     const char *p[5] = {ids, schema_type_name(s->type), s->text, hex, refs};
-    store_rc_t rc = store_query(db,
-                                "INSERT INTO schemas (id, schema_type, schema_text, identity_key, refs)"
-                                " VALUES ($1, $2, $3, decode($4, 'hex'), $5::jsonb)",
-                                5, p, NULL, "importing a schema");
+    rc = store_query(db,
+                     "INSERT INTO schemas (id, schema_type, schema_text, identity_key, refs, canonical)"
+                     " VALUES ($1, $2, $3, decode($4, 'hex'), $5::jsonb, true)",
+                     5, p, NULL, "importing a schema");
     free(refs);
     if (rc == STORE_OK)
         rc = store_insert_references(db, s, s->id);
@@ -708,7 +801,6 @@ store_rc_t store_changes_prune(store_t *db, int retention_s)
 
 store_rc_t store_changes_pruned_upto(store_t *db, int64_t *seq)
 {
-    return store_query_int64(db, "SELECT pruned_upto FROM changes_horizon", "reading the change feed's horizon",
-                             seq);
+    return store_query_int64(db, "SELECT pruned_upto FROM changes_horizon",
+                             "reading the change feed's horizon", seq);
 }
-

@@ -31,7 +31,7 @@ typedef struct store store_t;
 typedef enum store_rc {
     STORE_OK = 0,
     STORE_NOT_FOUND,         /* the row asked for does not exist (not a failure) */
-    STORE_CONFLICT_IDENTITY, /* unique (schema_type, identity_key): same content, other id */
+    STORE_CONFLICT_IDENTITY, /* the content's canonical row exists (migrations/0004) */
     STORE_CONFLICT_ID,       /* primary key of schemas: the id is taken */
     STORE_READ_ONLY,         /* SQLSTATE 25006: a read-only transaction or standby */
     STORE_TIMEOUT,           /* 57014 statement timeout, 55P03 lock not available */
@@ -92,12 +92,43 @@ store_rc_t store_subjects_of_schema(store_t *db, int id, strlist_t *out);
 
 /* ---- 4. Writes ----------------------------------------------------------------- */
 
-/* The id of the schema row with (type, identity key), or STORE_NOT_FOUND. */
+/* The canonical id of (type, identity key) (migrations/0004), or STORE_NOT_FOUND. */
 store_rc_t store_schema_find(store_t *db, schema_type_t type, const unsigned char key[REG_KEY_LEN], int *id);
-/* Find-or-create by (type, identity key). */
+/* Find-or-create by (type, identity key): the canonical id, or a new row
+ * that becomes canonical. */
 store_rc_t store_schema_upsert(store_t *db, const reg_schema_t *s, int *id);
-/* IMPORT: inserts the row under s->id and lifts the id sequence above it.
- * STORE_CONFLICT_IDENTITY / STORE_CONFLICT_ID when either is taken. */
+/*
+ * The common registration in one statement, its own transaction (never inside
+ * store_begin): under each subject's lock, when the subject's versions still
+ * read `expect` (store_versions_text of what the caller saw), finds the
+ * content's canonical id or inserts row (row->id ignored) as its canonical
+ * row, and appends version max+1 with its change row. Several appends go in
+ * one statement, one transaction and one commit (group commit); a subject
+ * appearing twice gets the second one declined. Resending after a lost
+ * connection is safe: an append that committed changed the versions, so the
+ * resend declines it.
+ */
+typedef struct store_append {
+    const char *subject;     /* borrowed */
+    const char *expect;      /* borrowed */
+    const reg_schema_t *row; /* borrowed */
+    /* Out, on STORE_OK: applied 0 = declined (the versions moved on; nothing
+     * written). Else the id, the new version, its time and whether the call
+     * created the schema row (then row's time too). */
+    int applied;
+    int id;
+    int version;
+    int inserted;
+    int64_t ts_ms;
+} store_append_t;
+
+/* Runs n appends; any failure writes none of them. */
+store_rc_t store_register_append(store_t *db, store_append_t *items, size_t n);
+/* The versions of subj as store_register_append compares them (malloc'd). */
+char *store_versions_text(const reg_subject_t *subj);
+/* IMPORT: inserts the row under s->id, makes it the content's canonical row
+ * (the id stored last wins) and lifts the id sequence above it.
+ * STORE_CONFLICT_ID when the id is taken. */
 store_rc_t store_schema_import(store_t *db, const reg_schema_t *s);
 store_rc_t store_version_insert(store_t *db, const char *subject, int version, int schema_id);
 store_rc_t store_version_soft_delete(store_t *db, const char *subject, int version);

@@ -6,6 +6,7 @@ add_library(compat_avro STATIC
   ${CMAKE_CURRENT_LIST_DIR}/avro_equal.c
   ${CMAKE_CURRENT_LIST_DIR}/avro_fingerprint.c
   ${CMAKE_CURRENT_LIST_DIR}/avro_hash.c
+  ${CMAKE_CURRENT_LIST_DIR}/avro_json.c
   ${CMAKE_CURRENT_LIST_DIR}/avro_logical.c
   ${CMAKE_CURRENT_LIST_DIR}/avro_model.c
   ${CMAKE_CURRENT_LIST_DIR}/avro_names.c

@@ -24,7 +24,7 @@
 
 /* ---- 1. The engine ----------------------------------------------------- */
 
-/* parse / free / backward / format("resolved") for SCHEMA_AVRO. */
+/* parse / free / backward / format("resolved") / equivalent for SCHEMA_AVRO. */
 extern const schema_engine_t avro_engine;
 
 /* ---- 2. Direct use --------------------------------------------------------- */
@@ -49,6 +49,9 @@ void avro_model_free(avro_model_t *model);
 char *avro_model_canonical(const avro_model_t *model);
 /* The same with referenced types written out in full at first use ("resolved"). */
 char *avro_model_resolved(const avro_model_t *model);
+/* Confluent's AvroSchema.equivalent: the same types, names, properties,
+ * defaults, docs and aliases, whether or not some types came from references. */
+int avro_model_equivalent(const avro_model_t *a, const avro_model_t *b);
 /* Avro's Parsing Canonical Form (the specification's, not the stored form). */
 char *avro_parsing_canonical_form(const avro_model_t *model);
 

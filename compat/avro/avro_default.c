@@ -72,12 +72,12 @@ static int valid_default_kind(default_check_t *c, const avro_node_t *t, const js
     case AVRO_KIND_STRING:
     case AVRO_KIND_BYTES:
     case AVRO_KIND_ENUM:
-    case AVRO_KIND_FIXED: return json_is_string(v) && !is_number;
+    case AVRO_KIND_FIXED: return avro_json_text(v, NULL) && !is_number;
     case AVRO_KIND_INT:
         return json_is_integer(v) && json_integer_value(v) >= INT32_MIN && json_integer_value(v) <= INT32_MAX;
     case AVRO_KIND_LONG: return json_is_integer(v);
     case AVRO_KIND_FLOAT:
-    case AVRO_KIND_DOUBLE: return json_is_number(v) || is_number;
+    case AVRO_KIND_DOUBLE: return json_is_number(v) || is_number || avro_json_is_bigint(v);
     case AVRO_KIND_BOOLEAN: return json_is_boolean(v);
     case AVRO_KIND_NULL: return json_is_null(v);
     case AVRO_KIND_ARRAY: return json_is_array(v) && valid_elements(c, t->u.items, v);

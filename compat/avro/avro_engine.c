@@ -1,7 +1,7 @@
 /*
  * avro_engine: the Avro model behind compat/schema.h: parse with canonical
- * text, the backward check as Confluent's raw messages (AvroSchema.isBackwardCompatible), and the
- * "resolved" output format.
+ * text, the backward check as Confluent's raw messages (AvroSchema.isBackwardCompatible), the
+ * "resolved" output format, and AvroSchema.equivalent for lookups.
  */
 #include "compat/avro/internal.h"
 
@@ -102,10 +102,16 @@ static char *engine_format(const void *model, const char *format)
     return NULL;
 }
 
+static int engine_equivalent(const void *self, const void *other)
+{
+    return avro_model_equivalent(self, other);
+}
+
 const schema_engine_t avro_engine = {
     .type = SCHEMA_AVRO,
     .parse = engine_parse,
     .free = engine_free,
     .backward = engine_backward,
     .format = engine_format,
+    .equivalent = engine_equivalent,
 };

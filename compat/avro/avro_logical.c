@@ -94,19 +94,21 @@ static int has_incompatible_prop(const avro_node_t *n)
     static const char *const props[] = {"avro.java.string", "java-class", "java-key-class",
                                         "java-element-class"};
     for (size_t i = 0; i < sizeof props / sizeof *props; i++)
-        if (json_is_string(prop_get(n, props[i])))
+        if (avro_json_text(prop_get(n, props[i]), NULL))
             return 1;
     return 0;
 }
 
 void avro_logical_detect(avro_node_t *n)
 {
-    const json_t *lt = prop_get(n, "logicalType");
+    size_t len;
+    const char *lt = avro_json_text(prop_get(n, "logicalType"), &len);
     n->logical = AVRO_LOGICAL_NONE;
-    if (!json_is_string(lt) || has_incompatible_prop(n))
+    if (!lt || has_incompatible_prop(n))
         return;
     for (size_t i = 0; i < sizeof logical_types / sizeof *logical_types; i++) {
-        if (strcmp(json_string_value(lt), logical_types[i].name) != 0)
+        /* With its length: "decimal\u0000" is no logical type. */
+        if (len != strlen(logical_types[i].name) || memcmp(lt, logical_types[i].name, len) != 0)
             continue;
         avro_kind_t base = logical_types[i].base;
         int ok = base == AVRO_KIND_UNRESOLVED ? special_valid(n, logical_types[i].type) : n->kind == base;

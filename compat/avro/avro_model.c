@@ -128,6 +128,11 @@ char *avro_model_resolved(const avro_model_t *m)
     return strbuf_take(&b);
 }
 
+int avro_model_equivalent(const avro_model_t *a, const avro_model_t *b)
+{
+    return avro_node_equivalent(a->root, b->root);
+}
+
 char *avro_parsing_canonical_form(const avro_model_t *m)
 {
     strbuf_t b = {0};

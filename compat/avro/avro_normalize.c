@@ -8,6 +8,12 @@
  *   2. Field defaults, converted through Avro's JacksonUtils.toObject
  *   3. Types
  *
+ * Every JSON value Confluent writes here (property values, defaults) goes
+ * through AvroSchemaUtils.toJsonNode, whose node factory keeps object
+ * members in a TreeMap: keys sorted at every depth, as String.compareTo
+ * orders them. An integer beyond int64 is no Java object to toObject
+ * (null): a default made of one is dropped, one inside a value throws.
+ *
  * Everything Confluent writes unescaped (names, symbols, property keys) is
  * written unescaped here too; defaults are converted by their schema, which
  * turns a float default into Float precision, drops a default that matches
@@ -28,6 +34,72 @@ typedef struct norm_ctx {
 } norm_ctx_t;
 
 static void norm_node(norm_ctx_t *c, const avro_node_t *n);
+
+typedef enum norm_status {
+    NORM_OK,
+    NORM_NULL, /* toObject returned null: dropped at top level, fatal inside */
+    NORM_FAIL, /* Confluent's code throws */
+} norm_status_t;
+
+static int key_order(const void *a, const void *b)
+{
+    return avro_utf16_cmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The object's keys in TreeMap order (malloc'd; NULL when empty or out of memory). */
+static const char **sorted_keys(const json_t *obj, size_t *n)
+{
+    *n = json_object_size(obj);
+    const char **keys = *n ? malloc(*n * sizeof *keys) : NULL;
+    if (!keys)
+        return NULL;
+    size_t i = 0;
+    const char *key;
+    json_t *member;
+    json_object_foreach((json_t *)obj, key, member) keys[i++] = key;
+    qsort(keys, *n, sizeof *keys, key_order);
+    return keys;
+}
+
+/* toJsonNode(toObject(v)) without a schema, as setSimpleProps writes a property value. */
+static norm_status_t norm_json(strbuf_t *b, const json_t *v)
+{
+    if (avro_json_is_bigint(v))
+        return NORM_FAIL;
+    if (json_is_array(v)) {
+        strbuf_putc(b, '[');
+        for (size_t i = 0; i < json_array_size(v); i++) {
+            if (i)
+                strbuf_putc(b, ',');
+            if (norm_json(b, json_array_get(v, i)) != NORM_OK)
+                return NORM_FAIL;
+        }
+        strbuf_putc(b, ']');
+        return NORM_OK;
+    }
+    if (!json_is_object(v)) {
+        avro_buf_json_value(b, v);
+        return NORM_OK;
+    }
+    size_t n;
+    const char **keys = sorted_keys(v, &n);
+    if (n && !keys) {
+        b->failed = 1;
+        return NORM_FAIL;
+    }
+    norm_status_t st = NORM_OK;
+    strbuf_putc(b, '{');
+    for (size_t i = 0; i < n && st == NORM_OK; i++) {
+        if (i)
+            strbuf_putc(b, ',');
+        avro_buf_json_string(b, keys[i]);
+        strbuf_putc(b, ':');
+        st = norm_json(b, json_object_get(v, keys[i]));
+    }
+    strbuf_putc(b, '}');
+    free(keys);
+    return st;
+}
 
 static void norm_fail(norm_ctx_t *c, const char *what, const char *name)
 {
@@ -71,7 +143,10 @@ static void norm_props(norm_ctx_t *c, const avro_props_t *props)
         strbuf_puts(c->b, ",\"");
         strbuf_puts(c->b, sorted[i].key);
         strbuf_puts(c->b, "\":");
-        avro_buf_json_value(c->b, sorted[i].value);
+        if (norm_json(c->b, sorted[i].value) != NORM_OK) {
+            norm_fail(c, "cannot convert the value of property ", sorted[i].key);
+            break;
+        }
     }
     free(sorted);
 }
@@ -140,12 +215,6 @@ static void norm_logical(norm_ctx_t *c, const avro_node_t *n)
 /* ---- 2. Field defaults
  * ------------------------------------------------------------------------ */
 
-typedef enum norm_status {
-    NORM_OK,
-    NORM_NULL, /* toObject returned null: dropped at top level, fatal inside */
-    NORM_FAIL, /* Confluent's code throws */
-} norm_status_t;
-
 static norm_status_t norm_datum(strbuf_t *b, const json_t *v, const avro_node_t *s, int is_number);
 
 /* Jackson writes a non-finite number as a string. */
@@ -186,37 +255,41 @@ static norm_status_t norm_real(strbuf_t *b, double v, const avro_node_t *s)
 }
 
 /* bytes/fixed defaults go through ISO-8859-1 bytes and back: other characters become '?'. */
-static void put_latin1_string(strbuf_t *b, const char *s)
+static void put_latin1_string(strbuf_t *b, const char *s, size_t len)
 {
     strbuf_t tmp = {0};
-    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+    const unsigned char *end = (const unsigned char *)s + len;
+    for (const unsigned char *p = (const unsigned char *)s; p < end;) {
         if (*p < 0x80) {
             strbuf_putc(&tmp, (char)*p++);
             continue;
         }
-        int len = *p >= 0xF0 ? 4 : *p >= 0xE0 ? 3 : 2;
-        if (len == 2 && *p <= 0xC3)
+        int width = *p >= 0xF0 ? 4 : *p >= 0xE0 ? 3 : 2;
+        if (width == 2 && *p <= 0xC3)
             strbuf_put(&tmp, (const char *)p, 2);
         else
             strbuf_putc(&tmp, '?');
-        for (int i = 0; i < len && *p; i++)
+        for (int i = 0; i < width && p < end; i++)
             p++;
     }
+    size_t n = tmp.len;
     char *text = strbuf_take(&tmp);
     if (!text) {
         b->failed = 1;
         return;
     }
-    avro_buf_json_string(b, text);
+    avro_buf_json_stringn(b, text, n);
     free(text);
 }
 
-static norm_status_t norm_string(strbuf_t *b, const char *text, const avro_node_t *s)
+static norm_status_t norm_string(strbuf_t *b, const json_t *v, const avro_node_t *s)
 {
+    size_t len = json_string_length(v);
+    const char *text = json_string_value(v);
     if (!s || s->kind == AVRO_KIND_STRING || s->kind == AVRO_KIND_ENUM)
-        avro_buf_json_string(b, text);
+        avro_buf_json_stringn(b, text, len);
     else if (s->kind == AVRO_KIND_BYTES || s->kind == AVRO_KIND_FIXED)
-        put_latin1_string(b, text);
+        put_latin1_string(b, text, len);
     else
         return NORM_NULL;
     return NORM_OK;
@@ -249,27 +322,34 @@ static const avro_node_t *member_schema(const avro_node_t *s, const char *key, i
     return idx < 0 ? NULL : s->u.record.fields[idx].type;
 }
 
+/* A record or map default: members converted by their schema, keys sorted (toJsonNode). */
 static norm_status_t norm_object(strbuf_t *b, const json_t *v, const avro_node_t *s)
 {
-    const char *key;
-    json_t *member;
-    int first = 1, missing;
+    size_t n;
+    const char **keys = sorted_keys(v, &n);
+    if (n && !keys) {
+        b->failed = 1;
+        return NORM_FAIL;
+    }
+    norm_status_t st = NORM_OK;
+    int missing;
     strbuf_putc(b, '{');
-    json_object_foreach((json_t *)v, key, member)
-    {
-        const avro_node_t *ms = member_schema(s, key, &missing);
-        if (missing)
-            return NORM_FAIL;
-        if (!first)
+    for (size_t i = 0; i < n && st == NORM_OK; i++) {
+        const avro_node_t *ms = member_schema(s, keys[i], &missing);
+        if (missing) {
+            st = NORM_FAIL;
+            break;
+        }
+        if (i)
             strbuf_putc(b, ',');
-        first = 0;
-        avro_buf_json_string(b, key);
+        avro_buf_json_string(b, keys[i]);
         strbuf_putc(b, ':');
-        if (norm_datum(b, member, ms, 0) != NORM_OK)
-            return NORM_FAIL;
+        if (norm_datum(b, json_object_get(v, keys[i]), ms, 0) != NORM_OK)
+            st = NORM_FAIL;
     }
     strbuf_putc(b, '}');
-    return NORM_OK;
+    free(keys);
+    return st;
 }
 
 /* JacksonUtils.toObject(value, schema) followed by Jackson's output of it. */
@@ -280,17 +360,17 @@ static norm_status_t norm_datum(strbuf_t *b, const json_t *v, const avro_node_t 
             return NORM_FAIL;
         s = s->u.uni.branches[0];
     }
-    if (!v)
+    if (!v || avro_json_is_bigint(v))
         return NORM_NULL;
     if (is_number)
-        return norm_string(b, json_string_value(v), NULL);
+        return norm_string(b, v, NULL);
     switch (json_typeof(v)) {
     case JSON_NULL: strbuf_puts(b, "null"); return NORM_OK;
     case JSON_TRUE: strbuf_puts(b, "true"); return NORM_OK;
     case JSON_FALSE: strbuf_puts(b, "false"); return NORM_OK;
     case JSON_INTEGER: return norm_integer(b, json_integer_value(v), s);
     case JSON_REAL: return norm_real(b, json_real_value(v), s);
-    case JSON_STRING: return norm_string(b, json_string_value(v), s);
+    case JSON_STRING: return norm_string(b, v, s);
     case JSON_ARRAY: return norm_array(b, v, s);
     case JSON_OBJECT: return norm_object(b, v, s);
     }
@@ -330,7 +410,7 @@ static void norm_field(norm_ctx_t *c, const avro_field_t *f)
     strbuf_printf(c->b, ",\"order\":\"%s\"", order_upper(f->order));
     if (f->doc) {
         strbuf_puts(c->b, ",\"doc\":");
-        avro_buf_json_string(c->b, f->doc);
+        avro_buf_json_value(c->b, f->doc);
     }
     norm_field_aliases(c, f);
     norm_field_default(c, f);
@@ -376,9 +456,9 @@ static void norm_named(norm_ctx_t *c, const avro_node_t *n)
     strbuf_printf(c->b, ",\"type\":\"%s\"", avro_kind_name(n->kind));
     norm_body(c, n);
     norm_logical(c, n);
-    if (n->named->doc && *n->named->doc) {
+    if (n->named->doc && json_string_length(n->named->doc)) {
         strbuf_puts(c->b, ",\"doc\":");
-        avro_buf_json_string(c->b, n->named->doc);
+        avro_buf_json_value(c->b, n->named->doc);
     }
     norm_type_aliases(c, n);
     if (n->kind == AVRO_KIND_ENUM && n->u.enm.def) {

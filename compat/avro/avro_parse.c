@@ -73,15 +73,57 @@ static void *parse_fail_json(avro_parse_t *p, const char *what, const json_t *j)
     return NULL;
 }
 
-/* Jackson's textValue(): the string, or NULL for any other JSON type. */
-static const char *json_text(const json_t *j)
+/* Text with each U+0000 written as \u0000, for messages (malloc'd). */
+static char *nul_visible(const char *s, size_t len)
 {
-    return json_is_string(j) ? json_string_value(j) : NULL;
+    strbuf_t b = {0};
+    for (size_t i = 0; i < len; i++) {
+        if (s[i])
+            strbuf_putc(&b, s[i]);
+        else
+            strbuf_puts(&b, "\\u0000");
+    }
+    return strbuf_take(&b);
 }
 
-static const char *member_text(const json_t *obj, const char *key)
+/*
+ * Jackson's textValue(): the string, or NULL for any other JSON type. The
+ * model holds names, namespaces, aliases, symbols and the like as C
+ * strings, so one holding U+0000 is refused here, with the message Avro's
+ * name validator gives (docs/compatibility.md "Avro": Avro refuses U+0000
+ * in every name and symbol; it lets namespaces of existing schemas and
+ * aliases hold one, this engine does not). Docs, defaults and property
+ * values keep U+0000: they stay JSON values.
+ */
+static const char *json_text(avro_parse_t *p, const json_t *j)
 {
-    return json_text(json_object_get(obj, key));
+    size_t len;
+    const char *s = avro_json_text(j, &len);
+    if (!s || !memchr(s, '\0', len))
+        return s;
+    /* The visible form has a backslash where the U+0000 was, which the
+     * strict validator refuses at the same place: the same message. */
+    char *shown = nul_visible(s, len);
+    char *problem = shown ? avro_name_problem(AVRO_NAMES_STRICT, shown) : NULL;
+    if (!problem)
+        parse_oom(p);
+    else
+        parse_fail(p, "%s", problem);
+    free(problem);
+    free(shown);
+    return NULL;
+}
+
+static const char *member_text(avro_parse_t *p, const json_t *obj, const char *key)
+{
+    return json_text(p, json_object_get(obj, key));
+}
+
+/* A "doc": any JSON string, U+0000 included; NULL when absent or not text. */
+static const json_t *member_doc(const json_t *obj)
+{
+    const json_t *doc = json_object_get(obj, "doc");
+    return avro_json_text(doc, NULL) ? doc : NULL;
 }
 
 static avro_node_t *node_new(avro_parse_t *p, avro_kind_t kind)
@@ -207,15 +249,17 @@ static avro_named_t *parse_type_name(avro_parse_t *p, const json_t *j, const cha
     avro_named_t *named = arena_alloc(p->model->arena, sizeof *named);
     if (!named)
         return parse_oom(p);
-    const char *space = member_text(j, "namespace");
-    const char *name = member_text(j, "name");
+    const char *space = member_text(p, j, "namespace");
+    const char *name = member_text(p, j, "name");
+    if (p->error)
+        return NULL;
     if (!name)
         return parse_fail_json(p, "No name in schema", j);
     if (make_name(p, name, space ? space : ns, &named->name) != 0)
         return NULL;
     if (primitive_kind(named->name.full) != AVRO_KIND_UNRESOLVED)
         return parse_fail(p, "Schemas may not be named after primitives: %s", named->name.full);
-    named->doc = member_text(j, "doc");
+    named->doc = member_doc(j);
     return named;
 }
 
@@ -296,13 +340,16 @@ static int parse_alias_strings(avro_parse_t *p, const json_t *j, const char ***o
         return parse_oom(p), -1;
     for (size_t i = 0; i < n; i++) {
         const json_t *a = json_array_get(arr, i);
-        if (!json_is_string(a))
+        if (!avro_json_text(a, NULL))
             return parse_fail_json(p, "alias not a string", a), -1;
-        long known = avro_index_add(seen, json_string_value(a), 0);
+        const char *alias = json_text(p, a);
+        if (!alias)
+            return -1;
+        long known = avro_index_add(seen, alias, 0);
         if (known == AVRO_INDEX_OOM)
             return parse_oom(p), -1;
         if (known < 0)
-            list[(*n_out)++] = json_string_value(a);
+            list[(*n_out)++] = alias;
     }
     *out = list;
     return 0;
@@ -346,9 +393,9 @@ static avro_node_t *parse_union(avro_parse_t *p, const json_t *j, const char *ns
 
 static const avro_node_t *parse_object(avro_parse_t *p, const json_t *j, const char *ns)
 {
-    const char *type = member_text(j, "type");
+    const char *type = member_text(p, j, "type");
     if (!type)
-        return parse_fail_json(p, "No type", j);
+        return p->error ? NULL : parse_fail_json(p, "No type", j);
     avro_kind_t prim = primitive_kind(type);
     if (prim != AVRO_KIND_UNRESOLVED)
         return parse_primitive(p, j, prim);
@@ -372,14 +419,16 @@ static const avro_node_t *parse_schema(avro_parse_t *p, const json_t *j, const c
         return parse_fail(p, "Schema nesting deeper than %d levels", AVRO_MAX_DEPTH);
     p->depth++;
     const avro_node_t *n;
-    if (json_is_string(j))
-        n = find_type(p, json_string_value(j), ns);
-    else if (json_is_object(j))
+    if (avro_json_text(j, NULL)) {
+        const char *name = json_text(p, j);
+        n = name ? find_type(p, name, ns) : NULL;
+    } else if (json_is_object(j)) {
         n = parse_object(p, j, ns);
-    else if (json_is_array(j))
+    } else if (json_is_array(j)) {
         n = parse_union(p, j, ns);
-    else
+    } else {
         n = parse_fail_json(p, "Schema not yet supported", j);
+    }
     p->depth--;
     return n;
 }
@@ -392,9 +441,9 @@ static int parse_field_order(avro_parse_t *p, const json_t *j, avro_order_t *out
     *out = AVRO_ORDER_ASCENDING;
     if (!o)
         return 0;
-    const char *text = json_text(o);
+    const char *text = json_text(p, o);
     if (!text)
-        return parse_fail_json(p, "Field order is not a string", o), -1;
+        return p->error ? -1 : (parse_fail_json(p, "Field order is not a string", o), -1);
     if (strcasecmp(text, "ascending") == 0)
         return 0;
     if (strcasecmp(text, "descending") == 0)
@@ -411,9 +460,16 @@ static int parse_field_order(avro_parse_t *p, const json_t *j, avro_order_t *out
 static int convert_float_default(avro_parse_t *p, avro_field_t *f)
 {
     double v;
-    const char *text = json_string_value(f->def);
-    if (avro_java_parse_double(text, &v) != 0)
-        return parse_fail(p, "For input string: \"%s\"", text), -1;
+    size_t len;
+    const char *text = avro_json_text(f->def, &len);
+    if (memchr(text, '\0', len) || avro_java_parse_double(text, &v) != 0) {
+        char *shown = nul_visible(text, len);
+        if (!shown)
+            return parse_oom(p), -1;
+        parse_fail(p, "For input string: \"%s\"", shown);
+        free(shown);
+        return -1;
+    }
     json_t *conv;
     if (v != v)
         conv = json_string("NaN");
@@ -451,10 +507,10 @@ static int check_field_default(avro_parse_t *p, const avro_field_t *f)
 
 static int parse_field(avro_parse_t *p, const json_t *j, const char *ns, avro_field_t *f)
 {
-    f->name = member_text(j, "name");
+    f->name = member_text(p, j, "name");
     if (!f->name)
-        return parse_fail_json(p, "No field name", j), -1;
-    f->doc = member_text(j, "doc");
+        return p->error ? -1 : (parse_fail_json(p, "No field name", j), -1);
+    f->doc = member_doc(j);
     const json_t *type = json_object_get(j, "type");
     if (!type)
         return parse_fail_json(p, "No field type", j), -1;
@@ -464,7 +520,7 @@ static int parse_field(avro_parse_t *p, const json_t *j, const char *ns, avro_fi
         return -1;
     f->def = json_object_get(j, "default");
     avro_kind_t k = f->type->kind;
-    if (f->def && json_is_string(f->def) && (k == AVRO_KIND_FLOAT || k == AVRO_KIND_DOUBLE) &&
+    if (avro_json_text(f->def, NULL) && (k == AVRO_KIND_FLOAT || k == AVRO_KIND_DOUBLE) &&
         convert_float_default(p, f) != 0)
         return -1;
     if (check_name(p, p->names, f->name, NULL) != 0 || check_field_default(p, f) != 0)
@@ -564,9 +620,9 @@ static int parse_symbols(avro_parse_t *p, const json_t *j, avro_node_t *n)
     for (size_t i = 0; i < count; i++) {
         /* A non-string symbol is a null name, which every validator rejects
          * (Avro rejects it later for existing schemas; the verdict is the same). */
-        const char *s = json_text(json_array_get(arr, i));
+        const char *s = json_text(p, json_array_get(arr, i));
         if (!s)
-            return parse_fail(p, "Null name"), -1;
+            return p->error ? -1 : (parse_fail(p, "Null name"), -1);
         if (check_name(p, p->names, s, NULL) != 0)
             return -1;
         long earlier = avro_index_add(by_name, s, (long)i);
@@ -588,7 +644,9 @@ static avro_node_t *parse_enum(avro_parse_t *p, const json_t *j, const char *ns)
     if (!n || !(n->named = parse_type_name(p, j, ns)) || parse_symbols(p, j, n) != 0)
         return NULL;
     /* A non-string "default" is ignored, like Jackson's textValue() of it. */
-    const char *def = member_text(j, "default");
+    const char *def = member_text(p, j, "default");
+    if (p->error)
+        return NULL;
     if (def && avro_index_find(n->u.enm.by_name, def) < 0)
         return fail_enum_default(p, n, def), NULL;
     n->u.enm.def = def;
@@ -800,7 +858,7 @@ static char *strip_comments(const char *text, size_t len)
             while (i < len && out[i] != '\n')
                 out[i++] = ' ';
         } else if (out[i] == '/' && i + 1 < len && out[i + 1] == '*') {
-            char *end = strstr(out + i + 2, "*/");
+            char *end = memmem(out + i + 2, len - i - 2, "*/", 2);
             if (!end)
                 break;
             for (size_t e = (size_t)(end - out) + 2; i < e; i++)
@@ -818,7 +876,7 @@ static json_t *load_json(avro_parse_t *p, const char *text, size_t len)
     if (memchr(text, '/', len) && !clean)
         return parse_oom(p);
     json_error_t je;
-    json_t *doc = json_loadb(clean ? clean : text, len, JSON_DECODE_ANY, &je);
+    json_t *doc = avro_json_load(clean ? clean : text, len, &je);
     free(clean);
     if (!doc)
         return parse_fail(p, "Invalid JSON: %s at line %d column %d", je.text, je.line, je.column);

@@ -25,11 +25,11 @@ static const char *json_short_escape(unsigned char c)
     }
 }
 
-void avro_buf_json_string(strbuf_t *b, const char *s)
+void avro_buf_json_stringn(strbuf_t *b, const char *s, size_t len)
 {
     strbuf_putc(b, '"');
-    const char *run = s;
-    for (const char *p = s; *p; p++) {
+    const char *run = s, *end = s + len;
+    for (const char *p = s; p < end; p++) {
         unsigned char c = (unsigned char)*p;
         if (c >= 0x20 && c != '"' && c != '\\')
             continue;
@@ -41,8 +41,13 @@ void avro_buf_json_string(strbuf_t *b, const char *s)
             strbuf_printf(b, "\\u%04X", c);
         run = p + 1;
     }
-    strbuf_puts(b, run);
+    strbuf_put(b, run, (size_t)(end - run));
     strbuf_putc(b, '"');
+}
+
+void avro_buf_json_string(strbuf_t *b, const char *s)
+{
+    avro_buf_json_stringn(b, s, strlen(s));
 }
 
 static void json_write_array(strbuf_t *b, const json_t *v)
@@ -80,7 +85,13 @@ void avro_buf_json_value(strbuf_t *b, const json_t *v)
     switch (json_typeof(v)) {
     case JSON_OBJECT: json_write_object(b, v); break;
     case JSON_ARRAY: json_write_array(b, v); break;
-    case JSON_STRING: avro_buf_json_string(b, json_string_value(v)); break;
+    case JSON_STRING:
+        /* A big integer (avro_json.c) is a number: Jackson writes its digits. */
+        if (avro_json_is_bigint(v))
+            strbuf_puts(b, avro_json_bigint_digits(v));
+        else
+            avro_buf_json_stringn(b, json_string_value(v), json_string_length(v));
+        break;
     case JSON_INTEGER: strbuf_printf(b, "%" JSON_INTEGER_FORMAT, json_integer_value(v)); break;
     case JSON_REAL: avro_buf_java_double(b, json_real_value(v)); break;
     case JSON_TRUE: strbuf_puts(b, "true"); break;

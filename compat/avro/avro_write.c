@@ -108,8 +108,10 @@ static void write_named_head(strbuf_t *b, const char *type, const avro_node_t *n
     strbuf_puts(b, "{\"type\":");
     avro_buf_json_string(b, type);
     write_name(b, &n->named->name, ns);
-    if (n->named->doc)
-        write_string_member(b, "doc", n->named->doc);
+    if (n->named->doc) {
+        write_key(b, "doc", 0);
+        avro_buf_json_value(b, n->named->doc);
+    }
 }
 
 static const char *order_name(avro_order_t o)
@@ -124,8 +126,10 @@ static void write_field(schema_writer_t *w, const avro_field_t *f, const char *n
     avro_buf_json_string(b, f->name);
     write_key(b, "type", 0);
     write_node(w, f->type, ns);
-    if (f->doc)
-        write_string_member(b, "doc", f->doc);
+    if (f->doc) {
+        write_key(b, "doc", 0);
+        avro_buf_json_value(b, f->doc);
+    }
     if (f->def) {
         write_key(b, "default", 0);
         avro_buf_json_value(b, f->def);

@@ -4,7 +4,7 @@
  * Contents
  *   1. Limits
  *   2. Arena (base/arena.h): the memory of one model or one check
- *   3. Text buffer and JSON output (avro_text.c)
+ *   3. JSON input (avro_json.c) and output (avro_text.c)
  *   4. Java number semantics (avro_number.c)
  *   5. Name tables (avro_hash.c; base/hmap.h)
  *   6. Names (avro_names.c, avro_unicode.c)
@@ -52,10 +52,23 @@
 
 /* base/arena.h: one arena per model (avro_model_t.arena) and one per check. */
 
-/* ---- 3. Text buffer and JSON output ---------------------------------------- */
+/* ---- 3. JSON input and output ------------------------------------------------ */
 
-/* A JSON string literal escaped the way Jackson escapes it. */
+/* A document as Jackson reads it for Avro: strings may hold U+0000, and
+ * integers beyond the int64 range keep their digits (avro_json.c). NULL and
+ * *je as json_loadb. */
+json_t *avro_json_load(const char *text, size_t len, json_error_t *je);
+/* Jackson's textValue(): the string (its length in *len when len is not
+ * NULL; it may hold U+0000), or NULL for any other JSON type. */
+const char *avro_json_text(const json_t *v, size_t *len);
+/* An integer beyond the int64 range (Jackson's BigIntegerNode): a number, not
+ * text, to every reader; its digits (borrowed) as written, sign included. */
+int avro_json_is_bigint(const json_t *v);
+const char *avro_json_bigint_digits(const json_t *v);
+
+/* A JSON string literal escaped the way Jackson escapes it (U+0000 as \u0000). */
 void avro_buf_json_string(strbuf_t *b, const char *s);
+void avro_buf_json_stringn(strbuf_t *b, const char *s, size_t len);
 /* A JSON value printed the way Jackson's writeTree prints it (compact,
  * key order kept, doubles as Double.toString). */
 void avro_buf_json_value(strbuf_t *b, const json_t *v);
@@ -177,7 +190,7 @@ typedef struct avro_node avro_node_t;
 typedef struct avro_field {
     const char *name;
     const avro_node_t *type;
-    const char *doc;   /* NULL when absent */
+    const json_t *doc; /* a JSON string (it may hold U+0000); NULL when absent */
     const json_t *def; /* NULL when there is no default */
     int def_is_number; /* def is "NaN"/"Infinity" text that Java holds as a double */
     avro_order_t order;
@@ -189,7 +202,7 @@ typedef struct avro_field {
 
 typedef struct avro_named {
     avro_name_t name;
-    const char *doc;
+    const json_t *doc;    /* a JSON string (it may hold U+0000); NULL when absent */
     avro_name_t *aliases; /* resolved against the type's own namespace */
     size_t n_aliases;
 } avro_named_t;
@@ -270,8 +283,11 @@ void avro_logical_detect(avro_node_t *n);
 /* avro_default.c: Schema.isValidDefault, with placeholders read as empty records. */
 int avro_default_is_valid(const avro_node_t *type, const json_t *v, int is_number);
 
-/* avro_equal.c: Schema.equals, used to accept identical re-definitions. */
+/* avro_equal.c: Schema.equals, used to accept identical re-definitions; and
+ * Confluent's AvroSchema.equivalent (Schema.equals plus aliases, docs and
+ * enum defaults), used by lookups. 1 or 0 (0 too beyond the depth limit). */
 int avro_node_equal(const avro_node_t *a, const avro_node_t *b);
+int avro_node_equivalent(const avro_node_t *a, const avro_node_t *b);
 
 /* avro_write.c: Schema.toString with the given full names already known. */
 void avro_write_schema(strbuf_t *b, const avro_node_t *root, const char *const *known, size_t n_known);

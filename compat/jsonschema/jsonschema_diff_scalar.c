@@ -43,8 +43,12 @@ static void compare_number_bound(jsonschema_ctx_t *ctx, const char *kw, const js
         jsonschema_ctx_add_at(ctx, kw, t.decreased);
 }
 
-/* The reference tests a decrease of exclusiveMaximum against the update's
- * *maximum*, and fails outright without one; we report nothing then. */
+/* The reference (NumberSchemaDiff) tests a decrease of exclusiveMaximum
+ * against the update's *maximum*, not its exclusive limit: with a maximum
+ * there, a decrease is reported only when the old limit exceeds it, and we
+ * do the same. Without one it dereferences null and the check fails with an
+ * internal error, so the change never passes there; we report the decrease,
+ * incompatible, so that it does not pass here either (issue 12, item 6). */
 static void compare_exclusive_maximum(jsonschema_ctx_t *ctx, const jsonschema_node_t *o,
                                       const jsonschema_node_t *u)
 {
@@ -57,7 +61,7 @@ static void compare_exclusive_maximum(jsonschema_ctx_t *ctx, const jsonschema_no
         jsonschema_ctx_add_at(ctx, "exclusiveMaximum", JSONSCHEMA_EXCLUSIVE_MAXIMUM_REMOVED);
     else if (oe->num < ue->num)
         jsonschema_ctx_add_at(ctx, "exclusiveMaximum", JSONSCHEMA_EXCLUSIVE_MAXIMUM_INCREASED);
-    else if (oe->num != ue->num && u->maximum && oe->num > u->maximum->num)
+    else if (oe->num > ue->num && (!u->maximum || oe->num > u->maximum->num))
         jsonschema_ctx_add_at(ctx, "exclusiveMaximum", JSONSCHEMA_EXCLUSIVE_MAXIMUM_DECREASED);
 }
 

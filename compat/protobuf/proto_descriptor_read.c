@@ -400,15 +400,18 @@ static void make_map(reader_t *r, proto_field_t *f, const MessageProto *entry)
 }
 
 static proto_group_t *make_group(reader_t *r, const FieldProto *fp, const MessageProto *gm,
-                                 const proto_symtab_t *tab, int order, int nested_order)
+                                 const proto_symtab_t *tab, int in_oneof, int order, int nested_order)
 {
     proto_group_t *g = NEW(r, proto_group_t);
     if (!g)
         return NULL;
     g->name = dup(r, gm->name);
     g->tag = fp->number;
+    /* A group in a oneof is written without a label, like the oneof's fields
+     * (protoc records LABEL_OPTIONAL); a label there would not parse back. */
     g->label =
-        fp->label == GOOGLE__PROTOBUF__FIELD_DESCRIPTOR_PROTO__LABEL__LABEL_REPEATED   ? PROTO_LABEL_REPEATED
+        in_oneof                                                                       ? PROTO_LABEL_NONE
+        : fp->label == GOOGLE__PROTOBUF__FIELD_DESCRIPTOR_PROTO__LABEL__LABEL_REPEATED ? PROTO_LABEL_REPEATED
         : fp->label == GOOGLE__PROTOBUF__FIELD_DESCRIPTOR_PROTO__LABEL__LABEL_REQUIRED ? PROTO_LABEL_REQUIRED
                                                                                        : PROTO_LABEL_OPTIONAL;
     g->field_order = order;
@@ -439,7 +442,7 @@ static void read_members(reader_t *r, proto_message_t *m, const MessageProto *mp
             fp->has_oneof_index && !fp->proto3_optional && (size_t)fp->oneof_index < mp->n_oneof_decl;
         if (fp->type == GOOGLE__PROTOBUF__FIELD_DESCRIPTOR_PROTO__TYPE__TYPE_GROUP && target) {
             consumed[nested] = 1;
-            proto_group_t *g = make_group(r, fp, target, tab, (int)i, (int)nested);
+            proto_group_t *g = make_group(r, fp, target, tab, in_oneof, (int)i, (int)nested);
             if (in_oneof)
                 push(r, &oneofs[fp->oneof_index]->groups, &oneofs[fp->oneof_index]->n_groups, g);
             else

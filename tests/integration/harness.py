@@ -683,6 +683,24 @@ class RegistryTestCase(unittest.TestCase):
 
 # ---- 7. main ---------------------------------------------------------------
 
+class TwoNodeTestCase(RegistryTestCase):
+    """RegistryTestCase with a second server, node_b, on the same database."""
+
+    node_b_args = ()
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()                     # node A: cls.server
+        cls.node_b = Server(database_url=cls.db.url, name="node-b", args=cls.node_b_args).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        try:
+            cls.node_b.stop()
+        finally:
+            super().tearDownClass()
+
+
 def main():
     """unittest.main with cleanup guaranteed and a non-zero status on failure."""
     try:

@@ -258,6 +258,26 @@ class Modes(harness.RegistryTestCase):
             with self.subTest(subject=raw):
                 self.assert_error(self.put(f"/mode/{raw}", {"mode": "READONLY"}), 422, 42208)
 
+    def test_null_mode_deletes_it(self):
+        """{"mode": null} is Optional.empty() in Confluent's ModeUpdateRequest:
+        KafkaSchemaRegistry.setMode writes a null ModeValue, i.e. deletes the
+        scope's mode (the global one then reads READWRITE). The request is
+        echoed. Without a stored mode it is a no-op, not 40401."""
+        s = self.sub()
+        scope = sql_literal(s)
+        self.assert_ok(self.put(self.mode(s), {"mode": "READONLY"}))
+        self.assert_ok(self.put(self.mode(s), {"mode": None}), {"mode": None})
+        self.assertEqual(self.db.count("modes", f"scope = {scope}"), 0)
+        self.assert_error(self.get(self.mode(s)), 404, 40409)
+        self.register_ok(s, rec(1))                    # no longer read-only
+        self.assert_ok(self.put(self.mode(s), {"mode": None}), {"mode": None})   # nothing stored
+        self.assert_ok(self.put("/mode", {"mode": "READONLY"}))
+        self.assert_ok(self.put("/mode", {"mode": None}), {"mode": None})
+        self.assertEqual(self.db.count("modes", "scope = ''"), 0)
+        self.assert_ok(self.get("/mode"), {"mode": "READWRITE"})
+        self.register_ok(s, rec(2))
+        self.assert_error(self.put(f"/mode/bad%01name", {"mode": None}), 422, 42208)
+
     def test_explicit_id_outside_import_mode_is_42205(self):
         s = self.sub()
         self.assert_error(self.register(s, rec(1), id=123456), 422, 42205)

@@ -277,6 +277,11 @@ class Compatibility(JsonTestCase):
                            True, False),
         "add maxLength": (compact({"type": "string"}),
                           compact({"type": "string", "maxLength": 5}), False, True),
+        # issue 12 item 6: EXCLUSIVE_MAXIMUM_DECREASED (NumberSchemaDiff), accepted before
+        "lower exclusiveMaximum": (compact({"type": "number", "exclusiveMaximum": 29}),
+                                   compact({"type": "number", "exclusiveMaximum": 23}), False, True),
+        "raise exclusiveMaximum": (compact({"type": "number", "exclusiveMaximum": 23}),
+                                   compact({"type": "number", "exclusiveMaximum": 29}), True, False),
         "description change": (compact({"type": "string", "description": "x"}),
                                compact({"type": "string", "description": "y"}), True, True),
     }

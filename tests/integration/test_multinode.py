@@ -12,19 +12,7 @@ from harness import avro_record, quote
 CONVERGE_SECONDS = 2.5
 
 
-class TwoNodes(harness.RegistryTestCase):
-
-    @classmethod
-    def setUpClass(cls):
-        super().setUpClass()                     # node A: cls.server
-        cls.node_b = harness.Server(database_url=cls.db.url, name="node-b").start()
-
-    @classmethod
-    def tearDownClass(cls):
-        try:
-            cls.node_b.stop()
-        finally:
-            super().tearDownClass()
+class TwoNodes(harness.TwoNodeTestCase):
 
     @property
     def a(self):
@@ -114,6 +102,34 @@ class TwoNodes(harness.RegistryTestCase):
                          [1])
         self.eventually(lambda: self.b.get(f"/schemas/ids/{schema_id}").status, 404,
                         "hard delete on B")
+
+    def test_second_id_of_one_content_converges(self):
+        """IMPORT on A stores content B already knows under a second id (the
+        new canonical one, tests/integration/test_import_ids.py): B answers
+        lookups with each subject's own id and registers new subjects with
+        the id imported last."""
+        x = avro_record("TwinNodes", [("t", "int")])
+        a, b, c = self.sub("a"), self.sub("b"), self.sub("c")
+        for client, s in ((self.a, a), (self.a, b)):
+            self.assertEqual(client.put(f"/mode/{quote(s)}", {"mode": "IMPORT"}).status, 200)
+        r = self.a.post(f"/subjects/{quote(a)}/versions", {"schema": x, "id": 30020})
+        self.assertEqual(r.body, {"id": 30020}, r)
+
+        def lookup(client, s):
+            r = client.post(f"/subjects/{quote(s)}", {"schema": x})
+            return (r.status, r.body.get("id"))
+        self.eventually(lambda: lookup(self.b, a), (200, 30020), "first import on B")
+        r = self.a.post(f"/subjects/{quote(b)}/versions", {"schema": x, "id": 30010})
+        self.assertEqual(r.body, {"id": 30010}, r)
+        self.eventually(lambda: lookup(self.b, b), (200, 30010), "second import on B")
+        self.assertEqual(lookup(self.b, a), (200, 30020))
+        for s in (a, b):
+            self.assertEqual(self.a.delete(f"/mode/{quote(s)}").status, 200)
+        self.assertEqual(self.reg(self.b, c, x), 30010)
+        self.eventually(lambda: lookup(self.a, c), (200, 30010), "registration on A")
+        for client in (self.a, self.b):
+            for schema_id in (30010, 30020):
+                self.assertEqual(client.get(f"/schemas/ids/{schema_id}").status, 200)
 
 
 if __name__ == "__main__":

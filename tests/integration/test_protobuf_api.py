@@ -331,6 +331,50 @@ class References(ProtoTestCase):
         self.assertIn('import "google/protobuf/timestamp.proto";', body["schema"])
         self.assertEqual(self.register_proto_ok(s, WELL_KNOWN), schema_id)
 
+    def test_every_known_dependency_needs_no_reference(self):
+        """Confluent's ProtobufSchema.KNOWN_DEPENDENCIES beyond google/protobuf:
+        the google/type files and confluent/type/variant.proto resolve without a
+        reference, and their types are usable (format=serialized names them,
+        a change of one is checked)."""
+        uses = {
+            "google/type/calendar_period.proto": "google.type.CalendarPeriod",
+            "google/type/color.proto": "google.type.Color",
+            "google/type/date.proto": "google.type.Date",
+            "google/type/datetime.proto": "google.type.DateTime",
+            "google/type/dayofweek.proto": "google.type.DayOfWeek",
+            "google/type/decimal.proto": "google.type.Decimal",
+            "google/type/expr.proto": "google.type.Expr",
+            "google/type/fraction.proto": "google.type.Fraction",
+            "google/type/interval.proto": "google.type.Interval",
+            "google/type/latlng.proto": "google.type.LatLng",
+            "google/type/money.proto": "google.type.Money",
+            "google/type/month.proto": "google.type.Month",
+            "google/type/phone_number.proto": "google.type.PhoneNumber",
+            "google/type/postal_address.proto": "google.type.PostalAddress",
+            "google/type/quaternion.proto": "google.type.Quaternion",
+            "google/type/timeofday.proto": "google.type.TimeOfDay",
+            "confluent/type/variant.proto": "confluent.type.Variant",
+        }
+        imports = "".join(f'import "{path}";\n' for path in uses)
+        fields = "".join(f"  {t} f{i} = {i};\n" for i, t in enumerate(uses.values(), 1))
+        text = f'syntax = "proto3";\npackage itest.known;\n\n{imports}\nmessage All {{\n{fields}}}\n'
+        s = self.sub()
+        schema_id = self.register_proto_ok(s, text)
+        self.assertEqual(self.assert_ok(self.version(s, 1))["schema"], text)
+        body = self.assert_ok(self.get(f"/schemas/ids/{schema_id}", params={"format": "serialized"}))
+        decoded = decode_file_descriptor(base64.b64decode(body["schema"], validate=True))
+        for path, t in uses.items():
+            self.assertIn(f'dependency: "{path}"', decoded)
+            self.assertIn(f'type_name: ".{t}"', decoded)
+        # An enum stays an enum, a message a message: each is resolved.
+        self.assertIn('type: TYPE_ENUM\n    type_name: ".google.type.Month"', decoded)
+        self.assertIn('type: TYPE_MESSAGE\n    type_name: ".google.type.PostalAddress"', decoded)
+        # Money -> Color is a named type change (BACKWARD, the default).
+        before = self.db.state()
+        changed = text.replace("  google.type.Money f11 = 11;", "  google.type.Color f11 = 11;")
+        self.assert_error(self.register_proto(s, changed), 409, 40901)
+        self.assertEqual(self.db.state(), before)
+
 
 class Compatibility(ProtoTestCase):
 
@@ -492,3 +536,67 @@ class Normalize(ProtoTestCase):
 
 if __name__ == "__main__":
     harness.main()
+
+
+
+# protoc keeps every field where it was declared: oneof members (a group among
+# them), maps, nested types and plain fields interleaved. The stored text is
+# Confluent's canonical one (fields, then oneofs, groups, nested types), so
+# format=serialized is protoc's descriptor of that text; protoc's descriptor of
+# the file as written registers under the same id. The unit oracle
+# (tests/unit/test_proto_oracle.c) compares tests/data/protobuf/interleaved.proto whole.
+INTERLEAVED = (
+    'syntax = "proto2";\n'
+    "package itest.order;\n"
+    "\n"
+    "message Mixed {\n"
+    "  optional int32 first = 1 [default = 7];\n"
+    "  oneof choice {\n"
+    "    string as_text = 2;\n"
+    "    group Inline = 3 {\n"
+    "      optional bool on = 1;\n"
+    "    }\n"
+    "  }\n"
+    "  message Sub {\n"
+    "    optional double ratio = 1;\n"
+    "  }\n"
+    "  map<string, Sub> subs = 4;\n"
+    "  repeated group Entry = 5 {\n"
+    "    optional string key = 1;\n"
+    "  }\n"
+    "  enum Level {\n"
+    "    LOW = 0;\n"
+    "    HIGH = 1;\n"
+    "  }\n"
+    "  optional Level level = 6 [default = HIGH];\n"
+    "  oneof other {\n"
+    "    Sub picked = 7;\n"
+    "  }\n"
+    "  required string last = 8;\n"
+    "}\n")
+
+
+class DeclarationOrder(ProtoTestCase):
+    maxDiff = None
+
+    def test_protocs_descriptor_gets_the_texts_id(self):
+        raw = file_descriptor({"itest/order.proto": INTERLEAVED}, "itest/order.proto")
+        text = self.sub("text")
+        text_id = self.register_proto_ok(text, INTERLEAVED)
+        self.assertEqual(self.register_proto_ok(self.sub("desc"), b64(raw)), text_id)
+        self.assertEqual(self.assert_ok(self.lookup_proto(text, b64(raw)))["id"], text_id)
+        stored = self.assert_ok(self.get(f"/schemas/ids/{text_id}"))["schema"]
+        self.assertIn("  oneof choice {\n    string as_text = 2;\n  \n    group Inline = 3 {\n",
+                      stored)
+
+    def test_serialized_is_protocs_descriptor_of_the_stored_text(self):
+        text_id = self.register_proto_ok(self.sub("text"), INTERLEAVED)
+        stored = self.assert_ok(self.get(f"/schemas/ids/{text_id}"))["schema"]
+        body = self.assert_ok(self.get(f"/schemas/ids/{text_id}", params={"format": "serialized"}))
+        # The whole FileDescriptorProto, field by field; only the file's name
+        # differs (protoc names it by its path, the registry "default").
+        ours = decode_file_descriptor(base64.b64decode(body["schema"], validate=True))
+        theirs = decode_file_descriptor(file_descriptor({"itest/order.proto": stored},
+                                                        "itest/order.proto"))
+        self.assertEqual(ours, theirs.replace('name: "itest/order.proto"\n', 'name: "default"\n', 1))
+        self.assertEqual(self.register_proto_ok(self.sub("back"), body["schema"]), text_id)

@@ -258,6 +258,30 @@ class Lookup(harness.RegistryTestCase):
         self.assert_ok(self.delete_subject(s, permanent=True), [1])
         self.assert_error(self.lookup(s, rec(1), params={"deleted": "true"}), 404, 40401)
 
+    def test_lookup_without_schema_is_not_found(self):
+        """A body without "schema" (or {}, or blank text) looks nothing up:
+        Confluent's SubjectsResource.lookUpSchemaUnderSubject gets no match
+        (canonicalizeSchema returns null for a missing or blank schema) and
+        answers 40401 when the subject has no versions, else 40403; the schema
+        type is not even checked."""
+        s = self.sub()
+        path = f"/subjects/{quote(s)}"
+        bodies = ({}, {"schemaType": "AVRO"}, {"schema": None}, {"schema": ""},
+                  {"schema": "  \n"}, {"schemaType": "BOGUS"}, {"references": []})
+        for body in bodies:
+            with self.subTest(body=body, subject="none"):
+                self.assert_error(self.post(path, body), 404, 40401)
+        self.register_ok(s, rec(1))
+        before = self.db.state()
+        for body in bodies:
+            with self.subTest(body=body, subject="exists"):
+                self.assert_error(self.post(path, body), 404, 40403)
+                self.assert_error(self.post(path, body, params={"deleted": "true"}), 404, 40403)
+        self.assert_ok(self.delete_subject(s), [1])
+        self.assert_error(self.post(path, {}), 404, 40401)
+        self.assert_error(self.post(path, {}, params={"deleted": "true"}), 404, 40403)
+        self.assertEqual(self.db.count("subject_versions"), before["subject_versions"])
+
 
 if __name__ == "__main__":
     harness.main()

@@ -399,6 +399,171 @@ static void test_diff_recursive_combined_compares_every_pair(void **state)
     expect_diff(a, a, JSONSCHEMA_STRICT, want, 1);
 }
 
+/* ---- bounds ---------------------------------------------------------------------------------- */
+
+#define D4 "\"$schema\": \"http://json-schema.org/draft-04/schema#\", "
+
+/* Every numeric and length bound, both ways, in the draft-4 boolean and the draft-6+ numeric
+ * spellings of the exclusive limits. `want` is the Difference.Type Confluent's diff reports
+ * (json-schema-provider ...json.diff.NumberSchemaDiff, StringSchemaDiff, ArraySchemaDiff,
+ * ObjectSchemaDiff), NULL for none; `compatible` is whether SchemaDiff.COMPATIBLE_CHANGES_STRICT
+ * holds it, i.e. whether a BACKWARD check of update against original passes. */
+static const struct bound_case {
+    const char *original, *update, *want;
+    int compatible;
+} bound_cases[] = {
+    /* StringSchemaDiff: maxLength / minLength */
+    {"{\"type\": \"string\"}", "{\"type\": \"string\", \"maxLength\": 5}", "MAX_LENGTH_ADDED #/maxLength", 0},
+    {"{\"type\": \"string\", \"maxLength\": 5}", "{\"type\": \"string\"}", "MAX_LENGTH_REMOVED #/maxLength",
+     1},
+    {"{\"type\": \"string\", \"maxLength\": 5}", "{\"type\": \"string\", \"maxLength\": 8}",
+     "MAX_LENGTH_INCREASED #/maxLength", 1},
+    {"{\"type\": \"string\", \"maxLength\": 8}", "{\"type\": \"string\", \"maxLength\": 5}",
+     "MAX_LENGTH_DECREASED #/maxLength", 0},
+    {"{\"type\": \"string\"}", "{\"type\": \"string\", \"minLength\": 2}", "MIN_LENGTH_ADDED #/minLength", 0},
+    {"{\"type\": \"string\", \"minLength\": 2}", "{\"type\": \"string\"}", "MIN_LENGTH_REMOVED #/minLength",
+     1},
+    {"{\"type\": \"string\", \"minLength\": 2}", "{\"type\": \"string\", \"minLength\": 3}",
+     "MIN_LENGTH_INCREASED #/minLength", 0},
+    {"{\"type\": \"string\", \"minLength\": 3}", "{\"type\": \"string\", \"minLength\": 2}",
+     "MIN_LENGTH_DECREASED #/minLength", 1},
+    /* NumberSchemaDiff: maximum / minimum */
+    {"{\"type\": \"number\"}", "{\"type\": \"number\", \"maximum\": 29}", "MAXIMUM_ADDED #/maximum", 0},
+    {"{\"type\": \"number\", \"maximum\": 29}", "{\"type\": \"number\"}", "MAXIMUM_REMOVED #/maximum", 1},
+    {"{\"type\": \"number\", \"maximum\": 23}", "{\"type\": \"number\", \"maximum\": 29}",
+     "MAXIMUM_INCREASED #/maximum", 1},
+    {"{\"type\": \"number\", \"maximum\": 29}", "{\"type\": \"number\", \"maximum\": 23}",
+     "MAXIMUM_DECREASED #/maximum", 0},
+    {"{\"type\": \"number\"}", "{\"type\": \"number\", \"minimum\": 3}", "MINIMUM_ADDED #/minimum", 0},
+    {"{\"type\": \"number\", \"minimum\": 3}", "{\"type\": \"number\"}", "MINIMUM_REMOVED #/minimum", 1},
+    {"{\"type\": \"number\", \"minimum\": 3}", "{\"type\": \"number\", \"minimum\": 5}",
+     "MINIMUM_INCREASED #/minimum", 0},
+    {"{\"type\": \"number\", \"minimum\": 5}", "{\"type\": \"number\", \"minimum\": 3}",
+     "MINIMUM_DECREASED #/minimum", 1},
+    /* NumberSchemaDiff: draft 6+ numeric exclusiveMaximum / exclusiveMinimum */
+    {"{\"type\": \"number\"}", "{\"type\": \"number\", \"exclusiveMaximum\": 29}",
+     "EXCLUSIVE_MAXIMUM_ADDED #/exclusiveMaximum", 0},
+    {"{\"type\": \"number\", \"exclusiveMaximum\": 29}", "{\"type\": \"number\"}",
+     "EXCLUSIVE_MAXIMUM_REMOVED #/exclusiveMaximum", 1},
+    {"{\"type\": \"number\", \"exclusiveMaximum\": 23}", "{\"type\": \"number\", \"exclusiveMaximum\": 29}",
+     "EXCLUSIVE_MAXIMUM_INCREASED #/exclusiveMaximum", 1},
+    /* issue 12 item 6: was accepted. Confluent's decrease test reads the update's maximum, which
+     * is absent here (a null dereference there, so the change never passes either) */
+    {"{\"type\": \"number\", \"exclusiveMaximum\": 29}", "{\"type\": \"number\", \"exclusiveMaximum\": 23}",
+     "EXCLUSIVE_MAXIMUM_DECREASED #/exclusiveMaximum", 0},
+    {"{\"type\": \"integer\", \"exclusiveMaximum\": 29.5}",
+     "{\"type\": \"integer\", \"exclusiveMaximum\": 23}", "EXCLUSIVE_MAXIMUM_DECREASED #/exclusiveMaximum",
+     0},
+    /* with a maximum in the update: decreased when the old limit is above that maximum ... */
+    {"{\"type\": \"number\", \"maximum\": 25, \"exclusiveMaximum\": 29}",
+     "{\"type\": \"number\", \"maximum\": 25, \"exclusiveMaximum\": 23}",
+     "EXCLUSIVE_MAXIMUM_DECREASED #/exclusiveMaximum", 0},
+    /* ... and nothing when it is not (Confluent's quirk, reproduced) */
+    {"{\"type\": \"number\", \"maximum\": 30, \"exclusiveMaximum\": 29}",
+     "{\"type\": \"number\", \"maximum\": 30, \"exclusiveMaximum\": 23}", NULL, 1},
+    {"{\"type\": \"number\"}", "{\"type\": \"number\", \"exclusiveMinimum\": 3}",
+     "EXCLUSIVE_MINIMUM_ADDED #/exclusiveMinimum", 0},
+    {"{\"type\": \"number\", \"exclusiveMinimum\": 3}", "{\"type\": \"number\"}",
+     "EXCLUSIVE_MINIMUM_REMOVED #/exclusiveMinimum", 1},
+    {"{\"type\": \"number\", \"exclusiveMinimum\": 3}", "{\"type\": \"number\", \"exclusiveMinimum\": 5}",
+     "EXCLUSIVE_MINIMUM_INCREASED #/exclusiveMinimum", 0},
+    {"{\"type\": \"number\", \"exclusiveMinimum\": 5}", "{\"type\": \"number\", \"exclusiveMinimum\": 3}",
+     "EXCLUSIVE_MINIMUM_DECREASED #/exclusiveMinimum", 1},
+    {"{\"$schema\": \"https://json-schema.org/draft/2020-12/schema\", \"exclusiveMaximum\": 29}",
+     "{\"$schema\": \"https://json-schema.org/draft/2020-12/schema\", \"exclusiveMaximum\": 23}",
+     "EXCLUSIVE_MAXIMUM_DECREASED #/exclusiveMaximum", 0},
+    {"{\"$schema\": \"https://json-schema.org/draft/2020-12/schema\", \"exclusiveMinimum\": 3}",
+     "{\"$schema\": \"https://json-schema.org/draft/2020-12/schema\", \"exclusiveMinimum\": 5}",
+     "EXCLUSIVE_MINIMUM_INCREASED #/exclusiveMinimum", 0},
+    /* draft 4: the boolean beside maximum/minimum is everit's isExclusiveMaximum() flag, which
+     * NumberSchemaDiff never reads; only the numeric limits are compared */
+    {"{" D4 "\"type\": \"number\", \"maximum\": 29, \"exclusiveMaximum\": true}",
+     "{" D4 "\"type\": \"number\", \"maximum\": 23, \"exclusiveMaximum\": true}",
+     "MAXIMUM_DECREASED #/maximum", 0},
+    {"{" D4 "\"type\": \"number\", \"maximum\": 23, \"exclusiveMaximum\": true}",
+     "{" D4 "\"type\": \"number\", \"maximum\": 29, \"exclusiveMaximum\": true}",
+     "MAXIMUM_INCREASED #/maximum", 1},
+    {"{" D4 "\"type\": \"number\", \"maximum\": 29}",
+     "{" D4 "\"type\": \"number\", \"maximum\": 29, \"exclusiveMaximum\": true}", NULL, 1},
+    {"{" D4 "\"type\": \"number\", \"maximum\": 29, \"exclusiveMaximum\": true}",
+     "{" D4 "\"type\": \"number\", \"maximum\": 29, \"exclusiveMaximum\": false}", NULL, 1},
+    {"{" D4 "\"type\": \"number\", \"minimum\": 3, \"exclusiveMinimum\": true}",
+     "{" D4 "\"type\": \"number\", \"minimum\": 5, \"exclusiveMinimum\": true}",
+     "MINIMUM_INCREASED #/minimum", 0},
+    {"{" D4 "\"type\": \"number\", \"minimum\": 5, \"exclusiveMinimum\": true}",
+     "{" D4 "\"type\": \"number\", \"minimum\": 3, \"exclusiveMinimum\": true}",
+     "MINIMUM_DECREASED #/minimum", 1},
+    {"{" D4 "\"type\": \"number\", \"minimum\": 3}",
+     "{" D4 "\"type\": \"number\", \"minimum\": 3, \"exclusiveMinimum\": true}", NULL, 1},
+    /* NumberSchemaDiff: multipleOf as BigDecimal */
+    {"{\"type\": \"number\"}", "{\"type\": \"number\", \"multipleOf\": 2}", "MULTIPLE_OF_ADDED #/multipleOf",
+     0},
+    {"{\"type\": \"number\", \"multipleOf\": 2}", "{\"type\": \"number\"}",
+     "MULTIPLE_OF_REMOVED #/multipleOf", 1},
+    {"{\"type\": \"number\", \"multipleOf\": 2}", "{\"type\": \"number\", \"multipleOf\": 4}",
+     "MULTIPLE_OF_EXPANDED #/multipleOf", 0},
+    {"{\"type\": \"number\", \"multipleOf\": 4}", "{\"type\": \"number\", \"multipleOf\": 2}",
+     "MULTIPLE_OF_REDUCED #/multipleOf", 1},
+    {"{\"type\": \"number\", \"multipleOf\": 0.3}", "{\"type\": \"number\", \"multipleOf\": 0.1}",
+     "MULTIPLE_OF_REDUCED #/multipleOf", 1},
+    {"{\"type\": \"number\", \"multipleOf\": 3}", "{\"type\": \"number\", \"multipleOf\": 5}",
+     "MULTIPLE_OF_CHANGED #/multipleOf", 0},
+    {"{\"type\": \"number\", \"multipleOf\": 0.5}", "{\"type\": \"number\", \"multipleOf\": 0.50}", NULL, 1},
+    /* ArraySchemaDiff: maxItems / minItems */
+    {"{\"type\": \"array\"}", "{\"type\": \"array\", \"maxItems\": 4}", "MAX_ITEMS_ADDED #/maxItems", 0},
+    {"{\"type\": \"array\", \"maxItems\": 4}", "{\"type\": \"array\"}", "MAX_ITEMS_REMOVED #/maxItems", 1},
+    {"{\"type\": \"array\", \"maxItems\": 4}", "{\"type\": \"array\", \"maxItems\": 6}",
+     "MAX_ITEMS_INCREASED #/maxItems", 1},
+    {"{\"type\": \"array\", \"maxItems\": 6}", "{\"type\": \"array\", \"maxItems\": 4}",
+     "MAX_ITEMS_DECREASED #/maxItems", 0},
+    {"{\"type\": \"array\"}", "{\"type\": \"array\", \"minItems\": 1}", "MIN_ITEMS_ADDED #/minItems", 0},
+    {"{\"type\": \"array\", \"minItems\": 1}", "{\"type\": \"array\"}", "MIN_ITEMS_REMOVED #/minItems", 1},
+    {"{\"type\": \"array\", \"minItems\": 1}", "{\"type\": \"array\", \"minItems\": 2}",
+     "MIN_ITEMS_INCREASED #/minItems", 0},
+    {"{\"type\": \"array\", \"minItems\": 2}", "{\"type\": \"array\", \"minItems\": 1}",
+     "MIN_ITEMS_DECREASED #/minItems", 1},
+    /* ObjectSchemaDiff: maxProperties / minProperties */
+    {"{\"type\": \"object\"}", "{\"type\": \"object\", \"maxProperties\": 4}",
+     "MAX_PROPERTIES_ADDED #/maxProperties", 0},
+    {"{\"type\": \"object\", \"maxProperties\": 4}", "{\"type\": \"object\"}",
+     "MAX_PROPERTIES_REMOVED #/maxProperties", 1},
+    {"{\"type\": \"object\", \"maxProperties\": 4}", "{\"type\": \"object\", \"maxProperties\": 6}",
+     "MAX_PROPERTIES_INCREASED #/maxProperties", 1},
+    {"{\"type\": \"object\", \"maxProperties\": 6}", "{\"type\": \"object\", \"maxProperties\": 4}",
+     "MAX_PROPERTIES_DECREASED #/maxProperties", 0},
+    {"{\"type\": \"object\"}", "{\"type\": \"object\", \"minProperties\": 1}",
+     "MIN_PROPERTIES_ADDED #/minProperties", 0},
+    {"{\"type\": \"object\", \"minProperties\": 1}", "{\"type\": \"object\"}",
+     "MIN_PROPERTIES_REMOVED #/minProperties", 1},
+    {"{\"type\": \"object\", \"minProperties\": 1}", "{\"type\": \"object\", \"minProperties\": 2}",
+     "MIN_PROPERTIES_INCREASED #/minProperties", 0},
+    {"{\"type\": \"object\", \"minProperties\": 2}", "{\"type\": \"object\", \"minProperties\": 1}",
+     "MIN_PROPERTIES_DECREASED #/minProperties", 1},
+};
+
+static void test_diff_bounds_both_ways(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof bound_cases / sizeof *bound_cases; i++) {
+        const struct bound_case *c = &bound_cases[i];
+        printf("case %zu: %s -> %s\n", i, c->original, c->update);
+        expect_diff(c->original, c->update, JSONSCHEMA_STRICT, &c->want, c->want ? 1 : 0);
+        jsonschema_t *o = parse_ok(c->original), *u = parse_ok(c->update);
+        strlist_t raw = {0};
+        assert_int_equal(jsonschema_backward(u, o, JSONSCHEMA_STRICT, &raw), 0);
+        assert_int_equal(raw.n == 0, c->compatible);
+        if (c->want) {
+            jsonschema_change_t t;
+            assert_int_equal(jsonschema_change_parse(c->want, &t), 0);
+            assert_int_equal(jsonschema_change_compatible(t, JSONSCHEMA_STRICT), c->compatible);
+            assert_int_equal(jsonschema_change_compatible(t, JSONSCHEMA_LENIENT), c->compatible);
+        }
+        strlist_clear(&raw);
+        jsonschema_free(o);
+        jsonschema_free(u);
+    }
+}
+
 static void test_backward_messages_and_engine(void **state)
 {
     (void)state;
@@ -448,6 +613,7 @@ int main(void)
         cmocka_unit_test(test_wide_one_of_pairs_equal_branches),
         cmocka_unit_test(test_wide_one_of_with_one_changed_branch),
         cmocka_unit_test(test_diff_recursive_combined_compares_every_pair),
+        cmocka_unit_test(test_diff_bounds_both_ways),
         cmocka_unit_test(test_backward_messages_and_engine),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1046,17 +1046,110 @@ static void test_mangled_input_never_crashes(void **state)
     proto_schema_free(base);
 }
 
+/* Confluent's ProtobufSchema.KNOWN_DEPENDENCIES: every file, and one type of
+ * each (a message or an enum) that a schema importing it can use. */
+static const struct {
+    const char *path, *type;
+    proto_symbol_kind_t kind;
+} known_dependencies[] = {
+    {"confluent/meta.proto", "confluent.Meta", PROTO_SYMBOL_MESSAGE},
+    {"confluent/type/decimal.proto", "confluent.type.Decimal", PROTO_SYMBOL_MESSAGE},
+    {"confluent/type/variant.proto", "confluent.type.Variant", PROTO_SYMBOL_MESSAGE},
+    {"google/type/calendar_period.proto", "google.type.CalendarPeriod", PROTO_SYMBOL_ENUM},
+    {"google/type/color.proto", "google.type.Color", PROTO_SYMBOL_MESSAGE},
+    {"google/type/date.proto", "google.type.Date", PROTO_SYMBOL_MESSAGE},
+    {"google/type/datetime.proto", "google.type.TimeZone", PROTO_SYMBOL_MESSAGE},
+    {"google/type/dayofweek.proto", "google.type.DayOfWeek", PROTO_SYMBOL_ENUM},
+    {"google/type/decimal.proto", "google.type.Decimal", PROTO_SYMBOL_MESSAGE},
+    {"google/type/expr.proto", "google.type.Expr", PROTO_SYMBOL_MESSAGE},
+    {"google/type/fraction.proto", "google.type.Fraction", PROTO_SYMBOL_MESSAGE},
+    {"google/type/interval.proto", "google.type.Interval", PROTO_SYMBOL_MESSAGE},
+    {"google/type/latlng.proto", "google.type.LatLng", PROTO_SYMBOL_MESSAGE},
+    {"google/type/money.proto", "google.type.Money", PROTO_SYMBOL_MESSAGE},
+    {"google/type/month.proto", "google.type.Month", PROTO_SYMBOL_ENUM},
+    {"google/type/phone_number.proto", "google.type.PhoneNumber.ShortCode", PROTO_SYMBOL_MESSAGE},
+    {"google/type/postal_address.proto", "google.type.PostalAddress", PROTO_SYMBOL_MESSAGE},
+    {"google/type/quaternion.proto", "google.type.Quaternion", PROTO_SYMBOL_MESSAGE},
+    {"google/type/timeofday.proto", "google.type.TimeOfDay", PROTO_SYMBOL_MESSAGE},
+    {"google/protobuf/any.proto", "google.protobuf.Any", PROTO_SYMBOL_MESSAGE},
+    {"google/protobuf/api.proto", "google.protobuf.Api", PROTO_SYMBOL_MESSAGE},
+    {"google/protobuf/descriptor.proto", "google.protobuf.FileDescriptorProto", PROTO_SYMBOL_MESSAGE},
+    {"google/protobuf/duration.proto", "google.protobuf.Duration", PROTO_SYMBOL_MESSAGE},
+    {"google/protobuf/empty.proto", "google.protobuf.Empty", PROTO_SYMBOL_MESSAGE},
+    {"google/protobuf/field_mask.proto", "google.protobuf.FieldMask", PROTO_SYMBOL_MESSAGE},
+    {"google/protobuf/source_context.proto", "google.protobuf.SourceContext", PROTO_SYMBOL_MESSAGE},
+    {"google/protobuf/struct.proto", "google.protobuf.NullValue", PROTO_SYMBOL_ENUM},
+    {"google/protobuf/timestamp.proto", "google.protobuf.Timestamp", PROTO_SYMBOL_MESSAGE},
+    {"google/protobuf/type.proto", "google.protobuf.Syntax", PROTO_SYMBOL_ENUM},
+    {"google/protobuf/wrappers.proto", "google.protobuf.StringValue", PROTO_SYMBOL_MESSAGE},
+};
+
+#define N_KNOWN (sizeof known_dependencies / sizeof *known_dependencies)
+
 static void test_builtins(void **state)
 {
     size_t n = 0;
     for (const char *const *p = proto_builtin_paths(); *p; p++, n++)
         assert_non_null(proto_builtin_file(*p));
-    assert_int_equal(n, 13);
-    assert_non_null(proto_builtin_file("google/protobuf/descriptor.proto"));
-    assert_non_null(proto_builtin_file("confluent/meta.proto"));
-    assert_non_null(proto_builtin_file("confluent/type/decimal.proto"));
-    assert_null(proto_builtin_file("google/type/money.proto"));
+    assert_int_equal(n, N_KNOWN);
+    for (size_t i = 0; i < N_KNOWN; i++)
+        assert_non_null(proto_builtin_file(known_dependencies[i].path));
+    assert_null(proto_builtin_file("google/type/localized_text.proto")); /* not in Confluent's list */
     assert_non_null(schema_engine(SCHEMA_PROTOBUF));
+}
+
+/* Each known dependency imported without a reference: the schema registers
+ * (every type resolves), each type resolves to its kind, the descriptor names
+ * it, and a change of the field's type is seen by the diff. */
+static void test_builtins_are_usable(void **state)
+{
+    for (size_t i = 0; i < N_KNOWN; i++) {
+        const char *path = known_dependencies[i].path, *type = known_dependencies[i].type;
+        char text[512], changed[512];
+        snprintf(text, sizeof text,
+                 "syntax = \"proto3\";\npackage use;\n\nimport \"%s\";\n\n"
+                 "message M {\n  %s v = 1;\n}\n",
+                 path, type);
+        snprintf(changed, sizeof changed,
+                 "syntax = \"proto3\";\npackage use;\nimport \"%s\";\n"
+                 "message M {\n  string v = 1;\n}\n",
+                 path);
+        char *canonical = NULL, *error = NULL;
+        proto_schema_t *s =
+            proto_schema_new(text, strlen(text), NULL, 0, SCHEMA_PARSE_NEW, &canonical, &error);
+        if (!s)
+            fail_msg("%s: %s", path, error);
+        assert_string_equal(canonical, text);
+        const proto_symbol_t *sym = proto_symtab_get(proto_schema_symtab(s), type, 0);
+        assert_non_null(sym);
+        assert_int_equal(sym->kind, known_dependencies[i].kind);
+        assert_int_equal(sym->origin, PROTO_ORIGIN_BUILTIN);
+
+        uint8_t *bytes = NULL;
+        size_t len = 0;
+        assert_int_equal(proto_descriptor_build(s, "use.proto", &bytes, &len, &error), 0);
+        char dotted[160];
+        snprintf(dotted, sizeof dotted, ".%s", type);
+        assert_non_null(memmem(bytes, len, dotted, strlen(dotted)));
+        assert_non_null(memmem(bytes, len, path, strlen(path)));
+        free(bytes);
+
+        proto_schema_t *u =
+            proto_schema_new(changed, strlen(changed), NULL, 0, SCHEMA_PARSE_NEW, NULL, &error);
+        assert_non_null(u);
+        strlist_t changes = {0};
+        assert_int_equal(proto_diff(s, u, &changes), 0);
+        /* An enum is a scalar kind to Confluent's diff; a message is not. */
+        assert_int_equal(changes.n, 1);
+        assert_string_equal(changes.items[0], known_dependencies[i].kind == PROTO_SYMBOL_ENUM
+                                                  ? "FIELD_SCALAR_KIND_CHANGED #/M/1"
+                                                  : "FIELD_KIND_CHANGED #/M/1");
+        strlist_clear(&changes);
+        proto_schema_free(u);
+        proto_schema_free(s);
+        free(canonical);
+        free(error);
+    }
 }
 
 int main(void)
@@ -1094,6 +1187,7 @@ int main(void)
         cmocka_unit_test(test_base64_strictness),
         cmocka_unit_test(test_mangled_input_never_crashes),
         cmocka_unit_test(test_builtins),
+        cmocka_unit_test(test_builtins_are_usable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

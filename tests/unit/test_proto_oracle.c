@@ -351,8 +351,8 @@ static void test_own_corpus(void **state)
 {
     require_protoc();
     static const char *const files[] = {
-        "scalars.proto",  "nested.proto",    "legacy.proto", "options.proto",
-        "importer.proto", "roundtrip.proto", NULL,
+        "scalars.proto",  "nested.proto",    "legacy.proto",      "options.proto",
+        "importer.proto", "roundtrip.proto", "interleaved.proto", NULL,
     };
     check_all("tests/data/protobuf", SR_TEST_DATA_DIR "/protobuf", files);
 }
@@ -360,7 +360,8 @@ static void test_own_corpus(void **state)
 static void test_client_descriptor_form(void **state)
 {
     require_protoc();
-    static const char *const files[] = {"scalars.proto", "nested.proto", "roundtrip.proto"};
+    static const char *const files[] = {"scalars.proto", "nested.proto", "roundtrip.proto",
+                                        "interleaved.proto"};
     size_t passed = 0, failed = 0;
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         if (check_client_form(SR_TEST_DATA_DIR "/protobuf", files[i]))
