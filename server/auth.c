@@ -48,6 +48,8 @@
 #define AUTH_ENCODED_MAX  256
 #define AUTH_USER_MAX     128
 #define AUTH_PASSWORD_MAX 1024
+/* Longest base64 text decoded: an Authorization header of the longest user and password. */
+#define AUTH_B64_MAX (4 * (AUTH_USER_MAX + AUTH_PASSWORD_MAX + 8) / 3 + 8)
 /* Verified pairs remembered: AUTH_CACHE_SLOTS at most, each for AUTH_CACHE_TTL_MS. */
 #define AUTH_CACHE_SLOTS  1024
 #define AUTH_CACHE_TTL_MS (300 * 1000)
@@ -84,8 +86,8 @@ static void auth_b64_encode(const unsigned char *in, size_t len, char *out)
 /* Standard base64 (with or without padding) into out (cap bytes); the length or -1. */
 static long auth_b64_decode(const char *in, size_t len, unsigned char *out, size_t cap)
 {
-    char padded[AUTH_ENCODED_MAX];
-    if (len == 0 || len + 3 >= sizeof padded)
+    char padded[AUTH_B64_MAX + 4];
+    if (len == 0 || len > AUTH_B64_MAX)
         return -1;
     memcpy(padded, in, len);
     while (len % 4 != 0)
@@ -93,7 +95,7 @@ static long auth_b64_decode(const char *in, size_t len, unsigned char *out, size
     size_t pad = 0;
     while (pad < 2 && padded[len - 1 - pad] == '=')
         pad++;
-    unsigned char buf[AUTH_ENCODED_MAX];
+    unsigned char buf[AUTH_B64_MAX];
     int n = EVP_DecodeBlock(buf, (const unsigned char *)padded, (int)len);
     if (n < 0 || (size_t)n < pad || (size_t)n - pad > cap)
         return -1;
