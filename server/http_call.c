@@ -138,8 +138,9 @@ int http_call_parse_path(http_call_t *c, const char *path, size_t len)
     if (path[len - 1] == '/')
         n--; /* the one trailing empty segment */
 
-    /* The pointer array, then every decoded segment with its NUL. */
-    char **seg = xmalloc((n + 1) * sizeof *seg + len + n + 1);
+    /* The pointer array, then every decoded segment with its NUL and one
+     * spare byte (a subject name may grow by one: http_call_normalize_subject). */
+    char **seg = xmalloc((n + 1) * sizeof *seg + len + 2 * n + 1);
     char *out = (char *)(seg + n + 1);
     const char *p = path + 1;
     for (size_t k = 0; k < n; k++) {
@@ -151,7 +152,7 @@ int http_call_parse_path(http_call_t *c, const char *path, size_t len)
             return 400;
         }
         seg[k] = out;
-        out += dec + 1;
+        out += dec + 2;
         p += raw + 1;
     }
     seg[n] = NULL;
@@ -395,6 +396,13 @@ const char *http_param(const http_call_t *c, const char *name)
 {
     int k = c->route ? http_pattern_param_index(c->route->pattern, name) : -1;
     return k >= 0 && (size_t)k < c->nseg ? c->seg[k] : "";
+}
+
+void http_call_normalize_subject(http_call_t *c)
+{
+    int k = c->route ? http_pattern_param_index(c->route->pattern, "subject") : -1;
+    if (k >= 0 && (size_t)k < c->nseg)
+        registry_subject_normalize(c->seg[k]);
 }
 
 int http_has_param(const http_call_t *c, const char *name)
