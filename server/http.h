@@ -134,7 +134,7 @@ void http_reply_text(http_call_t *c, int status, const char *text, size_t len);
 void http_reply_error(http_call_t *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The reply for a registry error (its code and message). */
 void http_reply_reg_error(http_call_t *c, const reg_error_t *err);
-/* Adds a reply header (name: static storage, lower case as HTTP/2 wants; value copied); at most two per reply. */
+/* Adds a reply header (name: static, lower case as HTTP/2 wants; value copied); two per reply at most. */
 void http_reply_header(http_call_t *c, const char *name, const char *value);
 
 /* ---- 5. Routes --------------------------------------------------------- */

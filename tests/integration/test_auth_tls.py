@@ -116,6 +116,7 @@ class TlsDefaults(harness.unittest.TestCase):
                 except OSError as exc:
                     failures.append(exc)
 
+        before = self.server.log_text().count("SIGHUP: TLS certificate")
         worker = threading.Thread(target=fresh_connections)
         worker.start()
         try:
@@ -128,7 +129,7 @@ class TlsDefaults(harness.unittest.TestCase):
                 held.append((conn, conn.sock))
                 self.server.proc.send_signal(signal.SIGHUP)
                 deadline = time.monotonic() + 10
-                while self.server.log_text().count("SIGHUP: TLS certificate") < i + 1 and \
+                while self.server.log_text().count("SIGHUP: TLS certificate") < before + i + 1 and \
                         time.monotonic() < deadline:
                     time.sleep(0.05)
                 for conn, sock in held:    # every connection made before any of the reloads
@@ -142,7 +143,28 @@ class TlsDefaults(harness.unittest.TestCase):
             done.set()
             worker.join()
         self.assertEqual(failures, [])
-        self.assertEqual(self.server.log_text().count("SIGHUP: TLS certificate"), 4)
+        self.assertEqual(self.server.log_text().count("SIGHUP: TLS certificate"), before + 4)
+
+
+    def test_sighup_keeps_an_http2_connection(self):
+        """One curl, one HTTP/2 connection, 8 requests spread over 2 s while SIGHUPs arrive."""
+        url = self.server.base_url + "/schemas/types"
+        argv = ["curl", "-s", "-S", "-k", "--http2", "--rate", "4/s", "--max-time", "60",
+                "-w", "%{http_code} %{http_version} %{num_connects}\\n"] + [url, "-o", "/dev/null"] * 8
+        before = self.server.log_text().count("SIGHUP: TLS certificate")
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for _ in range(3):
+            time.sleep(0.5)
+            self.server.proc.send_signal(signal.SIGHUP)
+        out, err = proc.communicate(timeout=60)
+        self.assertEqual(proc.returncode, 0, err)
+        rows = [line.split() for line in out.decode().splitlines()]
+        self.assertEqual([r[:2] for r in rows], [["200", "2"]] * 8, out)
+        self.assertEqual(sum(int(r[2]) for r in rows), 1, out)     # one connection for all
+        deadline = time.monotonic() + 10
+        while self.server.log_text().count("SIGHUP: TLS certificate") < before + 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertEqual(self.server.log_text().count("SIGHUP: TLS certificate"), before + 3)
 
 
 class MtlsCase(harness.unittest.TestCase):
