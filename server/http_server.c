@@ -276,6 +276,28 @@ static int http_extended_profile(const http_server_t *srv, const h2o_req_t *req)
 }
 
 /*
+ * h2o 2.2.5 keeps the SSL object in a struct of its own (lib/common/socket.c,
+ * struct st_h2o_socket_ssl_t) that starts with these two fields and has no
+ * accessor for them. The BIO h2o gives the SSL object carries the socket,
+ * which tells whether the layout still holds (a newer h2o would fail here,
+ * not misbehave).
+ */
+struct http_h2o_ssl_prefix {
+    SSL_CTX *ssl_ctx;
+    SSL *ossl;
+};
+
+static SSL *http_socket_ssl(h2o_socket_t *sock)
+{
+    if (sock == NULL || sock->ssl == NULL)
+        return NULL;
+    SSL *ssl = ((struct http_h2o_ssl_prefix *)sock->ssl)->ossl;
+    if (ssl == NULL || BIO_get_data(SSL_get_rbio(ssl)) != sock)
+        return NULL;
+    return ssl;
+}
+
+/*
  * What auth.h needs of the connection: the peer's address (into the call),
  * the Authorization header, the client certificate's principal.
  */
@@ -295,8 +317,8 @@ static int http_authenticate(http_job_t *job, h2o_req_t *req)
         return 0;
     h2o_iovec_t authorization = http_header(req, H2O_TOKEN_AUTHORIZATION);
     auth_request_t in = {.authorization = authorization.base, .authorization_len = authorization.len};
-    SSL *ssl =
-        tls_socket_ssl(req->conn->callbacks->get_socket ? req->conn->callbacks->get_socket(req->conn) : NULL);
+    SSL *ssl = http_socket_ssl(req->conn->callbacks->get_socket ? req->conn->callbacks->get_socket(req->conn)
+                                                                : NULL);
     in.cert = tls_peer_principal(ssl, (config_principal_t)job->owner->srv->cfg->tls_client_principal,
                                  &in.cert_name);
     return auth_authenticate(job->owner->srv->auth, c, &in);
@@ -607,11 +629,21 @@ static int http_listen(http_server_t *srv, char **error)
     return 0;
 }
 
+/* tls.h's context with h2o's ALPN list: h2o_alpn_protocols, not
+ * h2o_http2_alpn_protocols, which lacks http/1.1. */
+static SSL_CTX *http_tls_ctx_new(const server_config_t *cfg, char **error)
+{
+    SSL_CTX *ctx = tls_ctx_new(cfg, error);
+    if (ctx != NULL)
+        h2o_ssl_register_alpn_protocols(ctx, h2o_alpn_protocols);
+    return ctx;
+}
+
 static int http_tls_setup(http_server_t *srv, char **error)
 {
     if (srv->cfg->tls_cert == NULL)
         return 0;
-    srv->ssl_ctx = tls_ctx_new(srv->cfg, error);
+    srv->ssl_ctx = http_tls_ctx_new(srv->cfg, error);
     return srv->ssl_ctx ? 0 : -1;
 }
 
@@ -1002,7 +1034,7 @@ int http_server_reload_tls(http_server_t *srv, char **error)
     *error = NULL;
     if (srv->ssl_ctx == NULL)
         return 0;
-    SSL_CTX *fresh = tls_ctx_new(srv->cfg, error);
+    SSL_CTX *fresh = http_tls_ctx_new(srv->cfg, error);
     if (fresh == NULL)
         return -1;
     for (size_t i = 0; i < srv->nloops; i++) {

@@ -2,7 +2,7 @@
  * tls: TLS contexts and client-certificate principals (tls.h).
  *
  * Contents
- *   1. Contexts: protocols, ciphers, the certificate, ALPN
+ *   1. Contexts: protocols, ciphers, the certificate
  *   2. Client certificates: verification set-up, the principal
  */
 #include "server/tls.h"
@@ -14,8 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <h2o.h>
 
 #include "base/alloc.h"
 
@@ -71,8 +69,6 @@ SSL_CTX *tls_ctx_new(const server_config_t *cfg, char **error)
         SSL_CTX_free(ctx);
         return NULL;
     }
-    /* h2o_alpn_protocols, not h2o_http2_alpn_protocols: the latter lacks http/1.1. */
-    h2o_ssl_register_alpn_protocols(ctx, h2o_alpn_protocols);
     return ctx;
 }
 
@@ -115,28 +111,6 @@ static int tls_client_setup(SSL_CTX *ctx, const server_config_t *cfg, char **err
     SSL_CTX_set_session_id_context(ctx, (const unsigned char *)TLS_SESSION_CONTEXT,
                                    sizeof TLS_SESSION_CONTEXT - 1);
     return 0;
-}
-
-/*
- * h2o 2.2.5 keeps the SSL object in a struct of its own (lib/common/socket.c,
- * struct st_h2o_socket_ssl_t) that starts with these two fields and has no
- * accessor for them. The BIO h2o gives the SSL object carries the socket,
- * which tells whether the layout still holds (a newer h2o would fail here,
- * not misbehave).
- */
-struct tls_h2o_ssl_prefix {
-    SSL_CTX *ssl_ctx;
-    SSL *ossl;
-};
-
-SSL *tls_socket_ssl(h2o_socket_t *sock)
-{
-    if (sock == NULL || sock->ssl == NULL)
-        return NULL;
-    SSL *ssl = ((struct tls_h2o_ssl_prefix *)sock->ssl)->ossl;
-    if (ssl == NULL || BIO_get_data(SSL_get_rbio(ssl)) != sock)
-        return NULL;
-    return ssl;
 }
 
 /* Per-connection memo of the principal: "" marks a certificate without a usable name. */

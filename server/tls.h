@@ -18,14 +18,12 @@
 
 #include "server/config.h"
 
-struct st_h2o_socket_t;
-
 /* ---- 1. Contexts --------------------------------------------------------- */
 
 /*
  * A server context for cfg: tls.cert and tls.key; TLS 1.2 and 1.3 only,
  * ECDHE with AEAD ciphers only for TLS 1.2, the server's cipher order, no
- * compression or renegotiation; ALPN offering h2 and http/1.1; with
+ * compression or renegotiation (ALPN is h2o's, http_server.c); with
  * tls.client.auth, client certificates verified against tls.client.ca (and
  * tls.client.crl). NULL and a malloc'd *error naming the file that failed.
  */
@@ -33,11 +31,9 @@ SSL_CTX *tls_ctx_new(const server_config_t *cfg, char **error);
 
 /* ---- 2. Client certificates ------------------------------------------------ */
 
-/* The OpenSSL object of an h2o socket; NULL for plain TCP. */
-SSL *tls_socket_ssl(struct st_h2o_socket_t *sock);
-
 /*
- * The principal of the client certificate on a finished handshake (which the
+ * The principal of the client certificate on a finished handshake (ssl NULL:
+ * plain TCP, as 0) (which the
  * context has already verified): 0 when the client sent none; 1 with *name
  * (borrowed: it lives as long as ssl) set; -1 when the certificate has no
  * usable name of that kind (absent, empty, or with control characters).
