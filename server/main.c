@@ -260,8 +260,9 @@ static long main_read_password(const char *user, char *buf, size_t cap)
     quiet.c_lflag &= (tcflag_t)~ECHO;
     quiet.c_lflag |= ECHONL;
     char again[MAIN_PASSWORD_MAX + 2];
-    fprintf(stderr, "Password for %s: ", user);
+    /* Echo off before the prompt: TCSAFLUSH drops what was typed before it, not after. */
     tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet);
+    fprintf(stderr, "Password for %s: ", user);
     long n = main_read_line(stdin, buf, cap);
     long m = -1;
     if (n >= 0) {

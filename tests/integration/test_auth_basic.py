@@ -15,6 +15,7 @@
 
 import base64
 import os
+import pty
 import re
 import signal
 import stat
@@ -203,6 +204,42 @@ class Passwd(harness.unittest.TestCase):
         self.assertEqual(len(second), 3)
         self.assertTrue(second[2].startswith("alice:$scrypt$"))
         self.assertNotEqual(first[2], second[2])
+
+    def test_terminal_without_echo(self):
+        """On a terminal: asked twice, nothing echoed; two different answers write nothing."""
+        def on_tty(answers):
+            pid, fd = pty.fork()
+            if pid == 0:
+                os.execv(harness.server_binary(), [harness.server_binary(), "passwd", "alice",
+                                                   "--auth-basic-users-file", self.file])
+            out = b""
+            for prompt, answer in zip((b"Password for alice: ", b"Again: "), answers):
+                while not out.endswith(prompt):
+                    out += os.read(fd, 1024)
+                os.write(fd, answer + b"\n")
+            while True:
+                try:
+                    chunk = os.read(fd, 1024)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                out += chunk
+            _, status = os.waitpid(pid, 0)
+            os.close(fd)
+            return os.waitstatus_to_exitcode(status), out
+
+        rc, out = on_tty([b"tty-secret-1", b"tty-secret-2"])
+        self.assertEqual(rc, 2, out)
+        self.assertIn(b"the passwords differ", out)
+        self.assertFalse(os.path.exists(self.file))
+        rc, out = on_tty([b"tty-secret-1", b"tty-secret-1"])
+        self.assertEqual(rc, 0, out)
+        self.assertIn(b"Password for alice:", out)
+        self.assertIn(b"Again:", out)
+        self.assertNotIn(b"tty-secret", out)
+        self.assertTrue(self.read().startswith("alice:$scrypt$"))
+        self.assertNotIn("tty-secret", self.read())
 
     def test_never_from_argv(self):
         run = passwd(self.file, "alice", "x", extra=())
