@@ -41,8 +41,9 @@ http_server_t *http_server_new(const server_config_t *cfg, char **error);
  */
 int http_server_start(http_server_t *srv, registry_t *reg, const char *conninfo, char **error);
 /*
- * SIGHUP: loads cfg's TLS certificate and key again (a renewed certificate
- * without a restart). New connections use them; open ones keep the old.
+ * SIGHUP: loads cfg's TLS files again (certificate and key, client CA and
+ * CRL: a renewal or a revocation without a restart). New connections use
+ * them; open ones keep the old and stay open.
  * 0 (also without TLS), or -1 and a malloc'd *error, the old ones kept.
  */
 int http_server_reload_tls(http_server_t *srv, char **error);
