@@ -26,6 +26,7 @@ http_outcome_t api_done(http_call_t *c, reg_code_t rc, const reg_error_t *err);
 typedef struct api_body {
     json_t *json;
     reg_ref_t *refs;
+    json_t *metadata; /* canonical "metadata" (req.metadata points here), or NULL */
     reg_request_t req;
 } api_body_t;
 
@@ -52,6 +53,8 @@ json_t *api_schema_object(http_call_t *c, const reg_view_t *v);
 json_t *api_schema_string(http_call_t *c, const reg_schema_t *s);
 /* The "references" array of a schema, or NULL when it has none. */
 json_t *api_references(const reg_schema_t *s);
+/* The schema's metadata as Confluent renders it (a copy), or NULL when it has none. */
+json_t *api_metadata(const reg_schema_t *s);
 /* The schema text in the requested ?format= (malloc'd). */
 char *api_schema_text(http_call_t *c, reg_schema_t *s);
 /* JSON array of ints. */

@@ -272,10 +272,11 @@ static int hexval(char c)
     return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c - 'A' + 10;
 }
 
-/* Columns: id, schema_type, schema_text, encode(identity_key,'hex'), refs::text, ts_ms, canonical */
+/* Columns: id, schema_type, schema_text, encode(identity_key,'hex'), refs::text, ts_ms, canonical, metadata
+ */
 #define SCHEMA_COLUMNS                                                                                       \
     "id, schema_type, schema_text, encode(identity_key, 'hex'), refs::text, "                                \
-    "(extract(epoch from created_at) * 1000)::bigint, canonical::int"
+    "(extract(epoch from created_at) * 1000)::bigint, canonical::int, metadata"
 
 static reg_schema_t *schema_from_row(PGresult *res, int row)
 {
@@ -288,6 +289,9 @@ static reg_schema_t *schema_from_row(PGresult *res, int row)
     reg_schema_t *s = reg_schema_new(atoi(PQgetvalue(res, row, 0)), type, PQgetvalue(res, row, 2), key,
                                      strtoll(PQgetvalue(res, row, 5), NULL, 10));
     s->canonical = atoi(PQgetvalue(res, row, 6));
+    /* The canonical text the registry wrote (migrations/0006): loaded as is, key order kept. */
+    if (!PQgetisnull(res, row, 7))
+        reg_schema_set_metadata(s, json_loads(PQgetvalue(res, row, 7), 0, NULL));
     json_t *refs = json_loads(PQgetvalue(res, row, 4), 0, NULL);
     size_t i;
     json_t *r;
@@ -486,6 +490,17 @@ static char *refs_json(const reg_schema_t *s)
     return text;
 }
 
+/* The row's metadata as stored (migrations/0006), malloc'd; NULL for none (an SQL NULL). */
+static char *metadata_text(const reg_schema_t *s)
+{
+    if (!s->metadata)
+        return NULL;
+    char *text = json_dumps(s->metadata, JSON_COMPACT);
+    if (!text)
+        base_oom(0);
+    return text;
+}
+
 static void key_hex(const unsigned char key[REG_KEY_LEN], char out[2 * REG_KEY_LEN + 1])
 {
     for (int i = 0; i < REG_KEY_LEN; i++)
@@ -559,17 +574,20 @@ store_rc_t store_schema_upsert(store_t *db, const reg_schema_t *s, int *id)
     if ((rc = store_lock_content(db, s->type, hex)) != STORE_OK)
         return rc;
     char *refs = refs_json(s);
-    const char *p[4] = {schema_type_name(s->type), s->text, hex, refs};
+    char *metadata = metadata_text(s);
+    const char *p[5] = {schema_type_name(s->type), s->text, hex, refs, metadata};
     PGresult *res = NULL;
     /* Concurrent inserts of the same content wait (on the content lock, then
      * on the partial unique index of canonical rows) and then see the
      * winner's row: one id, no global lock. */
-    rc = store_query(db,
-                     "INSERT INTO schemas (id, schema_type, schema_text, identity_key, refs, canonical)"
-                     " VALUES (nextval('schema_ids'), $1, $2, decode($3, 'hex'), $4::jsonb, true)"
-                     " ON CONFLICT (schema_type, identity_key) WHERE canonical DO NOTHING RETURNING id",
-                     4, p, &res, "storing a schema");
+    rc = store_query(
+        db,
+        "INSERT INTO schemas (id, schema_type, schema_text, identity_key, refs, canonical, metadata)"
+        " VALUES (nextval('schema_ids'), $1, $2, decode($3, 'hex'), $4::jsonb, true, $5)"
+        " ON CONFLICT (schema_type, identity_key) WHERE canonical DO NOTHING RETURNING id",
+        5, p, &res, "storing a schema");
     free(refs);
+    free(metadata);
     if (rc != STORE_OK)
         return rc;
     if (PQntuples(res) == 1) {
@@ -600,13 +618,15 @@ store_rc_t store_register_append(store_t *db, const char *subject, const char *e
     char hex[2 * REG_KEY_LEN + 1];
     key_hex(s->key, hex);
     char *refs = refs_json(s);
-    const char *p[6] = {subject, expect, schema_type_name(s->type), s->text, hex, refs};
+    char *metadata = metadata_text(s);
+    const char *p[7] = {subject, expect, schema_type_name(s->type), s->text, hex, refs, metadata};
     PGresult *res = NULL;
     store_rc_t rc = store_query(db,
                                 "SELECT o_id, o_version, o_ts, o_new FROM sr_register_append($1, $2, $3, $4,"
-                                " decode($5, 'hex'), $6::jsonb)",
-                                6, p, &res, "registering a schema");
+                                " decode($5, 'hex'), $6::jsonb, $7)",
+                                7, p, &res, "registering a schema");
     free(refs);
+    free(metadata);
     if (rc != STORE_OK)
         return rc;
     rc = PQntuples(res) == 1 ? STORE_OK : STORE_NOT_FOUND;
@@ -636,12 +656,15 @@ store_rc_t store_schema_import(store_t *db, const reg_schema_t *s)
     if (rc != STORE_OK)
         return rc;
     char *refs = refs_json(s);
-    const char *p[5] = {ids, schema_type_name(s->type), s->text, hex, refs};
-    rc = store_query(db,
-                     "INSERT INTO schemas (id, schema_type, schema_text, identity_key, refs, canonical)"
-                     " VALUES ($1, $2, $3, decode($4, 'hex'), $5::jsonb, true)",
-                     5, p, NULL, "importing a schema");
+    char *metadata = metadata_text(s);
+    const char *p[6] = {ids, schema_type_name(s->type), s->text, hex, refs, metadata};
+    rc = store_query(
+        db,
+        "INSERT INTO schemas (id, schema_type, schema_text, identity_key, refs, canonical, metadata)"
+        " VALUES ($1, $2, $3, decode($4, 'hex'), $5::jsonb, true, $6)",
+        6, p, NULL, "importing a schema");
     free(refs);
+    free(metadata);
     if (rc == STORE_OK)
         rc = store_insert_references(db, s, s->id);
     if (rc != STORE_OK)

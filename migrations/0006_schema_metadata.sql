@@ -1,0 +1,49 @@
+-- Schema metadata (Confluent's Metadata entity: tags, properties, sensitive).
+-- It belongs to the schema row, not to the version, as in Confluent's
+-- SchemaValue: the MD5 identity key covers it (MD5.ofSchema), so the same text
+-- with other metadata is other content, with its own id and GUID. NULL is "no
+-- metadata", which is not the same content as an empty one ('{}'), as in
+-- Confluent (Schema.updateHash marks a present metadata with a byte). The text
+-- is the canonical JSON the registry computes (registry/metadata.c), rendered
+-- back as stored. Rule sets have no column: the community server drops every
+-- one it is sent (RuleSetHandler), so there is never one to store.
+ALTER TABLE schemas ADD COLUMN metadata text;
+
+-- sr_register_append (migrations/0005) carries the metadata of the row it may insert.
+DROP FUNCTION sr_register_append(text, text, text, text, bytea, jsonb);
+
+CREATE FUNCTION sr_register_append(p_subject text, p_expect text, p_type text, p_text text,
+                                   p_key bytea, p_refs jsonb, p_metadata text,
+                                   OUT o_id integer, OUT o_version integer, OUT o_ts bigint,
+                                   OUT o_new boolean)
+RETURNS SETOF record
+LANGUAGE plpgsql AS $$
+BEGIN
+    o_new := false;
+    PERFORM pg_advisory_xact_lock(hashtextextended(p_subject, 7));
+    IF sr_versions_text(p_subject) <> p_expect THEN
+        RETURN;
+    END IF;
+    SELECT id INTO o_id FROM schemas WHERE schema_type = p_type AND identity_key = p_key AND canonical;
+    IF o_id IS NULL THEN
+        PERFORM pg_advisory_xact_lock(11, hashtext(p_type || ':' || encode(p_key, 'hex')));
+        INSERT INTO schemas (id, schema_type, schema_text, identity_key, refs, canonical, metadata)
+        VALUES (nextval('schema_ids'), p_type, p_text, p_key, p_refs, true, p_metadata)
+        ON CONFLICT (schema_type, identity_key) WHERE canonical DO NOTHING RETURNING id INTO o_id;
+        IF o_id IS NULL THEN
+            SELECT id INTO o_id FROM schemas
+             WHERE schema_type = p_type AND identity_key = p_key AND canonical;
+        ELSE
+            o_new := true;
+            INSERT INTO schema_references (schema_id, position, name, ref_subject, ref_version)
+            SELECT o_id, (t.ord - 1)::integer, t.r->>'name', t.r->>'subject', (t.r->>'version')::integer
+              FROM jsonb_array_elements(p_refs) WITH ORDINALITY AS t(r, ord);
+        END IF;
+    END IF;
+    SELECT coalesce(max(version), 0) + 1 INTO o_version FROM subject_versions WHERE subject = p_subject;
+    INSERT INTO subject_versions (subject, version, schema_id) VALUES (p_subject, o_version, o_id);
+    INSERT INTO changes (scope) VALUES (p_subject);
+    o_ts := (extract(epoch FROM now()) * 1000)::bigint;
+    RETURN NEXT;
+END
+$$;
