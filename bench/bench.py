@@ -308,6 +308,8 @@ def main():
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--db-threads", type=int, default=0,
+                    help="the server's db.threads for the read and write workloads (0: its default)")
     ap.add_argument("--only", default="reads,writes,startup,compat",
                     help="comma-separated sections to run (default: all)")
     args = ap.parse_args()
@@ -331,7 +333,8 @@ def main():
 def reads_and_writes(pg, args, S, only):
     """Reads: one registered 12-field record, served from memory; writes: new subjects."""
     db = pg.new_database("reads")
-    server = harness.Server(database_url=db.url, name="bench", threads=args.threads).start()
+    extra = ["--db-threads", str(args.db_threads)] if args.db_threads else []
+    server = harness.Server(database_url=db.url, name="bench", threads=args.threads, args=extra).start()
     client = server.client()
     sid = client.post("/subjects/orders-value/versions", {"schema": twelve_field_record()}).body["id"]
     by_id = client.get(f"/schemas/ids/{sid}").text

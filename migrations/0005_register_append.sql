@@ -1,19 +1,16 @@
 -- Registration in one round trip (store_register_append, docs/architecture.md "The
 -- write path"). The common registration -- a READWRITE subject whose versions are
--- exactly what the node last saw -- is one statement, hence one implicit
--- transaction, under the subject's advisory lock (the same key store_lock_scope
--- takes). p_expect is the subject's versions as the node saw them, in the form
--- sr_versions_text gives; when the database no longer says the same, the function
--- returns no row and the node takes the general path (BEGIN .. COMMIT). That also
--- makes a resend after a lost connection harmless: a first attempt that did commit
--- changed the versions, so the second returns no row.
-
-CREATE FUNCTION sr_versions_text(p_subject text) RETURNS text
-LANGUAGE sql STABLE AS $$
-    SELECT coalesce(string_agg(format('%s:%s:%s', version, schema_id, deleted::int), ','
-                               ORDER BY version), '')
-      FROM subject_versions WHERE subject = p_subject
-$$;
+-- exactly what the node last saw -- is one call of sr_register_append under the
+-- subject's advisory lock (the same key store_lock_scope takes). p_expect is the
+-- subject's versions as the node saw them, as 'version:schema_id:deleted,...' in
+-- version order (store_versions_text); when the database no longer says the same,
+-- the function writes nothing and returns no row, and the node takes the general
+-- path (BEGIN .. COMMIT). That also makes a resend after a lost connection
+-- harmless: a first attempt that did commit changed the versions.
+--
+-- sr_register_append_many runs several of them in one statement, hence one
+-- transaction and one commit (group commit, registry/group.c), subjects in a fixed
+-- order so two groups never wait for each other's locks in a cycle.
 
 CREATE FUNCTION sr_register_append(p_subject text, p_expect text, p_type text, p_text text,
                                    p_key bytea, p_refs jsonb,
@@ -21,10 +18,17 @@ CREATE FUNCTION sr_register_append(p_subject text, p_expect text, p_type text, p
                                    OUT o_new boolean)
 RETURNS SETOF record
 LANGUAGE plpgsql AS $$
+DECLARE
+    seen text;
 BEGIN
     o_new := false;
     PERFORM pg_advisory_xact_lock(hashtextextended(p_subject, 7));
-    IF sr_versions_text(p_subject) <> p_expect THEN
+    SELECT coalesce(string_agg(format('%s:%s:%s', version, schema_id, deleted::int), ','
+                               ORDER BY version), ''),
+           coalesce(max(version), 0) + 1
+      INTO seen, o_version
+      FROM subject_versions WHERE subject = p_subject;
+    IF seen <> p_expect THEN
         RETURN;
     END IF;
     SELECT id INTO o_id FROM schemas WHERE schema_type = p_type AND identity_key = p_key AND canonical;
@@ -41,15 +45,40 @@ BEGIN
              WHERE schema_type = p_type AND identity_key = p_key AND canonical;
         ELSE
             o_new := true;
-            INSERT INTO schema_references (schema_id, position, name, ref_subject, ref_version)
-            SELECT o_id, (t.ord - 1)::integer, t.r->>'name', t.r->>'subject', (t.r->>'version')::integer
-              FROM jsonb_array_elements(p_refs) WITH ORDINALITY AS t(r, ord);
+            IF jsonb_array_length(p_refs) > 0 THEN
+                INSERT INTO schema_references (schema_id, position, name, ref_subject, ref_version)
+                SELECT o_id, (t.ord - 1)::integer, t.r->>'name', t.r->>'subject',
+                       (t.r->>'version')::integer
+                  FROM jsonb_array_elements(p_refs) WITH ORDINALITY AS t(r, ord);
+            END IF;
         END IF;
     END IF;
-    SELECT coalesce(max(version), 0) + 1 INTO o_version FROM subject_versions WHERE subject = p_subject;
     INSERT INTO subject_versions (subject, version, schema_id) VALUES (p_subject, o_version, o_id);
     INSERT INTO changes (scope) VALUES (p_subject);
     o_ts := (extract(epoch FROM now()) * 1000)::bigint;
     RETURN NEXT;
+END
+$$;
+
+-- p_items: [{"subject","expect","type","text","key" (hex),"refs"}, ...]; one row per
+-- item written, o_ord its 0-based position in p_items.
+CREATE FUNCTION sr_register_append_many(p_items jsonb)
+RETURNS TABLE (o_ord integer, o_id integer, o_version integer, o_ts bigint, o_new boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+    it record;
+BEGIN
+    FOR it IN SELECT (t.ord - 1)::integer AS ord, t.e
+                FROM jsonb_array_elements(p_items) WITH ORDINALITY AS t(e, ord)
+               ORDER BY t.e->>'subject' COLLATE "C", t.ord
+    LOOP
+        SELECT a.o_id, a.o_version, a.o_ts, a.o_new INTO o_id, o_version, o_ts, o_new
+          FROM sr_register_append(it.e->>'subject', it.e->>'expect', it.e->>'type', it.e->>'text',
+                                  decode(it.e->>'key', 'hex'), it.e->'refs') AS a;
+        IF FOUND THEN
+            o_ord := it.ord;
+            RETURN NEXT;
+        END IF;
+    END LOOP;
 END
 $$;

@@ -9,7 +9,9 @@
 -- one it is sent (RuleSetHandler), so there is never one to store.
 ALTER TABLE schemas ADD COLUMN metadata text;
 
--- sr_register_append (migrations/0005) carries the metadata of the row it may insert.
+-- The one-statement registration (migrations/0005) carries the metadata of the
+-- row it may insert: sr_register_append takes it as one more parameter, and
+-- sr_register_append_many reads it from each item ("metadata", absent = NULL).
 DROP FUNCTION sr_register_append(text, text, text, text, bytea, jsonb);
 
 CREATE FUNCTION sr_register_append(p_subject text, p_expect text, p_type text, p_text text,
@@ -18,10 +20,17 @@ CREATE FUNCTION sr_register_append(p_subject text, p_expect text, p_type text, p
                                    OUT o_new boolean)
 RETURNS SETOF record
 LANGUAGE plpgsql AS $$
+DECLARE
+    seen text;
 BEGIN
     o_new := false;
     PERFORM pg_advisory_xact_lock(hashtextextended(p_subject, 7));
-    IF sr_versions_text(p_subject) <> p_expect THEN
+    SELECT coalesce(string_agg(format('%s:%s:%s', version, schema_id, deleted::int), ','
+                               ORDER BY version), ''),
+           coalesce(max(version), 0) + 1
+      INTO seen, o_version
+      FROM subject_versions WHERE subject = p_subject;
+    IF seen <> p_expect THEN
         RETURN;
     END IF;
     SELECT id INTO o_id FROM schemas WHERE schema_type = p_type AND identity_key = p_key AND canonical;
@@ -35,15 +44,40 @@ BEGIN
              WHERE schema_type = p_type AND identity_key = p_key AND canonical;
         ELSE
             o_new := true;
-            INSERT INTO schema_references (schema_id, position, name, ref_subject, ref_version)
-            SELECT o_id, (t.ord - 1)::integer, t.r->>'name', t.r->>'subject', (t.r->>'version')::integer
-              FROM jsonb_array_elements(p_refs) WITH ORDINALITY AS t(r, ord);
+            IF jsonb_array_length(p_refs) > 0 THEN
+                INSERT INTO schema_references (schema_id, position, name, ref_subject, ref_version)
+                SELECT o_id, (t.ord - 1)::integer, t.r->>'name', t.r->>'subject',
+                       (t.r->>'version')::integer
+                  FROM jsonb_array_elements(p_refs) WITH ORDINALITY AS t(r, ord);
+            END IF;
         END IF;
     END IF;
-    SELECT coalesce(max(version), 0) + 1 INTO o_version FROM subject_versions WHERE subject = p_subject;
     INSERT INTO subject_versions (subject, version, schema_id) VALUES (p_subject, o_version, o_id);
     INSERT INTO changes (scope) VALUES (p_subject);
     o_ts := (extract(epoch FROM now()) * 1000)::bigint;
     RETURN NEXT;
+END
+$$;
+
+-- p_items: [{"subject","expect","type","text","key" (hex),"refs","metadata"}, ...]; one row per
+-- item written, o_ord its 0-based position in p_items.
+CREATE OR REPLACE FUNCTION sr_register_append_many(p_items jsonb)
+RETURNS TABLE (o_ord integer, o_id integer, o_version integer, o_ts bigint, o_new boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+    it record;
+BEGIN
+    FOR it IN SELECT (t.ord - 1)::integer AS ord, t.e
+                FROM jsonb_array_elements(p_items) WITH ORDINALITY AS t(e, ord)
+               ORDER BY t.e->>'subject' COLLATE "C", t.ord
+    LOOP
+        SELECT a.o_id, a.o_version, a.o_ts, a.o_new INTO o_id, o_version, o_ts, o_new
+          FROM sr_register_append(it.e->>'subject', it.e->>'expect', it.e->>'type', it.e->>'text',
+                                  decode(it.e->>'key', 'hex'), it.e->'refs', it.e->>'metadata') AS a;
+        IF FOUND THEN
+            o_ord := it.ord;
+            RETURN NEXT;
+        END IF;
+    END LOOP;
 END
 $$;

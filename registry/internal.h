@@ -10,6 +10,7 @@
  *   6. Effective settings (registry/settings.c)
  *   7. Lookup by equivalence (registry/equivalent.c)
  *   8. Metadata (registry/metadata.c)
+ *   9. Group commit of one-statement registrations (registry/group.c)
  */
 #ifndef REGISTRY_INTERNAL_H
 #define REGISTRY_INTERNAL_H
@@ -45,6 +46,12 @@ struct registry {
      * so a reload that started earlier (the feed, before a local commit) can
      * never publish after one that started later (the writer, after it). */
     pthread_mutex_t reload_locks[RELOAD_STRIPES];
+
+    /* Group commit (registry/group.c): appends waiting for a leader. */
+    pthread_mutex_t group_lock;
+    struct group_item *group_pending; /* FIFO */
+    struct group_item *group_tail;
+    int group_leaders; /* batches being written now */
 
     /* The change feed between nodes. */
     int64_t feed_start; /* last change seq seen before the initial load */
@@ -154,5 +161,19 @@ int md_version_number(const json_t *md, int *out);
 int md_equal(const json_t *a, const json_t *b);
 /* Metadata.updateHash: feeds md's strings to update in Confluent's order. */
 void md_digest(const json_t *md, void (*update)(void *ctx, const void *p, size_t n), void *ctx);
+
+/* ---- 9. Group commit ------------------------------------------------------------------- */
+
+/*
+ * store_register_append for one append, written together with the appends
+ * other workers make at the same moment: the first waiting worker leads, takes
+ * what is queued (up to GROUP_MAX_ITEMS) and writes it in one statement on its
+ * own connection while the others wait; a failed group is retried one by one,
+ * each on its own connection, so one item's failure (a deadlock with a general
+ * write, say) is never another's. Same contract as store_register_append for n = 1.
+ */
+store_rc_t registry_group_append(registry_t *reg, store_t *db, store_append_t *a);
+void registry_group_init(registry_t *reg);
+void registry_group_destroy(registry_t *reg);
 
 #endif

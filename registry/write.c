@@ -712,7 +712,8 @@ static int append_excluded(registry_t *reg, const reg_subject_t *subj, const can
 }
 
 /*
- * The common registration in one statement (store_register_append): checked
+ * The common registration in one statement (store_register_append, group
+ * committed with the others arriving at once: registry_group_append): checked
  * against the versions this node holds, written only if the database still
  * holds the same, then published from what was written. It applies to a
  * READWRITE registration without explicit id or version that append_excluded
@@ -739,23 +740,22 @@ static reg_code_t register_append(registry_t *reg, store_t *db, const char *subj
     }
     reg_schema_t *row = candidate_row(c, 0);
     char *expect = store_versions_text(seen);
-    reg_version_t added = {0};
-    int inserted = 0;
-    store_rc_t src = store_register_append(db, subject, expect, row, &added.schema_id, &added.version,
-                                           &added.ts_ms, &inserted);
+    store_append_t a = {.subject = subject, .expect = expect, .row = row};
+    store_rc_t src = registry_group_append(reg, db, &a);
     free(expect);
-    if (src == STORE_OK) {
-        row->id = *id = added.schema_id;
-        row->ts_ms = added.ts_ms; /* the schema row and the version share the transaction's now() */
-        row->canonical = 1;       /* a row the call inserted is its content's canonical one */
-        if (!inserted) {
+    if (src == STORE_OK && a.applied) {
+        reg_version_t added = {a.version, a.id, 0, a.ts_ms};
+        row->id = *id = a.id;
+        row->ts_ms = a.ts_ms; /* the schema row and the version share the transaction's now() */
+        row->canonical = 1;   /* a row the call inserted is its content's canonical one */
+        if (!a.inserted) {
             reg_schema_release(row);
             row = NULL;
         }
         rc = registry_publish_appended(reg, db, seen, row, &added, err);
     } else {
         reg_schema_release(row);
-        rc = src == STORE_NOT_FOUND ? REG_SCHEMA_NOT_FOUND : reg_store(err, db, src);
+        rc = src == STORE_OK ? REG_SCHEMA_NOT_FOUND : reg_store(err, db, src);
     }
     reg_subject_free(seen);
     return rc;

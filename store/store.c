@@ -612,32 +612,57 @@ char *store_versions_text(const reg_subject_t *subj)
     return text;
 }
 
-store_rc_t store_register_append(store_t *db, const char *subject, const char *expect, const reg_schema_t *s,
-                                 int *id, int *version, int64_t *ts_ms, int *inserted)
+static json_t *append_json(const store_append_t *a)
 {
     char hex[2 * REG_KEY_LEN + 1];
-    key_hex(s->key, hex);
-    char *refs = refs_json(s);
-    char *metadata = metadata_text(s);
-    const char *p[7] = {subject, expect, schema_type_name(s->type), s->text, hex, refs, metadata};
-    PGresult *res = NULL;
-    store_rc_t rc = store_query(db,
-                                "SELECT o_id, o_version, o_ts, o_new FROM sr_register_append($1, $2, $3, $4,"
-                                " decode($5, 'hex'), $6::jsonb, $7)",
-                                7, p, &res, "registering a schema");
+    key_hex(a->row->key, hex);
+    char *refs = refs_json(a->row);
+    json_t *o = json_pack("{s:s, s:s, s:s, s:s%, s:s, s:o}", "subject", a->subject, "expect", a->expect,
+                          "type", schema_type_name(a->row->type), "text", a->row->text, a->row->text_len,
+                          "key", hex, "refs", json_loads(refs, 0, NULL));
     free(refs);
+    if (!o)
+        base_oom(0);
+    /* Absent for none: sr_register_append_many reads it with ->>, hence an SQL NULL. */
+    char *metadata = metadata_text(a->row);
+    if (metadata)
+        json_object_set_new(o, "metadata", json_string(metadata));
     free(metadata);
+    return o;
+}
+
+store_rc_t store_register_append(store_t *db, store_append_t *items, size_t n)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n; i++) {
+        items[i].applied = 0;
+        json_array_append_new(arr, append_json(&items[i]));
+    }
+    char *text = json_dumps(arr, JSON_COMPACT);
+    json_decref(arr);
+    if (!text)
+        base_oom(0);
+    const char *p[1] = {text};
+    PGresult *res = NULL;
+    store_rc_t rc =
+        store_query(db, "SELECT o_ord, o_id, o_version, o_ts, o_new FROM sr_register_append_many($1)", 1, p,
+                    &res, "registering a schema");
+    free(text);
     if (rc != STORE_OK)
         return rc;
-    rc = PQntuples(res) == 1 ? STORE_OK : STORE_NOT_FOUND;
-    if (rc == STORE_OK) {
-        *id = atoi(PQgetvalue(res, 0, 0));
-        *version = atoi(PQgetvalue(res, 0, 1));
-        *ts_ms = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
-        *inserted = PQgetvalue(res, 0, 3)[0] == 't';
+    for (int r = 0; r < PQntuples(res); r++) {
+        long ord = strtol(PQgetvalue(res, r, 0), NULL, 10);
+        if (ord < 0 || (size_t)ord >= n)
+            continue;
+        store_append_t *a = &items[ord];
+        a->applied = 1;
+        a->id = atoi(PQgetvalue(res, r, 1));
+        a->version = atoi(PQgetvalue(res, r, 2));
+        a->ts_ms = strtoll(PQgetvalue(res, r, 3), NULL, 10);
+        a->inserted = PQgetvalue(res, r, 4)[0] == 't';
     }
     PQclear(res);
-    return rc;
+    return STORE_OK;
 }
 
 store_rc_t store_schema_import(store_t *db, const reg_schema_t *s)

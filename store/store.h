@@ -98,17 +98,32 @@ store_rc_t store_schema_find(store_t *db, schema_type_t type, const unsigned cha
  * that becomes canonical. */
 store_rc_t store_schema_upsert(store_t *db, const reg_schema_t *s, int *id);
 /*
- * The common registration in one statement, its own transaction (not inside
- * store_begin): under the subject's lock, when the subject's versions still
+ * The common registration in one statement, its own transaction (never inside
+ * store_begin): under each subject's lock, when the subject's versions still
  * read `expect` (store_versions_text of what the caller saw), finds the
- * content's canonical id or inserts s (s->id ignored) as its canonical row,
- * and appends version max+1 with its change row. STORE_OK with *id, *version, *ts_ms (of the version, and of
- * the schema row when *inserted says this call created it); STORE_NOT_FOUND when the versions moved on
- * (nothing written: take the general path). Resending after a lost connection is safe: a first attempt that
- * committed changed the versions, so the resend writes nothing.
+ * content's canonical id or inserts row (row->id ignored) as its canonical
+ * row, and appends version max+1 with its change row. Several appends go in
+ * one statement, one transaction and one commit (group commit); a subject
+ * appearing twice gets the second one declined. Resending after a lost
+ * connection is safe: an append that committed changed the versions, so the
+ * resend declines it.
  */
-store_rc_t store_register_append(store_t *db, const char *subject, const char *expect, const reg_schema_t *s,
-                                 int *id, int *version, int64_t *ts_ms, int *inserted);
+typedef struct store_append {
+    const char *subject;     /* borrowed */
+    const char *expect;      /* borrowed */
+    const reg_schema_t *row; /* borrowed */
+    /* Out, on STORE_OK: applied 0 = declined (the versions moved on; nothing
+     * written). Else the id, the new version, its time and whether the call
+     * created the schema row (then row's time too). */
+    int applied;
+    int id;
+    int version;
+    int inserted;
+    int64_t ts_ms;
+} store_append_t;
+
+/* Runs n appends; any failure writes none of them. */
+store_rc_t store_register_append(store_t *db, store_append_t *items, size_t n);
 /* The versions of subj as store_register_append compares them (malloc'd). */
 char *store_versions_text(const reg_subject_t *subj);
 /* IMPORT: inserts the row under s->id, makes it the content's canonical row

@@ -5,6 +5,8 @@ to the general transaction and still answers what the database says. Mixed
 concurrent batches keep every refusal and every success exact, checked in SQL."""
 
 import json
+import subprocess
+import threading
 import time
 
 import harness
@@ -14,6 +16,12 @@ from test_concurrency import run_concurrently
 # A node that never follows the feed on its own within a test: what it knows
 # comes from its own writes (and their reloads) only.
 DEAF = ("--feed-interval-ms", "600000")
+
+
+def versions_in(db, subject):
+    """(version, schema_id, deleted) rows of the subject, in SQL."""
+    return db.sql("SELECT version, schema_id, deleted FROM subject_versions "
+                  f"WHERE subject = {sql_literal(subject)} ORDER BY version")
 
 
 class WritePath(harness.TwoNodeTestCase):
@@ -27,10 +35,6 @@ class WritePath(harness.TwoNodeTestCase):
     def reg(self, client, subject, schema):
         return client.post(f"/subjects/{quote(subject)}/versions", {"schema": schema})
 
-    def versions_in_sql(self, subject):
-        return self.db.sql("SELECT version, schema_id, deleted FROM subject_versions "
-                           f"WHERE subject = {sql_literal(subject)} ORDER BY version")
-
     def test_a_node_behind_the_database_appends_after_what_it_missed(self):
         s = self.sub()
         v1 = avro_record("Behind", [("a", "string")])
@@ -42,7 +46,7 @@ class WritePath(harness.TwoNodeTestCase):
         self.assertEqual(self.b.get(f"/subjects/{quote(s)}/versions").body, [1])
         r3 = self.reg(self.b, s, v3)
         self.assertEqual(r3.status, 200, r3)
-        rows = self.versions_in_sql(s)
+        rows = versions_in(self.db, s)
         self.assertEqual([v for v, _, _ in rows], ["1", "2", "3"])
         self.assertEqual(rows[2][1], str(r3.body["id"]))
         self.assertEqual(len({sid for _, sid, _ in rows}), 3)
@@ -60,14 +64,14 @@ class WritePath(harness.TwoNodeTestCase):
         new = avro_record("Stale", [("c", "long")])      # no default: BACKWARD-incompatible with v1
         r = self.reg(self.b, s, new)
         self.assertEqual(r.status, 200, r)
-        self.assertEqual([(v, d) for v, _, d in self.versions_in_sql(s)], [("1", "t"), ("2", "f")])
+        self.assertEqual([(v, d) for v, _, d in versions_in(self.db, s)], [("1", "t"), ("2", "f")])
         # The same registration against a live v1 is refused, on either node.
         s2 = self.sub()
         self.assertEqual(self.reg(self.b, s2, avro_record("Stale", [("a", "string")])).status, 200)
         for client in (self.b, self.http):
             r = self.reg(client, s2, new)
             self.assertEqual((r.status, r.body["error_code"]), (409, 40901), r)
-        self.assertEqual(len(self.versions_in_sql(s2)), 1)
+        self.assertEqual(len(versions_in(self.db, s2)), 1)
 
     def test_mixed_batch_keeps_each_answer(self):
         # Successes, 409s and 422s arrive together on both nodes.
@@ -103,10 +107,10 @@ class WritePath(harness.TwoNodeTestCase):
         self.assertEqual(len(shared_ids), 1, shared_ids)
         # In SQL: the guarded subject is untouched, every success is version 1
         # of its subject, and no content has two ids.
-        self.assertEqual(len(self.versions_in_sql(guarded)), 1)
+        self.assertEqual(len(versions_in(self.db, guarded)), 1)
         for r, (status, s) in zip(results, expect):
             if status == 200:
-                self.assertEqual(self.versions_in_sql(s), [("1", str(r.body["id"]), "f")])
+                self.assertEqual(versions_in(self.db, s), [("1", str(r.body["id"]), "f")])
         self.assertEqual(self.db.sql("SELECT count(*) FROM (SELECT schema_type, identity_key FROM schemas "
                                      "GROUP BY 1, 2 HAVING count(*) > 1) t"), [("0",)])
         self.assertEqual(self.db.count("subject_versions", "subject LIKE '%bad%'"), 0)
@@ -138,6 +142,63 @@ class OneStatement(harness.RegistryTestCase):
         while self.fast_calls() < 5 and time.monotonic() < deadline:
             time.sleep(0.25)
         self.assertEqual(self.fast_calls(), 5)
+
+
+class GroupCommit(harness.RegistryTestCase):
+    """Registrations that arrive together are written as one group (registry/group.c);
+    a group that fails is retried item by item, so one bad item fails alone."""
+
+    server_args = ("--db-threads", "16")
+
+    def hold_subject_lock(self, subject, seconds):
+        """A psql session holding the subject's write lock (store_lock_scope's key)."""
+        lit = sql_literal(subject)
+        return subprocess.Popen(
+            [self.pg._bin("psql"), "-X", "-q", "-h", "127.0.0.1", "-p", str(self.pg.port), "-U", "postgres",
+             "-d", self.db.name, "-c",
+             f"BEGIN; SELECT pg_advisory_xact_lock(hashtextextended({lit}, 7)); "
+             f"SELECT pg_sleep({seconds}); COMMIT;"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def test_a_failing_item_fails_alone(self):
+        # Every write of the poisoned subject fails inside PostgreSQL; a sequence
+        # (not rolled back) counts the attempts.
+        poison = self.sub("poison")
+        self.db.sql("CREATE SEQUENCE poison_attempts")
+        self.db.sql("CREATE FUNCTION poison() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                    f"IF NEW.subject = {sql_literal(poison)} THEN PERFORM nextval('poison_attempts'); "
+                    "RAISE EXCEPTION 'poisoned'; END IF; RETURN NEW; END $$")
+        self.db.sql("CREATE TRIGGER poison BEFORE INSERT ON subject_versions "
+                    "FOR EACH ROW EXECUTE FUNCTION poison()")
+        # Both leaders wait on held subject locks, so what comes next queues up
+        # and is written as one group when they finish.
+        blocked = [self.sub("blocked") for _ in range(2)]
+        holders = [self.hold_subject_lock(s, 3) for s in blocked]
+        time.sleep(0.5)
+        out = {}
+
+        def reg(subject, name):
+            out[subject] = self.register(subject, avro_record(name, [("f", "string")]))
+
+        first = [threading.Thread(target=reg, args=(s, f"B{i}")) for i, s in enumerate(blocked)]
+        for t in first:
+            t.start()
+        time.sleep(0.5)
+        others = [self.sub("ok") for _ in range(8)]
+        rest = [threading.Thread(target=reg, args=(s, f"G{i}")) for i, s in enumerate(others + [poison])]
+        for t in rest:
+            t.start()
+        for t in first + rest:
+            t.join(timeout=60)
+        for h in holders:
+            h.wait(timeout=30)
+        for s in blocked + others:
+            self.assertEqual(out[s].status, 200, out[s])
+            self.assertEqual(versions_in(self.db, s), [("1", str(out[s].body["id"]), "f")])
+        self.assertEqual((out[poison].status, out[poison].body["error_code"]), (500, 50001), out[poison])
+        self.assertEqual(versions_in(self.db, poison), [])
+        # Once in the group, once alone: the group did form and was retried.
+        self.assertEqual(self.db.value("SELECT last_value FROM poison_attempts"), "2")
 
 
 if __name__ == "__main__":
