@@ -404,5 +404,25 @@ class FastPath(harness.RegistryTestCase):
                          [{"properties": {"n": str(i)}} for i in range(3) for _ in (1, 2)])
 
 
+
+class TwoNodes(harness.TwoNodeTestCase):
+    """Another node reads the metadata from the database (the id-miss fallback, the feed)."""
+
+    def test_the_other_node_answers_the_metadata(self):
+        s = self.sub()
+        sid = self.register_ok(s, REC1, metadata=META)
+        b = self.node_b.client()
+        self.assertEqual(self.assert_ok(b.get(f"/schemas/ids/{sid}"))["metadata"], META_CANON)
+        deadline = time.monotonic() + 10
+        while b.get(f"/subjects/{quote(s)}/versions/1").status != 200 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        self.assertEqual(self.assert_ok(b.get(f"/subjects/{quote(s)}/versions/1"))["metadata"], META_CANON)
+        # Node B inherits it too, from what it loaded.
+        r = b.post(f"/subjects/{quote(s)}/versions", {"schema": REC2})
+        self.assert_ok(r)
+        self.assertEqual(self.assert_ok(b.get(f"/subjects/{quote(s)}/versions/2"))["metadata"], META_CANON)
+        self.assertEqual(json.loads(self.db.value(f"SELECT metadata FROM schemas WHERE id = {r.body['id']}")),
+                         META_CANON)
+
 if __name__ == "__main__":
     harness.main()
