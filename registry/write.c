@@ -384,6 +384,11 @@ static void join_messages(const strlist_t *m, char *out, size_t cap)
         snprintf(out + w, cap - w, "]");
 }
 
+static int cmp_strp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /*
  * compatibilityGroup: with the config naming a metadata property, only the
  * versions whose value of it equals the candidate's (absent equal to absent)
@@ -412,22 +417,108 @@ static void filter_compatibility_group(registry_t *reg, const char *subject, con
     json_decref(config);
 }
 
+/* The confluent:reserved property as a set (ParsedSchema.getReservedFields:
+ * split at commas, trimmed, empty names dropped), sorted. */
+static void reserved_fields(const json_t *metadata, strlist_t *out)
+{
+    const char *p = md_property(metadata, "confluent:reserved");
+    while (p && *p) {
+        const char *comma = strchr(p, ',');
+        const char *end = comma ? comma : p + strlen(p);
+        const char *b = p;
+        while (b < end && (unsigned char)*b <= ' ')
+            b++;
+        const char *e = end;
+        while (e > b && (unsigned char)e[-1] <= ' ')
+            e--;
+        if (e > b)
+            strlist_pushf(out, "%.*s", (int)(e - b), b);
+        p = comma ? comma + 1 : end;
+    }
+    if (out->n > 1)
+        qsort(out->items, out->n, sizeof *out->items, cmp_strp);
+}
+
+static int strlist_has(const strlist_t *l, const char *s)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->items[i], s) == 0)
+            return 1;
+    return 0;
+}
+
+/* validateReservedFields: reserved fields the previous version (latest; NULL: none) has and the
+ * candidate dropped, then the candidate's fields that are reserved (names in sorted order). */
+static void reserved_field_messages(const candidate_t *c, const reg_schema_t *previous, strlist_t *out)
+{
+    strlist_t now = {0}, before = {0};
+    reserved_fields(c->metadata, &now);
+    if (previous)
+        reserved_fields(previous->metadata, &before);
+    for (size_t i = 0; i < before.n; i++)
+        if (!strlist_has(&now, before.items[i]) &&
+            (i == 0 || strcmp(before.items[i - 1], before.items[i]) != 0))
+            strlist_pushf(
+                out,
+                "The new schema has reserved field %s removed from its metadata which is present in "
+                "the old schema's metadata.",
+                before.items[i]);
+    for (size_t i = 0; i < now.n; i++)
+        if ((i == 0 || strcmp(now.items[i - 1], now.items[i]) != 0) &&
+            schema_has_top_level_field(c->parsed, now.items[i]))
+            strlist_pushf(out, "The new schema has field that conflicts with the reserved field %s.",
+                          now.items[i]);
+    strlist_clear(&now);
+    strlist_clear(&before);
+}
+
+/*
+ * AbstractSchemaRegistry.isCompatibleWithPrevious over history (held: its
+ * schemas, oldest first): under validateFields the reserved-field messages,
+ * against the newest version; then the level's check, under the config's
+ * compatibilityPolicy, against the versions of the candidate's
+ * compatibilityGroup; then, when anything failed, the summary line. 1
+ * compatible, 0 not (messages filled), -1 out of memory.
+ */
+static int compat_with_previous(registry_t *reg, const char *subject, const candidate_t *c,
+                                compat_previous_t *history, reg_schema_t **held, size_t *n,
+                                strlist_t *messages)
+{
+    reg_effective_t settings = registry_effective_settings(reg, subject);
+    if (settings.validate_fields)
+        reserved_field_messages(c, *n ? held[*n - 1] : NULL, messages);
+    size_t reserved = messages->n;
+    filter_compatibility_group(reg, subject, c->metadata, history, held, n);
+    json_t *config = registry_effective_config(reg, subject);
+    const char *policy = json_string_value(json_object_get(config, "compatibilityPolicy"));
+    compat_policy_t p =
+        policy && strcmp(policy, "LENIENT") == 0 ? COMPAT_POLICY_LENIENT : COMPAT_POLICY_STRICT;
+    json_decref(config);
+    int ok =
+        compat_check_policy(settings.level, p, c->parsed, history, *n, settings.validate_fields, messages);
+    if (ok == 1 && reserved > 0) {
+        ok =
+            strlist_pushf(messages, "{validateFields: '%s', compatibility: '%s'}",
+                          settings.validate_fields ? "true" : "false", compat_level_name(settings.level)) == 0
+                ? 0
+                : -1;
+    }
+    return ok;
+}
+
 static reg_code_t check_compatible(registry_t *reg, store_t *db, const char *subject,
                                    const reg_subject_t *fresh, const candidate_t *c, reg_error_t *err)
 {
     reg_effective_t settings = registry_effective_settings(reg, subject);
-    compat_level_t level = settings.level;
-    if (level == COMPAT_NONE)
+    if (settings.level == COMPAT_NONE && !settings.validate_fields)
         return REG_OK;
     compat_previous_t *history;
     reg_schema_t **held;
     size_t n;
     reg_code_t rc = build_history(reg, db, fresh, 0, &history, &n, &held, err);
-    if (rc == REG_OK)
-        filter_compatibility_group(reg, subject, c->metadata, history, held, &n);
     if (rc == REG_OK) {
         strlist_t messages = {0};
-        int ok = compat_check(level, c->parsed, history, n, settings.validate_fields, &messages);
+        int ok = compat_with_previous(reg, subject, c, history, held, &n, &messages);
         if (ok == 0) {
             char details[sizeof err->message];
             join_messages(&messages, details, sizeof details);
@@ -989,8 +1080,6 @@ reg_code_t registry_check(registry_t *reg, store_t *db, const char *subject, con
         return registry_invalid_version(err, version_text);
 
     reg_subject_t *snap = subject_snapshot(reg, subject);
-    reg_effective_t settings = registry_effective_settings(reg, subject);
-    compat_level_t level = settings.level;
     reg_code_t rc = REG_OK;
     if (version_text) {
         const reg_version_t *v = reg_subject_find(snap, only_version);
@@ -1017,10 +1106,8 @@ reg_code_t registry_check(registry_t *reg, store_t *db, const char *subject, con
         reg_schema_t **held;
         size_t n;
         rc = build_history(reg, db, snap, only_version, &history, &n, &held, err);
-        if (rc == REG_OK)
-            filter_compatibility_group(reg, subject, c.metadata, history, held, &n);
         if (rc == REG_OK) {
-            int ok = compat_check(level, c.parsed, history, n, settings.validate_fields, messages);
+            int ok = compat_with_previous(reg, subject, &c, history, held, &n, messages);
             *compatible = ok == 1;
             if (ok < 0)
                 rc = reg_fail(err, REG_INTERNAL, "Out of memory during the compatibility check");

@@ -366,6 +366,65 @@ class ConfigFields(harness.RegistryTestCase):
         self.assert_ok(self.put(f"/config/{quote(s)}", {"compatibilityPolicy": "bogus"}), {})
         self.assertNotIn("compatibilityPolicy", self.assert_ok(self.get(f"/config/{quote(s)}")))
 
+    def test_lenient_policy_widens_json_schema_compatible_changes(self):
+        # An optional property added to an open content model: incompatible under STRICT
+        # (SchemaDiff.COMPATIBLE_CHANGES_STRICT), compatible under LENIENT.
+        old = json.dumps({"type": "object", "properties": {"a": {"type": "string"}}})
+        new = json.dumps({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}})
+        s = self.sub()
+        self.config(s, {"compatibility": "BACKWARD"})
+        self.register_ok(s, old, schema_type="JSON")
+        r = self.register(s, new, schema_type="JSON")
+        self.assert_error(r, 409, 40901)
+        self.assertIn("OPTIONAL_PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL", r.body["message"])
+        for policy in ("STRICT", "LOGICAL"):
+            self.config(s, {"compatibilityPolicy": policy})
+            self.assert_error(self.register(s, new, schema_type="JSON"), 409, 40901)
+        self.config(s, {"compatibilityPolicy": "LENIENT"})
+        body = {"schema": new, "schemaType": "JSON"}
+        self.assert_ok(self.post(f"/compatibility/subjects/{quote(s)}/versions/latest", body),
+                       {"is_compatible": True})
+        self.register_ok(s, new, schema_type="JSON")
+        # A global policy applies to subjects without their own.
+        g = self.sub("g")
+        self.register_ok(g, old, schema_type="JSON")
+        self.config(None, {"compatibilityPolicy": "LENIENT"})
+        self.addCleanup(lambda: self.put("/config", {"compatibilityPolicy": None}))
+        self.register_ok(g, new, schema_type="JSON")
+
+    def test_reserved_fields_under_validate_fields(self):
+        """AbstractSchemaRegistry.validateReservedFields: with validateFields on, a
+        confluent:reserved field may not be dropped from the metadata nor be a field."""
+        s = self.sub()
+        self.config(s, {"compatibility": "NONE", "validateFields": True})
+        reserved = {"properties": {"confluent:reserved": " x , y,"}}
+        self.register_ok(s, avro_record("R", [("a", "string")]), metadata=reserved)
+        before = self.db.state()
+        r = self.register(s, avro_record("R", [("b", "string")]), metadata={"properties": {"confluent:reserved": "y"}})
+        self.assert_error(r, 409, 40901)
+        self.assertIn("[The new schema has reserved field x removed from its metadata which is present in the "
+                      "old schema's metadata., {validateFields: 'true', compatibility: 'NONE'}]", r.body["message"])
+        r = self.register(s, avro_record("R", [("a", "string"), ("x", "string", "")]))  # inherits x, y
+        self.assert_error(r, 409, 40901)
+        self.assertIn("[The new schema has field that conflicts with the reserved field x., "
+                      "{validateFields: 'true', compatibility: 'NONE'}]", r.body["message"])
+        self.assertEqual(self.db.state(), before)
+        # JSON Schema: top-level properties; Protobuf: fields of top-level messages.
+        j = self.sub("json")
+        self.config(j, {"validateFields": True})
+        r = self.register(j, json.dumps({"type": "object", "properties": {"x": {"type": "string"}}}),
+                          schema_type="JSON", metadata=reserved)
+        self.assert_error(r, 409, 40901)
+        p = self.sub("proto")
+        self.config(p, {"validateFields": True})
+        r = self.register(p, 'syntax = "proto3";\nmessage M {\n  string y = 1;\n}\n', schema_type="PROTOBUF",
+                          metadata=reserved)
+        self.assert_error(r, 409, 40901)
+        self.assertIn("reserved field y", r.body["message"])
+        # Without validateFields nothing is checked.
+        self.config(s, {"validateFields": False})
+        self.register_ok(s, avro_record("R", [("a", "string"), ("x", "string", "")]))
+
     def test_validate_rules_is_stored_and_does_nothing_without_rule_sets(self):
         s = self.sub()
         self.assert_ok(self.put(f"/config/{quote(s)}", {"validateRules": True}), {"validateRules": True})
