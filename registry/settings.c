@@ -27,10 +27,9 @@ static const char *scope_of(const char *subject)
 reg_code_t registry_check_subject_name(const char *subject, size_t max_bytes, reg_error_t *err)
 {
     if (strlen(subject) > max_bytes)
-        return reg_fail(
-            err, REG_INVALID_SUBJECT,
-            "The specified subject is not a valid. It is longer than %zu bytes (max.subject.bytes).",
-            max_bytes);
+        return reg_fail(err, REG_INVALID_SUBJECT,
+                        "The specified subject is not a valid. It is longer than %zu bytes (max.subject.bytes).",
+                        max_bytes);
     const unsigned char *p = (const unsigned char *)subject;
     for (size_t i = 0; p[i]; i++) {
         /* C0 controls, DEL, and C1 controls (U+0080..U+009F = C2 80..C2 9F in UTF-8). */
