@@ -9,9 +9,10 @@
 -- one it is sent (RuleSetHandler), so there is never one to store.
 ALTER TABLE schemas ADD COLUMN metadata text;
 
--- The one-statement registration (migrations/0005) carries the metadata of the
--- row it may insert: sr_register_append takes it as one more parameter, and
--- sr_register_append_many reads it from each item ("metadata", absent = NULL).
+-- The one-statement registration (migrations/0005; in the subject's context
+-- since 0006) carries the metadata of the row it may insert: sr_register_append
+-- takes it as one more parameter, sr_register_append_many reads it from each
+-- item ("metadata", absent = NULL).
 DROP FUNCTION sr_register_append(text, text, text, text, bytea, jsonb);
 
 CREATE FUNCTION sr_register_append(p_subject text, p_expect text, p_type text, p_text text,
@@ -22,6 +23,7 @@ RETURNS SETOF record
 LANGUAGE plpgsql AS $$
 DECLARE
     seen text;
+    v_ctx text := sr_context(p_subject);
 BEGIN
     o_new := false;
     PERFORM pg_advisory_xact_lock(hashtextextended(p_subject, 7));
@@ -33,20 +35,21 @@ BEGIN
     IF seen <> p_expect THEN
         RETURN;
     END IF;
-    SELECT id INTO o_id FROM schemas WHERE schema_type = p_type AND identity_key = p_key AND canonical;
+    SELECT id INTO o_id FROM schemas
+     WHERE context = v_ctx AND schema_type = p_type AND identity_key = p_key AND canonical;
     IF o_id IS NULL THEN
         PERFORM pg_advisory_xact_lock(11, hashtext(p_type || ':' || encode(p_key, 'hex')));
-        INSERT INTO schemas (id, schema_type, schema_text, identity_key, refs, canonical, metadata)
-        VALUES (nextval('schema_ids'), p_type, p_text, p_key, p_refs, true, p_metadata)
-        ON CONFLICT (schema_type, identity_key) WHERE canonical DO NOTHING RETURNING id INTO o_id;
+        INSERT INTO schemas (context, id, schema_type, schema_text, identity_key, refs, canonical, metadata)
+        VALUES (v_ctx, sr_next_id(v_ctx), p_type, p_text, p_key, p_refs, true, p_metadata)
+        ON CONFLICT (context, schema_type, identity_key) WHERE canonical DO NOTHING RETURNING id INTO o_id;
         IF o_id IS NULL THEN
             SELECT id INTO o_id FROM schemas
-             WHERE schema_type = p_type AND identity_key = p_key AND canonical;
+             WHERE context = v_ctx AND schema_type = p_type AND identity_key = p_key AND canonical;
         ELSE
             o_new := true;
             IF jsonb_array_length(p_refs) > 0 THEN
-                INSERT INTO schema_references (schema_id, position, name, ref_subject, ref_version)
-                SELECT o_id, (t.ord - 1)::integer, t.r->>'name', t.r->>'subject',
+                INSERT INTO schema_references (context, schema_id, position, name, ref_subject, ref_version)
+                SELECT v_ctx, o_id, (t.ord - 1)::integer, t.r->>'name', t.r->>'subject',
                        (t.r->>'version')::integer
                   FROM jsonb_array_elements(p_refs) WITH ORDINALITY AS t(r, ord);
             END IF;

@@ -148,3 +148,34 @@ reg_code_t registry_delete_version(registry_t *reg, store_t *db, const char *sub
     *version = d.version;
     return rc;
 }
+
+/* ---- Contexts ------------------------------------------------------------ */
+
+typedef struct context_delete {
+    const char *delimited; /* ":.ctx:", "" the default context */
+    char *name;            /* ".ctx", "." */
+} context_delete_t;
+
+static reg_code_t delete_context_tx(registry_t *reg, store_t *db, void *arg, reg_error_t *err)
+{
+    context_delete_t *d = arg;
+    int has = 0;
+    reg_code_t rc = reg_store(err, db, store_context_has_versions(db, d->name, &has));
+    if (rc == REG_OK && has)
+        return reg_fail(err, REG_CONTEXT_NOT_EMPTY, "The specified context '%s' is not empty.", d->delimited);
+    if (rc == REG_OK && strcmp(d->name, ".") != 0)
+        rc = reg_store(err, db, store_context_unlist(db, d->name));
+    return rc;
+}
+
+/* KafkaSchemaRegistry.deleteContextOrForward: 42211 while a subject of the
+ * context has a version (hasSubjects(context, true)); otherwise the context
+ * is no longer listed, whether it was or not (204 either way). */
+reg_code_t registry_delete_context(registry_t *reg, store_t *db, const char *context, reg_error_t *err)
+{
+    assert(db);
+    context_delete_t d = {context, *context ? xstrndup(context + 1, strlen(context) - 2) : xstrdup(".")};
+    reg_code_t rc = registry_write_tx(reg, db, *context ? context : "", delete_context_tx, &d, err);
+    free(d.name);
+    return rc;
+}

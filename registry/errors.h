@@ -26,6 +26,7 @@ typedef enum reg_code {
     REG_REFERENCE_EXISTS = 42206,
     REG_INVALID_SUBJECT = 42208,
     REG_SCHEMA_TOO_LARGE = 42209,
+    REG_CONTEXT_NOT_EMPTY = 42211,
     REG_STORE_ERROR = 50001,
     REG_TIMEOUT = 50002,
     REG_BAD_REQUEST = 400, /* a body field of the wrong shape, as Jackson refuses it (HTTP 400) */

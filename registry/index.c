@@ -10,6 +10,7 @@
 #include "base/alloc.h"
 #include "base/hmap.h"
 #include "base/vec.h"
+#include "registry/context.h"
 
 /* A schema row and how many subject versions carry it (guarded by the lock). */
 typedef struct index_entry {
@@ -20,13 +21,42 @@ typedef struct index_entry {
 
 struct reg_index {
     pthread_rwlock_t lock;
-    hmap_t by_id;    /* int id -> index_entry_t* (owned) */
-    hmap_t by_key;   /* type byte + identity key -> the canonical entry (borrowed from by_id) */
+    hmap_t by_id;    /* (context, id) -> index_entry_t* (owned) */
+    hmap_t by_key;   /* (context, type byte, identity key) -> the canonical entry (borrowed from by_id) */
     hmap_t subjects; /* name -> reg_subject_t* (owned) */
+    hmap_t max_ids;  /* context -> int* (owned): the highest id published there */
     json_t *global_config;
     char *global_mode;
-    int max_id;
 };
+
+/* Ids and contents are per context (migrations/0006): every key of by_id and
+ * by_key starts with the context's name and its NUL. Contexts are short (a
+ * subject name's prefix); a longer one takes the heap. */
+typedef struct ctx_key {
+    unsigned char stack[128];
+    unsigned char *bytes;
+    size_t len;
+} ctx_key_t;
+
+static void ctx_key_init(ctx_key_t *k, reg_ctx_t ctx, const void *tail, size_t tail_len)
+{
+    k->len = ctx.len + 1 + tail_len;
+    k->bytes = k->len <= sizeof k->stack ? k->stack : xmalloc(k->len);
+    memcpy(k->bytes, ctx.base, ctx.len);
+    k->bytes[ctx.len] = 0;
+    memcpy(k->bytes + ctx.len + 1, tail, tail_len);
+}
+
+static void ctx_key_clear(ctx_key_t *k)
+{
+    if (k->bytes != k->stack)
+        free(k->bytes);
+}
+
+static reg_ctx_t ctx_named(const char *name)
+{
+    return (reg_ctx_t){name, strlen(name)};
+}
 
 /* The one slot walk: fn(value, arg) for every live entry until it returns nonzero. */
 static int map_each(const hmap_t *m, int (*fn)(void *value, void *arg), void *arg)
@@ -64,12 +94,20 @@ static int subject_free(void *value, void *arg)
     return 0;
 }
 
+static int plain_free(void *value, void *arg)
+{
+    free(value);
+    return 0;
+}
+
 void index_free(reg_index_t *idx)
 {
     if (!idx)
         return;
     map_each(&idx->by_id, entry_free, NULL);
     map_each(&idx->subjects, subject_free, NULL);
+    map_each(&idx->max_ids, plain_free, NULL);
+    hmap_clear(&idx->max_ids);
     hmap_clear(&idx->by_id);
     hmap_clear(&idx->by_key);
     hmap_clear(&idx->subjects);
@@ -81,16 +119,28 @@ void index_free(reg_index_t *idx)
 
 /* ---- Lookups (lock held) -------------------------------------------------- */
 
-static void key_bytes(unsigned char out[1 + REG_KEY_LEN], schema_type_t type,
-                      const unsigned char key[REG_KEY_LEN])
+static void key_bytes(ctx_key_t *k, reg_ctx_t ctx, schema_type_t type, const unsigned char key[REG_KEY_LEN])
 {
-    out[0] = (unsigned char)type;
-    memcpy(out + 1, key, REG_KEY_LEN);
+    unsigned char tail[1 + REG_KEY_LEN];
+    tail[0] = (unsigned char)type;
+    memcpy(tail + 1, key, REG_KEY_LEN);
+    ctx_key_init(k, ctx, tail, sizeof tail);
 }
 
-static index_entry_t *entry_locked(const reg_index_t *idx, int id)
+static index_entry_t *entry_locked(const reg_index_t *idx, reg_ctx_t ctx, int id)
 {
-    return hmap_get(&idx->by_id, &id, sizeof id);
+    ctx_key_t k;
+    ctx_key_init(&k, ctx, &id, sizeof id);
+    index_entry_t *e = hmap_get(&idx->by_id, k.bytes, k.len);
+    ctx_key_clear(&k);
+    return e;
+}
+
+/* The entry a version of subj names: its id in the subject's context. */
+static index_entry_t *version_entry_locked(const reg_index_t *idx, const reg_subject_t *subj,
+                                           const reg_version_t *v)
+{
+    return entry_locked(idx, reg_context_of(subj->name), v->schema_id);
 }
 
 static reg_subject_t *subject_locked(const reg_index_t *idx, const char *name)
@@ -107,29 +157,38 @@ static int subject_has_versions(const reg_subject_t *subj, int deleted)
 
 static void add_schema_locked(reg_index_t *idx, reg_schema_t *s)
 {
-    if (entry_locked(idx, s->id)) {
+    reg_ctx_t ctx = ctx_named(s->context);
+    if (entry_locked(idx, ctx, s->id)) {
         reg_schema_release(s);
         return;
     }
     index_entry_t *e = xcalloc(1, sizeof *e);
     e->schema = s;
-    unsigned char k[1 + REG_KEY_LEN];
-    key_bytes(k, s->type, s->key);
-    hmap_put(&idx->by_id, &s->id, sizeof s->id, e);
+    ctx_key_t ik, kk;
+    ctx_key_init(&ik, ctx, &s->id, sizeof s->id);
+    hmap_put(&idx->by_id, ik.bytes, ik.len, e);
+    ctx_key_clear(&ik);
+    key_bytes(&kk, ctx, s->type, s->key);
     /* One content may have several ids (IMPORT, migrations/0004); by_key
      * names the canonical one. A row loaded as canonical takes the key (the
      * mark only moves to rows stored later, so the newest load is right);
      * any row holds it until then, whatever order rows arrive in. */
-    if (s->canonical || !hmap_get(&idx->by_key, k, sizeof k))
-        hmap_put(&idx->by_key, k, sizeof k, e);
-    if (s->id > idx->max_id)
-        idx->max_id = s->id;
+    if (s->canonical || !hmap_get(&idx->by_key, kk.bytes, kk.len))
+        hmap_put(&idx->by_key, kk.bytes, kk.len, e);
+    ctx_key_clear(&kk);
+    int *max = hmap_gets(&idx->max_ids, s->context);
+    if (!max) {
+        max = xcalloc(1, sizeof *max);
+        hmap_puts(&idx->max_ids, s->context, max);
+    }
+    if (s->id > *max)
+        *max = s->id;
 }
 
 static void count_versions(reg_index_t *idx, const reg_subject_t *subj, int sign)
 {
     for (size_t i = 0; i < subj->n; i++) {
-        index_entry_t *e = entry_locked(idx, subj->v[i].schema_id);
+        index_entry_t *e = version_entry_locked(idx, subj, &subj->v[i]);
         if (!e)
             continue;
         e->nversions += sign;
@@ -208,44 +267,69 @@ static reg_schema_t *retained(index_entry_t *e, int carried)
     return e->schema;
 }
 
-reg_schema_t *index_schema(reg_index_t *idx, int id, int carried)
+reg_schema_t *index_schema(reg_index_t *idx, const char *context, int id, int carried)
 {
     pthread_rwlock_rdlock(&idx->lock);
-    reg_schema_t *s = retained(entry_locked(idx, id), carried);
+    reg_schema_t *s = retained(entry_locked(idx, ctx_named(context), id), carried);
     pthread_rwlock_unlock(&idx->lock);
     return s;
 }
 
-reg_schema_t *index_schema_by_key(reg_index_t *idx, schema_type_t type, const unsigned char key[REG_KEY_LEN])
+reg_schema_t *index_schema_by_key(reg_index_t *idx, const char *context, schema_type_t type,
+                                  const unsigned char key[REG_KEY_LEN])
 {
-    unsigned char k[1 + REG_KEY_LEN];
-    key_bytes(k, type, key);
+    ctx_key_t k;
+    key_bytes(&k, ctx_named(context), type, key);
     pthread_rwlock_rdlock(&idx->lock);
-    reg_schema_t *s = retained(hmap_get(&idx->by_key, k, sizeof k), 1);
+    reg_schema_t *s = retained(hmap_get(&idx->by_key, k.bytes, k.len), 1);
     pthread_rwlock_unlock(&idx->lock);
+    ctx_key_clear(&k);
     return s;
 }
 
-int index_max_id(reg_index_t *idx)
+int index_max_id(reg_index_t *idx, const char *context)
 {
     pthread_rwlock_rdlock(&idx->lock);
-    int id = idx->max_id;
+    const int *max = hmap_gets(&idx->max_ids, context);
+    int id = max ? *max : 0;
     pthread_rwlock_unlock(&idx->lock);
     return id;
 }
 
-static int cmp_int(const void *a, const void *b)
+static int cmp_cstr(const void *a, const void *b)
 {
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void index_contexts(reg_index_t *idx, strlist_t *out)
+{
+    pthread_rwlock_rdlock(&idx->lock);
+    for (size_t i = 0; i < idx->max_ids.cap; i++)
+        if (hmap_live(&idx->max_ids, i) && strcmp(idx->max_ids.slots[i].key, ".") != 0)
+            strlist_push(out, idx->max_ids.slots[i].key);
+    pthread_rwlock_unlock(&idx->lock);
+    if (out->n > 1)
+        qsort(out->items, out->n, sizeof *out->items, cmp_cstr);
 }
 
 typedef struct referrers {
     const char *subject;
     int version;
     int deleted;
-    VEC(int) ids;
+    VEC(const reg_schema_t *) found;
 } referrers_t;
+
+/* Does a reference of a schema in context ctx name subject? Qualified as
+ * Confluent resolves it (context.h), without allocating for the common case. */
+static int ref_names(const char *ctx, const char *ref_subject, const char *subject)
+{
+    if (strcmp(ctx, ".") == 0 && strncmp(ref_subject, ":.", 2) != 0)
+        return strcmp(ref_subject, subject) == 0;
+    char *q = reg_ref_qualify(ctx, ref_subject);
+    int same = strcmp(q, subject) == 0;
+    free(q);
+    return same;
+}
 
 static int collect_referrer(void *value, void *arg)
 {
@@ -255,36 +339,50 @@ static int collect_referrer(void *value, void *arg)
         return 0;
     const reg_schema_t *s = e->schema;
     for (size_t i = 0; i < s->nrefs; i++) {
-        if (s->refs[i].version == r->version && strcmp(s->refs[i].subject, r->subject) == 0) {
-            VEC_PUSH(&r->ids, s->id);
+        if (s->refs[i].version == r->version && ref_names(s->context, s->refs[i].subject, r->subject)) {
+            VEC_PUSH(&r->found, s);
             break;
         }
     }
     return 0;
 }
 
-static size_t referrers_locked(reg_index_t *idx, const char *subject, int version, int deleted, int **ids)
+/* Referrers sorted by (context, id), as Confluent's ContextId orders them. */
+static int cmp_schema_ref(const void *a, const void *b)
+{
+    const reg_schema_t *x = *(const reg_schema_t *const *)a, *y = *(const reg_schema_t *const *)b;
+    int c = strcmp(x->context, y->context);
+    return c ? c : (x->id > y->id) - (x->id < y->id);
+}
+
+static size_t referrers_locked(reg_index_t *idx, const char *subject, int version, int deleted,
+                               const reg_schema_t ***out)
 {
     referrers_t r = {subject, version, deleted, {0}};
-    VEC_RESERVE(&r.ids, 1);
+    VEC_RESERVE(&r.found, 1);
     map_each(&idx->by_id, collect_referrer, &r);
-    if (r.ids.n > 1)
-        qsort(r.ids.items, r.ids.n, sizeof *r.ids.items, cmp_int);
-    size_t n = r.ids.n;
-    *ids = VEC_TAKE(&r.ids);
+    if (r.found.n > 1)
+        qsort(r.found.items, r.found.n, sizeof *r.found.items, cmp_schema_ref);
+    size_t n = r.found.n;
+    *out = VEC_TAKE(&r.found);
     return n;
 }
 
 size_t index_referrers(reg_index_t *idx, const char *subject, int version, int deleted, int **ids)
 {
+    const reg_schema_t **found;
     pthread_rwlock_rdlock(&idx->lock);
-    size_t n = referrers_locked(idx, subject, version, deleted, ids);
+    size_t n = referrers_locked(idx, subject, version, deleted, &found);
+    *ids = xcalloc(n + 1, sizeof **ids);
+    for (size_t i = 0; i < n; i++)
+        (*ids)[i] = found[i]->id;
     pthread_rwlock_unlock(&idx->lock);
+    free(found);
     return n;
 }
 
 typedef struct carrier_search {
-    int id;
+    const reg_schema_t *schema;
     int live_only;
     const char *skip_subject;
 } carrier_search_t;
@@ -293,10 +391,10 @@ static int carries(void *value, void *arg)
 {
     const reg_subject_t *subj = value;
     const carrier_search_t *q = arg;
-    if (strcmp(subj->name, q->skip_subject) == 0)
+    if (strcmp(subj->name, q->skip_subject) == 0 || !reg_context_is(subj->name, q->schema->context))
         return 0;
     for (size_t j = 0; j < subj->n; j++)
-        if (subj->v[j].schema_id == q->id && !(q->live_only && subj->v[j].deleted))
+        if (subj->v[j].schema_id == q->schema->id && !(q->live_only && subj->v[j].deleted))
             return 1;
     return 0;
 }
@@ -304,17 +402,17 @@ static int carries(void *value, void *arg)
 int index_is_referenced(reg_index_t *idx, const char *subject, int version, int live_only,
                         const char *skip_subject)
 {
-    int *ids;
+    const reg_schema_t **found;
     pthread_rwlock_rdlock(&idx->lock);
-    size_t n = referrers_locked(idx, subject, version, !live_only, &ids);
-    int found = n > 0 && !skip_subject;
-    for (size_t k = 0; k < n && !found; k++) {
-        carrier_search_t q = {ids[k], live_only, skip_subject};
-        found = map_each(&idx->subjects, carries, &q);
+    size_t n = referrers_locked(idx, subject, version, !live_only, &found);
+    int any = n > 0 && !skip_subject;
+    for (size_t k = 0; k < n && !any; k++) {
+        carrier_search_t q = {found[k], live_only, skip_subject};
+        any = map_each(&idx->subjects, carries, &q);
     }
     pthread_rwlock_unlock(&idx->lock);
-    free(ids);
-    return found;
+    free(found);
+    return any;
 }
 
 static int cmp_usage(const void *a, const void *b)
@@ -325,6 +423,7 @@ static int cmp_usage(const void *a, const void *b)
 }
 
 typedef struct usages {
+    const char *context;
     int id;
     int deleted;
     VEC(reg_usage_t) out;
@@ -334,15 +433,17 @@ static int collect_usage(void *value, void *arg)
 {
     const reg_subject_t *subj = value;
     usages_t *u = arg;
+    if (!reg_context_is(subj->name, u->context))
+        return 0;
     for (size_t j = 0; j < subj->n; j++)
         if (subj->v[j].schema_id == u->id && (!subj->v[j].deleted || u->deleted))
             VEC_PUSH(&u->out, ((reg_usage_t){xstrdup(subj->name), subj->v[j].version}));
     return 0;
 }
 
-void index_usages(reg_index_t *idx, int id, int deleted, reg_usage_t **out, size_t *n)
+void index_usages(reg_index_t *idx, const char *context, int id, int deleted, reg_usage_t **out, size_t *n)
 {
-    usages_t u = {id, deleted, {0}};
+    usages_t u = {context, id, deleted, {0}};
     VEC_RESERVE(&u.out, 1);
     pthread_rwlock_rdlock(&idx->lock);
     map_each(&idx->subjects, collect_usage, &u);
@@ -371,7 +472,7 @@ static index_miss_t view_locked(reg_index_t *idx, const char *subject, int versi
     const reg_version_t *v = reg_subject_find(subj, version);
     if (!v || (v->deleted && !deleted))
         return INDEX_NO_VERSION;
-    index_entry_t *e = entry_locked(idx, v->schema_id);
+    index_entry_t *e = version_entry_locked(idx, subj, v);
     if (!e) {
         out->id = v->schema_id;
         return INDEX_NO_SCHEMA;
@@ -406,7 +507,8 @@ static int view_of_entry_locked(reg_index_t *idx, const char *subject, const ind
 int index_view_of_schema(reg_index_t *idx, const char *subject, int id, int deleted, reg_view_t *out)
 {
     pthread_rwlock_rdlock(&idx->lock);
-    int found = view_of_entry_locked(idx, subject, entry_locked(idx, id), deleted, out);
+    int found =
+        view_of_entry_locked(idx, subject, entry_locked(idx, reg_context_of(subject), id), deleted, out);
     pthread_rwlock_unlock(&idx->lock);
     return found;
 }
@@ -420,7 +522,7 @@ static int view_of_twin_locked(reg_index_t *idx, const char *subject, const inde
     reg_subject_t *subj = subject_locked(idx, subject);
     for (size_t i = subj && canonical ? subj->n : 0; i-- > 0;) {
         const reg_version_t *v = &subj->v[i];
-        const index_entry_t *e = v->deleted && !deleted ? NULL : entry_locked(idx, v->schema_id);
+        const index_entry_t *e = v->deleted && !deleted ? NULL : version_entry_locked(idx, subj, v);
         if (e && e != canonical && e->schema->type == type && !memcmp(e->schema->key, key, REG_KEY_LEN)) {
             view_fill(out, subject, v, e->schema);
             return 1;
@@ -435,13 +537,14 @@ static int view_of_twin_locked(reg_index_t *idx, const char *subject, const inde
 int index_view_of_key(reg_index_t *idx, const char *subject, schema_type_t type,
                       const unsigned char key[REG_KEY_LEN], int deleted, reg_view_t *out)
 {
-    unsigned char k[1 + REG_KEY_LEN];
-    key_bytes(k, type, key);
+    ctx_key_t k;
+    key_bytes(&k, reg_context_of(subject), type, key);
     pthread_rwlock_rdlock(&idx->lock);
-    const index_entry_t *canonical = hmap_get(&idx->by_key, k, sizeof k);
+    const index_entry_t *canonical = hmap_get(&idx->by_key, k.bytes, k.len);
     int found = view_of_entry_locked(idx, subject, canonical, deleted, out) ||
                 view_of_twin_locked(idx, subject, canonical, type, key, deleted, out);
     pthread_rwlock_unlock(&idx->lock);
+    ctx_key_clear(&k);
     return found;
 }
 
@@ -455,7 +558,6 @@ static int cmp_view(const void *a, const void *b)
 typedef struct views {
     reg_index_t *idx;
     const char *prefix;
-    size_t plen;
     int deleted;
     int latest_only;
     VEC(reg_view_t) out;
@@ -465,13 +567,13 @@ static int collect_views(void *value, void *arg)
 {
     const reg_subject_t *subj = value;
     views_t *q = arg;
-    if (strncmp(subj->name, q->prefix, q->plen) != 0)
+    if (q->prefix && !reg_prefix_match(q->prefix, subj->name))
         return 0;
     for (size_t j = subj->n; j-- > 0;) {
         const reg_version_t *v = &subj->v[j];
         if (v->deleted && !q->deleted)
             continue;
-        index_entry_t *e = entry_locked(q->idx, v->schema_id);
+        index_entry_t *e = version_entry_locked(q->idx, subj, v);
         if (e) {
             VEC_RESERVE(&q->out, q->out.n + 1);
             view_fill(&q->out.items[q->out.n++], subj->name, v, e->schema);
@@ -485,7 +587,7 @@ static int collect_views(void *value, void *arg)
 void index_views(reg_index_t *idx, const char *prefix, int deleted, int latest_only, reg_view_t **out,
                  size_t *n)
 {
-    views_t q = {idx, prefix ? prefix : "", prefix ? strlen(prefix) : 0, deleted, latest_only, {0}};
+    views_t q = {idx, prefix, deleted, latest_only, {0}};
     VEC_RESERVE(&q.out, 16);
     pthread_rwlock_rdlock(&idx->lock);
     map_each(&idx->subjects, collect_views, &q);

@@ -52,22 +52,29 @@ void index_publish_global(reg_index_t *idx, json_t *config, char *mode);
 
 /* ---- 3. Schemas ------------------------------------------------------------ */
 
-/* The schema row with this id (retained), or NULL. carried: only while some
- * subject version (live or soft-deleted) carries it. */
-reg_schema_t *index_schema(reg_index_t *idx, int id, int carried);
-/* The content's canonical schema row (retained) while carried, or NULL. */
-reg_schema_t *index_schema_by_key(reg_index_t *idx, schema_type_t type, const unsigned char key[REG_KEY_LEN]);
-/* Highest schema id published so far. */
-int index_max_id(reg_index_t *idx);
-/* Ids of schemas carried by a version (a live one unless deleted) that refer
- * to (subject, version); sorted, malloc'd (free). */
+/* Ids and contents are per context ("." the default, ".ctx" a named one:
+ * registry/context.h, migrations/0006). */
+
+/* The schema row with this id in the context (retained), or NULL. carried:
+ * only while some subject version (live or soft-deleted) carries it. */
+reg_schema_t *index_schema(reg_index_t *idx, const char *context, int id, int carried);
+/* The content's canonical schema row in the context (retained) while carried, or NULL. */
+reg_schema_t *index_schema_by_key(reg_index_t *idx, const char *context, schema_type_t type,
+                                  const unsigned char key[REG_KEY_LEN]);
+/* Highest schema id published so far in the context (0: none). */
+int index_max_id(reg_index_t *idx, const char *context);
+/* The named contexts that hold schema rows, sorted (not "."). */
+void index_contexts(reg_index_t *idx, strlist_t *out);
+/* Ids of schemas carried by a version (a live one unless deleted) whose
+ * references, resolved from the schema's context, name (subject, version);
+ * sorted by (context, id), malloc'd (free). */
 size_t index_referrers(reg_index_t *idx, const char *subject, int version, int deleted, int **ids);
 /* Does a schema carried by some subject (other than skip_subject when given)
  * refer to (subject, version)? live_only: only live referrers count. */
 int index_is_referenced(reg_index_t *idx, const char *subject, int version, int live_only,
                         const char *skip_subject);
-/* The (subject, version) pairs carrying id, sorted; live only unless deleted. */
-void index_usages(reg_index_t *idx, int id, int deleted, reg_usage_t **out, size_t *n);
+/* The (subject, version) pairs of the context carrying id, sorted; live only unless deleted. */
+void index_usages(reg_index_t *idx, const char *context, int id, int deleted, reg_usage_t **out, size_t *n);
 
 /* ---- 4. Subjects ------------------------------------------------------------ */
 
@@ -88,7 +95,7 @@ int index_view_of_schema(reg_index_t *idx, const char *subject, int id, int dele
  * canonical id, else the newest one carrying another id of that content. */
 int index_view_of_key(reg_index_t *idx, const char *subject, schema_type_t type,
                       const unsigned char key[REG_KEY_LEN], int deleted, reg_view_t *out);
-/* Every version of every subject whose name starts with prefix (NULL = all),
+/* Every version of every subject whose name matches prefix (reg_prefix_match; NULL = all),
  * newest first per subject; live only unless deleted; latest_only: one each. */
 void index_views(reg_index_t *idx, const char *prefix, int deleted, int latest_only, reg_view_t **out,
                  size_t *n);

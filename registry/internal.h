@@ -108,11 +108,15 @@ typedef struct reg_resolved {
     size_t nheld;
     reg_ref_t *direct; /* the direct references with concrete versions */
     size_t ndirect;
+    strlist_t names; /* the qualified subjects refs[] names (borrowed by refs[].subject) */
 } reg_resolved_t;
 
-/* allow_deleted: soft-deleted targets satisfy references (lookups, stored schemas). */
-reg_code_t registry_resolve(registry_t *reg, const reg_ref_t *refs, size_t n, int allow_deleted,
-                            reg_resolved_t *out, reg_error_t *err);
+/* allow_deleted: soft-deleted targets satisfy references (lookups, stored
+ * schemas). context: the referrer's ("." or ".ctx"); a reference resolves as
+ * Confluent's QualifiedSubject.qualifySubjectWithParent (registry/context.h),
+ * and the targets' own references from their contexts. */
+reg_code_t registry_resolve(registry_t *reg, const char *context, const reg_ref_t *refs, size_t n,
+                            int allow_deleted, reg_resolved_t *out, reg_error_t *err);
 void reg_resolved_clear(reg_resolved_t *r);
 
 /* The parsed model of a stored schema (cached on it; borrowed). NULL + err on failure. */

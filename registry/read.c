@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "base/alloc.h"
+#include "registry/context.h"
 #include "registry/internal.h"
 
 int registry_version_parse(const char *text, int *version)
@@ -82,7 +83,6 @@ static int cmp_str(const void *a, const void *b)
 
 typedef struct subject_filter {
     const char *prefix;
-    size_t plen;
     int deleted;
     int deleted_only;
     strlist_t *out;
@@ -93,7 +93,7 @@ static int collect_subject(const reg_subject_t *subj, void *arg)
     subject_filter_t *f = arg;
     int live = reg_subject_live_count(subj);
     int include = f->deleted_only ? (subj->n > 0 && live == 0) : f->deleted ? subj->n > 0 : live > 0;
-    if (include && strncmp(subj->name, f->prefix, f->plen) == 0)
+    if (include && (!f->prefix || reg_prefix_match(f->prefix, subj->name)))
         strlist_push(f->out, subj->name);
     return 0;
 }
@@ -101,7 +101,7 @@ static int collect_subject(const reg_subject_t *subj, void *arg)
 void registry_list_subjects(registry_t *reg, const char *prefix, int deleted, int deleted_only,
                             strlist_t *out)
 {
-    subject_filter_t f = {prefix ? prefix : "", prefix ? strlen(prefix) : 0, deleted, deleted_only, out};
+    subject_filter_t f = {prefix, deleted, deleted_only, out};
     index_each_subject(reg->idx, collect_subject, &f);
     if (out->n > 1)
         qsort(out->items, out->n, sizeof *out->items, cmp_str);
@@ -136,41 +136,149 @@ void registry_list_schemas(registry_t *reg, const char *prefix, int deleted, int
     index_views(reg->idx, prefix, deleted, latest_only, out, n);
 }
 
-reg_schema_t *registry_find_schema(registry_t *reg, int id)
+/* The first (subject, version) of the context carrying id, as a view; 0 when none. */
+static int first_usage(registry_t *reg, const char *context, int id, reg_view_t *out)
 {
-    return index_schema(reg->idx, id, 1);
+    reg_usage_t *u;
+    size_t n;
+    index_usages(reg->idx, context, id, 1, &u, &n);
+    int found = n > 0 && index_view_of_schema(reg->idx, u[0].subject, id, 1, out);
+    reg_usages_free(u, n);
+    return found;
 }
 
-reg_code_t registry_get_schema(registry_t *reg, store_t *db, int id, reg_schema_t **out, reg_error_t *err)
+/* Confluent's AbstractSchemaRegistry.getSchemaKeyUsingContexts: no subject
+ * -> the default context; a context (":.ctx:") -> that context; a subject of
+ * a named context -> that subject only; a default-context subject -> that
+ * subject, else the same name in each named context, else any subject of the
+ * default context. */
+static int find_by_id(registry_t *reg, int id, const char *subject, reg_view_t *out)
 {
-    *out = registry_find_schema(reg, id);
-    if (*out)
+    if (!subject) {
+        reg_schema_t *s = index_schema(reg->idx, ".", id, 1);
+        if (!s)
+            return 0;
+        *out = (reg_view_t){NULL, 0, id, 0, s->ts_ms, s};
+        return 1;
+    }
+    reg_ctx_t ctx = reg_context_of(subject);
+    char *context = xstrndup(ctx.base, ctx.len);
+    int is_default = strcmp(context, ".") == 0;
+    const char *rest = is_default ? subject : subject + ctx.len + 2;
+    /* The extended profile names only a subject asked about that carries the
+     * id (docs/api.md): not a context, nor the fallback to any subject. */
+    int named = *rest != '\0';
+    int found;
+    if (!*rest)
+        found = first_usage(reg, context, id, out);
+    else if (!is_default)
+        found = index_view_of_schema(reg->idx, subject, id, 1, out);
+    else if (!(found = index_view_of_schema(reg->idx, subject, id, 1, out))) {
+        strlist_t contexts = {0};
+        index_contexts(reg->idx, &contexts);
+        for (size_t i = 0; i < contexts.n && !found; i++) {
+            char *q = xasprintf(":%s:%s", contexts.items[i], rest);
+            found = index_view_of_schema(reg->idx, q, id, 1, out);
+            free(q);
+        }
+        strlist_clear(&contexts);
+        if (!found) {
+            found = first_usage(reg, ".", id, out);
+            named = 0;
+        }
+    }
+    if (found && !named) {
+        free(out->subject);
+        out->subject = NULL;
+        out->version = 0;
+    }
+    free(context);
+    return found;
+}
+
+int registry_find_by_id(registry_t *reg, int id, const char *subject, reg_view_t *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!subject)
+        return find_by_id(reg, id, NULL, out);
+    char *name = xmalloc(strlen(subject) + 2);
+    strcpy(name, subject);
+    registry_subject_normalize(name);
+    int found = find_by_id(reg, id, name, out);
+    free(name);
+    return found;
+}
+
+reg_code_t registry_get_by_id(registry_t *reg, store_t *db, int id, const char *subject, reg_view_t *out,
+                              reg_error_t *err)
+{
+    if (registry_find_by_id(reg, id, subject, out))
         return REG_OK;
     /* Another node may have registered the id a moment ago: reload the
-     * subjects that carry it, so read-after-write holds across nodes. */
+     * subjects of the context asked about that carry it, so read-after-write
+     * holds across nodes. */
+    char *name = xmalloc((subject ? strlen(subject) : 0) + 2);
+    strcpy(name, subject ? subject : "");
+    registry_subject_normalize(name);
+    char *context = reg_context_copy(name);
+    free(name);
     strlist_t subjects = {0};
-    reg_code_t rc = reg_store(err, db, store_subjects_of_schema(db, id, &subjects));
+    reg_code_t rc = reg_store(err, db, store_subjects_of_schema(db, context, id, &subjects));
     for (size_t i = 0; rc == REG_OK && i < subjects.n; i++)
         rc = registry_reload_scope(reg, db, subjects.items[i], err);
     strlist_clear(&subjects);
+    free(context);
     if (rc != REG_OK)
         return rc;
-    *out = registry_find_schema(reg, id);
-    return *out ? REG_OK : reg_fail(err, REG_SCHEMA_NOT_FOUND, "Schema %d not found", id);
+    return registry_find_by_id(reg, id, subject, out)
+               ? REG_OK
+               : reg_fail(err, REG_SCHEMA_NOT_FOUND, "Schema %d not found", id);
 }
 
+/* The content's canonical row in one context (retained), whatever its type. */
+static reg_schema_t *by_guid_in(registry_t *reg, const char *context, const unsigned char guid[16])
+{
+    reg_schema_t *s = NULL;
+    for (int t = 0; t < SCHEMA_TYPE_COUNT && !s; t++)
+        s = index_schema_by_key(reg->idx, context, (schema_type_t)t, guid);
+    return s;
+}
+
+/* AbstractSchemaRegistry.getIdUsingContexts: the default context first, then
+ * each named context in order. */
 reg_code_t registry_get_schema_by_guid(registry_t *reg, const unsigned char guid[16], reg_schema_t **out,
                                        reg_error_t *err)
 {
-    *out = NULL;
-    for (int t = 0; t < SCHEMA_TYPE_COUNT && !*out; t++)
-        *out = index_schema_by_key(reg->idx, (schema_type_t)t, guid);
+    *out = by_guid_in(reg, ".", guid);
+    strlist_t contexts = {0};
+    if (!*out)
+        index_contexts(reg->idx, &contexts);
+    for (size_t i = 0; i < contexts.n && !*out; i++)
+        *out = by_guid_in(reg, contexts.items[i], guid);
+    strlist_clear(&contexts);
     return *out ? REG_OK : reg_fail(err, REG_SCHEMA_NOT_FOUND, "Schema not found");
 }
 
-void registry_schema_usages(registry_t *reg, int id, int deleted, reg_usage_t **out, size_t *n)
+void registry_guid_ids(registry_t *reg, const unsigned char guid[16], reg_usage_t **out, size_t *n)
 {
-    index_usages(reg->idx, id, deleted, out, n);
+    strlist_t contexts = {0};
+    strlist_push(&contexts, ".");
+    index_contexts(reg->idx, &contexts);
+    *out = xcalloc(contexts.n + 1, sizeof **out);
+    *n = 0;
+    for (size_t i = 0; i < contexts.n; i++) {
+        reg_schema_t *s = by_guid_in(reg, contexts.items[i], guid);
+        if (s)
+            (*out)[(*n)++] = (reg_usage_t){xstrdup(contexts.items[i]), s->id};
+        reg_schema_release(s);
+    }
+    strlist_clear(&contexts);
+}
+
+void registry_schema_usages(registry_t *reg, const char *context, int id, int deleted, reg_usage_t **out,
+                            size_t *n)
+{
+    index_usages(reg->idx, context, id, deleted, out, n);
 }
 
 int registry_subject_version_of(registry_t *reg, const char *subject, int id)
@@ -182,9 +290,16 @@ int registry_subject_version_of(registry_t *reg, const char *subject, int id)
     return version;
 }
 
-int registry_max_id(registry_t *reg)
+int registry_max_id(registry_t *reg, const char *context)
 {
-    return index_max_id(reg->idx);
+    return index_max_id(reg->idx, context);
+}
+
+reg_code_t registry_list_contexts(registry_t *reg, store_t *db, strlist_t *out, reg_error_t *err)
+{
+    (void)reg;
+    strlist_push(out, ".");
+    return reg_store(err, db, store_contexts(db, out));
 }
 
 reg_code_t registry_referenced_by(registry_t *reg, const char *subject, const char *version_text, int deleted,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "registry/context.h"
 
 /* ---- References ---------------------------------------------------------- */
 
@@ -36,8 +37,9 @@ static int resolved_contains(const reg_resolved_t *r, const char *subject, int v
 }
 
 /* Depth-first, dependencies appended before dependents. */
-static reg_code_t resolve_into(registry_t *reg, const reg_ref_t *refs, size_t n, int allow_deleted, int depth,
-                               reg_resolved_t *out, reg_ref_t *direct, reg_error_t *err)
+static reg_code_t resolve_into(registry_t *reg, const char *context, const reg_ref_t *refs, size_t n,
+                               int allow_deleted, int depth, reg_resolved_t *out, reg_ref_t *direct,
+                               reg_error_t *err)
 {
     if (depth > RESOLVE_MAX_DEPTH)
         return reg_fail(err, REG_INVALID_SCHEMA, "Invalid schema: references nested too deeply");
@@ -47,7 +49,10 @@ static reg_code_t resolve_into(registry_t *reg, const reg_ref_t *refs, size_t n,
             return reg_fail(err, REG_INVALID_SCHEMA,
                             "Invalid schema: a reference needs name, subject and version");
         reg_view_t v = {0};
-        index_miss_t miss = index_view(reg->idx, ref->subject, ref->version, 1, &v);
+        char *qualified = reg_ref_qualify(context, ref->subject);
+        index_miss_t miss = index_view(reg->idx, qualified, ref->version, 1, &v);
+        strlist_push_owned(&out->names, qualified);
+        const char *target_subject = out->names.items[out->names.n - 1];
         if (miss == INDEX_NO_SUBJECT || miss == INDEX_NO_VERSION || (v.deleted && !allow_deleted)) {
             reg_view_clear(&v);
             return reg_fail(err, REG_INVALID_SCHEMA,
@@ -62,7 +67,7 @@ static reg_code_t resolve_into(registry_t *reg, const reg_ref_t *refs, size_t n,
             direct[i].subject = ref->subject;
             direct[i].version = v.version;
         }
-        if (resolved_contains(out, ref->subject, v.version)) {
+        if (resolved_contains(out, target_subject, v.version)) {
             reg_view_clear(&v);
             continue;
         }
@@ -70,7 +75,8 @@ static reg_code_t resolve_into(registry_t *reg, const reg_ref_t *refs, size_t n,
         int version = v.version;
         v.schema = NULL;
         reg_view_clear(&v);
-        reg_code_t rc = resolve_into(reg, target->refs, target->nrefs, 1, depth + 1, out, NULL, err);
+        reg_code_t rc =
+            resolve_into(reg, target->context, target->refs, target->nrefs, 1, depth + 1, out, NULL, err);
         if (rc != REG_OK) {
             reg_schema_release(target);
             return rc;
@@ -78,20 +84,20 @@ static reg_code_t resolve_into(registry_t *reg, const reg_ref_t *refs, size_t n,
         resolved_add_held(out, target);
         out->refs = xreallocarray(out->refs, out->n + 1, sizeof *out->refs);
         /* Borrowed strings: ref->name/subject live in the request or in a held schema. */
-        out->refs[out->n++] = (schema_ref_t){ref->name, ref->subject, version, target->text};
+        out->refs[out->n++] = (schema_ref_t){ref->name, target_subject, version, target->text};
     }
     return REG_OK;
 }
 
-reg_code_t registry_resolve(registry_t *reg, const reg_ref_t *refs, size_t n, int allow_deleted,
-                            reg_resolved_t *out, reg_error_t *err)
+reg_code_t registry_resolve(registry_t *reg, const char *context, const reg_ref_t *refs, size_t n,
+                            int allow_deleted, reg_resolved_t *out, reg_error_t *err)
 {
     memset(out, 0, sizeof *out);
     if (n == 0)
         return REG_OK;
     out->direct = xcalloc(n, sizeof *out->direct);
     out->ndirect = n;
-    return resolve_into(reg, refs, n, allow_deleted, 0, out, out->direct, err);
+    return resolve_into(reg, context, refs, n, allow_deleted, 0, out, out->direct, err);
 }
 
 void reg_resolved_clear(reg_resolved_t *r)
@@ -101,6 +107,7 @@ void reg_resolved_clear(reg_resolved_t *r)
     free(r->held);
     free(r->refs);
     free(r->direct);
+    strlist_clear(&r->names);
     memset(r, 0, sizeof *r);
 }
 
@@ -112,7 +119,7 @@ const schema_t *registry_parsed(registry_t *reg, reg_schema_t *s, reg_error_t *e
     if (parsed)
         return parsed;
     reg_resolved_t res;
-    if (registry_resolve(reg, s->refs, s->nrefs, 1, &res, err) != REG_OK) {
+    if (registry_resolve(reg, s->context, s->refs, s->nrefs, 1, &res, err) != REG_OK) {
         reg_resolved_clear(&res);
         return NULL;
     }

@@ -29,6 +29,7 @@
 #include "compat/level.h"
 #include "compat/schema.h"
 #include "registry/errors.h"
+#include "base/strlist.h"
 #include "store/record.h"
 
 typedef struct store store_t; /* store/store.h: one PostgreSQL connection */
@@ -97,22 +98,31 @@ reg_code_t registry_list_versions(registry_t *reg, const char *subject, int dele
 /* GET /schemas: every version (live, or all when deleted), sorted by subject then version. */
 void registry_list_schemas(registry_t *reg, const char *prefix, int deleted, int latest_only,
                            reg_view_t **out, size_t *n);
-/* GET /schemas/ids/{id} from memory: the schema (retained) while some version
- * carries it, or NULL (then ask registry_get_schema). */
-reg_schema_t *registry_find_schema(registry_t *reg, int id);
+/* GET /schemas/ids/{id}[?subject=] from memory, the id looked up in the
+ * context Confluent's getSchemaKeyUsingContexts picks (docs/api.md
+ * "Contexts"): 1 and *out (out->schema->context is the id's context;
+ * out->subject NULL when subject is NULL) while some version there carries
+ * it, else 0 (then ask registry_get_by_id). */
+int registry_find_by_id(registry_t *reg, int id, const char *subject, reg_view_t *out);
 /* The same after checking the database: another node may have registered the
  * id a moment ago. 40403 only then. */
-reg_code_t registry_get_schema(registry_t *reg, store_t *db, int id, reg_schema_t **out, reg_error_t *err);
-/* GET /schemas/guids/{guid}: the schema (retained) whose identity key is guid. */
+reg_code_t registry_get_by_id(registry_t *reg, store_t *db, int id, const char *subject, reg_view_t *out,
+                              reg_error_t *err);
+/* GET /schemas/guids/{guid}: the schema (retained) whose identity key is guid,
+ * in the default context first, then in each named context in order. */
 reg_code_t registry_get_schema_by_guid(registry_t *reg, const unsigned char guid[16], reg_schema_t **out,
                                        reg_error_t *err);
-/* The (subject, version) pairs carrying id, sorted; live only unless deleted
- * (from memory: find the schema first). */
-void registry_schema_usages(registry_t *reg, int id, int deleted, reg_usage_t **out, size_t *n);
+/* GET /schemas/guids/{guid}/ids: one (context, id) per context holding the
+ * content, as reg_usage_t {subject = the context, version = the id}. */
+void registry_guid_ids(registry_t *reg, const unsigned char guid[16], reg_usage_t **out, size_t *n);
+/* The (subject, version) pairs of the context carrying id, sorted; live only
+ * unless deleted (from memory: find the schema first). */
+void registry_schema_usages(registry_t *reg, const char *context, int id, int deleted, reg_usage_t **out,
+                            size_t *n);
 /* The newest version of subject that carries id (live or soft-deleted), or 0. */
 int registry_subject_version_of(registry_t *reg, const char *subject, int id);
-/* Highest schema id allocated so far (fetchMaxId). */
-int registry_max_id(registry_t *reg);
+/* Highest schema id allocated so far in the context (fetchMaxId). */
+int registry_max_id(registry_t *reg, const char *context);
 /* Readiness: the registry is loaded and db answers a query (REG_OK), else why not. */
 reg_code_t registry_ready(registry_t *reg, store_t *db, reg_error_t *err);
 /* GET .../versions/{v}/referencedby: sorted ids of schemas referring to it. */
@@ -208,14 +218,38 @@ reg_code_t registry_mode_set_check(registry_t *reg, const char *subject, const c
                                    reg_error_t *err);
 reg_code_t registry_mode_set(registry_t *reg, store_t *db, const char *subject, const char *mode, int force,
                              reg_error_t *err);
-reg_code_t registry_mode_delete_check(registry_t *reg, const char *subject, reg_error_t *err);
-reg_code_t registry_mode_delete(registry_t *reg, store_t *db, const char *subject, char **out,
+/* recursive on a context (subject NULL, the default context, or ":.ctx:")
+ * also deletes the modes of its subjects (ModeResource.deleteSubjectMode);
+ * then a scope without a mode is no error. *out: the previous mode, NULL when
+ * there was none. */
+reg_code_t registry_mode_delete_check(registry_t *reg, const char *subject, int recursive, reg_error_t *err);
+reg_code_t registry_mode_delete(registry_t *reg, store_t *db, const char *subject, int recursive, char **out,
                                 reg_error_t *err);
+/* ---- 6. Contexts (docs/api.md "Contexts") -------------------------------- */
+
+/* A subject name as Confluent's QualifiedSubject.normalize gives it, in place:
+ * ":.:name" -> "name", ":.ctx" -> ":.ctx:" (name needs one spare byte).
+ * Returns the new length. */
+size_t registry_subject_normalize(char *name);
+/* A context as QualifiedSubject.normalizeContext gives it: ".ctx", "ctx",
+ * ":.ctx:" -> ":.ctx:"; "." or "" -> "" (the default). NULL when the name
+ * holds a colon inside. malloc'd. */
+char *registry_context_normalize(const char *text);
+/* A reference's subject seen from a schema of context (".", ".ctx"), as
+ * referenceFormat=qualified shows it (QualifiedSubject.qualifySubjectWithParent). malloc'd. */
+char *registry_ref_qualify(const char *context, const char *ref_subject);
+/* GET /contexts: "." then the named contexts, sorted (from the database). */
+reg_code_t registry_list_contexts(registry_t *reg, store_t *db, strlist_t *out, reg_error_t *err);
+/* DELETE /contexts/{c} with c normalized (":.ctx:", "" the default): 42211
+ * when a subject of it has a version, soft-deleted ones included. */
+reg_code_t registry_delete_context(registry_t *reg, store_t *db, const char *context, reg_error_t *err);
+
 /* 42208 when a subject name is not acceptable (control characters, reserved
  * names, longer than max_bytes bytes). */
 reg_code_t registry_check_subject_name(const char *subject, size_t max_bytes, reg_error_t *err);
 /* The subject's alias target (its own config's "alias"; not the global one,
- * as Confluent's AliasFilter reads getConfig(subject)), malloc'd, or NULL. */
+ * as Confluent's AliasFilter reads getConfig(subject)), in the subject's
+ * context unless the alias names one; normalized subject in, malloc'd, or NULL. */
 char *registry_subject_alias(registry_t *reg, const char *subject);
 
 #endif

@@ -2,6 +2,7 @@
  * reload: publishing what the database says -- a scope reloaded into the
  * index, and the write transaction that ends in one.
  */
+#include "registry/context.h"
 #include "registry/internal.h"
 
 #include <stdint.h>
@@ -21,19 +22,22 @@ static pthread_mutex_t *reload_lock(registry_t *reg, const char *scope)
 static reg_code_t load_missing_schemas(registry_t *reg, store_t *db, const reg_subject_t *fresh,
                                        reg_error_t *err)
 {
-    for (size_t i = 0; i < fresh->n; i++) {
-        reg_schema_t *known = index_schema(reg->idx, fresh->v[i].schema_id, 0);
+    char *ctx = reg_context_copy(fresh->name); /* ids are the subject's context's */
+    reg_code_t out = REG_OK;
+    for (size_t i = 0; i < fresh->n && out == REG_OK; i++) {
+        reg_schema_t *known = index_schema(reg->idx, ctx, fresh->v[i].schema_id, 0);
         reg_schema_release(known);
         if (known)
             continue;
         reg_schema_t *s;
-        store_rc_t rc = store_load_schema(db, fresh->v[i].schema_id, &s);
+        store_rc_t rc = store_load_schema(db, ctx, fresh->v[i].schema_id, &s);
         if (rc == STORE_OK)
             index_publish_schema(reg->idx, s);
         else if (rc != STORE_NOT_FOUND)
-            return reg_store(err, db, rc);
+            out = reg_store(err, db, rc);
     }
-    return REG_OK;
+    free(ctx);
+    return out;
 }
 
 static reg_code_t reload_scope_locked(registry_t *reg, store_t *db, const char *scope, reg_error_t *err)

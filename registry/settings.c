@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "base/alloc.h"
+#include "registry/context.h"
 #include "registry/internal.h"
 
 /* Fields a config may carry; anything else in a PUT body is ignored [Ref]. */
@@ -27,9 +28,10 @@ static const char *scope_of(const char *subject)
 reg_code_t registry_check_subject_name(const char *subject, size_t max_bytes, reg_error_t *err)
 {
     if (strlen(subject) > max_bytes)
-        return reg_fail(err, REG_INVALID_SUBJECT,
-                        "The specified subject is not a valid. It is longer than %zu bytes (max.subject.bytes).",
-                        max_bytes);
+        return reg_fail(
+            err, REG_INVALID_SUBJECT,
+            "The specified subject is not a valid. It is longer than %zu bytes (max.subject.bytes).",
+            max_bytes);
     const unsigned char *p = (const unsigned char *)subject;
     for (size_t i = 0; p[i]; i++) {
         /* C0 controls, DEL, and C1 controls (U+0080..U+009F = C2 80..C2 9F in UTF-8). */
@@ -46,7 +48,13 @@ char *registry_subject_alias(registry_t *reg, const char *subject)
 {
     json_t *config = index_config(reg->idx, subject);
     const char *alias = json_string_value(json_object_get(config, "alias"));
-    char *out = alias && *alias ? xstrdup(alias) : NULL;
+    char *out = NULL;
+    if (alias && *alias) {
+        /* QualifiedSubject.qualifySubjectWithParent: an unqualified alias is in the subject's context. */
+        char *ctx = reg_context_copy(subject);
+        out = reg_ref_qualify(ctx, alias);
+        free(ctx);
+    }
     json_decref(config);
     return out;
 }
@@ -68,10 +76,32 @@ static json_t *with_default_level(registry_t *reg, json_t *config)
     return config;
 }
 
+/* The scope a subject of a named context falls back to: ":.ctx:" (malloc'd),
+ * or NULL for a subject of the default context (and for a context itself). */
+static char *context_scope(const char *subject)
+{
+    if (!subject)
+        return NULL;
+    reg_ctx_t ctx = reg_context_of(subject);
+    const char *rest = subject + (ctx.len == 1 && ctx.base[0] == '.' ? 0 : ctx.len + 2);
+    if (ctx.len == 1 && ctx.base[0] == '.')
+        return NULL;
+    return *rest ? xasprintf(":%.*s:", (int)ctx.len, ctx.base) : NULL;
+}
+
+/*
+ * Confluent's getConfigInScope (AbstractSchemaRegistry, InMemoryCache.config):
+ * a subject's own config is merged over the global one; a subject without
+ * one takes its context's config when it is in a named context (the global
+ * config of the default context does not reach it), else the global config;
+ * then the server default.
+ */
 json_t *registry_effective_config(registry_t *reg, const char *subject)
 {
-    json_t *out = index_config(reg->idx, NULL);
     json_t *own = subject ? index_config(reg->idx, subject) : NULL;
+    char *ctx = own ? NULL : context_scope(subject);
+    json_t *out = index_config(reg->idx, ctx);
+    free(ctx);
     if (!out)
         out = json_object();
     if (own)
@@ -90,6 +120,10 @@ reg_effective_t registry_effective_settings(registry_t *reg, const char *subject
 {
     reg_settings_t own, global;
     index_settings(reg->idx, subject, &own, &global);
+    char *ctx = own.present ? NULL : context_scope(subject);
+    if (ctx) /* registry_effective_config: the context's config stands for the global one */
+        index_settings(reg->idx, ctx, &global, &(reg_settings_t){0});
+    free(ctx);
     reg_effective_t out = {
         .level = own.has_level      ? own.level
                  : global.has_level ? global.level
@@ -101,13 +135,24 @@ reg_effective_t registry_effective_settings(registry_t *reg, const char *subject
     return out;
 }
 
+/* Confluent's getModeInScope (InMemoryCache.mode): the subject's mode, else
+ * its context's when it is in a named context, else the global mode (a
+ * global READONLY_OVERRIDE wins over every scope, as before). */
 reg_mode_t registry_effective_mode(registry_t *reg, const char *subject)
 {
     reg_mode_t global = index_mode(reg->idx, NULL);
     if (global == MODE_UNSET)
         global = MODE_READWRITE;
     reg_mode_t own = global != MODE_READONLY_OVERRIDE && subject ? index_mode(reg->idx, subject) : MODE_UNSET;
-    return own != MODE_UNSET ? own : global;
+    if (own != MODE_UNSET)
+        return own;
+    char *ctx = global != MODE_READONLY_OVERRIDE ? context_scope(subject) : NULL;
+    if (ctx) {
+        reg_mode_t m = index_mode(reg->idx, ctx);
+        free(ctx);
+        return m != MODE_UNSET ? m : MODE_READWRITE;
+    }
+    return global;
 }
 
 /* ---- Config -------------------------------------------------------------- */
@@ -310,14 +355,21 @@ reg_code_t registry_mode_get(registry_t *reg, const char *subject, int default_t
 
 static int subject_is_live(const reg_subject_t *subj, void *arg)
 {
-    return reg_subject_live_count(subj) > 0;
+    return reg_subject_live_count(subj) > 0 && (!arg || reg_prefix_match(arg, subj->name));
+}
+
+/* 1 when the scope is a named context (":.ctx:") rather than a subject. */
+static int is_context_scope(const char *subject)
+{
+    return subject && strncmp(subject, ":.", 2) == 0 && subject[strlen(subject) - 1] == ':' &&
+           strchr(subject + 2, ':') == subject + strlen(subject) - 1;
 }
 
 /* Entering IMPORT needs an empty scope: importing next to live subjects would mix id spaces. */
 static int scope_has_live_subjects(registry_t *reg, const char *subject)
 {
-    if (!subject)
-        return index_each_subject(reg->idx, subject_is_live, NULL);
+    if (!subject || is_context_scope(subject))
+        return index_each_subject(reg->idx, subject_is_live, (void *)subject);
     reg_subject_t *subj = index_subject_copy(reg->idx, subject);
     int found = subj && reg_subject_live_count(subj) > 0;
     reg_subject_free(subj);
@@ -449,24 +501,59 @@ reg_code_t registry_mode_set(registry_t *reg, store_t *db, const char *subject, 
     return rc;
 }
 
-reg_code_t registry_mode_delete_check(registry_t *reg, const char *subject, reg_error_t *err)
+reg_code_t registry_mode_delete_check(registry_t *reg, const char *subject, int recursive, reg_error_t *err)
 {
-    if (subject && index_mode(reg->idx, subject) == MODE_UNSET)
+    if (subject && !recursive && index_mode(reg->idx, subject) == MODE_UNSET)
         return reg_fail(err, REG_SUBJECT_NOT_FOUND, "Subject '%s' not found.", subject);
     return REG_OK;
 }
 
-reg_code_t registry_mode_delete(registry_t *reg, store_t *db, const char *subject, char **out,
+typedef struct mode_scopes {
+    const char *prefix; /* "" = the default context, ":.ctx:" a named one */
+    strlist_t *out;
+} mode_scopes_t;
+
+static int collect_mode_scope(const reg_subject_t *subj, void *arg)
+{
+    mode_scopes_t *q = arg;
+    if (subj->mode && reg_prefix_match(q->prefix, subj->name) && !is_context_scope(subj->name))
+        strlist_push(q->out, subj->name);
+    return 0;
+}
+
+/* A mode deleted with recursive=true on a context (the global scope or
+ * ":.ctx:") also goes from every subject of that context that has one
+ * (KafkaSchemaRegistry.deleteSubjectMode, deleteModesForSubjectsUnderContext). */
+static reg_code_t delete_mode_under(registry_t *reg, store_t *db, const char *subject, reg_error_t *err)
+{
+    strlist_t scopes = {0};
+    mode_scopes_t q = {subject ? subject : "", &scopes};
+    index_each_subject(reg->idx, collect_mode_scope, &q);
+    if (scopes.n > 1)
+        qsort(scopes.items, scopes.n, sizeof *scopes.items, cmp_name);
+    reg_code_t rc = REG_OK;
+    for (size_t i = 0; rc == REG_OK && i < scopes.n; i++) {
+        mode_write_t w = {NULL, scopes.items[i], {0}};
+        rc = registry_write_tx(reg, db, w.scope, mode_write_tx, &w, err);
+    }
+    strlist_clear(&scopes);
+    return rc;
+}
+
+reg_code_t registry_mode_delete(registry_t *reg, store_t *db, const char *subject, int recursive, char **out,
                                 reg_error_t *err)
 {
     assert(db);
     reg_mode_t previous = index_mode(reg->idx, subject);
-    reg_code_t rc = registry_mode_delete_check(reg, subject, err);
+    reg_code_t rc = registry_mode_delete_check(reg, subject, recursive, err);
     mode_write_t w = {NULL, scope_of(subject), {0}};
     if (rc == REG_OK)
         rc = registry_write_tx(reg, db, w.scope, mode_write_tx, &w, err);
+    if (rc == REG_OK && recursive && (!subject || is_context_scope(subject)))
+        rc = delete_mode_under(reg, db, subject, err);
     if (rc != REG_OK)
         return rc;
-    *out = xstrdup(reg_mode_name(previous));
+    /* The global scope reads READWRITE when unset (getMode(null)). */
+    *out = previous == MODE_UNSET && subject ? NULL : xstrdup(reg_mode_name(previous));
     return REG_OK;
 }

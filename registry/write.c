@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "registry/context.h"
 #include "registry/internal.h"
 
 /* ---- Candidates ---------------------------------------------------------- */
@@ -21,6 +22,7 @@ typedef struct candidate {
     json_t *metadata;                       /* canonical (registry/metadata.c), NULL = none */
     unsigned char key[REG_KEY_LEN];         /* the identity key: text, references, metadata */
     unsigned char content_key[REG_KEY_LEN]; /* the same without metadata: what the request cache keeps */
+    char *context; /* the subject's: ids and references are the context's (registry/context.h) */
 } candidate_t;
 
 static void candidate_clear(candidate_t *c)
@@ -28,6 +30,7 @@ static void candidate_clear(candidate_t *c)
     schema_free(c->parsed);
     reg_resolved_clear(&c->res);
     json_decref(c->metadata);
+    free(c->context);
     memset(c, 0, sizeof *c);
 }
 
@@ -134,10 +137,11 @@ static void candidate_set_metadata(candidate_t *c, json_t *metadata)
 }
 
 /* Parses the request. allow_deleted: soft-deleted reference targets count (lookups). */
-static reg_code_t candidate_parse(registry_t *reg, const reg_request_t *req, int flags, int allow_deleted,
-                                  candidate_t *c, reg_error_t *err)
+static reg_code_t candidate_parse(registry_t *reg, const char *subject, const reg_request_t *req, int flags,
+                                  int allow_deleted, candidate_t *c, reg_error_t *err)
 {
     memset(c, 0, sizeof *c);
+    c->context = reg_context_copy(subject);
     reg_code_t rc = parse_type(req, &c->type, err);
     if (rc != REG_OK)
         return rc;
@@ -145,7 +149,7 @@ static reg_code_t candidate_parse(registry_t *reg, const reg_request_t *req, int
         return reg_fail(err, REG_INVALID_SCHEMA, "Empty schema");
     size_t nrefs = req->nrefs;
     reg_ref_t *sorted = flags & SCHEMA_PARSE_NORMALIZE ? normalized_refs(req, &nrefs) : NULL;
-    rc = registry_resolve(reg, sorted ? sorted : req->refs, nrefs, allow_deleted, &c->res, err);
+    rc = registry_resolve(reg, c->context, sorted ? sorted : req->refs, nrefs, allow_deleted, &c->res, err);
     free(sorted);
     if (rc != REG_OK)
         return rc;
@@ -170,6 +174,7 @@ static reg_code_t candidate_parse(registry_t *reg, const reg_request_t *req, int
 static reg_schema_t *candidate_row(const candidate_t *c, int id)
 {
     reg_schema_t *row = reg_schema_new(id, c->type, schema_canonical(c->parsed), c->key, 0);
+    reg_schema_set_context(row, c->context);
     for (size_t i = 0; i < c->res.ndirect; i++)
         reg_schema_add_ref(row, c->res.direct[i].name, c->res.direct[i].subject, c->res.direct[i].version);
     if (c->metadata)
@@ -320,24 +325,27 @@ static reg_code_t check_mode_for_register(registry_t *reg, const char *subject, 
     return REG_OK;
 }
 
-/* The schema record for an id, loading it from the database when this node lacks it. */
-static reg_schema_t *schema_for_id(registry_t *reg, store_t *db, int id, reg_error_t *err)
+/* The schema record for an id of the subject's context, loading it from the
+ * database when this node lacks it. */
+static reg_schema_t *schema_for_id(registry_t *reg, store_t *db, const char *subject, int id,
+                                   reg_error_t *err)
 {
-    reg_schema_t *s = index_schema(reg->idx, id, 0);
-    if (s)
-        return s;
-    store_rc_t rc = store_load_schema(db, id, &s);
-    if (rc == STORE_NOT_FOUND) {
-        reg_fail(err, REG_STORE_ERROR, "Error while loading schema %d: no such row", id);
-        return NULL;
+    char *ctx = reg_context_copy(subject);
+    reg_schema_t *s = index_schema(reg->idx, ctx, id, 0);
+    if (!s) {
+        store_rc_t rc = store_load_schema(db, ctx, id, &s);
+        if (rc == STORE_NOT_FOUND)
+            reg_fail(err, REG_STORE_ERROR, "Error while loading schema %d: no such row", id);
+        else if (rc != STORE_OK)
+            reg_store(err, db, rc);
+        if (rc == STORE_OK) {
+            /* Another thread may have published the row meanwhile: keep the index's. */
+            index_publish_schema(reg->idx, s);
+            s = index_schema(reg->idx, ctx, id, 0);
+        }
     }
-    if (rc != STORE_OK) {
-        reg_store(err, db, rc);
-        return NULL;
-    }
-    /* Another thread may have published the row meanwhile: keep the index's. */
-    index_publish_schema(reg->idx, s);
-    return index_schema(reg->idx, id, 0);
+    free(ctx);
+    return s;
 }
 
 /* Live versions of subj as the compatibility history; schemas retained in *held. */
@@ -352,7 +360,7 @@ static reg_code_t build_history(registry_t *reg, store_t *db, const reg_subject_
         const reg_version_t *v = &subj->v[i];
         if (v->deleted || (only_version > 0 && v->version != only_version))
             continue;
-        reg_schema_t *s = schema_for_id(reg, db, v->schema_id, err);
+        reg_schema_t *s = schema_for_id(reg, db, subj->name, v->schema_id, err);
         if (!s)
             return err->code;
         (*held)[*n] = s;
@@ -542,7 +550,7 @@ static reg_code_t check_compatible(registry_t *reg, store_t *db, const char *sub
 static reg_code_t import_schema(registry_t *reg, store_t *db, const candidate_t *c, int id, reg_error_t *err)
 {
     reg_schema_t *existing;
-    store_rc_t src = store_load_schema(db, id, &existing);
+    store_rc_t src = store_load_schema(db, c->context, id, &existing);
     if (src != STORE_OK && src != STORE_NOT_FOUND)
         return reg_store(err, db, src);
     if (existing) {
@@ -550,7 +558,8 @@ static reg_code_t import_schema(registry_t *reg, store_t *db, const candidate_t 
         reg_schema_release(existing);
         return same ? REG_OK
                     : reg_fail(err, REG_OPERATION_NOT_PERMITTED,
-                               "Overwrite new schema with id %d in context . is not permitted.", id);
+                               "Overwrite new schema with id %d in context %s is not permitted.", id,
+                               c->context);
     }
     reg_schema_t *row = candidate_row(c, id);
     src = store_schema_import(db, row);
@@ -609,7 +618,7 @@ static reg_code_t live_id_of_content(registry_t *reg, store_t *db, const reg_sub
     for (size_t i = fresh->n; i-- > 0 && !*id;) {
         if (fresh->v[i].deleted)
             continue;
-        reg_schema_t *s = schema_for_id(reg, db, fresh->v[i].schema_id, err);
+        reg_schema_t *s = schema_for_id(reg, db, fresh->name, fresh->v[i].schema_id, err);
         if (!s)
             return err->code;
         if (s->type == c->type && memcmp(s->key, c->key, REG_KEY_LEN) == 0)
@@ -667,8 +676,10 @@ static reg_code_t register_metadata(registry_t *reg, store_t *db, const char *su
     reg_schema_t *prev = NULL;
     const reg_version_t *latest = reg_subject_latest(subj);
     if (!specific && latest) {
-        prev = db ? schema_for_id(reg, db, latest->schema_id, err)
-                  : index_schema(reg->idx, latest->schema_id, 0);
+        char *ctx = reg_context_copy(subject);
+        prev = db ? schema_for_id(reg, db, subject, latest->schema_id, err)
+                  : index_schema(reg->idx, ctx, latest->schema_id, 0);
+        free(ctx);
         if (!prev && db)
             return err->code;
         specific = prev ? prev->metadata : NULL;
@@ -739,7 +750,8 @@ static reg_code_t register_in_tx(registry_t *reg, store_t *db, void *arg, reg_er
         return mrc;
     }
     int explicit_id = tx->import && req->id >= 0;
-    src = explicit_id ? STORE_NOT_FOUND : store_schema_find(db, tx->c->type, tx->c->key, &tx->id);
+    src = explicit_id ? STORE_NOT_FOUND
+                      : store_schema_find(db, tx->c->context, tx->c->type, tx->c->key, &tx->id);
     int existing = src == STORE_OK;
     reg_code_t rc = src == STORE_NOT_FOUND ? REG_OK : reg_store(err, db, src);
     /* Another writer (maybe another node) registered the same content while
@@ -793,7 +805,7 @@ static int append_excluded(registry_t *reg, const reg_subject_t *subj, const can
     for (size_t i = 0; i < subj->n; i++) {
         if (subj->v[i].deleted)
             return 1;
-        reg_schema_t *s = index_schema(reg->idx, subj->v[i].schema_id, 0);
+        reg_schema_t *s = index_schema(reg->idx, c->context, subj->v[i].schema_id, 0);
         int same = !s || (s->type == c->type && memcmp(s->key, c->key, REG_KEY_LEN) == 0);
         reg_schema_release(s);
         if (same)
@@ -938,8 +950,9 @@ reg_code_t registry_register(registry_t *reg, store_t *db, const char *subject, 
         return rc;
     candidate_t c;
     if (!request_is_empty(request)) {
-        rc = candidate_parse(
-            reg, request, (normalize ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject), 1, &c, err);
+        rc = candidate_parse(reg, subject, request,
+                             (normalize ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject), 1, &c,
+                             err);
         if (rc == REG_OK) {
             request_cache_put(reg, request, normalize, c.content_key);
             /* Confluent merges the metadata before it looks (KafkaSchemaRegistry.register). */
@@ -970,7 +983,7 @@ reg_code_t registry_register(registry_t *reg, store_t *db, const char *subject, 
         return rc;
     int flags =
         SCHEMA_PARSE_NEW | (normalize && !import ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject);
-    rc = candidate_parse(reg, &req, flags, 0, &c, err);
+    rc = candidate_parse(reg, subject, &req, flags, 0, &c, err);
     register_tx_t tx = {subject, &req, &c, import, 0};
     reg_code_t fast = rc == REG_OK && !import ? register_append(reg, db, subject, &req, &c, &tx.id, err)
                                               : REG_SCHEMA_NOT_FOUND;
@@ -1044,7 +1057,8 @@ reg_code_t registry_lookup(registry_t *reg, store_t *db, const char *subject, co
     if (!request_is_blank(req)) {
         candidate_t c;
         reg_code_t rc = candidate_parse(
-            reg, req, (normalize ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject), 1, &c, err);
+            reg, subject, req, (normalize ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject), 1, &c,
+            err);
         if (rc != REG_OK) {
             candidate_clear(&c);
             return rc;
@@ -1093,7 +1107,7 @@ reg_code_t registry_check(registry_t *reg, store_t *db, const char *subject, con
     candidate_t c = {0};
     int normalize = effective_normalize(reg, subject, req);
     if (rc == REG_OK)
-        rc = candidate_parse(reg, req,
+        rc = candidate_parse(reg, subject, req,
                              SCHEMA_PARSE_NEW | (normalize ? SCHEMA_PARSE_NORMALIZE : 0) |
                                  validate_flag(reg, subject),
                              0, &c, err);

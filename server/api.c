@@ -227,12 +227,25 @@ static json_t *guid_string(const reg_schema_t *s)
 
 json_t *api_references(const reg_schema_t *s)
 {
+    return api_references_as(s, NULL);
+}
+
+json_t *api_references_as(const reg_schema_t *s, const char *reference_format)
+{
     if (s->nrefs == 0)
         return NULL;
+    /* referenceFormat=qualified names each reference with its context, for a
+     * schema of a named context only (SchemasResource.getSchema). */
+    int qualified =
+        reference_format && strcmp(reference_format, "qualified") == 0 && strcmp(s->context, ".") != 0;
     json_t *arr = json_array();
-    for (size_t i = 0; i < s->nrefs; i++)
-        json_array_append_new(arr, json_pack("{s:s, s:s, s:i}", "name", s->refs[i].name, "subject",
-                                             s->refs[i].subject, "version", s->refs[i].version));
+    for (size_t i = 0; i < s->nrefs; i++) {
+        char *name = qualified ? registry_ref_qualify(s->context, s->refs[i].subject) : NULL;
+        json_array_append_new(arr,
+                              json_pack("{s:s, s:s, s:i}", "name", s->refs[i].name, "subject",
+                                        name ? name : s->refs[i].subject, "version", s->refs[i].version));
+        free(name);
+    }
     return arr;
 }
 
@@ -251,7 +264,7 @@ static void add_schema_fields(http_call_t *c, json_t *o, reg_schema_t *s)
 {
     if (c->extended || s->type != SCHEMA_AVRO)
         json_object_set_new(o, "schemaType", json_string(schema_type_name(s->type)));
-    json_t *refs = api_references(s);
+    json_t *refs = api_references_as(s, http_query(c, "referenceFormat"));
     if (refs)
         json_object_set_new(o, "references", refs);
     json_t *metadata = api_metadata(s);
@@ -278,23 +291,20 @@ json_t *api_schema_object(http_call_t *c, const reg_view_t *v)
     return o;
 }
 
-json_t *api_schema_string(http_call_t *c, const reg_schema_t *cs)
+json_t *api_schema_string(http_call_t *c, const reg_view_t *v)
 {
-    reg_schema_t *s = (reg_schema_t *)cs;
+    reg_schema_t *s = v->schema;
     json_t *o = json_object();
-    /* Extended profile: the subject asked about, when it carries the id (docs/api.md). */
-    const char *subject = http_query(c, "subject");
-    int version =
-        c->extended && subject && *subject ? registry_subject_version_of(c->reg, subject, s->id) : 0;
-    if (version) {
-        json_object_set_new(o, "subject", json_string(subject));
-        json_object_set_new(o, "version", json_integer(version));
+    /* Extended profile: the version ?subject= found (docs/api.md, "Contexts"). */
+    if (c->extended && v->subject && v->version) {
+        json_object_set_new(o, "subject", json_string(v->subject));
+        json_object_set_new(o, "version", json_integer(v->version));
     }
     if (c->extended)
         json_object_set_new(o, "guid", guid_string(s));
     add_schema_fields(c, o, s);
     if (http_query_bool(c, "fetchMaxId", 0))
-        json_object_set_new(o, "maxId", json_integer(registry_max_id(c->reg)));
+        json_object_set_new(o, "maxId", json_integer(registry_max_id(c->reg, s->context)));
     if (c->extended)
         json_object_set_new(o, "ts", json_integer(s->ts_ms));
     return o;

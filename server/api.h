@@ -49,10 +49,12 @@ json_t *api_json_object(http_call_t *c);
 
 /* Schema object: subject, version, id, [guid], schemaType, references, schema, [ts, deleted]. */
 json_t *api_schema_object(http_call_t *c, const reg_view_t *v);
-/* SchemaString object for /schemas/ids/{id}. */
-json_t *api_schema_string(http_call_t *c, const reg_schema_t *s);
+/* SchemaString object for /schemas/ids/{id}: v as registry_find_by_id fills it. */
+json_t *api_schema_string(http_call_t *c, const reg_view_t *v);
 /* The "references" array of a schema, or NULL when it has none. */
 json_t *api_references(const reg_schema_t *s);
+/* The same in a ?referenceFormat= ("qualified": with the context; NULL: as stored). */
+json_t *api_references_as(const reg_schema_t *s, const char *reference_format);
 /* The schema's metadata as Confluent renders it (a copy), or NULL when it has none. */
 json_t *api_metadata(const reg_schema_t *s);
 /* The schema text in the requested ?format= (malloc'd). */

@@ -7,10 +7,13 @@
 #include "server/api.h"
 #include "server/handlers.h"
 
-/* "/config" -> NULL (global), "/config/{subject}" -> subject. */
+/* "/config" -> NULL (global), "/config/{subject}" -> subject; the default
+ * context ":.:" (normalized to "") is the global scope, as Confluent's
+ * QualifiedSubject.isDefaultContext makes it. */
 static const char *scope_subject(const http_call_t *c)
 {
-    return c->nseg > 1 ? http_param(c, "subject") : NULL;
+    const char *s = c->nseg > 1 ? http_param(c, "subject") : NULL;
+    return s && *s ? s : NULL;
 }
 
 /* GET and DELETE answer with "compatibilityLevel"; PUT with "compatibility" [Ref]. */
@@ -182,7 +185,8 @@ const http_handler_t handle_mode_put = {mode_put_loop, mode_put_db};
 static http_outcome_t mode_delete_loop(http_call_t *c)
 {
     reg_error_t err;
-    reg_code_t rc = registry_mode_delete_check(c->reg, scope_subject(c), &err);
+    reg_code_t rc =
+        registry_mode_delete_check(c->reg, scope_subject(c), http_query_bool(c, "recursive", 0), &err);
     return rc == REG_OK ? HTTP_TO_DB : api_done(c, rc, &err);
 }
 
@@ -190,9 +194,11 @@ static void mode_delete_db(http_call_t *c, store_t *db)
 {
     char *previous;
     reg_error_t err;
-    reg_code_t rc = registry_mode_delete(c->reg, db, scope_subject(c), &previous, &err);
+    reg_code_t rc = registry_mode_delete(c->reg, db, scope_subject(c), http_query_bool(c, "recursive", 0),
+                                         &previous, &err);
     if (rc == REG_OK) {
-        http_reply_json(c, 200, json_pack("{s:s}", "mode", previous));
+        /* No mode was set (recursive only): Confluent's Mode(null) renders as {}. */
+        http_reply_json(c, 200, previous ? json_pack("{s:s}", "mode", previous) : json_object());
         free(previous);
     }
     api_done(c, rc, &err);

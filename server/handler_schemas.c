@@ -23,23 +23,24 @@ static int path_id(http_call_t *c, int *id)
     return 0;
 }
 
-static void reply_schema_string(http_call_t *c, reg_schema_t *s)
+static void reply_schema_string(http_call_t *c, const reg_view_t *v)
 {
-    http_reply_json(c, 200, api_schema_string(c, s));
+    http_reply_json(c, 200, api_schema_string(c, v));
 }
 
-static void reply_schema_text(http_call_t *c, reg_schema_t *s)
+static void reply_schema_text(http_call_t *c, const reg_view_t *v)
 {
-    char *text = api_schema_text(c, s);
+    char *text = api_schema_text(c, v->schema);
     http_reply_text(c, 200, text, strlen(text));
     free(text);
 }
 
-static void reply_usages(http_call_t *c, reg_schema_t *s, int with_versions)
+/* The subjects of the id's context (the one ?subject= selected) that carry it. */
+static void reply_usages(http_call_t *c, const reg_view_t *v, int with_versions)
 {
     reg_usage_t *u;
     size_t n, start, count;
-    registry_schema_usages(c->reg, s->id, http_query_bool(c, "deleted", 0), &u, &n);
+    registry_schema_usages(c->reg, v->schema->context, v->id, http_query_bool(c, "deleted", 0), &u, &n);
     if (api_page(c, n, 0, &start, &count) == 0) {
         json_t *arr = json_array();
         for (size_t i = start; i < start + count; i++) {
@@ -55,42 +56,45 @@ static void reply_usages(http_call_t *c, reg_schema_t *s, int with_versions)
     reg_usages_free(u, n);
 }
 
-static void reply_subjects(http_call_t *c, reg_schema_t *s)
+static void reply_subjects(http_call_t *c, const reg_view_t *v)
 {
-    reply_usages(c, s, 0);
+    reply_usages(c, v, 0);
 }
 
-static void reply_versions(http_call_t *c, reg_schema_t *s)
+static void reply_versions(http_call_t *c, const reg_view_t *v)
 {
-    reply_usages(c, s, 1);
+    reply_usages(c, v, 1);
 }
+
+typedef void (*by_id_reply_fn)(http_call_t *, const reg_view_t *);
 
 /* The memory part of every /schemas/ids/{id} route: answers when this node
- * knows the id, declines (to check the database) when it does not. */
-static http_outcome_t by_id_loop(http_call_t *c, void (*reply)(http_call_t *, reg_schema_t *))
+ * knows the id in the context ?subject= selects (docs/api.md "Contexts"),
+ * declines (to check the database) when it does not. */
+static http_outcome_t by_id_loop(http_call_t *c, by_id_reply_fn reply)
 {
     int id;
+    reg_view_t v;
     if (path_id(c, &id) != 0)
         return HTTP_DONE;
-    reg_schema_t *s = registry_find_schema(c->reg, id);
-    if (!s)
+    if (!registry_find_by_id(c->reg, id, http_query(c, "subject"), &v))
         return HTTP_TO_DB;
-    reply(c, s);
-    reg_schema_release(s);
+    reply(c, &v);
+    reg_view_clear(&v);
     return HTTP_DONE;
 }
 
-static void by_id_db(http_call_t *c, store_t *db, void (*reply)(http_call_t *, reg_schema_t *))
+static void by_id_db(http_call_t *c, store_t *db, by_id_reply_fn reply)
 {
     int id;
-    reg_schema_t *s;
+    reg_view_t v;
     reg_error_t err;
     if (path_id(c, &id) != 0)
         return;
-    reg_code_t rc = registry_get_schema(c->reg, db, id, &s, &err);
+    reg_code_t rc = registry_get_by_id(c->reg, db, id, http_query(c, "subject"), &v, &err);
     if (rc == REG_OK) {
-        reply(c, s);
-        reg_schema_release(s);
+        reply(c, &v);
+        reg_view_clear(&v);
     }
     api_done(c, rc, &err);
 }
@@ -115,7 +119,10 @@ static http_outcome_t schemas_list(http_call_t *c)
 {
     reg_view_t *views;
     size_t n, start, count;
-    registry_list_schemas(c->reg, http_query(c, "subjectPrefix"), http_query_bool(c, "deleted", 0),
+    /* No subjectPrefix is "": the default context only, as Confluent's
+     * SchemasResource (":*:" asks for every context). */
+    const char *prefix = http_query(c, "subjectPrefix");
+    registry_list_schemas(c->reg, prefix ? prefix : "", http_query_bool(c, "deleted", 0),
                           http_query_bool(c, "latestOnly", 0), &views, &n);
     if (api_page(c, n, 1000, &start, &count) == 0) {
         json_t *arr = json_array();
@@ -157,8 +164,10 @@ static http_outcome_t schema_by_guid(http_call_t *c)
         return api_done(c, reg_fail(&err, REG_SCHEMA_NOT_FOUND, "Schema %s not found", text), &err);
     reg_code_t rc = registry_get_schema_by_guid(c->reg, guid, &s, &err);
     if (rc == REG_OK) {
-        reply_schema_string(c, s);
-        reg_schema_release(s);
+        /* No subject or version: AbstractSchemaRegistry.getByGuid clears them. */
+        reg_view_t v = {NULL, 0, s->id, 0, s->ts_ms, s};
+        reply_schema_string(c, &v);
+        reg_view_clear(&v);
     }
     return api_done(c, rc, &err);
 }
@@ -168,12 +177,15 @@ const http_handler_t handle_schema_by_guid = {schema_by_guid, NULL};
 static http_outcome_t schema_guid_ids(http_call_t *c)
 {
     unsigned char guid[16];
-    reg_schema_t *s = NULL;
     json_t *arr = json_array();
-    if (parse_guid(http_param(c, "guid"), guid) == 0 &&
-        registry_get_schema_by_guid(c->reg, guid, &s, &(reg_error_t){0}) == REG_OK) {
-        json_array_append_new(arr, json_pack("{s:s, s:i}", "context", ".", "id", s->id));
-        reg_schema_release(s);
+    if (parse_guid(http_param(c, "guid"), guid) == 0) {
+        reg_usage_t *ids;
+        size_t n;
+        registry_guid_ids(c->reg, guid, &ids, &n);
+        for (size_t i = 0; i < n; i++)
+            json_array_append_new(arr,
+                                  json_pack("{s:s, s:i}", "context", ids[i].subject, "id", ids[i].version));
+        reg_usages_free(ids, n);
     }
     http_reply_json(c, 200, arr);
     return HTTP_DONE;
@@ -181,11 +193,62 @@ static http_outcome_t schema_guid_ids(http_call_t *c)
 
 const http_handler_t handle_schema_guid_ids = {schema_guid_ids, NULL};
 
-/* One context only: the default one (contexts are not separate namespaces yet). */
-static http_outcome_t contexts(http_call_t *c)
+/* ---- Contexts (ContextsResource) ------------------------------------------- */
+
+/* GET /contexts: "." then the named contexts that exist, sorted, filtered by
+ * contextPrefix, then paged (offset, limit), from the database. */
+static void contexts_db(http_call_t *c, store_t *db)
 {
-    http_reply_json(c, 200, json_pack("[s]", "."));
-    return HTTP_DONE;
+    strlist_t all = {0};
+    reg_error_t err;
+    reg_code_t rc = registry_list_contexts(c->reg, db, &all, &err);
+    const char *prefix = http_query(c, "contextPrefix");
+    strlist_t picked = {0};
+    for (size_t i = 0; rc == REG_OK && i < all.n; i++)
+        if (!prefix || strncmp(all.items[i], prefix, strlen(prefix)) == 0)
+            strlist_push(&picked, all.items[i]);
+    size_t start, count;
+    if (rc == REG_OK && api_page(c, picked.n, 0, &start, &count) == 0) {
+        json_t *arr = json_array();
+        for (size_t i = start; i < start + count; i++)
+            json_array_append_new(arr, json_string(picked.items[i]));
+        http_reply_json(c, 200, arr);
+    }
+    strlist_clear(&picked);
+    strlist_clear(&all);
+    api_done(c, rc, &err);
 }
 
-const http_handler_t handle_contexts = {contexts, NULL};
+static http_outcome_t contexts_loop(http_call_t *c)
+{
+    return HTTP_TO_DB;
+}
+
+const http_handler_t handle_contexts = {contexts_loop, contexts_db};
+
+/* DELETE /contexts/{context}: ".ctx", "ctx" and ":.ctx:" name the same
+ * context (Confluent's ContextFilter rewrites the path to ":.ctx:"). */
+static http_outcome_t context_delete_loop(http_call_t *c)
+{
+    const char *text = http_param(c, "context");
+    char *context = registry_context_normalize(text);
+    if (!context) { /* ContextFilter answers a colon inside with a plain 400 */
+        http_reply_error(c, 400, "Context name '%s' cannot contain a colon", text);
+        return HTTP_DONE;
+    }
+    free(context);
+    return HTTP_TO_DB;
+}
+
+static void context_delete_db(http_call_t *c, store_t *db)
+{
+    char *context = registry_context_normalize(http_param(c, "context"));
+    reg_error_t err;
+    reg_code_t rc = registry_delete_context(c->reg, db, context, &err);
+    if (rc == REG_OK)
+        http_reply_text(c, 204, "", 0);
+    free(context);
+    api_done(c, rc, &err);
+}
+
+const http_handler_t handle_context_delete = {context_delete_loop, context_delete_db};

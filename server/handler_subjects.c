@@ -14,14 +14,11 @@ static const char *subject(const http_call_t *c)
     return http_param(c, "subject");
 }
 
-/* ":*:" (the default) means every context; contexts are not separate
- * namespaces here, so the marker is just removed. */
+/* No subjectPrefix is ":*:", every context (SubjectsResource.list); a
+ * prefix matches as Confluent's key ranges do (docs/api.md, "Contexts"). */
 static const char *subject_prefix(http_call_t *c)
 {
-    const char *p = http_query(c, "subjectPrefix");
-    if (!p)
-        return NULL;
-    return strncmp(p, ":*:", 3) == 0 ? p + 3 : p;
+    return http_query(c, "subjectPrefix");
 }
 
 static http_outcome_t subjects_list(http_call_t *c)

@@ -24,6 +24,7 @@ extern const http_handler_t handle_schema_versions;
 extern const http_handler_t handle_schema_by_guid;
 extern const http_handler_t handle_schema_guid_ids;
 extern const http_handler_t handle_contexts;
+extern const http_handler_t handle_context_delete;
 
 /* handler_subjects.c */
 extern const http_handler_t handle_subjects;

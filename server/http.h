@@ -101,6 +101,9 @@ void http_call_keep(http_call_t *c, void *kept, void (*free_fn)(void *kept));
 /* A path parameter by its name in the route pattern ("/subjects/{subject}"
  * -> http_param(c, "subject")); "" when the route has none of that name. */
 const char *http_param(const http_call_t *c, const char *name);
+/* The {subject} segment as Confluent normalizes a qualified name
+ * (registry_subject_normalize: ":.:s" -> "s"), once, after routing. */
+void http_call_normalize_subject(http_call_t *c);
 /* 1 when the matched route has a parameter of that name. */
 int http_has_param(const http_call_t *c, const char *name);
 /* The first value of a query parameter, or NULL when absent. */

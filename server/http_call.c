@@ -138,8 +138,9 @@ int http_call_parse_path(http_call_t *c, const char *path, size_t len)
     if (path[len - 1] == '/')
         n--; /* the one trailing empty segment */
 
-    /* The pointer array, then every decoded segment with its NUL. */
-    char **seg = xmalloc((n + 1) * sizeof *seg + len + n + 1);
+    /* The pointer array, then every decoded segment with its NUL and one
+     * spare byte (a subject name may grow by one: http_call_normalize_subject). */
+    char **seg = xmalloc((n + 1) * sizeof *seg + len + 2 * n + 1);
     char *out = (char *)(seg + n + 1);
     const char *p = path + 1;
     for (size_t k = 0; k < n; k++) {
@@ -151,7 +152,7 @@ int http_call_parse_path(http_call_t *c, const char *path, size_t len)
             return 400;
         }
         seg[k] = out;
-        out += dec + 1;
+        out += dec + 2;
         p += raw + 1;
     }
     seg[n] = NULL;
@@ -215,15 +216,23 @@ void http_call_keep(http_call_t *c, void *kept, void (*free_fn)(void *kept))
     c->kept_free = free_fn ? free_fn : free;
 }
 
-/* The alias of *name, put in its place (kept by the call), when it has one. */
+/* The alias of *name (normalized), put in its place (kept by the call), when it has one. */
 static void http_alias_replace(http_call_t *c, char **name)
 {
-    char *target = **name ? registry_subject_alias(c->reg, *name) : NULL;
+    char *normal = xmalloc(strlen(*name) + 2); /* normalizing may add a byte */
+    strcpy(normal, *name);
+    registry_subject_normalize(normal);
+    char *target = *normal ? registry_subject_alias(c->reg, normal) : NULL;
+    free(normal);
     if (!target)
         return;
+    /* With a spare byte too: the path's subject is normalized in place after this. */
+    char *kept = xmalloc(strlen(target) + 2);
+    strcpy(kept, target);
+    free(target);
     c->aliased = xreallocarray(c->aliased, c->naliased + 1, sizeof *c->aliased);
-    c->aliased[c->naliased++] = target;
-    *name = target;
+    c->aliased[c->naliased++] = kept;
+    *name = kept;
 }
 
 void http_call_resolve_aliases(http_call_t *c)
@@ -417,6 +426,13 @@ const char *http_param(const http_call_t *c, const char *name)
 {
     int k = c->route ? http_pattern_param_index(c->route->pattern, name) : -1;
     return k >= 0 && (size_t)k < c->nseg ? c->seg[k] : "";
+}
+
+void http_call_normalize_subject(http_call_t *c)
+{
+    int k = c->route ? http_pattern_param_index(c->route->pattern, "subject") : -1;
+    if (k >= 0 && (size_t)k < c->nseg)
+        registry_subject_normalize(c->seg[k]);
 }
 
 int http_has_param(const http_call_t *c, const char *name)

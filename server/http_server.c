@@ -54,13 +54,13 @@
 /* Handlers parse JSON nested up to 2048 levels; jansson needs ~1 MB for that. */
 #define HTTP_STACK_BYTES (8u * 1024 * 1024)
 /* How long stop() lets requests in flight finish before giving up on them. */
-#define HTTP_DRAIN_MS       5000
+#define HTTP_DRAIN_MS 5000
 /* After the drain, how often shutdown asks PostgreSQL to cancel what still runs. */
 #define HTTP_CANCEL_EVERY_MS 1000
 /* How long accepting pauses when descriptors run out or the connection limit is reached. */
 #define HTTP_ACCEPT_PAUSE_MS 100
 /* Descriptors kept free of connections (database, logs, TLS files) when max.connections is 0. */
-#define HTTP_FD_RESERVE 64
+#define HTTP_FD_RESERVE     64
 #define HTTP_LOG_TARGET_MAX 512
 
 /* ---- 1. Types ------------------------------------------------------------ */
@@ -79,25 +79,25 @@ struct http_loop {
     http_server_t *srv;
     int index;
     pthread_t thread;
-    int inited;      /* ctx and receivers exist; set by the loop before it reports */
-    int running;     /* thread started */
-    int leftover;    /* connections outlived the drain; nothing was freed */
-    int stopping;    /* loop thread only */
-    size_t jobs_out; /* handed to dbpool, not back yet; loop thread only */
+    int inited;       /* ctx and receivers exist; set by the loop before it reports */
+    int running;      /* thread started */
+    int leftover;     /* connections outlived the drain; nothing was freed */
+    int stopping;     /* loop thread only */
+    size_t jobs_out;  /* handed to dbpool, not back yet; loop thread only */
     hmap_t conn_jobs; /* h2o_conn_t * -> jobs out for it (as a uintptr_t); loop thread only */
     h2o_context_t ctx;
     h2o_accept_ctx_t accept_ctx;
     h2o_socket_t *listener;
-    int accept_paused;                 /* reading the listener stopped for HTTP_ACCEPT_PAUSE_MS */
-    h2o_timeout_t accept_pause;        /* its timer */
+    int accept_paused;          /* reading the listener stopped for HTTP_ACCEPT_PAUSE_MS */
+    h2o_timeout_t accept_pause; /* its timer */
     h2o_timeout_entry_t accept_resume;
     h2o_multithread_receiver_t done_recv; /* jobs back from dbpool */
     h2o_multithread_receiver_t stop_recv;
     h2o_multithread_message_t stop_msg;
     h2o_multithread_receiver_t tls_recv; /* a new TLS context (SIGHUP) */
     h2o_multithread_message_t tls_msg;
-    SSL_CTX *tls_pending;                /* under srv->ready_lock; one reference */
-    int tls_msg_queued;                  /* under srv->ready_lock: tls_msg is on its way */
+    SSL_CTX *tls_pending; /* under srv->ready_lock; one reference */
+    int tls_msg_queued;   /* under srv->ready_lock: tls_msg is on its way */
 };
 
 struct http_server {
@@ -111,8 +111,8 @@ struct http_server {
     dbpool_t *pool;
     size_t nloops;
     http_loop_t *loops;
-    atomic_int connections; /* open client connections, every loop */
-    int max_connections;    /* resolved: never 0 */
+    atomic_int connections;     /* open client connections, every loop */
+    int max_connections;        /* resolved: never 0 */
     pthread_mutex_t ready_lock; /* loops report their set-up here */
     pthread_cond_t ready_cond;
     size_t nready;
@@ -311,6 +311,7 @@ static int http_decode(http_job_t *job, h2o_req_t *req)
         http_reply_error(c, rc, rc == 404 ? "HTTP 404 Not Found" : "HTTP 405 Method Not Allowed");
         return -1;
     }
+    http_call_normalize_subject(c);
     h2o_iovec_t ctype = http_header(req, H2O_TOKEN_CONTENT_TYPE);
     if ((c->method == HTTP_POST || c->method == HTTP_PUT) && !http_media_request_ok(ctype.base, ctype.len)) {
         http_reply_error(c, 415, "HTTP 415 Unsupported Media Type");
@@ -391,9 +392,10 @@ static int http_admit(http_job_t *job, h2o_req_t *req)
         return -1;
     }
     if (cfg->max_queued_jobs > 0 && job->owner->jobs_out >= (size_t)cfg->max_queued_jobs) {
-        http_reply_error(&job->call, 503,
-                         "The server is overloaded: %d database jobs are waiting (max.queued.jobs); retry later",
-                         cfg->max_queued_jobs);
+        http_reply_error(
+            &job->call, 503,
+            "The server is overloaded: %d database jobs are waiting (max.queued.jobs); retry later",
+            cfg->max_queued_jobs);
         return -1;
     }
     return 0;

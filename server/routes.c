@@ -27,6 +27,7 @@ const http_route_t http_routes[] = {
     ROUTE("/schemas/guids/{guid}", &handle_schema_by_guid, NULL, NULL, NULL),
     ROUTE("/schemas/guids/{guid}/ids", &handle_schema_guid_ids, NULL, NULL, NULL),
     ROUTE("/contexts", &handle_contexts, NULL, NULL, NULL),
+    ROUTE("/contexts/{context}", NULL, NULL, NULL, &handle_context_delete),
 
     ROUTE("/subjects", &handle_subjects, NULL, NULL, NULL),
     ROUTE("/subjects/{subject}", NULL, &handle_subject_lookup, NULL, &handle_subject_delete),

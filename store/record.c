@@ -21,7 +21,14 @@ reg_schema_t *reg_schema_new(int id, schema_type_t type, const char *text,
     memcpy(s->key, key, REG_KEY_LEN);
     s->ts_ms = ts_ms;
     s->refcount = 1;
+    s->context = xstrdup(".");
     return s;
+}
+
+void reg_schema_set_context(reg_schema_t *s, const char *context)
+{
+    free(s->context);
+    s->context = xstrdup(context);
 }
 
 void reg_schema_add_ref(reg_schema_t *s, const char *name, const char *subject, int version)
@@ -56,6 +63,7 @@ void reg_schema_release(reg_schema_t *s)
     json_decref(s->metadata);
     schema_free(s->parsed);
     free(s->text);
+    free(s->context);
     free(s);
 }
 
@@ -127,6 +135,7 @@ static int record_flag(const json_t *config, const char *key)
 
 void reg_settings_read(const json_t *config, reg_settings_t *out)
 {
+    out->present = config != NULL;
     out->has_level =
         config != NULL &&
         compat_level_parse(json_string_value(json_object_get(config, "compatibility")), &out->level) == 0;

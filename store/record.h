@@ -48,13 +48,16 @@ typedef struct reg_schema {
     int refcount;     /* atomic */
     schema_t *parsed; /* lazily parsed model, set once (atomic CAS) */
     int canonical;    /* as loaded: the content's canonical id then (migrations/0004) */
+    char *context;    /* the id's context: "." (the default) or ".name" (migrations/0006) */
     /* Confluent's Metadata in canonical form (registry/metadata.c), part of the
-     * identity key; NULL = none (migrations/0006). Never edited once shared. */
+     * identity key; NULL = none (migrations/0007). Never edited once shared. */
     json_t *metadata;
 } reg_schema_t;
 
 reg_schema_t *reg_schema_new(int id, schema_type_t type, const char *text,
                              const unsigned char key[REG_KEY_LEN], int64_t ts_ms);
+/* The row's context (copied); reg_schema_new makes it the default ".". */
+void reg_schema_set_context(reg_schema_t *s, const char *context);
 void reg_schema_add_ref(reg_schema_t *s, const char *name, const char *subject, int version);
 /* Sets the row's metadata (takes the reference; NULL = none). Only before the row is shared. */
 void reg_schema_set_metadata(reg_schema_t *s, json_t *metadata);
@@ -98,6 +101,7 @@ int reg_subject_live_count(const reg_subject_t *s);
  * rendered back as is; decisions read this instead of walking JSON.
  */
 typedef struct reg_settings {
+    int present; /* a config is stored at all */
     int has_level;
     compat_level_t level;
     int normalize;       /* -1 when unset, else 0 or 1 */

@@ -272,11 +272,11 @@ static int hexval(char c)
     return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c - 'A' + 10;
 }
 
-/* Columns: id, schema_type, schema_text, encode(identity_key,'hex'), refs::text, ts_ms, canonical, metadata
- */
+/* Columns: id, schema_type, schema_text, encode(identity_key,'hex'), refs::text, ts_ms, canonical, context,
+ * metadata */
 #define SCHEMA_COLUMNS                                                                                       \
     "id, schema_type, schema_text, encode(identity_key, 'hex'), refs::text, "                                \
-    "(extract(epoch from created_at) * 1000)::bigint, canonical::int, metadata"
+    "(extract(epoch from created_at) * 1000)::bigint, canonical::int, context, metadata"
 
 static reg_schema_t *schema_from_row(PGresult *res, int row)
 {
@@ -289,9 +289,10 @@ static reg_schema_t *schema_from_row(PGresult *res, int row)
     reg_schema_t *s = reg_schema_new(atoi(PQgetvalue(res, row, 0)), type, PQgetvalue(res, row, 2), key,
                                      strtoll(PQgetvalue(res, row, 5), NULL, 10));
     s->canonical = atoi(PQgetvalue(res, row, 6));
-    /* The canonical text the registry wrote (migrations/0006): loaded as is, key order kept. */
-    if (!PQgetisnull(res, row, 7))
-        reg_schema_set_metadata(s, json_loads(PQgetvalue(res, row, 7), 0, NULL));
+    reg_schema_set_context(s, PQgetvalue(res, row, 7));
+    /* The canonical text the registry wrote (migrations/0007): loaded as is, key order kept. */
+    if (!PQgetisnull(res, row, 8))
+        reg_schema_set_metadata(s, json_loads(PQgetvalue(res, row, 8), 0, NULL));
     json_t *refs = json_loads(PQgetvalue(res, row, 4), 0, NULL);
     size_t i;
     json_t *r;
@@ -313,8 +314,8 @@ static json_t *config_from_text(const char *text)
 static store_rc_t store_load_schemas(store_t *db, store_snapshot_t *out)
 {
     PGresult *res = NULL;
-    store_rc_t rc = store_query(db, "SELECT " SCHEMA_COLUMNS " FROM schemas ORDER BY id", 0, NULL, &res,
-                                "loading schemas");
+    store_rc_t rc = store_query(db, "SELECT " SCHEMA_COLUMNS " FROM schemas ORDER BY context, id", 0, NULL,
+                                &res, "loading schemas");
     if (rc != STORE_OK)
         return rc;
     out->nschemas = (size_t)PQntuples(res);
@@ -323,6 +324,39 @@ static store_rc_t store_load_schemas(store_t *db, store_snapshot_t *out)
         out->schemas[i] = schema_from_row(res, (int)i);
     PQclear(res);
     return STORE_OK;
+}
+
+store_rc_t store_contexts(store_t *db, strlist_t *out)
+{
+    PGresult *res = NULL;
+    store_rc_t rc = store_query(db, "SELECT name FROM contexts WHERE listed ORDER BY name COLLATE \"C\"", 0,
+                                NULL, &res, "listing contexts");
+    if (rc != STORE_OK)
+        return rc;
+    for (int i = 0; i < PQntuples(res); i++)
+        strlist_push(out, PQgetvalue(res, i, 0));
+    PQclear(res);
+    return STORE_OK;
+}
+
+store_rc_t store_context_has_versions(store_t *db, const char *context, int *has)
+{
+    const char *p[1] = {context};
+    PGresult *res = NULL;
+    store_rc_t rc = store_query(db, "SELECT EXISTS (SELECT 1 FROM subject_versions WHERE context = $1)::int",
+                                1, p, &res, "checking a context");
+    if (rc != STORE_OK)
+        return rc;
+    *has = atoi(PQgetvalue(res, 0, 0));
+    PQclear(res);
+    return STORE_OK;
+}
+
+store_rc_t store_context_unlist(store_t *db, const char *context)
+{
+    const char *p[1] = {context};
+    return store_query(db, "UPDATE contexts SET listed = false WHERE name = $1", 1, p, NULL,
+                       "deleting a context");
 }
 
 store_rc_t store_scopes(store_t *db, strlist_t *out)
@@ -443,15 +477,15 @@ store_rc_t store_cluster_id(store_t *db, char **out)
     return STORE_OK;
 }
 
-store_rc_t store_load_schema(store_t *db, int id, reg_schema_t **out)
+store_rc_t store_load_schema(store_t *db, const char *context, int id, reg_schema_t **out)
 {
     char ids[16];
     snprintf(ids, sizeof ids, "%d", id);
-    const char *p[1] = {ids};
+    const char *p[2] = {context, ids};
     PGresult *res = NULL;
     *out = NULL;
-    store_rc_t rc = store_query(db, "SELECT " SCHEMA_COLUMNS " FROM schemas WHERE id = $1", 1, p, &res,
-                                "loading a schema");
+    store_rc_t rc = store_query(db, "SELECT " SCHEMA_COLUMNS " FROM schemas WHERE context = $1 AND id = $2",
+                                2, p, &res, "loading a schema");
     if (rc != STORE_OK)
         return rc;
     *out = PQntuples(res) ? schema_from_row(res, 0) : NULL;
@@ -459,14 +493,16 @@ store_rc_t store_load_schema(store_t *db, int id, reg_schema_t **out)
     return *out ? STORE_OK : STORE_NOT_FOUND;
 }
 
-store_rc_t store_subjects_of_schema(store_t *db, int id, strlist_t *out)
+store_rc_t store_subjects_of_schema(store_t *db, const char *context, int id, strlist_t *out)
 {
     char ids[16];
     snprintf(ids, sizeof ids, "%d", id);
-    const char *p[1] = {ids};
+    const char *p[2] = {context, ids};
     PGresult *res = NULL;
-    store_rc_t rc = store_query(db, "SELECT DISTINCT subject FROM subject_versions WHERE schema_id = $1", 1,
-                                p, &res, "finding subjects of a schema");
+    store_rc_t rc = store_query(db,
+                                "SELECT DISTINCT subject FROM subject_versions WHERE context = $1"
+                                " AND schema_id = $2",
+                                2, p, &res, "finding subjects of a schema");
     if (rc != STORE_OK)
         return rc;
     for (int i = 0; i < PQntuples(res); i++)
@@ -514,29 +550,31 @@ static store_rc_t store_insert_references(store_t *db, const reg_schema_t *s, in
     for (size_t i = 0; i < s->nrefs; i++) {
         snprintf(pos, sizeof pos, "%zu", i);
         snprintf(ver, sizeof ver, "%d", s->refs[i].version);
-        const char *p[5] = {ids, pos, s->refs[i].name, s->refs[i].subject, ver};
+        const char *p[6] = {ids, pos, s->refs[i].name, s->refs[i].subject, ver, s->context};
         store_rc_t rc = store_query(db,
                                     "INSERT INTO schema_references (schema_id, position, name, ref_subject,"
-                                    " ref_version) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
-                                    5, p, NULL, "storing references");
+                                    " ref_version, context) VALUES ($1, $2, $3, $4, $5, $6)"
+                                    " ON CONFLICT DO NOTHING",
+                                    6, p, NULL, "storing references");
         if (rc != STORE_OK)
             return rc;
     }
     return STORE_OK;
 }
 
-store_rc_t store_schema_find(store_t *db, schema_type_t type, const unsigned char key[REG_KEY_LEN], int *id)
+store_rc_t store_schema_find(store_t *db, const char *context, schema_type_t type,
+                             const unsigned char key[REG_KEY_LEN], int *id)
 {
     char hex[2 * REG_KEY_LEN + 1];
     key_hex(key, hex);
-    const char *p[2] = {schema_type_name(type), hex};
+    const char *p[3] = {schema_type_name(type), hex, context};
     PGresult *res = NULL;
     *id = 0;
     store_rc_t rc =
         store_query(db,
                     "SELECT id FROM schemas WHERE schema_type = $1 AND identity_key = decode($2, 'hex')"
-                    " AND canonical",
-                    2, p, &res, "finding a schema");
+                    " AND canonical AND context = $3",
+                    3, p, &res, "finding a schema");
     if (rc != STORE_OK)
         return rc;
     int found = PQntuples(res) == 1;
@@ -566,7 +604,7 @@ store_rc_t store_schema_upsert(store_t *db, const reg_schema_t *s, int *id)
 {
     /* Look first: the INSERT below draws a sequence value even when it conflicts,
      * and ids should not jump for content that already exists. */
-    store_rc_t rc = store_schema_find(db, s->type, s->key, id);
+    store_rc_t rc = store_schema_find(db, s->context, s->type, s->key, id);
     if (rc != STORE_NOT_FOUND)
         return rc;
     char hex[2 * REG_KEY_LEN + 1];
@@ -575,17 +613,17 @@ store_rc_t store_schema_upsert(store_t *db, const reg_schema_t *s, int *id)
         return rc;
     char *refs = refs_json(s);
     char *metadata = metadata_text(s);
-    const char *p[5] = {schema_type_name(s->type), s->text, hex, refs, metadata};
+    const char *p[6] = {schema_type_name(s->type), s->text, hex, refs, s->context, metadata};
     PGresult *res = NULL;
     /* Concurrent inserts of the same content wait (on the content lock, then
      * on the partial unique index of canonical rows) and then see the
      * winner's row: one id, no global lock. */
     rc = store_query(
         db,
-        "INSERT INTO schemas (id, schema_type, schema_text, identity_key, refs, canonical, metadata)"
-        " VALUES (nextval('schema_ids'), $1, $2, decode($3, 'hex'), $4::jsonb, true, $5)"
-        " ON CONFLICT (schema_type, identity_key) WHERE canonical DO NOTHING RETURNING id",
-        5, p, &res, "storing a schema");
+        "INSERT INTO schemas (context, id, schema_type, schema_text, identity_key, refs, canonical, metadata)"
+        " VALUES ($5, sr_next_id($5), $1, $2, decode($3, 'hex'), $4::jsonb, true, $6)"
+        " ON CONFLICT (context, schema_type, identity_key) WHERE canonical DO NOTHING RETURNING id",
+        6, p, &res, "storing a schema");
     free(refs);
     free(metadata);
     if (rc != STORE_OK)
@@ -596,7 +634,7 @@ store_rc_t store_schema_upsert(store_t *db, const reg_schema_t *s, int *id)
         return store_insert_references(db, s, *id);
     }
     PQclear(res);
-    rc = store_schema_find(db, s->type, s->key, id);
+    rc = store_schema_find(db, s->context, s->type, s->key, id);
     return rc == STORE_NOT_FOUND ? store_fail_with(db, STORE_ERROR, "finding a schema", "row vanished") : rc;
 }
 
@@ -672,22 +710,22 @@ store_rc_t store_schema_import(store_t *db, const reg_schema_t *s)
     snprintf(ids, sizeof ids, "%d", s->id);
     /* The content's newest id becomes its canonical one (migrations/0004). */
     store_rc_t rc = store_lock_content(db, s->type, hex);
-    const char *k[2] = {schema_type_name(s->type), hex};
+    const char *k[3] = {schema_type_name(s->type), hex, s->context};
     if (rc == STORE_OK)
         rc = store_query(db,
                          "UPDATE schemas SET canonical = false WHERE schema_type = $1"
-                         " AND identity_key = decode($2, 'hex') AND canonical",
-                         2, k, NULL, "importing a schema");
+                         " AND identity_key = decode($2, 'hex') AND canonical AND context = $3",
+                         3, k, NULL, "importing a schema");
     if (rc != STORE_OK)
         return rc;
     char *refs = refs_json(s);
     char *metadata = metadata_text(s);
-    const char *p[6] = {ids, schema_type_name(s->type), s->text, hex, refs, metadata};
+    const char *p[7] = {ids, schema_type_name(s->type), s->text, hex, refs, s->context, metadata};
     rc = store_query(
         db,
-        "INSERT INTO schemas (id, schema_type, schema_text, identity_key, refs, canonical, metadata)"
-        " VALUES ($1, $2, $3, decode($4, 'hex'), $5::jsonb, true, $6)",
-        6, p, NULL, "importing a schema");
+        "INSERT INTO schemas (id, schema_type, schema_text, identity_key, refs, canonical, context, metadata)"
+        " VALUES ($1, $2, $3, decode($4, 'hex'), $5::jsonb, true, $6, $7)",
+        7, p, NULL, "importing a schema");
     free(refs);
     free(metadata);
     if (rc == STORE_OK)
@@ -695,11 +733,8 @@ store_rc_t store_schema_import(store_t *db, const reg_schema_t *s)
     if (rc != STORE_OK)
         return rc;
     /* Ids allocated later must stay above imported ones. */
-    const char *q[1] = {ids};
-    return store_query(db,
-                       "SELECT setval('schema_ids', $1::int) FROM schema_ids"
-                       " WHERE NOT is_called OR last_value < $1::int",
-                       1, q, NULL, "raising the id sequence");
+    const char *q[2] = {s->context, ids};
+    return store_query(db, "SELECT sr_raise_id($1, $2::int)", 2, q, NULL, "raising the id sequence");
 }
 
 static store_rc_t store_version_stmt(store_t *db, const char *sql, const char *subject, int version,

@@ -85,17 +85,26 @@ store_rc_t store_load_subject(store_t *db, const char *name, reg_subject_t **out
 store_rc_t store_load_global(store_t *db, json_t **config, char **mode);
 /* The database's registry identifier (migrations/0002), malloc'd. */
 store_rc_t store_cluster_id(store_t *db, char **out);
-/* One schema row; STORE_NOT_FOUND (and *out = NULL) when the id does not exist. */
-store_rc_t store_load_schema(store_t *db, int id, reg_schema_t **out);
-/* Subjects having a version (live or soft-deleted) that carries the id. */
-store_rc_t store_subjects_of_schema(store_t *db, int id, strlist_t *out);
+/* One schema row of a context ("." = the default, migrations/0006);
+ * STORE_NOT_FOUND (and *out = NULL) when the id does not exist there. */
+store_rc_t store_load_schema(store_t *db, const char *context, int id, reg_schema_t **out);
+/* Subjects of the context having a version (live or soft-deleted) that carries the id. */
+store_rc_t store_subjects_of_schema(store_t *db, const char *context, int id, strlist_t *out);
+/* The named contexts GET /contexts lists, sorted (not the default "."). */
+store_rc_t store_contexts(store_t *db, strlist_t *out);
+/* *has = 1 when some subject of the context has a version (soft-deleted ones count). */
+store_rc_t store_context_has_versions(store_t *db, const char *context, int *has);
+/* DELETE /contexts/{c}: GET /contexts no longer lists the named context; its id
+ * counter stays (ids are never reused) and a new version lists it again. */
+store_rc_t store_context_unlist(store_t *db, const char *context);
 
 /* ---- 4. Writes ----------------------------------------------------------------- */
 
-/* The canonical id of (type, identity key) (migrations/0004), or STORE_NOT_FOUND. */
-store_rc_t store_schema_find(store_t *db, schema_type_t type, const unsigned char key[REG_KEY_LEN], int *id);
-/* Find-or-create by (type, identity key): the canonical id, or a new row
- * that becomes canonical. */
+/* The canonical id of (type, identity key) in a context (migrations/0004, 0006), or STORE_NOT_FOUND. */
+store_rc_t store_schema_find(store_t *db, const char *context, schema_type_t type,
+                             const unsigned char key[REG_KEY_LEN], int *id);
+/* Find-or-create by (type, identity key) in s->context: the canonical id, or
+ * a new row that becomes canonical, numbered by the context's sequence. */
 store_rc_t store_schema_upsert(store_t *db, const reg_schema_t *s, int *id);
 /*
  * The common registration in one statement, its own transaction (never inside

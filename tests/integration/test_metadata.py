@@ -322,6 +322,12 @@ class ConfigFields(harness.RegistryTestCase):
         # Deleting through the alias deletes the target's versions.
         self.assert_ok(self.delete(f"/subjects/{quote(alias)}"), [1, 2])
         self.assert_error(self.versions(target), 404, 40401)
+        # In a context, an unqualified alias names a subject of that context
+        # (QualifiedSubject.qualifySubjectWithParent).
+        ctx_target, ctx_alias = f":.mdctx:{self.sub('t')}", f":.mdctx:{self.sub('a')}"
+        self.register_ok(ctx_target, REC1)
+        self.config(ctx_alias, {"alias": ctx_target.split(":", 2)[2]})
+        self.assertEqual(self.assert_ok(self.version(ctx_alias, 1))["subject"], ctx_target)
         # Without the alias the subject is itself again.
         self.assert_ok(self.put(f"/config/{quote(alias)}", {"alias": None}))
         self.assert_error(self.versions(alias), 404, 40401)

@@ -1,6 +1,7 @@
 /*
  * Unit tests of the registry pieces that need no database (the hash map is
  * tests/unit/test_base.c): version parsing (42202 rules), subject-name validation (42208),
+ * qualified names (registry/context.h, after Confluent's QualifiedSubject and QualifiedSubjectTest),
  * schema metadata in canonical form and its merge (registry/metadata.c).
  */
 #include <setjmp.h>
@@ -13,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "registry/context.h"
 #include "registry/internal.h"
 #include "registry/registry.h"
 
@@ -155,13 +157,76 @@ static void test_metadata_merge(void **state)
     json_decref(w);
 }
 
+/* QualifiedSubject.normalize (default tenant), in place with one spare byte. */
+static void check_normalize(const char *in, const char *want)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", in);
+    size_t n = registry_subject_normalize(buf);
+    assert_string_equal(buf, want);
+    assert_int_equal(n, strlen(want));
+}
+
+static void test_qualified_names(void **state)
+{
+    check_normalize("foo", "foo");
+    check_normalize(":.:foo", "foo");
+    check_normalize(":.:", "");
+    check_normalize(":.", "");
+    check_normalize(":.ctx:foo", ":.ctx:foo");
+    check_normalize(":.ctx:", ":.ctx:");
+    check_normalize(":.ctx", ":.ctx:");
+    check_normalize(":*:foo", ":*:foo");
+    check_normalize(".ctx:foo", ".ctx:foo"); /* no leading ':' : a plain name */
+
+    reg_ctx_t c = reg_context_of(":.ctx:a:b");
+    assert_int_equal(c.len, 4);
+    assert_memory_equal(c.base, ".ctx", 4);
+    assert_true(reg_context_is("plain", "."));
+    assert_true(reg_context_is(":.ctx:s", ".ctx"));
+    assert_false(reg_context_is(":.ctx:s", ".ct"));
+
+    /* normalizeContext */
+    const char *ctx_cases[][2] = {{".ctx", ":.ctx:"}, {"ctx", ":.ctx:"}, {":.ctx:", ":.ctx:"},
+                                  {".", ""},          {"", ""},          {":.:", ""}};
+    for (size_t i = 0; i < sizeof ctx_cases / sizeof *ctx_cases; i++) {
+        char *got = registry_context_normalize(ctx_cases[i][0]);
+        assert_string_equal(got, ctx_cases[i][1]);
+        free(got);
+    }
+    assert_null(registry_context_normalize("a:b"));
+
+    /* qualifySubjectWithParent, then toQualifiedSubject */
+    const char *ref_cases[][3] = {
+        {".", "r", "r"},          {".", ":.:r", "r"},         {".", ":.x:r", ":.x:r"},
+        {".ctx", "r", ":.ctx:r"}, {".ctx", ":.x:r", ":.x:r"}, {".ctx", ":.:r", ":.ctx::.:r"},
+    };
+    for (size_t i = 0; i < sizeof ref_cases / sizeof *ref_cases; i++) {
+        char *got = reg_ref_qualify(ref_cases[i][0], ref_cases[i][1]);
+        assert_string_equal(got, ref_cases[i][2]);
+        free(got);
+    }
+
+    /* subjectPrefix as AbstractSchemaRegistry.allVersions ranges keys */
+    assert_true(reg_prefix_match(":*:", ":.ctx:a"));
+    assert_true(reg_prefix_match(":*:", "a"));
+    assert_true(reg_prefix_match(":*:a", ":.ctx:ab"));
+    assert_false(reg_prefix_match(":*:b", ":.ctx:ab"));
+    assert_true(reg_prefix_match("", "a"));
+    assert_false(reg_prefix_match("", ":.ctx:a"));
+    assert_true(reg_prefix_match(":.ctx:", ":.ctx:a"));
+    assert_false(reg_prefix_match(":.ctx:", ":.ctx2:a"));
+    assert_true(reg_prefix_match(":.ct", ":.ctx2:a"));
+    assert_true(reg_prefix_match(":.:a", "ab"));
+    assert_false(reg_prefix_match("a", ":.ctx:a"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_version_parse),
-        cmocka_unit_test(test_subject_names),
-        cmocka_unit_test(test_metadata_canonical),
-        cmocka_unit_test(test_metadata_merge),
+        cmocka_unit_test(test_version_parse),      cmocka_unit_test(test_subject_names),
+        cmocka_unit_test(test_metadata_canonical), cmocka_unit_test(test_metadata_merge),
+        cmocka_unit_test(test_qualified_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
