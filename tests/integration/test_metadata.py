@@ -246,6 +246,15 @@ class Metadata(harness.RegistryTestCase):
         r = self.register(s, REC1, id=9001, version=2, metadata={"properties": {"k": "w"}})
         self.assert_error(r, 422, 42205)
 
+    def test_in_a_context(self):
+        s = f":.mdmeta:{self.sub()}"
+        sid = self.register_ok(s, REC1, metadata={"properties": {"k": "ctx"}})
+        self.assertEqual(self.assert_ok(self.version(s, 1))["metadata"], {"properties": {"k": "ctx"}})
+        self.assertEqual(self.db.sql(f"SELECT context, metadata FROM schemas WHERE context = '.mdmeta' AND id = {sid}"),
+                         [(".mdmeta", '{"properties":{"k":"ctx"}}')])
+        self.register_ok(s, REC2)
+        self.assertEqual(self.assert_ok(self.version(s, 2))["metadata"], {"properties": {"k": "ctx"}})
+
     def test_survives_a_restart(self):
         s = self.sub()
         sid = self.register_ok(s, REC1, metadata=META)
