@@ -11,16 +11,35 @@
 
 static const char *const log_level_names[] = {"INFO", "WARN", "ERROR"};
 
-/* "2026-11-30T04:10:10.123Z " into buf (at least 32 bytes); returns its length. */
+/* "2026-11-30T04:10:10.123Z " into buf (at least 32 bytes); returns its length.
+ * The date and time up to the second are formatted once per second and
+ * thread (the request log writes tens of thousands of lines a second). */
 static size_t log_timestamp(char *buf, size_t cap)
 {
+    static __thread time_t cached_sec = -1;
+    static __thread char cached[24];
+    static __thread size_t cached_len;
     struct timespec ts;
-    struct tm tm;
     clock_gettime(CLOCK_REALTIME, &ts);
-    gmtime_r(&ts.tv_sec, &tm);
-    size_t n = strftime(buf, cap, "%Y-%m-%dT%H:%M:%S", &tm);
-    int m = snprintf(buf + n, cap - n, ".%03ldZ ", ts.tv_nsec / 1000000);
-    return n + (size_t)(m > 0 ? m : 0);
+    if (ts.tv_sec != cached_sec) {
+        struct tm tm;
+        gmtime_r(&ts.tv_sec, &tm);
+        cached_len = strftime(cached, sizeof cached, "%Y-%m-%dT%H:%M:%S", &tm);
+        cached_sec = ts.tv_sec;
+    }
+    size_t n = cached_len < cap ? cached_len : 0;
+    memcpy(buf, cached, n);
+    long ms = ts.tv_nsec / 1000000;
+    if (cap - n < 7)
+        return n;
+    buf[n++] = '.';
+    buf[n++] = (char)('0' + ms / 100);
+    buf[n++] = (char)('0' + ms / 10 % 10);
+    buf[n++] = (char)('0' + ms % 10);
+    buf[n++] = 'Z';
+    buf[n++] = ' ';
+    buf[n] = '\0';
+    return n;
 }
 
 /* One event must stay one line, whatever bytes a client managed to put in it. */
@@ -46,13 +65,20 @@ static void log_emit(const char *line, size_t len)
     }
 }
 
-void log_vwrite(log_level_t level, const char *fmt, va_list ap)
+size_t log_prefix(char line[LOG_LINE_MAX], log_level_t level)
 {
-    char line[LOG_LINE_MAX];
-    size_t n = log_timestamp(line, sizeof line);
-    n += (size_t)snprintf(line + n, sizeof line - n, "%s ", log_level_names[level]);
+    size_t n = log_timestamp(line, LOG_LINE_MAX);
+    size_t len = strlen(log_level_names[level]);
+    memcpy(line + n, log_level_names[level], len);
+    line[n + len] = ' ';
+    return n + len + 1;
+}
 
-    size_t room = sizeof line - n - 1; /* keep one byte for '\n' */
+size_t log_vformat(char line[LOG_LINE_MAX], log_level_t level, const char *fmt, va_list ap)
+{
+    size_t n = log_prefix(line, level);
+
+    size_t room = LOG_LINE_MAX - n - 1; /* keep one byte for '\n' */
     int m = vsnprintf(line + n, room + 1, fmt, ap);
     size_t msg = m < 0 ? 0 : (size_t)m;
     if (msg > room) {
@@ -62,7 +88,27 @@ void log_vwrite(log_level_t level, const char *fmt, va_list ap)
     log_flatten(line + n, msg);
     n += msg;
     line[n++] = '\n';
-    log_emit(line, n);
+    return n;
+}
+
+size_t log_format(char line[LOG_LINE_MAX], log_level_t level, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    size_t n = log_vformat(line, level, fmt, ap);
+    va_end(ap);
+    return n;
+}
+
+void log_write_lines(const char *lines, size_t len)
+{
+    log_emit(lines, len);
+}
+
+void log_vwrite(log_level_t level, const char *fmt, va_list ap)
+{
+    char line[LOG_LINE_MAX];
+    log_emit(line, log_vformat(line, level, fmt, ap));
 }
 
 void log_info(const char *fmt, ...)

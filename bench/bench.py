@@ -10,6 +10,7 @@ Nothing is asserted: benchmarks report, tests judge.
   /usr/bin/python3 bench/bench.py --binary build-release/schema-registry
                                   --constant build-release/bench-constant
                                   [--seconds 10] [--quick]
+                                  [--only reads,writes,startup,compat] [--repeat N]
 
 Workloads and baselines
   by-id read, HTTP/1.1   wrk, 100 connections    nginx serving the identical bytes from a file
@@ -26,7 +27,9 @@ Workloads and baselines
 
 Load generators: wrk and h2load (Debian's wrk, nghttp2-client); every run is
 bounded by --seconds. --quick shrinks the start-up and compatibility sizes
-tenfold for a fast look.
+tenfold for a fast look. --only runs some of the four groups; --repeat N
+runs the read workloads N times, each next to its baseline again, to show
+how much the figures move on a busy machine.
 """
 
 import argparse
@@ -63,7 +66,7 @@ def row(name, value, unit, baseline=None, base_value=None, p50=None, p99=None, n
 # ---- load generators -------------------------------------------------------
 
 def wrk(url, seconds, connections, script=None):
-    """wrk --latency; returns (req/s, p50, p99, non-2xx)."""
+    """wrk --latency; returns (req/s, p50, p99, non-2xx, requests)."""
     argv = ["wrk", "-t", "2", "-c", str(connections), "-d", f"{seconds}s", "--latency"]
     if script:
         argv += ["-s", script]
@@ -72,13 +75,15 @@ def wrk(url, seconds, connections, script=None):
     p50 = re.search(r"\s50%\s+(\S+)", out)
     p99 = re.search(r"\s99%\s+(\S+)", out)
     bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    total = re.search(r"(\d+) requests in", out)
     if not rate:
         raise RuntimeError(f"cannot read wrk output:\n{out}")
-    return float(rate.group(1)), p50 and p50.group(1), p99 and p99.group(1), int(bad.group(1)) if bad else 0
+    return (float(rate.group(1)), p50 and p50.group(1), p99 and p99.group(1), int(bad.group(1)) if bad else 0,
+            int(total.group(1)) if total else 0)
 
 
 def h2load(url, seconds, clients=16, streams=10):
-    """h2load over h2c; returns (req/s, mean latency, failed)."""
+    """h2load over h2c; returns (req/s, mean latency, failed, requests done)."""
     argv = ["h2load", "-D", str(seconds), "-c", str(clients), "-m", str(streams), "-t", "2"]
     out = subprocess.run(argv + [url], capture_output=True, text=True, timeout=seconds + 60).stdout
     rate = re.search(r"finished in [\d.]+s, ([\d.]+) req/s", out)
@@ -88,7 +93,7 @@ def h2load(url, seconds, clients=16, streams=10):
     if not rate or not reqs:
         raise RuntimeError(f"cannot read h2load output:\n{out}")
     ok = int(codes.group(1)) if codes else 0
-    return float(rate.group(1)), mean and mean.group(1), int(reqs.group(1)) - ok + int(reqs.group(2))
+    return float(rate.group(1)), mean and mean.group(1), int(reqs.group(1)) - ok + int(reqs.group(2)), ok
 
 
 def pgbench(pg, dbname, seconds, clients=16):
@@ -121,6 +126,26 @@ function request()
                     {["Content-Type"] = "application/vnd.schemaregistry.v1+json"}, body)
 end
 '''
+
+
+def cpu_seconds(pids):
+    """User + system CPU time of the processes (all their threads) so far."""
+    ticks = 0
+    for pid in pids:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def with_cpu(pids, run):
+    """run()'s result and the server's CPU microseconds per request it served.
+    Throughput on 2 cores shared with the load generator (and whatever else
+    runs) moves a lot between runs; CPU time per request moves much less."""
+    before = cpu_seconds(pids)
+    result = run()
+    used = cpu_seconds(pids) - before
+    return result, (used * 1e6 / result[-1] if result[-1] else 0)
 
 
 # ---- baselines ---------------------------------------------------------------
@@ -159,6 +184,11 @@ http {{
                                      stderr=subprocess.DEVNULL)
         harness.at_exit(self.stop)
         wait_port(self.port)
+
+    def pids(self):
+        """The master and its workers."""
+        with open(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children") as f:
+            return [self.proc.pid] + [int(p) for p in f.read().split()]
 
     def stop(self):
         if self.proc.poll() is None:
@@ -299,6 +329,26 @@ def compat_extremes(server, fields, versions):
         row(f"compat {fmt:8} FULL_TRANSITIVE x{versions}", ms, "ms", note=f"is_compatible={verdict}")
 
 
+def read_workloads(server, sid, by_id, latest, nginx, constant, S):
+    """The three read rows, each registry run right before its baseline."""
+    ours, theirs = [server.proc.pid], nginx.pids()
+    (rate, p50, p99, bad, _), cpu = with_cpu(ours, lambda: wrk(f"{server.base_url}/schemas/ids/{sid}", S, 100))
+    (brate, bp50, bp99, _, _), bcpu = with_cpu(
+        theirs, lambda: wrk(f"http://127.0.0.1:{nginx.port}/schemas/ids/{sid}", S, 100))
+    row("GET /schemas/ids/{id} HTTP/1.1 (wrk c100)", rate, "req/s", "nginx, same bytes from a file", brate,
+        p50, p99, f"{len(by_id)} B body; nginx p50 {bp50} p99 {bp99}; CPU {cpu:.2f} us/req, nginx {bcpu:.2f}; "
+        f"non-2xx {bad}")
+    (rate, mean, bad, _), cpu = with_cpu(ours, lambda: h2load(f"{server.base_url}/schemas/ids/{sid}", S))
+    (brate, bmean, _, _), bcpu = with_cpu(
+        [constant.proc.pid], lambda: h2load(f"http://127.0.0.1:{constant.port}/schemas/ids/{sid}", S))
+    row("GET /schemas/ids/{id} h2c (h2load 16x10)", rate, "req/s", "constant libh2o handler", brate,
+        mean, None, f"mean; baseline mean {bmean}; CPU {cpu:.2f} us/req, constant {bcpu:.2f}; failed {bad}")
+    (rate, mean, bad, _), cpu = with_cpu(
+        ours, lambda: h2load(f"{server.base_url}/subjects/orders-value/versions/latest", S))
+    row("GET .../versions/latest h2c (h2load 16x10)", rate, "req/s", "constant libh2o handler", brate,
+        mean, None, f"{len(latest)} B body; CPU {cpu:.2f} us/req; failed {bad}")
+
+
 # ---- main --------------------------------------------------------------------------
 
 def main():
@@ -312,6 +362,7 @@ def main():
                     help="the server's db.threads for the read and write workloads (0: its default)")
     ap.add_argument("--only", default="reads,writes,startup,compat",
                     help="comma-separated sections to run (default: all)")
+    ap.add_argument("--repeat", type=int, default=1, help="run the read rows this many times")
     args = ap.parse_args()
     only = set(args.only.split(","))
     os.environ["SR_BINARY"] = os.path.abspath(args.binary)
@@ -341,29 +392,16 @@ def reads_and_writes(pg, args, S, only):
     body_path = os.path.join(server.dir, "by-id.json")
     with open(body_path, "w") as f:
         f.write(by_id)
+    latest = client.get("/subjects/orders-value/versions/latest").text
     if "reads" in only:
-        reads(server, client, sid, by_id, body_path, args, S)
+        nginx, constant = Nginx(body_path), Constant(args.constant, body_path, args.threads)
+        for _ in range(args.repeat):
+            read_workloads(server, sid, by_id, latest, nginx, constant, S)
+        nginx.stop()
+        constant.stop()
     if "writes" in only:
         writes(pg, db, server, S)
     server.stop()
-
-
-def reads(server, client, sid, by_id, body_path, args, S):
-    nginx, constant = Nginx(body_path), Constant(args.constant, body_path, args.threads)
-    rate, p50, p99, bad = wrk(f"{server.base_url}/schemas/ids/{sid}", S, 100)
-    brate, bp50, bp99, _ = wrk(f"http://127.0.0.1:{nginx.port}/schemas/ids/{sid}", S, 100)
-    row("GET /schemas/ids/{id} HTTP/1.1 (wrk c100)", rate, "req/s", "nginx, same bytes from a file", brate,
-        p50, p99, f"{len(by_id)} B body; nginx p50 {bp50} p99 {bp99}; non-2xx {bad}")
-    rate, mean, bad = h2load(f"{server.base_url}/schemas/ids/{sid}", S)
-    brate, bmean, _ = h2load(f"http://127.0.0.1:{constant.port}/schemas/ids/{sid}", S)
-    row("GET /schemas/ids/{id} h2c (h2load 16x10)", rate, "req/s", "constant libh2o handler", brate,
-        mean, None, f"mean; baseline mean {bmean}; failed {bad}")
-    latest = client.get("/subjects/orders-value/versions/latest").text
-    rate, mean, bad = h2load(f"{server.base_url}/subjects/orders-value/versions/latest", S)
-    row("GET .../versions/latest h2c (h2load 16x10)", rate, "req/s", "constant libh2o handler", brate,
-        mean, None, f"{len(latest)} B body; failed {bad}")
-    nginx.stop()
-    constant.stop()
 
 
 def writes(pg, db, server, S):
@@ -371,10 +409,20 @@ def writes(pg, db, server, S):
     script = os.path.join(server.dir, "new.lua")
     with open(script, "w") as f:
         f.write(NEW_REGISTRATION_LUA)
-    rate, p50, p99, bad = wrk(f"{server.base_url}", S, 16, script=script)
+    rate, p50, p99, bad, _ = wrk(f"{server.base_url}", S, 16, script=script)
     tps, plat = pgbench(pg, db.name, S)
     row("POST new registration (wrk c16)", rate, "req/s", "pgbench c16 single-row INSERT", tps, p50, p99,
         f"pgbench mean {plat}; non-2xx {bad}")
+
+
+def read_all(server, first, end, workers=32):
+    """GET /schemas/ids/{id} once for every id first..end-1 (each body prepared once)."""
+    def part(ids):
+        client = server.client()
+        for i in ids:
+            client.get(f"/schemas/ids/{i}")  # a gap in the ids is a 404, and costs nothing
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+        list(pool.map(part, [range(first + w, end, workers) for w in range(workers)]))
 
 
 def startup(pg, args, scale):
@@ -392,8 +440,11 @@ def startup(pg, args, scale):
         server.stop()
         seconds = start_timed(server, last)
         per_schema = (rss_kib(server.proc.pid) - empty_kib) * 1024 / count
+        read_all(server, 1, last + 1)
+        served = (rss_kib(server.proc.pid) - empty_kib) * 1024 / count
         row(f"start-up, {count} schemas / {count // 10} subjects", seconds, "s", note=
-            f"RSS {per_schema:.0f} B per schema above an empty registry ({empty_kib} KiB)")
+            f"RSS {per_schema:.0f} B per schema above an empty registry ({empty_kib} KiB); "
+            f"{served:.0f} B once every id was read")
     server.stop()
 
 

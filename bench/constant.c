@@ -17,6 +17,7 @@
 #include <netinet/tcp.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,11 @@ typedef struct constant_loop {
     pthread_t thread;
     h2o_context_t ctx;
     h2o_accept_ctx_t accept_ctx;
+    int nconns; /* loop thread only */
 } constant_loop_t;
+
+static int constant_threads;
+static atomic_int constant_connections;
 
 static int constant_on_req(h2o_handler_t *self, h2o_req_t *req)
 {
@@ -48,15 +53,30 @@ static int constant_on_req(h2o_handler_t *self, h2o_req_t *req)
     return 0;
 }
 
+static void constant_on_close(void *data)
+{
+    constant_loop_t *loop = data;
+    loop->nconns--;
+    atomic_fetch_sub(&constant_connections, 1);
+}
+
+/* The registry's accept policy (server/http_server.c): one per wake-up, more
+ * only while this loop holds less than its share of the connections. */
 static void constant_on_accept(h2o_socket_t *listener, const char *err)
 {
     constant_loop_t *loop = listener->data;
     if (err != NULL)
         return;
     for (int i = 0; i < 16; i++) {
+        if (i > 0 && loop->nconns * constant_threads >= atomic_load(&constant_connections))
+            return;
         h2o_socket_t *sock = h2o_evloop_socket_accept(listener);
         if (sock == NULL)
             return;
+        atomic_fetch_add(&constant_connections, 1);
+        loop->nconns++;
+        sock->on_close.cb = constant_on_close;
+        sock->on_close.data = loop;
         h2o_accept(&loop->accept_ctx, sock);
     }
 }
@@ -114,6 +134,7 @@ int main(int argc, char **argv)
     int threads = argc > 3 ? atoi(argv[3]) : 2;
     if (threads < 1 || threads > CONSTANT_MAX_THREADS)
         threads = 2;
+    constant_threads = threads;
     signal(SIGPIPE, SIG_IGN);
     constant_body = constant_read_file(argv[2]);
     constant_listen_fd = constant_listen(atoi(argv[1]));

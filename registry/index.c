@@ -11,12 +11,14 @@
 #include "base/hmap.h"
 #include "base/vec.h"
 #include "registry/context.h"
+#include "registry/bodies.h"
 
 /* A schema row and how many subject versions carry it (guarded by the lock). */
 typedef struct index_entry {
     reg_schema_t *schema; /* the index's reference */
     int nversions;
     int nlive;
+    reg_shelf_t *bodies; /* prepared by-id bodies (section 6), allocated on first use */
 } index_entry_t;
 
 struct reg_index {
@@ -25,6 +27,7 @@ struct reg_index {
     hmap_t by_key;   /* (context, type byte, identity key) -> the canonical entry (borrowed from by_id) */
     hmap_t subjects; /* name -> reg_subject_t* (owned) */
     hmap_t max_ids;  /* context -> int* (owned): the highest id published there */
+    hmap_t shelves;  /* reg_subject_t* -> reg_shelf_t* of its versions' bodies (owned; section 6) */
     json_t *global_config;
     char *global_mode;
 };
@@ -84,7 +87,14 @@ static int entry_free(void *value, void *arg)
 {
     index_entry_t *e = value;
     reg_schema_release(e->schema);
+    reg_shelf_free(e->bodies);
     free(e);
+    return 0;
+}
+
+static int shelf_free(void *value, void *arg)
+{
+    reg_shelf_free(value);
     return 0;
 }
 
@@ -108,6 +118,8 @@ void index_free(reg_index_t *idx)
     map_each(&idx->subjects, subject_free, NULL);
     map_each(&idx->max_ids, plain_free, NULL);
     hmap_clear(&idx->max_ids);
+    map_each(&idx->shelves, shelf_free, NULL);
+    hmap_clear(&idx->shelves);
     hmap_clear(&idx->by_id);
     hmap_clear(&idx->by_key);
     hmap_clear(&idx->subjects);
@@ -197,10 +209,14 @@ static void count_versions(reg_index_t *idx, const reg_subject_t *subj, int sign
     }
 }
 
+static void shelves_add_locked(reg_index_t *idx, const reg_subject_t *subj);
+static void shelves_drop_locked(reg_index_t *idx, const reg_subject_t *subj);
+
 static void publish_subject_locked(reg_index_t *idx, reg_subject_t *fresh)
 {
     reg_subject_t *old = subject_locked(idx, fresh->name);
     if (old) {
+        shelves_drop_locked(idx, old);
         count_versions(idx, old, -1);
         hmap_dels(&idx->subjects, fresh->name);
         reg_subject_free(old);
@@ -211,6 +227,7 @@ static void publish_subject_locked(reg_index_t *idx, reg_subject_t *fresh)
     }
     count_versions(idx, fresh, +1);
     hmap_puts(&idx->subjects, fresh->name, fresh);
+    shelves_add_locked(idx, fresh);
 }
 
 static void publish_global_locked(reg_index_t *idx, json_t *config, char *mode)
@@ -667,4 +684,88 @@ reg_mode_t index_mode(reg_index_t *idx, const char *subject)
         mode = MODE_READWRITE;
     pthread_rwlock_unlock(&idx->lock);
     return mode;
+}
+
+/* ---- 6. Prepared bodies ---------------------------------------------------- */
+
+/*
+ * By-id bodies live on the schema's entry, in slot variant * 2 + deleted;
+ * version bodies on a shelf per published subject, variant after variant for
+ * each version in subj->v order, dropped with the subject when it is
+ * replaced. The shelves of versions exist from publication on (one calloc per
+ * subject), so a reader never inserts into a map under the read lock.
+ */
+#define BY_ID_SLOTS (REG_BODY_VARIANTS * 2)
+
+static void shelves_add_locked(reg_index_t *idx, const reg_subject_t *subj)
+{
+    reg_shelf_t *shelf = reg_shelf_new(subj->n * REG_BODY_VARIANTS);
+    hmap_put(&idx->shelves, &subj, sizeof subj, shelf);
+}
+
+static void shelves_drop_locked(reg_index_t *idx, const reg_subject_t *subj)
+{
+    reg_shelf_free(hmap_del(&idx->shelves, &subj, sizeof subj));
+}
+
+static int variant_ok(int variant)
+{
+    return variant >= 0 && variant < REG_BODY_VARIANTS;
+}
+
+reg_body_t *index_schema_body(reg_index_t *idx, const char *context, int id, int variant, int *known,
+                              int *deleted)
+{
+    reg_body_t *b = NULL;
+    pthread_rwlock_rdlock(&idx->lock);
+    const index_entry_t *e = entry_locked(idx, ctx_named(context), id);
+    *known = e && e->nversions > 0;
+    *deleted = e && e->nlive == 0;
+    if (*known && variant_ok(variant))
+        b = reg_shelf_get(__atomic_load_n(&e->bodies, __ATOMIC_ACQUIRE), (size_t)(variant * 2 + *deleted));
+    pthread_rwlock_unlock(&idx->lock);
+    return b;
+}
+
+reg_body_t *index_schema_body_put(reg_index_t *idx, const char *context, int id, int variant, int deleted,
+                                  reg_body_t *b)
+{
+    pthread_rwlock_rdlock(&idx->lock);
+    index_entry_t *e = entry_locked(idx, ctx_named(context), id);
+    if (e && variant_ok(variant))
+        b = reg_shelf_put(reg_shelf_at(&e->bodies, BY_ID_SLOTS), (size_t)(variant * 2 + !!deleted), b);
+    pthread_rwlock_unlock(&idx->lock);
+    return b;
+}
+
+index_miss_t index_version_body(reg_index_t *idx, const char *subject, int version, int deleted, int variant,
+                                reg_body_t **body, reg_view_t *out)
+{
+    *body = NULL;
+    pthread_rwlock_rdlock(&idx->lock);
+    /* The prepared body first: the hot path copies nothing but a reference. */
+    const reg_subject_t *subj = subject_locked(idx, subject);
+    const reg_version_t *v = subject_has_versions(subj, deleted) ? reg_subject_find(subj, version) : NULL;
+    if (v && (!v->deleted || deleted) && variant_ok(variant)) {
+        size_t slot = (size_t)(v - subj->v) * REG_BODY_VARIANTS + (size_t)variant;
+        *body = reg_shelf_get(hmap_get(&idx->shelves, &subj, sizeof subj), slot);
+    }
+    index_miss_t miss = *body ? INDEX_FOUND : view_locked(idx, subject, version, deleted, out);
+    pthread_rwlock_unlock(&idx->lock);
+    return miss;
+}
+
+reg_body_t *index_version_body_put(reg_index_t *idx, const reg_view_t *view, int variant, reg_body_t *b)
+{
+    pthread_rwlock_rdlock(&idx->lock);
+    const reg_subject_t *subj = subject_locked(idx, view->subject);
+    const reg_version_t *v = subj ? reg_subject_find(subj, view->version) : NULL;
+    /* Only onto the version the body was rendered from: the subject may have
+     * been republished (a delete, a new version) since the view was taken. */
+    reg_shelf_t *shelf = v ? hmap_get(&idx->shelves, &subj, sizeof subj) : NULL;
+    if (shelf && variant_ok(variant) && v->schema_id == view->id && v->deleted == view->deleted &&
+        v->ts_ms == view->ts_ms)
+        b = reg_shelf_put(shelf, (size_t)(v - subj->v) * REG_BODY_VARIANTS + (size_t)variant, b);
+    pthread_rwlock_unlock(&idx->lock);
+    return b;
 }

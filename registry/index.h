@@ -10,6 +10,7 @@
  *   3. Questions about schemas
  *   4. Questions about subjects
  *   5. Settings
+ *   6. Prepared bodies (registry/bodies.h)
  *
  * Every question takes the read lock for the microseconds it takes to copy
  * what it answers (or to take a reference on a schema). Writers never edit a
@@ -26,6 +27,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "registry/bodies.h"
 #include "registry/mode.h"
 #include "registry/registry.h"
 #include "store/record.h"
@@ -117,5 +119,32 @@ json_t *index_config(reg_index_t *idx, const char *subject);
 void index_settings(reg_index_t *idx, const char *subject, reg_settings_t *own, reg_settings_t *global);
 /* The stored mode of a subject (NULL = global); MODE_UNSET when unset. */
 reg_mode_t index_mode(reg_index_t *idx, const char *subject);
+
+/* ---- 6. Prepared bodies ------------------------------------------------------ */
+
+/* Bodies are prepared per variant (0..REG_BODY_VARIANTS-1, numbered by the
+ * caller) and served until what they were rendered from changes: a schema's
+ * by-id bodies live as long as its entry (and also depend on whether a live
+ * version still carries it), a version's bodies as long as the published
+ * subject. Every result is retained (reg_body_release). */
+
+/* The by-id body of variant for (context, id), or NULL while none is
+ * prepared. *known: some version (live or soft-deleted) carries it; *deleted:
+ * none of them is live. */
+reg_body_t *index_schema_body(reg_index_t *idx, const char *context, int id, int variant, int *known,
+                              int *deleted);
+/* Keeps b (taken over) as the by-id body of (variant, deleted) and returns
+ * the body now kept (b, or one another thread kept first); b itself when the
+ * id is gone. */
+reg_body_t *index_schema_body_put(reg_index_t *idx, const char *context, int id, int variant, int deleted,
+                                  reg_body_t *b);
+/* As index_view, but with the prepared body of variant in *body when there
+ * is one (then out is untouched); otherwise *body is NULL and out is filled. */
+index_miss_t index_version_body(reg_index_t *idx, const char *subject, int version, int deleted, int variant,
+                                reg_body_t **body, reg_view_t *out);
+/* Keeps b (taken over) as the body of variant for the version view names,
+ * if that version is still published as view shows it; returns the body now
+ * kept (or b). */
+reg_body_t *index_version_body_put(reg_index_t *idx, const reg_view_t *view, int variant, reg_body_t *b);
 
 #endif

@@ -281,13 +281,42 @@ void registry_schema_usages(registry_t *reg, const char *context, int id, int de
     index_usages(reg->idx, context, id, deleted, out, n);
 }
 
-int registry_subject_version_of(registry_t *reg, const char *subject, int id)
+int registry_schema_deleted(registry_t *reg, const char *context, int id)
 {
-    reg_view_t view = {0};
-    index_view_of_schema(reg->idx, subject, id, 1, &view);
-    int version = view.version;
-    reg_view_clear(&view);
-    return version;
+    int known, deleted;
+    reg_body_release(index_schema_body(reg->idx, context, id, -1, &known, &deleted));
+    return deleted || !known;
+}
+
+/* ---- Prepared bodies ---------------------------------------------------------- */
+
+reg_body_t *registry_schema_body(registry_t *reg, int id, int variant, int *deleted)
+{
+    int known;
+    return index_schema_body(reg->idx, ".", id, variant, &known, deleted);
+}
+
+reg_body_t *registry_schema_body_put(registry_t *reg, int id, int variant, int deleted, const char *text,
+                                     size_t len)
+{
+    return index_schema_body_put(reg->idx, ".", id, variant, deleted, reg_body_new(text, len));
+}
+
+reg_code_t registry_version_body(registry_t *reg, const char *subject, const char *version_text, int deleted,
+                                 int variant, reg_body_t **body, reg_view_t *out, reg_error_t *err)
+{
+    int version;
+    *body = NULL;
+    if (registry_version_parse(version_text, &version) != 0)
+        return registry_invalid_version(err, version_text);
+    index_miss_t miss = index_version_body(reg->idx, subject, version, deleted, variant, body, out);
+    return miss_error(miss, subject, version, out->id, err);
+}
+
+reg_body_t *registry_version_body_put(registry_t *reg, const reg_view_t *view, int variant, const char *text,
+                                      size_t len)
+{
+    return index_version_body_put(reg->idx, view, variant, reg_body_new(text, len));
 }
 
 int registry_max_id(registry_t *reg, const char *context)

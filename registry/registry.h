@@ -28,6 +28,7 @@
 
 #include "compat/level.h"
 #include "compat/schema.h"
+#include "registry/bodies.h"
 #include "registry/errors.h"
 #include "base/strlist.h"
 #include "store/record.h"
@@ -119,8 +120,8 @@ void registry_guid_ids(registry_t *reg, const unsigned char guid[16], reg_usage_
  * unless deleted (from memory: find the schema first). */
 void registry_schema_usages(registry_t *reg, const char *context, int id, int deleted, reg_usage_t **out,
                             size_t *n);
-/* The newest version of subject that carries id (live or soft-deleted), or 0. */
-int registry_subject_version_of(registry_t *reg, const char *subject, int id);
+/* 1 when no live version of the context carries id (only soft-deleted ones, or none). */
+int registry_schema_deleted(registry_t *reg, const char *context, int id);
 /* Highest schema id allocated so far in the context (fetchMaxId). */
 int registry_max_id(registry_t *reg, const char *context);
 /* Readiness: the registry is loaded and db answers a query (REG_OK), else why not. */
@@ -130,6 +131,33 @@ reg_code_t registry_referenced_by(registry_t *reg, const char *subject, const ch
                                   int **ids, size_t *n, reg_error_t *err);
 /* The schema's text in a named format ("resolved", "serialized", ...); malloc'd. */
 char *registry_schema_format(registry_t *reg, reg_schema_t *s, const char *format);
+
+/*
+ * Prepared bodies (registry/bodies.h, docs/performance.md): the server
+ * renders a reply that depends only on a schema (by id) or on one published
+ * version, once per variant (its own numbering of response profile and
+ * ?format=, 0..REG_BODY_VARIANTS-1), and the registry keeps it until what it
+ * was rendered from changes. Bodies are retained: reg_body_release.
+ */
+#define REG_BODY_VARIANTS 8
+
+/* GET /schemas/ids/{id} without ?subject= (the default context): the
+ * prepared body, or NULL (render it, then _put). *deleted is what the body
+ * must say: no live version carries id. */
+reg_body_t *registry_schema_body(registry_t *reg, int id, int variant, int *deleted);
+/* Keeps text[0..len) as the body of (variant, deleted) for the default
+ * context's id; returns the body to send. */
+reg_body_t *registry_schema_body_put(registry_t *reg, int id, int variant, int deleted, const char *text,
+                                     size_t len);
+/* GET /subjects/{s}/versions/{v}: as registry_get_version, but *body gets
+ * the prepared body when there is one (view untouched), else NULL with the
+ * view filled (render it, then registry_version_body_put). */
+reg_code_t registry_version_body(registry_t *reg, const char *subject, const char *version_text, int deleted,
+                                 int variant, reg_body_t **body, reg_view_t *out, reg_error_t *err);
+/* Keeps text[0..len) as the body of variant for the version view shows
+ * (unless it changed meanwhile); returns the body to send. */
+reg_body_t *registry_version_body_put(registry_t *reg, const reg_view_t *view, int variant, const char *text,
+                                      size_t len);
 
 /* ---- 4. Registering, looking up, checking, deleting ---------------------- */
 

@@ -296,7 +296,8 @@ json_t *api_schema_string(http_call_t *c, const reg_view_t *v)
     reg_schema_t *s = v->schema;
     json_t *o = json_object();
     /* Extended profile: the version ?subject= found (docs/api.md, "Contexts"). */
-    if (c->extended && v->subject && v->version) {
+    int named = c->extended && v->subject && v->version;
+    if (named) {
         json_object_set_new(o, "subject", json_string(v->subject));
         json_object_set_new(o, "version", json_integer(v->version));
     }
@@ -305,9 +306,40 @@ json_t *api_schema_string(http_call_t *c, const reg_view_t *v)
     add_schema_fields(c, o, s);
     if (http_query_bool(c, "fetchMaxId", 0))
         json_object_set_new(o, "maxId", json_integer(registry_max_id(c->reg, s->context)));
-    if (c->extended)
+    if (c->extended) {
         json_object_set_new(o, "ts", json_integer(s->ts_ms));
+        /* [Ref: SchemaString] carries the flag of the version it was read from;
+         * without one, whether no live version of the context carries the id. */
+        json_object_set_new(
+            o, "deleted",
+            json_boolean(named ? v->deleted : registry_schema_deleted(c->reg, s->context, s->id)));
+    }
     return o;
+}
+
+/* The ?format= values with prepared bodies of their own (compat engines'
+ * names); any other value is rendered on every request. */
+static const char *const api_formats[] = {"", "resolved", "serialized", "ignore_extensions"};
+_Static_assert(2 * sizeof api_formats / sizeof api_formats[0] == REG_BODY_VARIANTS,
+               "one variant per (profile, format)");
+
+int api_variant(http_call_t *c)
+{
+    const char *format = http_query(c, "format");
+    if (http_query(c, "referenceFormat"))
+        return -1; /* references rendered as asked: not kept */
+    for (size_t i = 0; i < sizeof api_formats / sizeof api_formats[0]; i++)
+        if (strcmp(format ? format : "", api_formats[i]) == 0)
+            return (int)i * 2 + (c->extended ? 1 : 0);
+    return -1;
+}
+
+int api_schema_string_variant(http_call_t *c)
+{
+    /* ?subject= selects the id's context, and in the extended profile names a version. */
+    if (http_query_bool(c, "fetchMaxId", 0) || http_query(c, "subject"))
+        return -1;
+    return api_variant(c);
 }
 
 json_t *api_int_array(const int *v, size_t n)

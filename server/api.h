@@ -49,8 +49,17 @@ json_t *api_json_object(http_call_t *c);
 
 /* Schema object: subject, version, id, [guid], schemaType, references, schema, [ts, deleted]. */
 json_t *api_schema_object(http_call_t *c, const reg_view_t *v);
-/* SchemaString object for /schemas/ids/{id}: v as registry_find_by_id fills it. */
+/* SchemaString object for /schemas/ids/{id}: v as registry_find_by_id fills it
+ * (the extended profile's "deleted" is the named version's, else whether no
+ * live version of the id's context carries it). */
 json_t *api_schema_string(http_call_t *c, const reg_view_t *v);
+/* The prepared-body variant (registry.h, REG_BODY_VARIANTS) of a schema
+ * object for this request's profile and ?format=, or -1 for a body rendered
+ * every time (another ?format=, any ?referenceFormat=). */
+int api_variant(http_call_t *c);
+/* The same for a SchemaString: also -1 when the body depends on more than the
+ * schema of the default context (?fetchMaxId=true; any ?subject=). */
+int api_schema_string_variant(http_call_t *c);
 /* The "references" array of a schema, or NULL when it has none. */
 json_t *api_references(const reg_schema_t *s);
 /* The same in a ?referenceFormat= ("qualified": with the context; NULL: as stored). */

@@ -23,9 +23,18 @@ static int path_id(http_call_t *c, int *id)
     return 0;
 }
 
+/* Renders the SchemaString, and keeps it when it can be served again as it is
+ * (the default context's id without ?subject=: api_schema_string_variant). */
 static void reply_schema_string(http_call_t *c, const reg_view_t *v)
 {
+    int variant = api_schema_string_variant(c);
     http_reply_json(c, 200, api_schema_string(c, v));
+    /* Kept per id of the default context only: a guid may lead to a named one. */
+    if (variant >= 0 && c->status == 200 && strcmp(v->schema->context, ".") == 0) {
+        int deleted = registry_schema_deleted(c->reg, v->schema->context, v->id);
+        http_reply_body(c, 200,
+                        registry_schema_body_put(c->reg, v->id, variant, deleted, c->reply, c->reply_len));
+    }
 }
 
 static void reply_schema_text(http_call_t *c, const reg_view_t *v)
@@ -110,7 +119,22 @@ static void by_id_db(http_call_t *c, store_t *db, by_id_reply_fn reply)
     }                                                                                                        \
     const http_handler_t handle_##name = {name##_loop, name##_db};
 
-BY_ID_HANDLER(schema_by_id, reply_schema_string)
+BY_ID_HANDLER(schema_string, reply_schema_string)
+
+/* GET /schemas/ids/{id}, the hottest route: the prepared body when there is one. */
+static http_outcome_t schema_by_id_loop(http_call_t *c)
+{
+    int id, variant = api_schema_string_variant(c), deleted;
+    if (path_id(c, &id) != 0)
+        return HTTP_DONE;
+    reg_body_t *b = variant >= 0 ? registry_schema_body(c->reg, id, variant, &deleted) : NULL;
+    if (!b)
+        return schema_string_loop(c);
+    http_reply_body(c, 200, b);
+    return HTTP_DONE;
+}
+
+const http_handler_t handle_schema_by_id = {schema_by_id_loop, schema_string_db};
 BY_ID_HANDLER(schema_text_by_id, reply_schema_text)
 BY_ID_HANDLER(schema_subjects, reply_subjects)
 BY_ID_HANDLER(schema_versions, reply_versions)

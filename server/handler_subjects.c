@@ -147,13 +147,23 @@ static reg_code_t get_version(http_call_t *c, reg_view_t *view, reg_error_t *err
                                 http_query_bool(c, "deleted", 0), view, err);
 }
 
+/* Served as prepared when it was rendered before; rendered and kept otherwise. */
 static http_outcome_t version_get(http_call_t *c)
 {
     reg_view_t view = {0};
+    reg_body_t *body;
     reg_error_t err;
-    reg_code_t rc = get_version(c, &view, &err);
-    if (rc == REG_OK)
+    int variant = api_variant(c);
+    reg_code_t rc = registry_version_body(c->reg, subject(c), http_param(c, "version"),
+                                          http_query_bool(c, "deleted", 0), variant, &body, &view, &err);
+    if (rc == REG_OK && body) {
+        http_reply_body(c, 200, body);
+    } else if (rc == REG_OK) {
         http_reply_json(c, 200, api_schema_object(c, &view));
+        if (variant >= 0 && c->status == 200)
+            http_reply_body(c, 200,
+                            registry_version_body_put(c->reg, &view, variant, c->reply, c->reply_len));
+    }
     reg_view_clear(&view);
     return api_done(c, rc, &err);
 }

@@ -70,8 +70,9 @@ typedef struct http_call {
 
     /* Reply, set by the handler through the helpers of section 4. */
     int status;  /* 0 until replied */
-    char *reply; /* malloc'd, freed by the server */
+    char *reply; /* malloc'd, freed by the server; or the text of reply_body */
     size_t reply_len;
+    reg_body_t *reply_body; /* a prepared body (http_reply_body), or NULL */
 } http_call_t;
 
 /* ---- 2. Running a handler ---------------------------------------------- */
@@ -117,6 +118,8 @@ int http_query_int(const http_call_t *c, const char *name, int dflt, int *out);
 
 /* Serializes body compactly and takes ownership of it (json_decref). */
 void http_reply_json(http_call_t *c, int status, json_t *body);
+/* Sends a prepared body (registry/bodies.h) as it is; takes the reference. */
+void http_reply_body(http_call_t *c, int status, reg_body_t *b);
 /* Takes a copy of text (the "raw schema" endpoints). */
 void http_reply_text(http_call_t *c, int status, const char *text, size_t len);
 /* {"error_code": code, "message": ...}; HTTP status = code for 3-digit codes, code / 100 otherwise. */

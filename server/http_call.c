@@ -210,6 +210,14 @@ int http_call_parse_query(http_call_t *c, const char *query, size_t len)
     return 0;
 }
 
+static void http_drop_reply(http_call_t *c);
+
+void http_call_drop_reply(http_call_t *c)
+{
+    http_drop_reply(c);
+    c->status = 0;
+}
+
 void http_call_keep(http_call_t *c, void *kept, void (*free_fn)(void *kept))
 {
     c->kept = kept;
@@ -258,13 +266,12 @@ void http_call_clear(http_call_t *c)
     c->naliased = 0;
     free(c->seg);
     free(c->query);
-    free(c->reply);
+    http_drop_reply(c);
     free(c->body_utf8);
     c->seg = NULL;
     c->query = NULL;
-    c->reply = NULL;
     c->body_utf8 = NULL;
-    c->nseg = c->nquery = c->reply_len = 0;
+    c->nseg = c->nquery = 0;
 }
 
 /* ---- 4. Media types ---------------------------------------------------------- */
@@ -477,9 +484,20 @@ int http_query_int(const http_call_t *c, const char *name, int dflt, int *out)
 
 /* ---- 6. Reply helpers -------------------------------------------------------- */
 
+static void http_drop_reply(http_call_t *c)
+{
+    if (c->reply_body)
+        reg_body_release(c->reply_body); /* c->reply points into it */
+    else
+        free(c->reply);
+    c->reply_body = NULL;
+    c->reply = NULL;
+    c->reply_len = 0;
+}
+
 static void http_set_reply(http_call_t *c, int status, char *text, size_t len)
 {
-    free(c->reply);
+    http_drop_reply(c);
     c->status = status;
     c->reply = text;
     c->reply_len = len;
@@ -494,6 +512,15 @@ void http_reply_json(http_call_t *c, int status, json_t *body)
         return;
     }
     http_set_reply(c, status, text, strlen(text));
+}
+
+void http_reply_body(http_call_t *c, int status, reg_body_t *b)
+{
+    http_drop_reply(c);
+    c->status = status;
+    c->reply_body = b;
+    c->reply = b->text;
+    c->reply_len = b->len;
 }
 
 void http_reply_text(http_call_t *c, int status, const char *text, size_t len)

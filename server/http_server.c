@@ -84,6 +84,7 @@ struct http_loop {
     int leftover;     /* connections outlived the drain; nothing was freed */
     int stopping;     /* loop thread only */
     size_t jobs_out;  /* handed to dbpool, not back yet; loop thread only */
+    int nconns;       /* open client connections this loop accepted; loop thread only */
     hmap_t conn_jobs; /* h2o_conn_t * -> jobs out for it (as a uintptr_t); loop thread only */
     h2o_context_t ctx;
     h2o_accept_ctx_t accept_ctx;
@@ -96,8 +97,10 @@ struct http_loop {
     h2o_multithread_message_t stop_msg;
     h2o_multithread_receiver_t tls_recv; /* a new TLS context (SIGHUP) */
     h2o_multithread_message_t tls_msg;
-    SSL_CTX *tls_pending; /* under srv->ready_lock; one reference */
-    int tls_msg_queued;   /* under srv->ready_lock: tls_msg is on its way */
+    SSL_CTX *tls_pending;         /* under srv->ready_lock; one reference */
+    int tls_msg_queued;           /* under srv->ready_lock: tls_msg is on its way */
+    char log_lines[LOG_LINE_MAX]; /* the request log's lines not written yet (section 3) */
+    size_t log_len;
 };
 
 struct http_server {
@@ -194,11 +197,11 @@ static const char *http_reason(int status)
     }
 }
 
-/* "METHOD /raw/target?q" with bytes a terminal should not see escaped as \xNN, cut short. */
-static char *http_log_target_new(const h2o_req_t *req)
+/* "METHOD /raw/target?q" with bytes a terminal should not see escaped as \xNN, cut short,
+ * into out (HTTP_LOG_TARGET_MAX + 8 bytes). */
+static void http_log_target(const h2o_req_t *req, char *out)
 {
     size_t cap = HTTP_LOG_TARGET_MAX;
-    char *out = xmalloc(cap + 8);
     size_t o = 0;
     const h2o_iovec_t parts[2] = {req->method, req->path};
     for (int p = 0; p < 2; p++) {
@@ -215,16 +218,78 @@ static char *http_log_target_new(const h2o_req_t *req)
     if (o >= cap)
         o += (size_t)snprintf(out + o, 4, "...");
     out[o] = '\0';
+}
+
+static char *http_log_target_new(const h2o_req_t *req)
+{
+    char *out = xmalloc(HTTP_LOG_TARGET_MAX + 8);
+    http_log_target(req, out);
     return out;
 }
 
+/* sep, then v in decimal, at out (room for 21 bytes); returns the bytes written. */
+static int http_format_u64(char *out, char sep, uint64_t v)
+{
+    char digits[20];
+    int n = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v > 0);
+    out[0] = sep;
+    for (int i = 0; i < n; i++)
+        out[1 + i] = digits[n - 1 - i];
+    return n + 1;
+}
+
+/* Writes the loop's pending request-log lines (loop thread). */
+static void http_log_flush(http_loop_t *loop)
+{
+    if (loop->log_len > 0)
+        log_write_lines(loop->log_lines, loop->log_len);
+    loop->log_len = 0;
+}
+
+/*
+ * One line per request, as log_info would write it. A write(2) per request
+ * costs more than the rest of a by-id read (docs/performance.md), so the
+ * loop collects its lines and writes them together at the end of each turn
+ * of the event loop (http_loop_main), or sooner when LOG_LINE_MAX bytes are
+ * waiting: no line waits longer than the turn that produced it.
+ */
 static void http_log_request(http_job_t *job, const char *target, const char *note)
 {
-    log_info("%s %d %" PRIu64 "us%s", target ? target : "-", job->call.status, http_job_elapsed_us(job),
-             note);
+    http_loop_t *loop = job->owner;
+    char line[LOG_LINE_MAX];
+    /* The line log_info("%s %d %" PRIu64 "us%s") would write, without printf:
+     * the target is escaped already (http_log_target) and note is a literal. */
+    size_t n = log_prefix(line, LOG_INFO);
+    if (!target)
+        target = "-";
+    size_t tlen = strlen(target), nlen = strlen(note);
+    if (n + tlen + nlen + 48 > sizeof line)
+        tlen = sizeof line - n - nlen - 48;
+    memcpy(line + n, target, tlen);
+    n += tlen;
+    n += (size_t)http_format_u64(line + n, ' ', (uint64_t)(job->call.status < 0 ? 0 : job->call.status));
+    n += (size_t)http_format_u64(line + n, ' ', http_job_elapsed_us(job));
+    memcpy(line + n, "us", 2);
+    n += 2;
+    memcpy(line + n, note, nlen);
+    n += nlen;
+    line[n++] = '\n';
+    if (loop->log_len + n > sizeof loop->log_lines)
+        http_log_flush(loop);
+    memcpy(loop->log_lines + loop->log_len, line, n);
+    loop->log_len += n;
 }
 
 /* Sends the job's reply on req (which must be alive, on its own loop). */
+static void http_body_dispose(void *p)
+{
+    reg_body_release(*(reg_body_t **)p);
+}
+
 static void http_send(http_job_t *job, h2o_req_t *req)
 {
     http_call_t *c = &job->call;
@@ -236,16 +301,31 @@ static void http_send(http_job_t *job, h2o_req_t *req)
                    strlen(job->content_type));
     /* Without it h2o 2.2.5 falls back to chunked encoding on HTTP/1.1. */
     req->res.content_length = c->reply_len;
-    h2o_send_inline(req, c->reply ? c->reply : "", c->reply_len);
+    if (c->reply_body == NULL) {
+        h2o_send_inline(req, c->reply ? c->reply : "", c->reply_len);
+        return;
+    }
+    /* A prepared body goes out as it is, without h2o_send_inline's copy: the
+     * request's pool holds a reference until h2o is done with the request. */
+    reg_body_t **held = h2o_mem_alloc_shared(&req->pool, sizeof *held, http_body_dispose);
+    *held = c->reply_body;
+    reg_body_retain(*held);
+    static h2o_generator_t generator = {NULL, NULL};
+    h2o_iovec_t buf = h2o_iovec_init(c->reply, c->reply_len);
+    h2o_start_response(req, &generator);
+    if (h2o_memis(req->input.method.base, req->input.method.len, H2O_STRLIT("HEAD")))
+        h2o_send(req, NULL, 0, H2O_SEND_STATE_FINAL);
+    else
+        h2o_send(req, &buf, 1, H2O_SEND_STATE_FINAL);
 }
 
 /* Logs, replies and frees a job whose request is alive and which never left the loop. */
 static void http_finish_on_loop(http_job_t *job, h2o_req_t *req)
 {
-    char *target = http_log_target_new(req);
+    char target[HTTP_LOG_TARGET_MAX + 8];
+    http_log_target(req, target);
     http_send(job, req);
     http_log_request(job, target, "");
-    free(target);
     http_job_free(job);
 }
 
@@ -430,10 +510,7 @@ static void http_job_run_db(dbpool_job_t *pool_job, store_t *db)
 static void http_submit(http_job_t *job, h2o_req_t *req)
 {
     http_call_t *c = &job->call;
-    free(c->reply);
-    c->reply = NULL;
-    c->reply_len = 0;
-    c->status = 0;
+    http_call_drop_reply(c);
     c->body = NULL;
     c->body_len = 0;
     job->log_target = http_log_target_new(req);
@@ -659,10 +736,12 @@ static void http_pause_accepting(http_loop_t *loop, const char *why)
     h2o_timeout_link(loop->ctx.loop, &loop->accept_pause, &loop->accept_resume);
 }
 
+/* On the loop that accepted the connection (h2o closes a socket on its own loop). */
 static void http_on_conn_close(void *data)
 {
-    http_server_t *srv = data;
-    atomic_fetch_sub(&srv->connections, 1);
+    http_loop_t *loop = data;
+    loop->nconns--;
+    atomic_fetch_sub(&loop->srv->connections, 1);
 }
 
 static void http_on_accept(h2o_socket_t *listener, const char *err)
@@ -671,9 +750,19 @@ static void http_on_accept(h2o_socket_t *listener, const char *err)
     http_server_t *srv = loop->srv;
     if (err != NULL)
         return;
-    /* Several per wake-up: every loop is woken for each connection on the shared socket. */
+    /*
+     * Every loop is woken for each connection on the shared socket, and the
+     * first awake would take a whole burst (100 connections opened at once
+     * all landed on one loop, leaving the other core's loop idle). So one per
+     * wake-up, and more only while this loop holds less than its share: a
+     * busy loop comes back to accept later than an idle one, which is how
+     * the connections spread.
+     */
     for (int i = 0; i < 16; i++) {
-        if (atomic_load(&srv->connections) >= srv->max_connections) {
+        int total = atomic_load(&srv->connections);
+        if (i > 0 && (size_t)loop->nconns * srv->nloops >= (size_t)total)
+            return;
+        if (total >= srv->max_connections) {
             http_pause_accepting(loop, "max.connections reached");
             return;
         }
@@ -684,8 +773,9 @@ static void http_on_accept(h2o_socket_t *listener, const char *err)
             return;
         }
         atomic_fetch_add(&srv->connections, 1);
+        loop->nconns++;
         sock->on_close.cb = http_on_conn_close;
-        sock->on_close.data = srv;
+        sock->on_close.data = loop;
         h2o_accept(&loop->accept_ctx, sock);
     }
 }
@@ -815,6 +905,7 @@ static int http_loop_dispose(http_loop_t *loop)
         loop->listener = NULL;
     }
     h2o_evloop_run(loop->ctx.loop, 0); /* let the closed listener go */
+    http_log_flush(loop);
     if (!http_loop_idle(loop))
         return -1;
     h2o_multithread_unregister_receiver(loop->ctx.queue, &loop->done_recv);
@@ -847,13 +938,19 @@ static void *http_loop_main(void *arg)
     int ok = http_loop_init(loop, &error) == 0;
     http_loop_report(loop, error);
     if (ok) {
-        while (!loop->stopping)
+        while (!loop->stopping) {
             h2o_evloop_run(loop->ctx.loop, INT32_MAX);
+            http_log_flush(loop);
+        }
         uint64_t deadline = http_now_ms() + HTTP_DRAIN_MS;
-        while (!http_loop_idle(loop) && http_now_ms() < deadline)
+        while (!http_loop_idle(loop) && http_now_ms() < deadline) {
             h2o_evloop_run(loop->ctx.loop, 10);
-        while (loop->jobs_out > 0)
+            http_log_flush(loop);
+        }
+        while (loop->jobs_out > 0) {
             h2o_evloop_run(loop->ctx.loop, 10);
+            http_log_flush(loop);
+        }
     }
     loop->leftover = http_loop_dispose(loop) != 0;
     return NULL;

@@ -90,6 +90,8 @@ int http_call_parse_query(http_call_t *c, const char *query, size_t len);
  * is replaced by the alias its subject's config names (docs/api.md, "Aliases"). */
 void http_call_resolve_aliases(http_call_t *c);
 void http_call_clear(http_call_t *c);
+/* Drops the reply (status too): a job leaving for a worker starts afresh. */
+void http_call_drop_reply(http_call_t *c);
 
 /* 1 when s[0..len) is well-formed UTF-8 (no overlongs, no surrogates). */
 int http_utf8_valid(const char *s, size_t len);

@@ -53,6 +53,23 @@ class Contexts(harness.RegistryTestCase):
         self.assert_ok(self.get(f"/schemas/ids/{d}"))
         self.assertEqual(self.assert_ok(self.get(f"/schemas/ids/{d}"))["schema"], rec("D"))
 
+    def test_a_kept_body_is_the_default_contexts_only(self):
+        # GET /schemas/ids/{id} bodies are kept per id of the default context
+        # (registry/bodies.c); the same number in a named context is another schema.
+        d = self.register_ok(self.sub(), rec("KeptD"))
+        c = self.ctx()
+        s = self.q(c, "imp")
+        self.assert_ok(self.put(f"/mode/{quote(s)}", {"mode": "IMPORT"}))
+        r = self.register(s, rec("KeptC"), id=d)
+        self.assertEqual((r.status, r.body), (200, {"id": d}), r)
+        ext = {"Confluent-Accept-Unknown-Properties": "true"}
+        for headers in ({}, ext):
+            for _ in range(2):  # the second answer is the kept one
+                self.assertEqual(self.assert_ok(self.get(f"/schemas/ids/{d}", headers=headers))["schema"],
+                                 rec("KeptD"))
+                self.assertEqual(self.assert_ok(self.get(f"/schemas/ids/{d}", params={"subject": s},
+                                                         headers=headers))["schema"], rec("KeptC"))
+
     def test_subject_parameter_selects_the_context(self):
         c = self.ctx()
         s = self.q(c, "value")

@@ -101,6 +101,34 @@ class SchemasById(harness.RegistryTestCase):
         self.assertEqual(ids, [{"context": ".", "id": schema_id}])
         self.assert_error(self.get("/schemas/guids/not-a-guid"), 404, 40403)
 
+    def test_extended_profile_says_whether_the_id_is_deleted(self):
+        """Confluent's SchemaString (SchemasResource.getSchema) carries the
+        `deleted` flag of the version it was read from, after `ts`
+        (docs/api.md): false while a live version carries the id, true when
+        only soft-deleted ones do; with ?subject= the flag of that subject's
+        version. Classic clients never see it."""
+        ext = {"Confluent-Accept-Unknown-Properties": "true"}
+        a, b = self.sub("a"), self.sub("b")
+        schema_id = self.register_ok(a, rec(12))
+        self.register_ok(b, rec(12))
+        live = self.get(f"/schemas/ids/{schema_id}", headers=ext)
+        body = self.assert_ok(live)
+        self.assertIs(body["deleted"], False)
+        self.assertEqual(list(body)[-2:], ["ts", "deleted"])
+        self.assertTrue(live.text.endswith(f',"ts":{body["ts"]},"deleted":false}}'), live.text)
+        self.assertNotIn("deleted", self.assert_ok(self.by_id(schema_id)))
+        self.assert_ok(self.delete_subject(a), [1])
+        self.assertIs(self.assert_ok(self.get(f"/schemas/ids/{schema_id}", headers=ext))["deleted"], False)
+        in_a = self.assert_ok(self.get(f"/schemas/ids/{schema_id}", params={"subject": a}, headers=ext))
+        self.assertEqual((in_a["subject"], in_a["version"], in_a["deleted"]), (a, 1, True))
+        self.assert_ok(self.delete_subject(b), [1])
+        self.assertIs(self.assert_ok(self.get(f"/schemas/ids/{schema_id}", headers=ext))["deleted"], True)
+        self.assertIs(self.assert_ok(self.get(f"/schemas/ids/{schema_id}", params={"fetchMaxId": "true"},
+                                              headers=ext))["deleted"], True)
+        self.assertNotIn("deleted", self.assert_ok(self.by_id(schema_id)))
+        self.register_ok(b, rec(12))                      # live again, as version 2 of b
+        self.assertIs(self.assert_ok(self.get(f"/schemas/ids/{schema_id}", headers=ext))["deleted"], False)
+
     def test_subject_parameter_does_not_filter_subjects(self):
         a, b = self.sub("a"), self.sub("b")
         schema_id = self.register_ok(a, rec(6))
