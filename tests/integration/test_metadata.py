@@ -95,6 +95,22 @@ class Metadata(harness.RegistryTestCase):
             body["metadata"] = metadata
         return self.post(f"/subjects/{quote(subject)}", body, params=params)
 
+    def test_prepared_bodies_carry_the_metadata(self):
+        """By-id and version reads are rendered once and kept (registry/bodies.c): the
+        kept body is the one with the metadata, in both profiles."""
+        s = self.sub()
+        sid = self.register_ok(s, REC1, metadata={"properties": {"k": "kept"}})
+        for headers in (None, EXT):
+            for _ in range(3):
+                for path in (f"/schemas/ids/{sid}", f"/subjects/{quote(s)}/versions/1",
+                             f"/subjects/{quote(s)}/versions/latest"):
+                    r = self.get(path, headers=headers)
+                    self.assertEqual(self.assert_ok(r)["metadata"], {"properties": {"k": "kept"}}, path)
+        # A new latest version (another metadata) replaces the kept "latest".
+        self.register_ok(s, REC2, metadata={"properties": {"k": "new"}})
+        r = self.get(f"/subjects/{quote(s)}/versions/latest")
+        self.assertEqual(self.assert_ok(r)["metadata"], {"properties": {"k": "new"}})
+
     def test_same_schema_other_metadata_is_a_new_version_and_id(self):
         s = self.sub()
         plain = self.register_ok(s, REC1)
