@@ -216,7 +216,7 @@ static void config_defaults(server_config_t *cfg)
     cfg->listen = xstrdup("0.0.0.0:8081");
     cfg->data_dir = xstrdup("./var");
     cfg->threads = 0;
-    cfg->db_threads = 4;
+    cfg->db_threads = 8; /* group commit (registry/group.c) gathers what the workers hold */
     cfg->max_schema_bytes = 1048576;
     cfg->group_id = xstrdup("schema-registry");
     cfg->default_compatibility = xstrdup("BACKWARD");
