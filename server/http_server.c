@@ -384,6 +384,7 @@ static int http_decode(http_job_t *job, h2o_req_t *req)
         http_reply_error(c, 400, "Invalid request target: bad percent-encoding or not UTF-8");
         return -1;
     }
+    http_call_resolve_aliases(c);
     rc = http_route_lookup(http_routes, http_route_count, c->method, c->seg, c->nseg, &c->route,
                            &job->handler);
     if (rc != 200) {
