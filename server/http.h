@@ -57,6 +57,8 @@ typedef struct http_call {
     char *body_utf8;                /* owned: the body converted from UTF-16 or UTF-32, or NULL */
     int extended;                   /* extended response profile (docs/api.md) */
     const struct http_route *route; /* the matched route, for http_param */
+    char **aliased; /* owned: subject names put in place of aliases (http_call_resolve_aliases) */
+    size_t naliased;
 
     /* What the memory part decoded for the database part (http_call_keep). */
     void *kept;

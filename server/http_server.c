@@ -420,9 +420,10 @@ static int http_authenticate(http_job_t *job, h2o_req_t *req)
 
 /*
  * Everything between h2o and the handler, in the order JAX-RS applies it:
- * framing (400), body size, path, authentication (401, a servlet filter in
- * Confluent's rest-utils, so before routing), route (404/405), Content-Type
- * (415), Accept (406), body encoding (400).
+ * framing (400), body size, path, authentication (401: Jetty's security
+ * handler in Confluent's rest-utils, so before routing and before the alias
+ * filter), aliases, route (404/405), Content-Type (415), Accept (406), body
+ * encoding (400).
  * Returns 0 with job->handler set, or -1 with an error reply in the call.
  */
 static int http_decode(http_job_t *job, h2o_req_t *req)
@@ -459,6 +460,7 @@ static int http_decode(http_job_t *job, h2o_req_t *req)
     }
     if (http_authenticate(job, req) != 0)
         return -1;
+    http_call_resolve_aliases(c);
     rc = http_route_lookup(http_routes, http_route_count, c->method, c->seg, c->nseg, &c->route,
                            &job->handler);
     if (rc != 200) {

@@ -90,6 +90,10 @@ int http_call_parse_path(http_call_t *c, const char *path, size_t len);
 int http_call_parse_query(http_call_t *c, const char *query, size_t len);
 
 /* Frees what the decoders and the reply helpers allocated (not body). */
+/* Confluent's AliasFilter, before routing: the path segment after each
+ * "subjects" segment, and on /schemas/ids/... the "subject" query parameter,
+ * is replaced by the alias its subject's config names (docs/api.md, "Aliases"). */
+void http_call_resolve_aliases(http_call_t *c);
 void http_call_clear(http_call_t *c);
 /* Drops the reply (status too): a job leaving for a worker starts afresh. */
 void http_call_drop_reply(http_call_t *c);
