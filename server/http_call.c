@@ -268,6 +268,11 @@ void http_call_clear(http_call_t *c)
     free(c->query);
     http_drop_reply(c);
     free(c->body_utf8);
+    free(c->principal);
+    for (size_t i = 0; i < c->nreply_headers; i++)
+        free(c->reply_headers[i].value);
+    c->nreply_headers = 0;
+    c->principal = NULL;
     c->seg = NULL;
     c->query = NULL;
     c->body_utf8 = NULL;
@@ -579,4 +584,14 @@ void http_reply_reg_error(http_call_t *c, const reg_error_t *err)
 {
     int code = err->code == REG_OK ? REG_INTERNAL : (int)err->code;
     http_reply_error(c, code, "%s", err->message);
+}
+
+void http_reply_header(http_call_t *c, const char *name, const char *value)
+{
+    size_t cap = sizeof c->reply_headers / sizeof c->reply_headers[0];
+    if (c->nreply_headers >= cap)
+        return; /* a programming error; the reply still goes out */
+    c->reply_headers[c->nreply_headers].name = name;
+    c->reply_headers[c->nreply_headers].value = xstrdup(value);
+    c->nreply_headers++;
 }
