@@ -86,11 +86,11 @@ static char *substitute_roles(const char *raw, const char *first, const char *se
 }
 
 /* Runs reader.backward(writer) and appends the substituted messages to out. */
-static int check_one_direction(const schema_t *reader, const schema_t *writer, const char *reader_role,
-                               const char *writer_role, strlist_t *out)
+static int check_one_direction(const schema_t *reader, const schema_t *writer, compat_policy_t policy,
+                               const char *reader_role, const char *writer_role, strlist_t *out)
 {
     strlist_t raw = {0};
-    if (schema_backward(reader, writer, &raw) != 0) {
+    if (schema_backward_policy(reader, writer, policy == COMPAT_POLICY_LENIENT, &raw) != 0) {
         strlist_clear(&raw);
         return -1;
     }
@@ -114,15 +114,15 @@ static int append_old_schema(strlist_t *out, const compat_previous_t *p)
 
 /* The messages of one level run against one previous version, in Confluent's
  * order (docs/compatibility.md: incompatibilities, oldSchemaVersion, oldSchema, config). */
-static int check_against(compat_level_t level, const schema_t *candidate, const compat_previous_t *p,
-                         strlist_t *out)
+static int check_against(compat_level_t level, compat_policy_t policy, const schema_t *candidate,
+                         const compat_previous_t *p, strlist_t *out)
 {
     if (schema_get_type(candidate) != schema_get_type(p->schema))
         return strlist_push(out, "Incompatible because of different schema type");
 
     if (level_has_forward(level)) {
         size_t before = out->n;
-        if (check_one_direction(p->schema, candidate, "old", "new", out) != 0)
+        if (check_one_direction(p->schema, candidate, policy, "old", "new", out) != 0)
             return -1;
         /* The forward half of FULL carries no appendix; FORWARD alone does. */
         if (!level_has_backward(level) && out->n > before && append_old_schema(out, p) != 0)
@@ -130,7 +130,7 @@ static int check_against(compat_level_t level, const schema_t *candidate, const 
     }
     if (level_has_backward(level)) {
         size_t before = out->n;
-        if (check_one_direction(candidate, p->schema, "new", "old", out) != 0)
+        if (check_one_direction(candidate, p->schema, policy, "new", "old", out) != 0)
             return -1;
         if (out->n > before && append_old_schema(out, p) != 0)
             return -1;
@@ -141,12 +141,18 @@ static int check_against(compat_level_t level, const schema_t *candidate, const 
 int compat_check(compat_level_t level, const schema_t *candidate, const compat_previous_t *history, size_t n,
                  int validate_fields, strlist_t *messages)
 {
+    return compat_check_policy(level, COMPAT_POLICY_STRICT, candidate, history, n, validate_fields, messages);
+}
+
+int compat_check_policy(compat_level_t level, compat_policy_t policy, const schema_t *candidate,
+                        const compat_previous_t *history, size_t n, int validate_fields, strlist_t *messages)
+{
     if (level == COMPAT_NONE || n == 0)
         return 1;
     size_t oldest = compat_level_is_transitive(level) ? 0 : n - 1;
     /* Newest first; the first failing version's list is the answer. */
     for (size_t i = n; i-- > oldest;) {
-        if (check_against(level, candidate, &history[i], messages) != 0)
+        if (check_against(level, policy, candidate, &history[i], messages) != 0)
             return -1;
         if (messages->n > 0)
             break;

@@ -42,4 +42,12 @@ typedef struct compat_previous {
 int compat_check(compat_level_t level, const schema_t *candidate, const compat_previous_t *history, size_t n,
                  int validate_fields, strlist_t *messages);
 
+/* Confluent's CompatibilityPolicy as the check uses it: LENIENT widens JSON
+ * Schema's compatible changes; STRICT (and LOGICAL's native half) is the default. */
+typedef enum compat_policy { COMPAT_POLICY_STRICT = 0, COMPAT_POLICY_LENIENT } compat_policy_t;
+
+/* compat_check under a policy (compat_check is this with COMPAT_POLICY_STRICT). */
+int compat_check_policy(compat_level_t level, compat_policy_t policy, const schema_t *candidate,
+                        const compat_previous_t *history, size_t n, int validate_fields, strlist_t *messages);
+
 #endif

@@ -104,9 +104,21 @@ size_t schema_canonical_len(const schema_t *s)
 
 int schema_backward(const schema_t *self, const schema_t *previous, strlist_t *out)
 {
+    return schema_backward_policy(self, previous, 0, out);
+}
+
+int schema_backward_policy(const schema_t *self, const schema_t *previous, int lenient, strlist_t *out)
+{
     if (self->engine != previous->engine)
         return strlist_push(out, "Incompatible because of different schema type");
+    if (lenient && self->engine->backward_lenient)
+        return self->engine->backward_lenient(self->model, previous->model, out);
     return self->engine->backward(self->model, previous->model, out);
+}
+
+int schema_has_top_level_field(const schema_t *s, const char *name)
+{
+    return s->engine->has_top_level_field ? s->engine->has_top_level_field(s->model, name) : 0;
 }
 
 char *schema_format(const schema_t *s, const char *format)

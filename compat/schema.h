@@ -98,6 +98,18 @@ typedef struct schema_engine {
      * ParsedSchema's default does.
      */
     int (*equivalent)(const void *self, const void *other);
+    /*
+     * backward under Confluent's CompatibilityPolicy.LENIENT (a wider set of
+     * compatible changes; only JSON Schema has one: SchemaDiff.COMPATIBLE_CHANGES_LENIENT).
+     * May be NULL: the policy then changes nothing for the type.
+     */
+    int (*backward_lenient)(const void *self, const void *previous, strlist_t *out);
+    /*
+     * ParsedSchema.hasTopLevelField: a field of that name at the top (an Avro
+     * record's field, a property of the top-level JSON object, a field of a
+     * top-level Protobuf message, oneof members aside). 1 or 0; may be NULL (0).
+     */
+    int (*has_top_level_field)(const void *model, const char *name);
 } schema_engine_t;
 
 /* The engine for a type, or NULL when the type is not compiled in. */
@@ -120,6 +132,10 @@ size_t schema_canonical_len(const schema_t *s);
 /* Raw backward messages of self against previous (see schema_engine_t.backward).
  * Different types yield the single message "Incompatible because of different schema type". */
 int schema_backward(const schema_t *self, const schema_t *previous, strlist_t *out);
+/* The same under CompatibilityPolicy.LENIENT when lenient (schema_engine_t.backward_lenient). */
+int schema_backward_policy(const schema_t *self, const schema_t *previous, int lenient, strlist_t *out);
+/* ParsedSchema.hasTopLevelField (schema_engine_t.has_top_level_field). */
+int schema_has_top_level_field(const schema_t *s, const char *name);
 
 /* Text in the requested format, malloc'd; falls back to a copy of the canonical text. */
 char *schema_format(const schema_t *s, const char *format);

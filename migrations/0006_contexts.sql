@@ -104,8 +104,9 @@ BEGIN
     RETURN NEW;
 END
 $$;
+-- WHEN keeps the default context's inserts (the common case) free of the call.
 CREATE TRIGGER subject_versions_context AFTER INSERT ON subject_versions
-    FOR EACH ROW EXECUTE FUNCTION sr_list_context();
+    FOR EACH ROW WHEN (NEW.context <> '.') EXECUTE FUNCTION sr_list_context();
 
 -- sr_register_append (migrations/0005; sr_register_append_many calls it) in the
 -- subject's context: the canonical row, the new id and the references are the

@@ -29,6 +29,7 @@ typedef enum reg_code {
     REG_CONTEXT_NOT_EMPTY = 42211,
     REG_STORE_ERROR = 50001,
     REG_TIMEOUT = 50002,
+    REG_BAD_REQUEST = 400, /* a body field of the wrong shape, as Jackson refuses it (HTTP 400) */
     REG_INTERNAL = 500,
 } reg_code_t;
 

@@ -9,7 +9,8 @@
  *   5. References and parsed models (registry/refs.c)
  *   6. Effective settings (registry/settings.c)
  *   7. Lookup by equivalence (registry/equivalent.c)
- *   8. Group commit of one-statement registrations (registry/group.c)
+ *   8. Metadata (registry/metadata.c)
+ *   9. Group commit of one-statement registrations (registry/group.c)
  */
 #ifndef REGISTRY_INTERNAL_H
 #define REGISTRY_INTERNAL_H
@@ -132,6 +133,7 @@ typedef struct reg_effective {
     compat_level_t level;
     int normalize;
     int validate_fields;
+    int metadata_config; /* some defaultMetadata or overrideMetadata applies (subject or global) */
 } reg_effective_t;
 reg_effective_t registry_effective_settings(registry_t *reg, const char *subject);
 reg_mode_t registry_effective_mode(registry_t *reg, const char *subject);
@@ -143,9 +145,28 @@ reg_mode_t registry_effective_mode(registry_t *reg, const char *subject);
  * (the stored version) when some version matches the parsed request, whose
  * direct references are refs; 0 otherwise. From memory. */
 int registry_find_equivalent(registry_t *reg, const char *subject, const schema_t *parsed,
-                             const reg_ref_t *refs, size_t nrefs, int deleted, reg_view_t *out);
+                             const reg_ref_t *refs, size_t nrefs, const json_t *metadata, int deleted,
+                             reg_view_t *out);
 
-/* ---- 8. Group commit ------------------------------------------------------------------- */
+/* ---- 8. Metadata ------------------------------------------------------------------------------ */
+
+/* Canonical metadata objects (NULL = none); each returns a new reference. */
+/* Metadata.mergeMetadata(old, new): new's tags and properties over old's, sensitive united. */
+json_t *md_merge(const json_t *old, const json_t *new);
+/* Metadata.setConfluentVersion / removeConfluentVersion. */
+json_t *md_with_version(const json_t *md, int version);
+json_t *md_without_version(const json_t *md);
+/* Borrowed from md; NULL when md or the property is absent. */
+const char *md_property(const json_t *md, const char *key);
+int md_has_version(const json_t *md);
+/* 1 and *out when confluent:version parses as an int (getConfluentVersionNumber). */
+int md_version_number(const json_t *md, int *out);
+/* Metadata.equals, with NULL equal only to NULL. */
+int md_equal(const json_t *a, const json_t *b);
+/* Metadata.updateHash: feeds md's strings to update in Confluent's order. */
+void md_digest(const json_t *md, void (*update)(void *ctx, const void *p, size_t n), void *ctx);
+
+/* ---- 9. Group commit ------------------------------------------------------------------- */
 
 /*
  * store_register_append for one append, written together with the appends

@@ -439,3 +439,45 @@ reg_code_t registry_ready(registry_t *reg, store_t *db, reg_error_t *err)
     (void)reg; /* a registry exists only once it is loaded */
     return reg_store(err, db, store_ping(db));
 }
+
+/* Every pair (keys[i], values[i]) is among md's properties; a key named twice counts with its last value,
+ * as the HashMap SubjectsResource.getLatestWithMetadata builds. */
+static int properties_hold(const json_t *md, const char *const *keys, const char *const *values, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int last = 1;
+        for (size_t j = i + 1; j < n && last; j++)
+            last = strcmp(keys[i], keys[j]) != 0;
+        const char *have = md_property(md, keys[i]);
+        if (last && (!have || strcmp(have, values[i]) != 0))
+            return 0;
+    }
+    return 1;
+}
+
+reg_code_t registry_latest_with_metadata(registry_t *reg, const char *subject, const char *const *keys,
+                                         const char *const *values, size_t n, int deleted, reg_view_t *out,
+                                         reg_error_t *err)
+{
+    reg_subject_t *subj = index_subject_copy(reg->idx, subject);
+    int found = 0, exists = subj && (deleted ? subj->n > 0 : reg_subject_live_count(subj) > 0);
+    for (size_t i = subj ? subj->n : 0; i-- > 0 && !found;) {
+        if (subj->v[i].deleted && !deleted)
+            continue;
+        reg_view_t view = {0};
+        /* A version without metadata never matches, not even no filter at all. */
+        if (index_view(reg->idx, subject, subj->v[i].version, deleted, &view) == INDEX_FOUND &&
+            view.schema->metadata && properties_hold(view.schema->metadata, keys, values, n)) {
+            *out = view;
+            found = 1;
+        } else {
+            reg_view_clear(&view);
+        }
+    }
+    reg_subject_free(subj);
+    if (found)
+        return REG_OK;
+    if (!exists)
+        return reg_fail(err, REG_SUBJECT_NOT_FOUND, "Subject '%s' not found.", subject);
+    return reg_fail(err, REG_SCHEMA_NOT_FOUND, "Schema not found");
+}

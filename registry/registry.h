@@ -178,7 +178,19 @@ typedef struct reg_request {
     int version;   /* explicit version; <= 0 = none */
     int normalize; /* query parameter */
     int force;     /* skip the compatibility check */
+    /* "metadata" in canonical form (registry_metadata_read); NULL = absent. */
+    const json_t *metadata;
+    /* A "ruleSet" object was sent. Registration drops it, as the community
+     * server's RuleSetHandler does; a lookup carrying one matches nothing,
+     * since no stored schema has a rule set (docs/api.md, "Rule sets"). */
+    int rule_set;
 } reg_request_t;
+
+/* A body's "metadata" (Confluent's Metadata entity) in canonical form (*out,
+ * the caller's; NULL when absent or null). REG_BAD_REQUEST (400) when it is
+ * not an object of the entity's shape: tags as name -> array of strings,
+ * properties as name -> string, sensitive as an array of strings. */
+reg_code_t registry_metadata_read(const json_t *in, json_t **out, reg_error_t *err);
 
 /* The memory part of registration and lookup: content already registered
  * under the subject (request fingerprint cache). 1 and *out filled, or 0. */
@@ -202,6 +214,14 @@ reg_code_t registry_delete_subject(registry_t *reg, store_t *db, const char *sub
 /* DELETE /subjects/{s}/versions/{v}: the deleted version number. */
 reg_code_t registry_delete_version(registry_t *reg, store_t *db, const char *subject,
                                    const char *version_text, int permanent, int *version, reg_error_t *err);
+
+/* GET /subjects/{s}/metadata: the newest version (soft-deleted ones too when
+ * deleted) whose metadata properties hold every key/value pair of keys[i],
+ * values[i] (AbstractSchemaRegistry.getLatestWithMetadata). 40401 when the
+ * subject has no such versions at all, else 40403. */
+reg_code_t registry_latest_with_metadata(registry_t *reg, const char *subject, const char *const *keys,
+                                         const char *const *values, size_t n, int deleted, reg_view_t *out,
+                                         reg_error_t *err);
 
 /* ---- 5. Config and mode ------------------------------------------------- */
 
@@ -261,5 +281,9 @@ reg_code_t registry_delete_context(registry_t *reg, store_t *db, const char *con
 /* 42208 when a subject name is not acceptable (control characters, reserved
  * names, longer than max_bytes bytes). */
 reg_code_t registry_check_subject_name(const char *subject, size_t max_bytes, reg_error_t *err);
+/* The subject's alias target (its own config's "alias"; not the global one,
+ * as Confluent's AliasFilter reads getConfig(subject)), in the subject's
+ * context unless the alias names one; normalized subject in, malloc'd, or NULL. */
+char *registry_subject_alias(registry_t *reg, const char *subject);
 
 #endif

@@ -7,6 +7,7 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/alloc.h"
 #include "registry/context.h"
@@ -41,6 +42,21 @@ reg_code_t registry_check_subject_name(const char *subject, size_t max_bytes, re
         strncmp(subject, ":.__GLOBAL:", 11) == 0)
         return reg_fail(err, REG_INVALID_SUBJECT, "The specified subject '%s' is not a valid.", subject);
     return REG_OK;
+}
+
+char *registry_subject_alias(registry_t *reg, const char *subject)
+{
+    json_t *config = index_config(reg->idx, subject);
+    const char *alias = json_string_value(json_object_get(config, "alias"));
+    char *out = NULL;
+    if (alias && *alias) {
+        /* QualifiedSubject.qualifySubjectWithParent: an unqualified alias is in the subject's context. */
+        char *ctx = reg_context_copy(subject);
+        out = reg_ref_qualify(ctx, alias);
+        free(ctx);
+    }
+    json_decref(config);
+    return out;
 }
 
 static int readonly(registry_t *reg, const char *subject)
@@ -114,6 +130,7 @@ reg_effective_t registry_effective_settings(registry_t *reg, const char *subject
                                     : reg->opts.default_level,
         .normalize = settings_pick(own.normalize, global.normalize, 0),
         .validate_fields = settings_pick(own.validate_fields, global.validate_fields, 0),
+        .metadata_config = own.has_metadata || global.has_metadata,
     };
     return out;
 }
@@ -166,15 +183,52 @@ static reg_code_t config_write_tx(registry_t *reg, store_t *db, void *arg, reg_e
     return reg_store(err, db, store_config_set(db, w->scope, w->config));
 }
 
-/* Applies a partial update to a copy of the stored config; 42203 for a bad level. */
+/* CompatibilityPolicy.forName: the name in capitals, NULL when it names none. */
+static const char *compatibility_policy(const char *name)
+{
+    static const char *const policies[] = {"LOGICAL", "STRICT", "LENIENT"};
+    for (size_t i = 0; name && i < sizeof policies / sizeof *policies; i++)
+        if (strcasecmp(name, policies[i]) == 0)
+            return policies[i];
+    return NULL;
+}
+
+/*
+ * Applies a partial update to a copy of the stored config; 42203 for a bad
+ * level, 400 for a metadata not of Metadata's shape. As the community server
+ * stores them (ConfigValue.update): defaultMetadata and overrideMetadata in
+ * canonical form; defaultRuleSet and overrideRuleSet never (RuleSetHandler
+ * empties them before they are stored, so an update also clears any stored
+ * earlier); compatibilityPolicy by CompatibilityPolicy.forName, so a name it
+ * does not know clears it.
+ */
 static reg_code_t config_merge(json_t *merged, const json_t *update, reg_error_t *err)
 {
+    json_object_del(merged, "defaultRuleSet");
+    json_object_del(merged, "overrideRuleSet");
     for (size_t i = 0; i < sizeof config_fields / sizeof *config_fields; i++) {
-        json_t *v = json_object_get(update, config_fields[i]);
+        const char *field = config_fields[i];
+        json_t *v = json_object_get(update, field);
         if (!v)
             continue;
-        if (json_is_null(v)) {
-            json_object_del(merged, config_fields[i]);
+        if (json_is_null(v) || strcmp(field, "defaultRuleSet") == 0 ||
+            strcmp(field, "overrideRuleSet") == 0) {
+            json_object_del(merged, field);
+            continue;
+        }
+        if (strcmp(field, "defaultMetadata") == 0 || strcmp(field, "overrideMetadata") == 0) {
+            json_t *md;
+            if (registry_metadata_read(v, &md, err) != REG_OK)
+                return err->code;
+            json_object_set_new(merged, field, md);
+            continue;
+        }
+        if (strcmp(field, "compatibilityPolicy") == 0) {
+            const char *policy = compatibility_policy(json_string_value(v));
+            if (policy)
+                json_object_set_new(merged, field, json_string(policy));
+            else
+                json_object_del(merged, field);
             continue;
         }
         if (i == 0) {

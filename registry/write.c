@@ -19,7 +19,9 @@ typedef struct candidate {
     schema_type_t type;
     schema_t *parsed;
     reg_resolved_t res;
-    unsigned char key[REG_KEY_LEN];
+    json_t *metadata;                       /* canonical (registry/metadata.c), NULL = none */
+    unsigned char key[REG_KEY_LEN];         /* the identity key: text, references, metadata */
+    unsigned char content_key[REG_KEY_LEN]; /* the same without metadata: what the request cache keeps */
     char *context; /* the subject's: ids and references are the context's (registry/context.h) */
 } candidate_t;
 
@@ -27,6 +29,7 @@ static void candidate_clear(candidate_t *c)
 {
     schema_free(c->parsed);
     reg_resolved_clear(&c->res);
+    json_decref(c->metadata);
     free(c->context);
     memset(c, 0, sizeof *c);
 }
@@ -38,10 +41,17 @@ static void digest_add_be32(EVP_MD_CTX *ctx, int v)
     EVP_DigestUpdate(ctx, b, 4);
 }
 
-/* Confluent's identity key: MD5 over the canonical text, then each reference's name,
- * subject and version (4 bytes, big-endian). */
+static void digest_update(void *ctx, const void *p, size_t n)
+{
+    EVP_DigestUpdate(ctx, p, n);
+}
+
+/* Confluent's identity key (MD5.ofSchema, Schema.updateHash): MD5 over the
+ * canonical text, then each reference's name, subject and version (4 bytes,
+ * big-endian), then, when there is metadata, a 1 byte and the metadata's
+ * strings (Metadata.updateHash). No rule set is ever stored, so none is hashed. */
 static void identity_key(const char *canonical, size_t len, const reg_ref_t *refs, size_t n,
-                         unsigned char out[REG_KEY_LEN])
+                         const json_t *metadata, unsigned char out[REG_KEY_LEN])
 {
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
     EVP_DigestInit_ex(ctx, EVP_md5(), NULL);
@@ -50,6 +60,11 @@ static void identity_key(const char *canonical, size_t len, const reg_ref_t *ref
         EVP_DigestUpdate(ctx, refs[i].name, strlen(refs[i].name));
         EVP_DigestUpdate(ctx, refs[i].subject, strlen(refs[i].subject));
         digest_add_be32(ctx, refs[i].version);
+    }
+    if (metadata) {
+        unsigned char present = 1;
+        EVP_DigestUpdate(ctx, &present, 1);
+        md_digest(metadata, digest_update, ctx);
     }
     unsigned int olen = 0;
     EVP_DigestFinal_ex(ctx, out, &olen);
@@ -108,6 +123,19 @@ static reg_ref_t *normalized_refs(const reg_request_t *req, size_t *n)
     return refs;
 }
 
+/* Gives the candidate this metadata (taken; NULL = none) and the identity key that goes with it. */
+static void candidate_set_metadata(candidate_t *c, json_t *metadata)
+{
+    json_decref(c->metadata);
+    c->metadata = metadata;
+    if (!metadata) {
+        memcpy(c->key, c->content_key, REG_KEY_LEN);
+        return;
+    }
+    identity_key(schema_canonical(c->parsed), schema_canonical_len(c->parsed), c->res.direct, c->res.ndirect,
+                 metadata, c->key);
+}
+
 /* Parses the request. allow_deleted: soft-deleted reference targets count (lookups). */
 static reg_code_t candidate_parse(registry_t *reg, const char *subject, const reg_request_t *req, int flags,
                                   int allow_deleted, candidate_t *c, reg_error_t *err)
@@ -135,8 +163,23 @@ static reg_code_t candidate_parse(registry_t *reg, const char *subject, const re
         return REG_INVALID_SCHEMA;
     }
     identity_key(schema_canonical(c->parsed), schema_canonical_len(c->parsed), c->res.direct, c->res.ndirect,
-                 c->key);
+                 NULL, c->content_key);
+    memcpy(c->key, c->content_key, REG_KEY_LEN);
+    if (req->metadata)
+        candidate_set_metadata(c, json_incref((json_t *)req->metadata));
     return REG_OK;
+}
+
+/* The row a candidate is stored as (id 0 = not known yet). */
+static reg_schema_t *candidate_row(const candidate_t *c, int id)
+{
+    reg_schema_t *row = reg_schema_new(id, c->type, schema_canonical(c->parsed), c->key, 0);
+    reg_schema_set_context(row, c->context);
+    for (size_t i = 0; i < c->res.ndirect; i++)
+        reg_schema_add_ref(row, c->res.direct[i].name, c->res.direct[i].subject, c->res.direct[i].version);
+    if (c->metadata)
+        reg_schema_set_metadata(row, json_incref(c->metadata));
+    return row;
 }
 
 /* ---- The request cache ------------------------------------------------------ */
@@ -349,12 +392,133 @@ static void join_messages(const strlist_t *m, char *out, size_t cap)
         snprintf(out + w, cap - w, "]");
 }
 
+static int cmp_strp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * compatibilityGroup: with the config naming a metadata property, only the
+ * versions whose value of it equals the candidate's (absent equal to absent)
+ * are checked (AbstractSchemaRegistry.isCompatibleWithPrevious). Drops the
+ * others from history and held, in order.
+ */
+static void filter_compatibility_group(registry_t *reg, const char *subject, const json_t *metadata,
+                                       compat_previous_t *history, reg_schema_t **held, size_t *n)
+{
+    json_t *config = registry_effective_config(reg, subject);
+    const char *group = json_string_value(json_object_get(config, "compatibilityGroup"));
+    if (group) {
+        const char *want = md_property(metadata, group);
+        size_t kept = 0;
+        for (size_t i = 0; i < *n; i++) {
+            const char *have = md_property(held[i]->metadata, group);
+            if ((!want && !have) || (want && have && strcmp(want, have) == 0)) {
+                history[kept] = history[i];
+                held[kept++] = held[i];
+            } else {
+                reg_schema_release(held[i]);
+            }
+        }
+        *n = kept;
+    }
+    json_decref(config);
+}
+
+/* The confluent:reserved property as a set (ParsedSchema.getReservedFields:
+ * split at commas, trimmed, empty names dropped), sorted. */
+static void reserved_fields(const json_t *metadata, strlist_t *out)
+{
+    const char *p = md_property(metadata, "confluent:reserved");
+    while (p && *p) {
+        const char *comma = strchr(p, ',');
+        const char *end = comma ? comma : p + strlen(p);
+        const char *b = p;
+        while (b < end && (unsigned char)*b <= ' ')
+            b++;
+        const char *e = end;
+        while (e > b && (unsigned char)e[-1] <= ' ')
+            e--;
+        if (e > b)
+            strlist_pushf(out, "%.*s", (int)(e - b), b);
+        p = comma ? comma + 1 : end;
+    }
+    if (out->n > 1)
+        qsort(out->items, out->n, sizeof *out->items, cmp_strp);
+}
+
+static int strlist_has(const strlist_t *l, const char *s)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->items[i], s) == 0)
+            return 1;
+    return 0;
+}
+
+/* validateReservedFields: reserved fields the previous version (latest; NULL: none) has and the
+ * candidate dropped, then the candidate's fields that are reserved (names in sorted order). */
+static void reserved_field_messages(const candidate_t *c, const reg_schema_t *previous, strlist_t *out)
+{
+    strlist_t now = {0}, before = {0};
+    reserved_fields(c->metadata, &now);
+    if (previous)
+        reserved_fields(previous->metadata, &before);
+    for (size_t i = 0; i < before.n; i++)
+        if (!strlist_has(&now, before.items[i]) &&
+            (i == 0 || strcmp(before.items[i - 1], before.items[i]) != 0))
+            strlist_pushf(
+                out,
+                "The new schema has reserved field %s removed from its metadata which is present in "
+                "the old schema's metadata.",
+                before.items[i]);
+    for (size_t i = 0; i < now.n; i++)
+        if ((i == 0 || strcmp(now.items[i - 1], now.items[i]) != 0) &&
+            schema_has_top_level_field(c->parsed, now.items[i]))
+            strlist_pushf(out, "The new schema has field that conflicts with the reserved field %s.",
+                          now.items[i]);
+    strlist_clear(&now);
+    strlist_clear(&before);
+}
+
+/*
+ * AbstractSchemaRegistry.isCompatibleWithPrevious over history (held: its
+ * schemas, oldest first): under validateFields the reserved-field messages,
+ * against the newest version; then the level's check, under the config's
+ * compatibilityPolicy, against the versions of the candidate's
+ * compatibilityGroup; then, when anything failed, the summary line. 1
+ * compatible, 0 not (messages filled), -1 out of memory.
+ */
+static int compat_with_previous(registry_t *reg, const char *subject, const candidate_t *c,
+                                compat_previous_t *history, reg_schema_t **held, size_t *n,
+                                strlist_t *messages)
+{
+    reg_effective_t settings = registry_effective_settings(reg, subject);
+    if (settings.validate_fields)
+        reserved_field_messages(c, *n ? held[*n - 1] : NULL, messages);
+    size_t reserved = messages->n;
+    filter_compatibility_group(reg, subject, c->metadata, history, held, n);
+    json_t *config = registry_effective_config(reg, subject);
+    const char *policy = json_string_value(json_object_get(config, "compatibilityPolicy"));
+    compat_policy_t p =
+        policy && strcmp(policy, "LENIENT") == 0 ? COMPAT_POLICY_LENIENT : COMPAT_POLICY_STRICT;
+    json_decref(config);
+    int ok =
+        compat_check_policy(settings.level, p, c->parsed, history, *n, settings.validate_fields, messages);
+    if (ok == 1 && reserved > 0) {
+        ok =
+            strlist_pushf(messages, "{validateFields: '%s', compatibility: '%s'}",
+                          settings.validate_fields ? "true" : "false", compat_level_name(settings.level)) == 0
+                ? 0
+                : -1;
+    }
+    return ok;
+}
+
 static reg_code_t check_compatible(registry_t *reg, store_t *db, const char *subject,
                                    const reg_subject_t *fresh, const candidate_t *c, reg_error_t *err)
 {
     reg_effective_t settings = registry_effective_settings(reg, subject);
-    compat_level_t level = settings.level;
-    if (level == COMPAT_NONE)
+    if (settings.level == COMPAT_NONE && !settings.validate_fields)
         return REG_OK;
     compat_previous_t *history;
     reg_schema_t **held;
@@ -362,7 +526,7 @@ static reg_code_t check_compatible(registry_t *reg, store_t *db, const char *sub
     reg_code_t rc = build_history(reg, db, fresh, 0, &history, &n, &held, err);
     if (rc == REG_OK) {
         strlist_t messages = {0};
-        int ok = compat_check(level, c->parsed, history, n, settings.validate_fields, &messages);
+        int ok = compat_with_previous(reg, subject, c, history, held, &n, &messages);
         if (ok == 0) {
             char details[sizeof err->message];
             join_messages(&messages, details, sizeof details);
@@ -397,10 +561,7 @@ static reg_code_t import_schema(registry_t *reg, store_t *db, const candidate_t 
                                "Overwrite new schema with id %d in context %s is not permitted.", id,
                                c->context);
     }
-    reg_schema_t *row = reg_schema_new(id, c->type, schema_canonical(c->parsed), c->key, 0);
-    reg_schema_set_context(row, c->context);
-    for (size_t i = 0; i < c->res.ndirect; i++)
-        reg_schema_add_ref(row, c->res.direct[i].name, c->res.direct[i].subject, c->res.direct[i].version);
+    reg_schema_t *row = candidate_row(c, id);
     src = store_schema_import(db, row);
     reg_schema_release(row);
     return reg_store(err, db, src);
@@ -408,10 +569,7 @@ static reg_code_t import_schema(registry_t *reg, store_t *db, const candidate_t 
 
 static reg_code_t store_schema_row(store_t *db, const candidate_t *c, int *id, reg_error_t *err)
 {
-    reg_schema_t *row = reg_schema_new(0, c->type, schema_canonical(c->parsed), c->key, 0);
-    reg_schema_set_context(row, c->context);
-    for (size_t i = 0; i < c->res.ndirect; i++)
-        reg_schema_add_ref(row, c->res.direct[i].name, c->res.direct[i].subject, c->res.direct[i].version);
+    reg_schema_t *row = candidate_row(c, 0);
     store_rc_t rc = store_schema_upsert(db, row, id);
     reg_schema_release(row);
     return reg_store(err, db, rc);
@@ -487,10 +645,92 @@ static reg_code_t check_import_version(const reg_subject_t *fresh, int version, 
                     version, fresh->name, v->schema_id);
 }
 
+/* ---- Metadata of a registration ------------------------------------------------ */
+
+/* A metadata of the effective config (canonical as stored; borrowed from config), or NULL. */
+static const json_t *config_metadata(const json_t *config, const char *key)
+{
+    const json_t *v = json_object_get(config, key);
+    return json_is_object(v) ? v : NULL;
+}
+
+/*
+ * The metadata a registration stores (AbstractSchemaRegistry.maybePopulateFromPrevious
+ * and maybeSetMetadataRuleSet; in IMPORT the request's as sent): the request's,
+ * else the latest live version's, merged over the config's defaultMetadata and
+ * under its overrideMetadata (Metadata.mergeMetadata); then confluent:version is
+ * set to the new version's number when the request names a version or the
+ * merged metadata already has that property. subj: the versions the
+ * registration is decided against; db NULL: memory only. *out is the caller's.
+ */
+static reg_code_t register_metadata(registry_t *reg, store_t *db, const char *subject,
+                                    const reg_subject_t *subj, const reg_request_t *req, int import,
+                                    json_t **out, reg_error_t *err)
+{
+    *out = NULL;
+    if (import) {
+        *out = req->metadata ? json_incref((json_t *)req->metadata) : NULL;
+        return REG_OK;
+    }
+    const json_t *specific = req->metadata;
+    reg_schema_t *prev = NULL;
+    const reg_version_t *latest = reg_subject_latest(subj);
+    if (!specific && latest) {
+        char *ctx = reg_context_copy(subject);
+        prev = db ? schema_for_id(reg, db, subject, latest->schema_id, err)
+                  : index_schema(reg->idx, ctx, latest->schema_id, 0);
+        free(ctx);
+        if (!prev && db)
+            return err->code;
+        specific = prev ? prev->metadata : NULL;
+    }
+    json_t *config = registry_effective_config(reg, subject);
+    json_t *lower = md_merge(config_metadata(config, "defaultMetadata"), specific);
+    json_t *merged = md_merge(lower, config_metadata(config, "overrideMetadata"));
+    json_decref(lower);
+    json_decref(config);
+    reg_schema_release(prev);
+    if (req->version != 0 || md_has_version(merged)) {
+        json_t *versioned = md_with_version(merged, next_version(subj));
+        json_decref(merged);
+        merged = versioned;
+    }
+    *out = merged;
+    return REG_OK;
+}
+
+/* Gives the candidate the metadata its registration stores, against subj. */
+static reg_code_t candidate_register_metadata(registry_t *reg, store_t *db, const char *subject,
+                                              const reg_subject_t *subj, const reg_request_t *req, int import,
+                                              candidate_t *c, reg_error_t *err)
+{
+    json_t *md;
+    reg_code_t rc = register_metadata(reg, db, subject, subj, req, import, &md, err);
+    if (rc == REG_OK)
+        candidate_set_metadata(c, md);
+    return rc;
+}
+
+/* 1 when a registration would store no metadata, so that its identity key is
+ * the content key the request cache holds (see register_metadata). */
+static int register_metadata_is_none(registry_t *reg, const char *subject, const reg_request_t *req)
+{
+    if (req->metadata || req->version != 0)
+        return 0;
+    if (registry_effective_mode(reg, subject) == MODE_IMPORT)
+        return 1;
+    if (registry_effective_settings(reg, subject).metadata_config)
+        return 0;
+    reg_view_t latest = {0};
+    int none = index_view(reg->idx, subject, -1, 0, &latest) != INDEX_FOUND || !latest.schema->metadata;
+    reg_view_clear(&latest);
+    return none;
+}
+
 typedef struct register_tx {
     const char *subject;
     const reg_request_t *req;
-    const candidate_t *c;
+    candidate_t *c; /* its metadata is decided again against the database's versions */
     int import;
     int id; /* out */
 } register_tx_t;
@@ -504,6 +744,11 @@ static reg_code_t register_in_tx(registry_t *reg, store_t *db, void *arg, reg_er
     store_rc_t src = store_load_subject(db, tx->subject, &fresh);
     if (src != STORE_OK)
         return reg_store(err, db, src);
+    reg_code_t mrc = candidate_register_metadata(reg, db, tx->subject, fresh, req, tx->import, tx->c, err);
+    if (mrc != REG_OK) {
+        reg_subject_free(fresh);
+        return mrc;
+    }
     int explicit_id = tx->import && req->id >= 0;
     src = explicit_id ? STORE_NOT_FOUND
                       : store_schema_find(db, tx->c->context, tx->c->type, tx->c->key, &tx->id);
@@ -580,22 +825,23 @@ static int append_excluded(registry_t *reg, const reg_subject_t *subj, const can
  * takes the general path, which decides against the database's state.
  */
 static reg_code_t register_append(registry_t *reg, store_t *db, const char *subject, const reg_request_t *req,
-                                  const candidate_t *c, int *id, reg_error_t *err)
+                                  candidate_t *c, int *id, reg_error_t *err)
 {
     if (req->id >= 0 || req->version > 0 || schema_canonical_len(c->parsed) > reg->opts.max_schema_bytes)
         return REG_SCHEMA_NOT_FOUND;
     reg_subject_t *seen = subject_snapshot(reg, subject);
-    reg_code_t rc = append_excluded(reg, seen, c) ? REG_SCHEMA_NOT_FOUND : REG_OK;
+    /* The metadata follows from seen too: the call writes only while the database holds seen. */
+    reg_code_t rc = candidate_register_metadata(reg, db, subject, seen, req, 0, c, err) != REG_OK ||
+                            append_excluded(reg, seen, c)
+                        ? REG_SCHEMA_NOT_FOUND
+                        : REG_OK;
     if (rc == REG_OK && !req->force && check_compatible(reg, db, subject, seen, c, err) != REG_OK)
         rc = REG_SCHEMA_NOT_FOUND;
     if (rc != REG_OK) {
         reg_subject_free(seen);
         return rc;
     }
-    reg_schema_t *row = reg_schema_new(0, c->type, schema_canonical(c->parsed), c->key, 0);
-    reg_schema_set_context(row, c->context);
-    for (size_t i = 0; i < c->res.ndirect; i++)
-        reg_schema_add_ref(row, c->res.direct[i].name, c->res.direct[i].subject, c->res.direct[i].version);
+    reg_schema_t *row = candidate_row(c, 0);
     char *expect = store_versions_text(seen);
     store_append_t a = {.subject = subject, .expect = expect, .row = row};
     store_rc_t src = registry_group_append(reg, db, &a);
@@ -643,7 +889,9 @@ static reg_code_t inherit_latest(registry_t *reg, const char *subject, reg_reque
     return REG_OK;
 }
 
-/* Known content in the subject, from the request cache alone (no parsing). */
+/* Known content in the subject, from the request cache alone (no parsing).
+ * The cache keeps content keys, without metadata: the caller makes sure the
+ * request's identity has none. */
 static int known(registry_t *reg, const char *subject, const reg_request_t *req, int deleted, int exact,
                  reg_view_t *out)
 {
@@ -660,13 +908,13 @@ static int known(registry_t *reg, const char *subject, const reg_request_t *req,
 
 int registry_register_known(registry_t *reg, const char *subject, const reg_request_t *req, reg_view_t *out)
 {
-    return known(reg, subject, req, 0, 1, out);
+    return register_metadata_is_none(reg, subject, req) && known(reg, subject, req, 0, 1, out);
 }
 
 int registry_lookup_known(registry_t *reg, const char *subject, const reg_request_t *req, int deleted,
                           reg_view_t *out)
 {
-    return known(reg, subject, req, deleted, 0, out);
+    return !req->metadata && !req->rule_set && known(reg, subject, req, deleted, 0, out);
 }
 
 /*
@@ -678,8 +926,8 @@ int registry_lookup_known(registry_t *reg, const char *subject, const reg_reques
 static int registered_equivalent(registry_t *reg, const char *subject, const reg_request_t *req,
                                  const candidate_t *c, reg_view_t *out)
 {
-    if (req->version > 0 ||
-        !registry_find_equivalent(reg, subject, c->parsed, c->res.direct, c->res.ndirect, 0, out))
+    if (req->version > 0 || !registry_find_equivalent(reg, subject, c->parsed, c->res.direct, c->res.ndirect,
+                                                      c->metadata, 0, out))
         return 0;
     if (req->id < 0 || req->id == out->id)
         return 1;
@@ -706,7 +954,12 @@ reg_code_t registry_register(registry_t *reg, store_t *db, const char *subject, 
                              (normalize ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject), 1, &c,
                              err);
         if (rc == REG_OK) {
-            request_cache_put(reg, request, normalize, c.key);
+            request_cache_put(reg, request, normalize, c.content_key);
+            /* Confluent merges the metadata before it looks (KafkaSchemaRegistry.register). */
+            reg_subject_t *snap = subject_snapshot(reg, subject);
+            candidate_register_metadata(reg, NULL, subject, snap, request,
+                                        registry_effective_mode(reg, subject) == MODE_IMPORT, &c, err);
+            reg_subject_free(snap);
             rc = find_registered(reg, subject, request, c.type, c.key, view) ||
                          registered_equivalent(reg, subject, request, &c, view)
                      ? REG_OK
@@ -752,6 +1005,45 @@ done:
 
 /* ---- Lookup ------------------------------------------------------------------ */
 
+/* The exact content (identity key), else the newest equivalent version. */
+static reg_code_t lookup_candidate(registry_t *reg, const char *subject, const candidate_t *c, int deleted,
+                                   reg_view_t *out)
+{
+    if (find_by_key(reg, subject, c->type, c->key, deleted, out) == REG_OK)
+        return REG_OK;
+    return registry_find_equivalent(reg, subject, c->parsed, c->res.direct, c->res.ndirect, c->metadata,
+                                    deleted, out)
+               ? REG_OK
+               : REG_SCHEMA_NOT_FOUND;
+}
+
+/*
+ * A lookup's second try (AbstractSchemaRegistry.lookUpSchemaUnderSubject): the
+ * metadata a registration would give the request against the latest live
+ * version (without confluent:version), when that differs from the request's.
+ * 1 and *out (the caller's), or 0.
+ */
+static int lookup_metadata(registry_t *reg, const char *subject, const reg_request_t *req, json_t **out)
+{
+    reg_view_t latest = {0};
+    if (index_view(reg->idx, subject, -1, 0, &latest) != INDEX_FOUND) {
+        reg_view_clear(&latest);
+        return 0;
+    }
+    json_t *config = registry_effective_config(reg, subject);
+    json_t *lower = md_merge(config_metadata(config, "defaultMetadata"),
+                             req->metadata ? req->metadata : latest.schema->metadata);
+    *out = md_merge(lower, config_metadata(config, "overrideMetadata"));
+    json_decref(lower);
+    json_decref(config);
+    reg_view_clear(&latest);
+    if (*out && !md_equal(*out, req->metadata))
+        return 1;
+    json_decref(*out);
+    *out = NULL;
+    return 0;
+}
+
 reg_code_t registry_lookup(registry_t *reg, store_t *db, const char *subject, const reg_request_t *req,
                            int deleted, reg_view_t *out, reg_error_t *err)
 {
@@ -771,11 +1063,13 @@ reg_code_t registry_lookup(registry_t *reg, store_t *db, const char *subject, co
             candidate_clear(&c);
             return rc;
         }
-        request_cache_put(reg, req, normalize, c.key);
-        rc = find_by_key(reg, subject, c.type, c.key, deleted, out);
-        if (rc != REG_OK &&
-            registry_find_equivalent(reg, subject, c.parsed, c.res.direct, c.res.ndirect, deleted, out))
-            rc = REG_OK;
+        request_cache_put(reg, req, normalize, c.content_key);
+        rc = req->rule_set ? REG_SCHEMA_NOT_FOUND : lookup_candidate(reg, subject, &c, deleted, out);
+        json_t *merged = NULL;
+        if (rc != REG_OK && !req->rule_set && lookup_metadata(reg, subject, req, &merged)) {
+            candidate_set_metadata(&c, merged);
+            rc = lookup_candidate(reg, subject, &c, deleted, out);
+        }
         candidate_clear(&c);
         if (rc == REG_OK)
             return REG_OK;
@@ -800,8 +1094,6 @@ reg_code_t registry_check(registry_t *reg, store_t *db, const char *subject, con
         return registry_invalid_version(err, version_text);
 
     reg_subject_t *snap = subject_snapshot(reg, subject);
-    reg_effective_t settings = registry_effective_settings(reg, subject);
-    compat_level_t level = settings.level;
     reg_code_t rc = REG_OK;
     if (version_text) {
         const reg_version_t *v = reg_subject_find(snap, only_version);
@@ -829,7 +1121,7 @@ reg_code_t registry_check(registry_t *reg, store_t *db, const char *subject, con
         size_t n;
         rc = build_history(reg, db, snap, only_version, &history, &n, &held, err);
         if (rc == REG_OK) {
-            int ok = compat_check(level, c.parsed, history, n, settings.validate_fields, messages);
+            int ok = compat_with_previous(reg, subject, &c, history, held, &n, messages);
             *compatible = ok == 1;
             if (ok < 0)
                 rc = reg_fail(err, REG_INTERNAL, "Out of memory during the compatibility check");

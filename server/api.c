@@ -131,6 +131,25 @@ static int decode_references(http_call_t *c, api_body_t *b)
     return 0;
 }
 
+/* "metadata" in canonical form (400 when not of Metadata's shape), and whether
+ * a "ruleSet" object came (Jackson refuses a RuleSet that is not an object). */
+static int decode_metadata_rule_set(http_call_t *c, api_body_t *b)
+{
+    reg_error_t err;
+    if (registry_metadata_read(json_object_get(b->json, "metadata"), &b->metadata, &err) != REG_OK) {
+        http_reply_reg_error(c, &err);
+        return -1;
+    }
+    b->req.metadata = b->metadata;
+    json_t *rs = json_object_get(b->json, "ruleSet");
+    if (rs && !json_is_null(rs) && !json_is_object(rs)) {
+        http_reply_error(c, 400, "Field 'ruleSet' must be an object");
+        return -1;
+    }
+    b->req.rule_set = json_is_object(rs);
+    return 0;
+}
+
 api_body_t *api_body_new(http_call_t *c)
 {
     api_body_t *b = xcalloc(1, sizeof *b);
@@ -145,7 +164,8 @@ api_body_t *api_body_new(http_call_t *c)
     if (field_string_n(c, b->json, "schema", &b->req.schema, &b->req.schema_len) != 0 ||
         field_string(c, b->json, "schemaType", &b->req.schema_type) != 0 ||
         field_int(c, b->json, "id", -1, &b->req.id) != 0 ||
-        field_int(c, b->json, "version", 0, &b->req.version) != 0 || decode_references(c, b) != 0) {
+        field_int(c, b->json, "version", 0, &b->req.version) != 0 || decode_references(c, b) != 0 ||
+        decode_metadata_rule_set(c, b) != 0) {
         api_body_free(b);
         return NULL;
     }
@@ -159,6 +179,7 @@ void api_body_free(api_body_t *b)
     if (!b)
         return;
     json_decref(b->json);
+    json_decref(b->metadata);
     free(b->refs);
     free(b);
 }
@@ -233,7 +254,12 @@ char *api_schema_text(http_call_t *c, reg_schema_t *s)
     return registry_schema_format(c->reg, s, http_query(c, "format"));
 }
 
-/* schemaType, references and schema, in Confluent's order (docs/api.md). */
+json_t *api_metadata(const reg_schema_t *s)
+{
+    return s->metadata ? json_deep_copy(s->metadata) : NULL;
+}
+
+/* schemaType, references, metadata and schema, in Confluent's order (docs/api.md). */
 static void add_schema_fields(http_call_t *c, json_t *o, reg_schema_t *s)
 {
     if (c->extended || s->type != SCHEMA_AVRO)
@@ -241,6 +267,9 @@ static void add_schema_fields(http_call_t *c, json_t *o, reg_schema_t *s)
     json_t *refs = api_references_as(s, http_query(c, "referenceFormat"));
     if (refs)
         json_object_set_new(o, "references", refs);
+    json_t *metadata = api_metadata(s);
+    if (metadata)
+        json_object_set_new(o, "metadata", metadata);
     char *text = api_schema_text(c, s);
     json_object_set_new(o, "schema", json_string(text ? text : s->text));
     free(text);

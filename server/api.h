@@ -26,6 +26,7 @@ http_outcome_t api_done(http_call_t *c, reg_code_t rc, const reg_error_t *err);
 typedef struct api_body {
     json_t *json;
     reg_ref_t *refs;
+    json_t *metadata; /* canonical "metadata" (req.metadata points here), or NULL */
     reg_request_t req;
 } api_body_t;
 
@@ -63,6 +64,8 @@ int api_schema_string_variant(http_call_t *c);
 json_t *api_references(const reg_schema_t *s);
 /* The same in a ?referenceFormat= ("qualified": with the context; NULL: as stored). */
 json_t *api_references_as(const reg_schema_t *s, const char *reference_format);
+/* The schema's metadata as Confluent renders it (a copy), or NULL when it has none. */
+json_t *api_metadata(const reg_schema_t *s);
 /* The schema text in the requested ?format= (malloc'd). */
 char *api_schema_text(http_call_t *c, reg_schema_t *s);
 /* JSON array of ints. */

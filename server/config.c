@@ -38,15 +38,17 @@ extern char **environ;
 /* ---- 1. The key table ---------------------------------------------------- */
 
 typedef enum config_kind {
-    CFG_STRING,  /* char *, "" means unset */
-    CFG_LISTEN,  /* char *, HOST:PORT */
-    CFG_THREADS, /* int, 0 = one per core */
-    CFG_COUNT,   /* int >= 1 */
-    CFG_MILLIS,  /* int >= 0 */
-    CFG_LIMIT,   /* int from 0 to CONFIG_MAX_LIMIT */
-    CFG_BYTES,   /* size_t >= 1 */
-    CFG_PROFILE, /* int flag from classic|extended */
-    CFG_LEVEL,   /* char *, a compatibility level, stored upper-case */
+    CFG_STRING,      /* char *, "" means unset */
+    CFG_LISTEN,      /* char *, HOST:PORT */
+    CFG_THREADS,     /* int, 0 = one per core */
+    CFG_COUNT,       /* int >= 1 */
+    CFG_MILLIS,      /* int >= 0 */
+    CFG_LIMIT,       /* int from 0 to CONFIG_MAX_LIMIT */
+    CFG_BYTES,       /* size_t >= 1 */
+    CFG_PROFILE,     /* int flag from classic|extended */
+    CFG_LEVEL,       /* char *, a compatibility level, stored upper-case */
+    CFG_CLIENT_AUTH, /* int from none|optional|required */
+    CFG_PRINCIPAL,   /* int from cn|san-dns|san-email|san-uri */
 } config_kind_t;
 
 typedef struct config_key {
@@ -76,6 +78,14 @@ static const config_key_t config_keys[] = {
     {"max.queued.jobs", CFG_LIMIT, FIELD(max_queued_jobs)},
     {"max.subject.bytes", CFG_BYTES, FIELD(max_subject_bytes)},
     {"changes.retention.seconds", CFG_LIMIT, FIELD(changes_retention_s)},
+    {"auth.basic.users.file", CFG_STRING, FIELD(auth_users_file)},
+    {"auth.realm", CFG_STRING, FIELD(auth_realm)},
+    {"auth.anonymous", CFG_STRING, FIELD(auth_anonymous)},
+    {"auth.max.failures", CFG_LIMIT, FIELD(auth_max_failures)},
+    {"tls.client.auth", CFG_CLIENT_AUTH, FIELD(tls_client_auth)},
+    {"tls.client.ca", CFG_STRING, FIELD(tls_client_ca)},
+    {"tls.client.crl", CFG_STRING, FIELD(tls_client_crl)},
+    {"tls.client.principal", CFG_PRINCIPAL, FIELD(tls_client_principal)},
 };
 #define CONFIG_KEY_COUNT (sizeof config_keys / sizeof config_keys[0])
 
@@ -146,6 +156,19 @@ static void config_set_string(char **field, const char *value)
     *field = value[0] ? xstrdup(value) : NULL;
 }
 
+/* The words of an enumerated key, in the order of its enum (config.h). */
+static const char *const config_client_auth_words[] = {"none", "optional", "required", NULL};
+static const char *const config_principal_words[] = {"cn", "san-dns", "san-email", "san-uri", NULL};
+
+/* The index of value (any case) among words, or -1. */
+static long config_word(const char *value, const char *const *words)
+{
+    for (long i = 0; words[i] != NULL; i++)
+        if (strcasecmp(value, words[i]) == 0)
+            return i;
+    return -1;
+}
+
 /* Applies one value; on failure writes why into err. */
 static int config_apply(server_config_t *cfg, const config_key_t *key, const char *value, char *err,
                         size_t errcap)
@@ -192,6 +215,14 @@ static int config_apply(server_config_t *cfg, const config_key_t *key, const cha
             break;
         config_set_string((char **)(base + key->offset), compat_level_name(level));
         return 0;
+    case CFG_CLIENT_AUTH:
+    case CFG_PRINCIPAL:
+        n = config_word(value,
+                        key->kind == CFG_CLIENT_AUTH ? config_client_auth_words : config_principal_words);
+        if (n < 0)
+            break;
+        *(int *)(base + key->offset) = (int)n;
+        return 0;
     }
 
     static const char *const expected[] = {
@@ -205,6 +236,8 @@ static int config_apply(server_config_t *cfg, const config_key_t *key, const cha
         [CFG_PROFILE] = "classic or extended",
         [CFG_LEVEL] = ("NONE, BACKWARD, BACKWARD_TRANSITIVE, FORWARD, FORWARD_TRANSITIVE, FULL "
                        "or FULL_TRANSITIVE"),
+        [CFG_CLIENT_AUTH] = "none, optional or required",
+        [CFG_PRINCIPAL] = "cn, san-dns, san-email or san-uri",
     };
     snprintf(err, errcap, "invalid value '%s' (expected %s)", value, expected[key->kind]);
     return -1;
@@ -216,7 +249,7 @@ static void config_defaults(server_config_t *cfg)
     cfg->listen = xstrdup("0.0.0.0:8081");
     cfg->data_dir = xstrdup("./var");
     cfg->threads = 0;
-    cfg->db_threads = 4;
+    cfg->db_threads = 8; /* group commit (registry/group.c) gathers what the workers hold */
     cfg->max_schema_bytes = 1048576;
     cfg->group_id = xstrdup("schema-registry");
     cfg->default_compatibility = xstrdup("BACKWARD");
@@ -225,6 +258,17 @@ static void config_defaults(server_config_t *cfg)
     cfg->max_queued_jobs = 1000;
     cfg->max_subject_bytes = 2048;
     cfg->changes_retention_s = 86400;
+    cfg->auth_realm = xstrdup("SchemaRegistry");
+    cfg->auth_max_failures = 10;
+}
+
+/* The realm goes into a quoted header value: no quote, backslash or control byte. */
+static int config_header_safe(const char *s)
+{
+    for (; *s; s++)
+        if (*s == '"' || *s == '\\' || (unsigned char)*s < 0x20 || *s == 0x7f)
+            return 0;
+    return 1;
 }
 
 /* Settings that follow from others, and rules across keys. */
@@ -242,6 +286,19 @@ static int config_finish(server_config_t *cfg)
     }
     if ((cfg->tls_cert == NULL) != (cfg->tls_key == NULL)) {
         log_error("config: tls.cert and tls.key must be set together");
+        return -1;
+    }
+    if (cfg->tls_client_auth != CONFIG_CLIENT_AUTH_NONE &&
+        (cfg->tls_cert == NULL || cfg->tls_client_ca == NULL)) {
+        log_error("config: tls.client.auth needs tls.cert, tls.key and tls.client.ca");
+        return -1;
+    }
+    if (cfg->tls_client_auth == CONFIG_CLIENT_AUTH_NONE && (cfg->tls_client_ca || cfg->tls_client_crl)) {
+        log_error("config: tls.client.ca and tls.client.crl need tls.client.auth optional or required");
+        return -1;
+    }
+    if (cfg->auth_realm == NULL || !config_header_safe(cfg->auth_realm)) {
+        log_error("config: auth.realm must be set and hold no '\"', '\\' or control character");
         return -1;
     }
     if (cfg->group_id == NULL) {
@@ -428,5 +485,10 @@ void config_free(server_config_t *cfg)
     free(cfg->kafka_cluster_id);
     free(cfg->group_id);
     free(cfg->default_compatibility);
+    free(cfg->auth_users_file);
+    free(cfg->auth_realm);
+    free(cfg->auth_anonymous);
+    free(cfg->tls_client_ca);
+    free(cfg->tls_client_crl);
     memset(cfg, 0, sizeof *cfg);
 }

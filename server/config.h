@@ -28,7 +28,31 @@ typedef struct server_config {
     int max_queued_jobs;         /* database jobs in flight per event loop (503 beyond), default 1000 */
     size_t max_subject_bytes;    /* longest subject name (42208 beyond), default 2048 */
     int changes_retention_s;     /* the change feed keeps this long (seconds); 0 = forever; 86400 */
+
+    /* Authentication (docs/security.md). Off while no users file is set and
+     * tls_client_auth is CONFIG_CLIENT_AUTH_NONE. */
+    char *auth_users_file;    /* HTTP Basic users ("user:hash" lines, schema-registry passwd) */
+    char *auth_realm;         /* WWW-Authenticate: Basic realm="...", default "SchemaRegistry" */
+    char *auth_anonymous;     /* principal of requests without credentials; NULL = 401 */
+    int auth_max_failures;    /* failed attempts per minute per address (429 beyond); 0 = no cap */
+    int tls_client_auth;      /* config_client_auth_t */
+    char *tls_client_ca;      /* PEM CA bundle that client certificates must chain to */
+    char *tls_client_crl;     /* PEM CRLs checked for every certificate of the chain */
+    int tls_client_principal; /* config_principal_t: what of the certificate names the principal */
 } server_config_t;
+
+typedef enum config_client_auth {
+    CONFIG_CLIENT_AUTH_NONE = 0, /* no certificate asked for */
+    CONFIG_CLIENT_AUTH_OPTIONAL, /* asked for; none is fine, a bad one fails the handshake */
+    CONFIG_CLIENT_AUTH_REQUIRED, /* no certificate, no handshake */
+} config_client_auth_t;
+
+typedef enum config_principal {
+    CONFIG_PRINCIPAL_CN = 0,    /* the subject's commonName */
+    CONFIG_PRINCIPAL_SAN_DNS,   /* the first subjectAltName DNS entry */
+    CONFIG_PRINCIPAL_SAN_EMAIL, /* the first subjectAltName email (rfc822Name) entry */
+    CONFIG_PRINCIPAL_SAN_URI,   /* the first subjectAltName URI entry (SPIFFE ids) */
+} config_principal_t;
 
 /* Fills defaults, then applies the file (--config or SCHEMA_REGISTRY_CONFIG),
  * the environment, then argv flags. Returns 0, or -1 with a message on stderr. */

@@ -44,6 +44,17 @@ static int config_body_valid(http_call_t *c, json_t *body)
             return 0;
         }
     }
+    /* Jackson reads these as RuleSet and Metadata objects; the registry checks
+     * a metadata's inside (registry_metadata_read), a rule set is dropped. */
+    static const char *const objects[] = {"defaultRuleSet", "overrideRuleSet", "defaultMetadata",
+                                          "overrideMetadata"};
+    for (size_t i = 0; i < sizeof objects / sizeof *objects; i++) {
+        json_t *v = json_object_get(body, objects[i]);
+        if (v && !json_is_null(v) && !json_is_object(v)) {
+            http_reply_error(c, 400, "Field '%s' must be an object", objects[i]);
+            return 0;
+        }
+    }
     for (size_t i = 0; i < sizeof bools / sizeof *bools; i++) {
         json_t *v = json_object_get(body, bools[i]);
         if (v && !json_is_null(v) && !json_is_boolean(v)) {

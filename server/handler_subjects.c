@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "server/api.h"
 #include "server/handlers.h"
 
@@ -168,6 +169,33 @@ static http_outcome_t version_get(http_call_t *c)
 }
 
 const http_handler_t handle_version_get = {version_get, NULL};
+
+/* GET /subjects/{s}/metadata?key=k&value=v...: the i-th key pairs with the
+ * i-th value, extra ones of either are ignored (SubjectsResource.getLatestWithMetadata). */
+static http_outcome_t subject_metadata(http_call_t *c)
+{
+    const char **keys = xcalloc(c->nquery + 1, sizeof *keys),
+               **values = xcalloc(c->nquery + 1, sizeof *values);
+    size_t nk = 0, nv = 0;
+    for (size_t i = 0; i < c->nquery; i++) {
+        if (strcmp(c->query[i].name, "key") == 0)
+            keys[nk++] = c->query[i].value;
+        else if (strcmp(c->query[i].name, "value") == 0)
+            values[nv++] = c->query[i].value;
+    }
+    reg_view_t view = {0};
+    reg_error_t err;
+    reg_code_t rc = registry_latest_with_metadata(c->reg, subject(c), keys, values, nk < nv ? nk : nv,
+                                                  http_query_bool(c, "deleted", 0), &view, &err);
+    if (rc == REG_OK)
+        http_reply_json(c, 200, api_schema_object(c, &view));
+    reg_view_clear(&view);
+    free(keys);
+    free(values);
+    return api_done(c, rc, &err);
+}
+
+const http_handler_t handle_subject_metadata = {subject_metadata, NULL};
 
 static http_outcome_t version_schema(http_call_t *c)
 {

@@ -31,6 +31,7 @@ extern const http_handler_t handle_context_delete;
 extern const http_handler_t handle_subjects;
 extern const http_handler_t handle_subject_lookup;
 extern const http_handler_t handle_subject_delete;
+extern const http_handler_t handle_subject_metadata;
 extern const http_handler_t handle_versions_list;
 extern const http_handler_t handle_register;
 extern const http_handler_t handle_version_get;

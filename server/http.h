@@ -57,6 +57,8 @@ typedef struct http_call {
     char *body_utf8;                /* owned: the body converted from UTF-16 or UTF-32, or NULL */
     int extended;                   /* extended response profile (docs/api.md) */
     const struct http_route *route; /* the matched route, for http_param */
+    char **aliased; /* owned: subject names put in place of aliases (http_call_resolve_aliases) */
+    size_t naliased;
 
     /* What the memory part decoded for the database part (http_call_keep). */
     void *kept;
@@ -66,11 +68,24 @@ typedef struct http_call {
     registry_t *reg;
     const server_config_t *cfg;
 
+    /* Who asks (server/auth.h), set before routing. principal: the user of
+     * HTTP Basic, the client certificate's name or the anonymous principal;
+     * NULL when no authentication is configured. Read-only for handlers;
+     * never a password. remote: the peer's IP address as text ("?" unknown). */
+    char *principal; /* owned by the call */
+    char remote[48];
+
     /* Reply, set by the handler through the helpers of section 4. */
     int status;  /* 0 until replied */
     char *reply; /* malloc'd, freed by the server; or the text of reply_body */
     size_t reply_len;
     reg_body_t *reply_body; /* a prepared body (http_reply_body), or NULL */
+    /* Extra reply headers (WWW-Authenticate, Retry-After): static names, owned values. */
+    struct {
+        const char *name;
+        char *value;
+    } reply_headers[2];
+    size_t nreply_headers;
 } http_call_t;
 
 /* ---- 2. Running a handler ---------------------------------------------- */
@@ -124,6 +139,8 @@ void http_reply_text(http_call_t *c, int status, const char *text, size_t len);
 void http_reply_error(http_call_t *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The reply for a registry error (its code and message). */
 void http_reply_reg_error(http_call_t *c, const reg_error_t *err);
+/* Adds a reply header (name: static, lower case as HTTP/2 wants; value copied); two per reply at most. */
+void http_reply_header(http_call_t *c, const char *name, const char *value);
 
 /* ---- 5. Routes --------------------------------------------------------- */
 

@@ -224,15 +224,55 @@ void http_call_keep(http_call_t *c, void *kept, void (*free_fn)(void *kept))
     c->kept_free = free_fn ? free_fn : free;
 }
 
+/* The alias of *name (normalized), put in its place (kept by the call), when it has one. */
+static void http_alias_replace(http_call_t *c, char **name)
+{
+    char *normal = xmalloc(strlen(*name) + 2); /* normalizing may add a byte */
+    strcpy(normal, *name);
+    registry_subject_normalize(normal);
+    char *target = *normal ? registry_subject_alias(c->reg, normal) : NULL;
+    free(normal);
+    if (!target)
+        return;
+    /* With a spare byte too: the path's subject is normalized in place after this. */
+    char *kept = xmalloc(strlen(target) + 2);
+    strcpy(kept, target);
+    free(target);
+    c->aliased = xreallocarray(c->aliased, c->naliased + 1, sizeof *c->aliased);
+    c->aliased[c->naliased++] = kept;
+    *name = kept;
+}
+
+void http_call_resolve_aliases(http_call_t *c)
+{
+    for (size_t k = 0; k + 1 < c->nseg; k++)
+        if (strcmp(c->seg[k], "subjects") == 0)
+            http_alias_replace(c, &c->seg[++k]);
+    if (c->nseg >= 2 && strcmp(c->seg[0], "schemas") == 0 && strcmp(c->seg[1], "ids") == 0)
+        for (size_t i = 0; i < c->nquery; i++)
+            if (strcmp(c->query[i].name, "subject") == 0)
+                http_alias_replace(c, &c->query[i].value);
+}
+
 void http_call_clear(http_call_t *c)
 {
     if (c->kept)
         c->kept_free(c->kept);
     c->kept = NULL;
+    for (size_t i = 0; i < c->naliased; i++)
+        free(c->aliased[i]);
+    free(c->aliased);
+    c->aliased = NULL;
+    c->naliased = 0;
     free(c->seg);
     free(c->query);
     http_drop_reply(c);
     free(c->body_utf8);
+    free(c->principal);
+    for (size_t i = 0; i < c->nreply_headers; i++)
+        free(c->reply_headers[i].value);
+    c->nreply_headers = 0;
+    c->principal = NULL;
     c->seg = NULL;
     c->query = NULL;
     c->body_utf8 = NULL;
@@ -544,4 +584,14 @@ void http_reply_reg_error(http_call_t *c, const reg_error_t *err)
 {
     int code = err->code == REG_OK ? REG_INTERNAL : (int)err->code;
     http_reply_error(c, code, "%s", err->message);
+}
+
+void http_reply_header(http_call_t *c, const char *name, const char *value)
+{
+    size_t cap = sizeof c->reply_headers / sizeof c->reply_headers[0];
+    if (c->nreply_headers >= cap)
+        return; /* a programming error; the reply still goes out */
+    c->reply_headers[c->nreply_headers].name = name;
+    c->reply_headers[c->nreply_headers].value = xstrdup(value);
+    c->nreply_headers++;
 }

@@ -47,9 +47,11 @@
 #include "base/alloc.h"
 #include "base/hmap.h"
 #include "base/log.h"
+#include "server/auth.h"
 #include "server/dbpool.h"
 #include "server/http_charset.h"
 #include "server/http_framing.h"
+#include "server/tls.h"
 
 /* Handlers parse JSON nested up to 2048 levels; jansson needs ~1 MB for that. */
 #define HTTP_STACK_BYTES (8u * 1024 * 1024)
@@ -62,6 +64,8 @@
 /* Descriptors kept free of connections (database, logs, TLS files) when max.connections is 0. */
 #define HTTP_FD_RESERVE     64
 #define HTTP_LOG_TARGET_MAX 512
+/* A principal longer than this (a certificate's name) is cut in the request log. */
+#define HTTP_LOG_PRINCIPAL_MAX 256
 
 /* ---- 1. Types ------------------------------------------------------------ */
 
@@ -106,6 +110,7 @@ struct http_loop {
 struct http_server {
     const server_config_t *cfg; /* borrowed */
     registry_t *reg;            /* borrowed */
+    auth_t *auth;               /* borrowed; NULL = no authentication */
     h2o_globalconf_t config;
     int config_inited;
     SSL_CTX *ssl_ctx;
@@ -250,6 +255,14 @@ static void http_log_flush(http_loop_t *loop)
     loop->log_len = 0;
 }
 
+/* Appends text (cut at max bytes, control bytes as '?') at line + n; the new length. */
+static size_t http_log_append(char *line, size_t n, const char *text, size_t max)
+{
+    for (size_t i = 0; text[i] && i < max; i++)
+        line[n++] = (unsigned char)text[i] < 0x20 || text[i] == 0x7f ? '?' : text[i];
+    return n;
+}
+
 /*
  * One line per request, as log_info would write it. A write(2) per request
  * costs more than the rest of a by-id read (docs/performance.md), so the
@@ -261,20 +274,26 @@ static void http_log_request(http_job_t *job, const char *target, const char *no
 {
     http_loop_t *loop = job->owner;
     char line[LOG_LINE_MAX];
-    /* The line log_info("%s %d %" PRIu64 "us%s") would write, without printf:
-     * the target is escaped already (http_log_target) and note is a literal. */
+    /* The line log_info("%s %d %" PRIu64 "us from=%s principal=%s%s") would
+     * write, without printf: the target is escaped already (http_log_target),
+     * note is a literal, the principal never a password (auth.h). */
     size_t n = log_prefix(line, LOG_INFO);
     if (!target)
         target = "-";
     size_t tlen = strlen(target), nlen = strlen(note);
-    if (n + tlen + nlen + 48 > sizeof line)
-        tlen = sizeof line - n - nlen - 48;
+    size_t room = 48 + sizeof job->call.remote + 24 + HTTP_LOG_PRINCIPAL_MAX; /* all but the target */
+    if (n + tlen + nlen + room > sizeof line)
+        tlen = sizeof line - n - nlen - room;
     memcpy(line + n, target, tlen);
     n += tlen;
     n += (size_t)http_format_u64(line + n, ' ', (uint64_t)(job->call.status < 0 ? 0 : job->call.status));
     n += (size_t)http_format_u64(line + n, ' ', http_job_elapsed_us(job));
-    memcpy(line + n, "us", 2);
-    n += 2;
+    memcpy(line + n, "us from=", 8);
+    n += 8;
+    n = http_log_append(line, n, job->call.remote[0] ? job->call.remote : "-", sizeof job->call.remote);
+    memcpy(line + n, " principal=", 11);
+    n += 11;
+    n = http_log_append(line, n, job->call.principal ? job->call.principal : "-", HTTP_LOG_PRINCIPAL_MAX);
     memcpy(line + n, note, nlen);
     n += nlen;
     line[n++] = '\n';
@@ -299,6 +318,10 @@ static void http_send(http_job_t *job, h2o_req_t *req)
     req->res.reason = http_reason(c->status);
     h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CONTENT_TYPE, NULL, job->content_type,
                    strlen(job->content_type));
+    for (size_t i = 0; i < c->nreply_headers; i++)
+        h2o_add_header_by_str(&req->pool, &req->res.headers, c->reply_headers[i].name,
+                              strlen(c->reply_headers[i].name), 0, NULL, c->reply_headers[i].value,
+                              strlen(c->reply_headers[i].value));
     /* Without it h2o 2.2.5 falls back to chunked encoding on HTTP/1.1. */
     req->res.content_length = c->reply_len;
     if (c->reply_body == NULL) {
@@ -347,9 +370,60 @@ static int http_extended_profile(const http_server_t *srv, const h2o_req_t *req)
 }
 
 /*
+ * h2o 2.2.5 keeps the SSL object in a struct of its own (lib/common/socket.c,
+ * struct st_h2o_socket_ssl_t) that starts with these two fields and has no
+ * accessor for them. The BIO h2o gives the SSL object carries the socket,
+ * which tells whether the layout still holds (a newer h2o would fail here,
+ * not misbehave).
+ */
+struct http_h2o_ssl_prefix {
+    SSL_CTX *ssl_ctx;
+    SSL *ossl;
+};
+
+static SSL *http_socket_ssl(h2o_socket_t *sock)
+{
+    if (sock == NULL || sock->ssl == NULL)
+        return NULL;
+    SSL *ssl = ((struct http_h2o_ssl_prefix *)sock->ssl)->ossl;
+    if (ssl == NULL || BIO_get_data(SSL_get_rbio(ssl)) != sock)
+        return NULL;
+    return ssl;
+}
+
+/*
+ * What auth.h needs of the connection: the peer's address (into the call),
+ * the Authorization header, the client certificate's principal.
+ */
+static int http_authenticate(http_job_t *job, h2o_req_t *req)
+{
+    http_call_t *c = &job->call;
+    struct sockaddr_storage ss;
+    snprintf(c->remote, sizeof c->remote, "?");
+    if (req->conn->callbacks->get_peername(req->conn, (struct sockaddr *)&ss) != 0) {
+        const void *at = ss.ss_family == AF_INET6 ? (const void *)&((struct sockaddr_in6 *)&ss)->sin6_addr
+                                                  : (const void *)&((struct sockaddr_in *)&ss)->sin_addr;
+        if ((ss.ss_family != AF_INET && ss.ss_family != AF_INET6) ||
+            inet_ntop(ss.ss_family, at, c->remote, sizeof c->remote) == NULL)
+            snprintf(c->remote, sizeof c->remote, "?");
+    }
+    if (!auth_enabled(job->owner->srv->auth))
+        return 0;
+    h2o_iovec_t authorization = http_header(req, H2O_TOKEN_AUTHORIZATION);
+    auth_request_t in = {.authorization = authorization.base, .authorization_len = authorization.len};
+    SSL *ssl = http_socket_ssl(req->conn->callbacks->get_socket ? req->conn->callbacks->get_socket(req->conn)
+                                                                : NULL);
+    in.cert = tls_peer_principal(ssl, (config_principal_t)job->owner->srv->cfg->tls_client_principal,
+                                 &in.cert_name);
+    return auth_authenticate(job->owner->srv->auth, c, &in);
+}
+
+/*
  * Everything between h2o and the handler, in the order JAX-RS applies it:
- * framing (400), body size, path, route (404/405), Content-Type (415), Accept (406),
- * body encoding (400).
+ * framing (400), body size, path, authentication (401: Jetty's security
+ * handler in Confluent's rest-utils, so before routing and before the alias
+ * filter), aliases, route (404/405), Content-Type (415), Accept (406), body
+ * encoding (400).
  * Returns 0 with job->handler set, or -1 with an error reply in the call.
  */
 static int http_decode(http_job_t *job, h2o_req_t *req)
@@ -384,6 +458,9 @@ static int http_decode(http_job_t *job, h2o_req_t *req)
         http_reply_error(c, 400, "Invalid request target: bad percent-encoding or not UTF-8");
         return -1;
     }
+    if (http_authenticate(job, req) != 0)
+        return -1;
+    http_call_resolve_aliases(c);
     rc = http_route_lookup(http_routes, http_route_count, c->method, c->seg, c->nseg, &c->route,
                            &job->handler);
     if (rc != 200) {
@@ -645,40 +722,13 @@ static int http_listen(http_server_t *srv, char **error)
     return 0;
 }
 
-static char *http_tls_error_new(const char *what, const char *path)
-{
-    char buf[256] = "unknown error";
-    unsigned long e = ERR_get_error();
-    if (e != 0)
-        ERR_error_string_n(e, buf, sizeof buf);
-    ERR_clear_error();
-    return http_error_new("TLS: cannot load %s %s: %s", what, path, buf);
-}
-
-/* TLS 1.2 and 1.3, ALPN offering h2 and http/1.1. */
-/* A TLS 1.2+ context for cfg's certificate and key, ALPN offering h2 and http/1.1; NULL + *error. */
+/* tls.h's context with h2o's ALPN list: h2o_alpn_protocols, not
+ * h2o_http2_alpn_protocols, which lacks http/1.1. */
 static SSL_CTX *http_tls_ctx_new(const server_config_t *cfg, char **error)
 {
-    SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
-    if (ctx == NULL) {
-        *error = http_error_new("TLS: cannot create a context");
-        return NULL;
-    }
-    SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
-    SSL_CTX_set_options(ctx,
-                        SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
-    if (SSL_CTX_use_certificate_chain_file(ctx, cfg->tls_cert) != 1)
-        *error = http_tls_error_new("certificate", cfg->tls_cert);
-    else if (SSL_CTX_use_PrivateKey_file(ctx, cfg->tls_key, SSL_FILETYPE_PEM) != 1)
-        *error = http_tls_error_new("private key", cfg->tls_key);
-    else if (SSL_CTX_check_private_key(ctx) != 1)
-        *error = http_tls_error_new("private key (it does not match the certificate)", cfg->tls_key);
-    if (*error != NULL) {
-        SSL_CTX_free(ctx);
-        return NULL;
-    }
-    /* h2o_alpn_protocols, not h2o_http2_alpn_protocols: the latter lacks http/1.1. */
-    h2o_ssl_register_alpn_protocols(ctx, h2o_alpn_protocols);
+    SSL_CTX *ctx = tls_ctx_new(cfg, error);
+    if (ctx != NULL)
+        h2o_ssl_register_alpn_protocols(ctx, h2o_alpn_protocols);
     return ctx;
 }
 
@@ -1118,6 +1168,11 @@ int http_server_reload_tls(http_server_t *srv, char **error)
     SSL_CTX_free(srv->ssl_ctx);
     srv->ssl_ctx = fresh;
     return 0;
+}
+
+void http_server_use_auth(http_server_t *srv, auth_t *auth)
+{
+    srv->auth = auth;
 }
 
 const char *http_server_address(const http_server_t *srv)

@@ -41,11 +41,16 @@ http_server_t *http_server_new(const server_config_t *cfg, char **error);
  */
 int http_server_start(http_server_t *srv, registry_t *reg, const char *conninfo, char **error);
 /*
- * SIGHUP: loads cfg's TLS certificate and key again (a renewed certificate
- * without a restart). New connections use them; open ones keep the old.
+ * SIGHUP: loads cfg's TLS files again (certificate and key, client CA and
+ * CRL: a renewal or a revocation without a restart). New connections use
+ * them; open ones keep the old and stay open.
  * 0 (also without TLS), or -1 and a malloc'd *error, the old ones kept.
  */
 int http_server_reload_tls(http_server_t *srv, char **error);
+/* Authenticates every request with auth (borrowed; it must outlive the
+ * server; auth.h). Before http_server_start. */
+struct auth;
+void http_server_use_auth(http_server_t *srv, struct auth *auth);
 /* The bound address as "host:port"; the real port when cfg asked for 0. */
 const char *http_server_address(const http_server_t *srv);
 /*
@@ -85,6 +90,10 @@ int http_call_parse_path(http_call_t *c, const char *path, size_t len);
 int http_call_parse_query(http_call_t *c, const char *query, size_t len);
 
 /* Frees what the decoders and the reply helpers allocated (not body). */
+/* Confluent's AliasFilter, before routing: the path segment after each
+ * "subjects" segment, and on /schemas/ids/... the "subject" query parameter,
+ * is replaced by the alias its subject's config names (docs/api.md, "Aliases"). */
+void http_call_resolve_aliases(http_call_t *c);
 void http_call_clear(http_call_t *c);
 /* Drops the reply (status too): a job leaving for a worker starts afresh. */
 void http_call_drop_reply(http_call_t *c);

@@ -3,6 +3,7 @@
  *
  *   schema-registry [serve] [flags]   run the server until SIGINT/SIGTERM
  *   schema-registry migrate [flags]   apply the database migrations and exit
+ *   schema-registry passwd USER [flags]  set USER's password in the users file
  *   schema-registry --help | --version
  *
  * Exit status: 0 clean stop, 1 runtime or start-up failure, 2 bad usage or
@@ -16,12 +17,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <unistd.h>
+
+#include <openssl/crypto.h>
 
 #include "compat/level.h"
 #include "store/pg_embedded.h"
 #include "registry/registry.h"
 #include "store/store.h"
+#include "server/auth.h"
 #include "server/config.h"
 #include "server/http_server.h"
 #include "base/log.h"
@@ -30,6 +35,10 @@ static const char main_usage[] =
     "Usage:\n"
     "  schema-registry [serve] [flags]   run the server (the default command)\n"
     "  schema-registry migrate [flags]   apply database migrations, then exit\n"
+    "  schema-registry passwd USER [flags]\n"
+    "                                    set USER's password in auth.basic.users.file:\n"
+    "                                    read from the terminal (no echo, twice) or one\n"
+    "                                    line of stdin, never from the command line\n"
     "  schema-registry --help            this text\n"
     "  schema-registry --version         version and build commit\n"
     "\n"
@@ -82,9 +91,30 @@ static const char main_usage[] =
     "      Database requests in flight per HTTP thread (503 beyond). Default 1000.\n"
     "  --max-subject-bytes N              SCHEMA_REGISTRY_MAX_SUBJECT_BYTES           max.subject.bytes\n"
     "      Longest subject name in bytes (42208 beyond; at most 2600). Default 2048.\n"
-    "  --changes-retention-seconds N      SCHEMA_REGISTRY_CHANGES_RETENTION_SECONDS   changes.retention.seconds\n"
+    "  --changes-retention-seconds N      SCHEMA_REGISTRY_CHANGES_RETENTION_SECONDS   "
+    "changes.retention.seconds\n"
     "      How long the change feed between nodes keeps a change; a node that\n"
     "      falls further behind reloads everything. 0 = forever. Default 86400.\n"
+    "\n"
+    "Authentication (docs/security.md). With a users file or tls.client.auth,\n"
+    "every request but /health/live and /health/ready needs credentials (401).\n"
+    "  --auth-basic-users-file FILE       SCHEMA_REGISTRY_AUTH_BASIC_USERS_FILE       auth.basic.users.file\n"
+    "      HTTP Basic users, 'user:hash' lines made by 'schema-registry passwd'.\n"
+    "  --auth-realm NAME                  SCHEMA_REGISTRY_AUTH_REALM                  auth.realm\n"
+    "      realm of WWW-Authenticate: Basic. Default SchemaRegistry.\n"
+    "  --auth-anonymous PRINCIPAL         SCHEMA_REGISTRY_AUTH_ANONYMOUS              auth.anonymous\n"
+    "      principal of requests without credentials. Default unset (401).\n"
+    "  --auth-max-failures N              SCHEMA_REGISTRY_AUTH_MAX_FAILURES           auth.max.failures\n"
+    "      failed attempts per minute per client address (429 beyond); 0 = no cap.\n"
+    "      Default 10.\n"
+    "  --tls-client-auth MODE             SCHEMA_REGISTRY_TLS_CLIENT_AUTH             tls.client.auth\n"
+    "      none, optional or required client certificates. Default none.\n"
+    "  --tls-client-ca FILE               SCHEMA_REGISTRY_TLS_CLIENT_CA               tls.client.ca\n"
+    "  --tls-client-crl FILE              SCHEMA_REGISTRY_TLS_CLIENT_CRL              tls.client.crl\n"
+    "      PEM CAs client certificates must chain to; PEM CRLs checked for them.\n"
+    "  --tls-client-principal WHAT        SCHEMA_REGISTRY_TLS_CLIENT_PRINCIPAL        tls.client.principal\n"
+    "      the certificate's cn, san-dns, san-email or san-uri names the principal.\n"
+    "      Default cn.\n"
     "\n"
     "Running as root. PostgreSQL refuses root, so the embedded cluster runs as\n"
     "the user 'postgres' (else 'nobody'); when that user cannot enter the data\n"
@@ -96,7 +126,8 @@ static const char main_usage[] =
     "Signals. SIGINT (Ctrl-C) and SIGTERM stop the server: no new connections,\n"
     "requests in flight finish (after 5 s the queries still running are\n"
     "cancelled), then the embedded PostgreSQL stops. SIGHUP reloads the TLS\n"
-    "certificate and key; other settings are read at start only.\n"
+    "certificate, key, client CA and CRL files, and the users file; other\n"
+    "settings are read at start only.\n"
     "\n"
     "Exit status. 0 after a clean stop; 1 when start-up or the server fails\n"
     "(port in use, database unreachable, unreadable TLS files); 2 for bad\n"
@@ -159,10 +190,11 @@ static int main_db_open(const server_config_t *cfg, main_db_t *db)
 
 /*
  * Blocks until SIGINT or SIGTERM (blocked in every thread since main() began).
- * SIGHUP reloads what can change without a restart: the TLS certificate and
- * key (renewals); every other setting is read at start only.
+ * SIGHUP reloads what can change without a restart: the TLS files (renewals,
+ * a new CRL) and the users file; every other setting is read at start only.
+ * A file that does not load keeps what was in use.
  */
-static int main_wait_for_signal(http_server_t *srv)
+static int main_wait_for_signal(http_server_t *srv, auth_t *auth)
 {
     sigset_t set;
     sigemptyset(&set);
@@ -182,6 +214,10 @@ static int main_wait_for_signal(http_server_t *srv)
             log_info("SIGHUP: TLS certificate and key reloaded (when configured); other settings "
                      "are read at start only");
         free(error);
+        error = NULL;
+        if (auth_reload(auth, &error) != 0)
+            log_error("SIGHUP: auth: %s; the previous users stay in use", error);
+        free(error);
     }
 }
 
@@ -192,6 +228,100 @@ static int main_migrate(const server_config_t *cfg)
         return 1;
     log_info("migrations applied");
     main_db_close(&db);
+    return 0;
+}
+
+/* ---- passwd: a users-file line ------------------------------------------------- */
+
+#define MAIN_PASSWORD_MAX 1024
+
+/* One line from f into buf (cap bytes), without its end of line; its length or -1. */
+static long main_read_line(FILE *f, char *buf, size_t cap)
+{
+    if (fgets(buf, (int)cap, f) == NULL)
+        return -1;
+    size_t n = strlen(buf);
+    if (n == cap - 1 && buf[n - 1] != '\n')
+        return -1; /* longer than the buffer */
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+        buf[--n] = '\0';
+    return (long)n;
+}
+
+/* Reads the password from the terminal without echo, or else from one line of stdin. */
+static long main_read_password(const char *user, char *buf, size_t cap)
+{
+    if (!isatty(STDIN_FILENO))
+        return main_read_line(stdin, buf, cap);
+    struct termios saved, quiet;
+    if (tcgetattr(STDIN_FILENO, &saved) != 0)
+        return -1;
+    quiet = saved;
+    quiet.c_lflag &= (tcflag_t)~ECHO;
+    quiet.c_lflag |= ECHONL;
+    char again[MAIN_PASSWORD_MAX + 2];
+    /* Echo off before the prompt: TCSAFLUSH drops what was typed before it, not after. */
+    tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet);
+    fprintf(stderr, "Password for %s: ", user);
+    long n = main_read_line(stdin, buf, cap);
+    long m = -1;
+    if (n >= 0) {
+        fprintf(stderr, "Again: ");
+        m = main_read_line(stdin, again, sizeof again);
+    }
+    tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved);
+    int same = n >= 0 && m == n && strcmp(buf, again) == 0;
+    OPENSSL_cleanse(again, sizeof again);
+    if (n >= 0 && !same) {
+        fprintf(stderr, "schema-registry passwd: the passwords differ\n");
+        return -2;
+    }
+    return n;
+}
+
+/*
+ * schema-registry passwd USER [flags]: hashes a password read from the
+ * terminal or stdin (never argv, which every user of the machine can read in
+ * /proc) and writes USER's line of auth.basic.users.file. A running server
+ * takes it on SIGHUP.
+ */
+static int main_passwd(const char *user, const server_config_t *cfg)
+{
+    if (!auth_user_name_ok(user)) {
+        fprintf(stderr, "schema-registry passwd: invalid user name (1 to 128 bytes; no ':', space or "
+                        "control character; not starting with '#')\n");
+        return 2;
+    }
+    if (cfg->auth_users_file == NULL) {
+        fprintf(stderr, "schema-registry passwd: no users file: set --auth-basic-users-file FILE "
+                        "(or auth.basic.users.file in --config FILE)\n");
+        return 2;
+    }
+    char password[MAIN_PASSWORD_MAX + 2];
+    long n = main_read_password(user, password, sizeof password);
+    if (n <= 0) {
+        if (n != -2)
+            fprintf(stderr, "schema-registry passwd: %s\n",
+                    n == 0 ? "the password is empty" : "no password read (at most 1024 bytes, one line)");
+        OPENSSL_cleanse(password, sizeof password);
+        return 2;
+    }
+    char *encoded = auth_hash_new(password, (size_t)n);
+    OPENSSL_cleanse(password, sizeof password);
+    if (encoded == NULL) {
+        fprintf(stderr, "schema-registry passwd: cannot hash the password (OpenSSL)\n");
+        return 1;
+    }
+    char *error = NULL;
+    int rc = auth_users_file_put(cfg->auth_users_file, user, encoded, &error);
+    free(encoded);
+    if (rc != 0) {
+        fprintf(stderr, "schema-registry passwd: %s\n", error);
+        free(error);
+        return 1;
+    }
+    fprintf(stderr, "schema-registry passwd: %s set in %s (a running server reads it on SIGHUP)\n", user,
+            cfg->auth_users_file);
     return 0;
 }
 
@@ -209,8 +339,17 @@ static int main_serve(const server_config_t *cfg)
         free(error);
         return 1;
     }
+    auth_t *auth = auth_new(cfg, &error);
+    if (auth == NULL) {
+        log_error("auth: %s", error ? error : "cannot start");
+        free(error);
+        http_server_stop(srv);
+        return 1;
+    }
+    http_server_use_auth(srv, auth);
     if (main_db_open(cfg, &db) != 0) {
         http_server_stop(srv);
+        auth_free(auth);
         return 1;
     }
     registry_options_t opts = {db.conninfo, level, cfg->max_schema_bytes, cfg->feed_interval_ms,
@@ -218,6 +357,7 @@ static int main_serve(const server_config_t *cfg)
     registry_t *reg = registry_new(&opts, db.store, &error);
     if (reg == NULL) {
         http_server_stop(srv);
+        auth_free(auth);
         main_db_fail(&db, "cannot load the registry", error);
         return 1;
     }
@@ -225,6 +365,7 @@ static int main_serve(const server_config_t *cfg)
         log_error("%s", error ? error : "cannot start the HTTP server");
         free(error);
         http_server_stop(srv);
+        auth_free(auth);
         registry_free(reg);
         main_db_close(&db);
         return 1;
@@ -233,9 +374,18 @@ static int main_serve(const server_config_t *cfg)
              http_server_address(srv), cfg->tls_cert ? "HTTPS, ALPN h2 + http/1.1" : "HTTP/1.1 + h2c",
              cfg->threads, cfg->db_threads);
 
-    int sig = main_wait_for_signal(srv);
+    if (auth_enabled(auth))
+        log_info("authentication: %s%s%s%s", cfg->auth_users_file ? "HTTP Basic" : "",
+                 cfg->auth_users_file && cfg->tls_client_auth ? ", " : "",
+                 cfg->tls_client_auth == CONFIG_CLIENT_AUTH_REQUIRED   ? "client certificates required"
+                 : cfg->tls_client_auth == CONFIG_CLIENT_AUTH_OPTIONAL ? "client certificates optional"
+                                                                       : "",
+                 cfg->auth_anonymous ? ", anonymous allowed" : "");
+
+    int sig = main_wait_for_signal(srv, auth);
     log_info("received %s, shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
     http_server_stop(srv);
+    auth_free(auth);
     registry_free(reg);
     main_db_close(&db);
     log_info("stopped");
@@ -307,7 +457,7 @@ int main(int argc, char **argv)
         command = argv[1];
         first = 2;
     }
-    if (!main_is(command, "serve", "migrate")) {
+    if (!main_is(command, "serve", "migrate") && strcmp(command, "passwd") != 0) {
         fprintf(stderr, "schema-registry: unknown command '%s' (see --help)\n", command);
         return 2;
     }
@@ -315,6 +465,19 @@ int main(int argc, char **argv)
     /* Before any thread exists, so all of them inherit it and only sigwait() sees these. */
     sigset_t set;
     sigemptyset(&set);
+    const char *passwd_user = NULL;
+    if (strcmp(command, "passwd") == 0) {
+        if (argc <= first || argv[first][0] == '-') {
+            fprintf(stderr, "schema-registry passwd: which user? (schema-registry passwd USER [flags])\n");
+            return 2;
+        }
+        passwd_user = argv[first++];
+        if (first < argc && argv[first][0] != '-') {
+            fprintf(stderr, "schema-registry passwd: takes one user name; the password is read from the "
+                            "terminal or stdin, never from the command line\n");
+            return 2;
+        }
+    }
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGHUP);
@@ -328,7 +491,9 @@ int main(int argc, char **argv)
     server_config_t cfg;
     if (config_load(&cfg, argc - first + 1, argv + first - 1) != 0)
         return 2;
-    int rc = strcmp(command, "migrate") == 0 ? main_migrate(&cfg) : main_serve(&cfg);
+    int rc = passwd_user != NULL               ? main_passwd(passwd_user, &cfg)
+             : strcmp(command, "migrate") == 0 ? main_migrate(&cfg)
+                                               : main_serve(&cfg);
     config_free(&cfg);
     return rc;
 }

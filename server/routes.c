@@ -32,6 +32,7 @@ const http_route_t http_routes[] = {
 
     ROUTE("/subjects", &handle_subjects, NULL, NULL, NULL),
     ROUTE("/subjects/{subject}", NULL, &handle_subject_lookup, NULL, &handle_subject_delete),
+    ROUTE("/subjects/{subject}/metadata", &handle_subject_metadata, NULL, NULL, NULL),
     ROUTE("/subjects/{subject}/versions", &handle_versions_list, &handle_register, NULL, NULL),
     ROUTE("/subjects/{subject}/versions/{version}", &handle_version_get, NULL, NULL, &handle_version_delete),
     ROUTE("/subjects/{subject}/versions/{version}/schema", &handle_version_schema, NULL, NULL, NULL),

@@ -40,6 +40,12 @@ void reg_schema_add_ref(reg_schema_t *s, const char *name, const char *subject, 
     s->nrefs++;
 }
 
+void reg_schema_set_metadata(reg_schema_t *s, json_t *metadata)
+{
+    json_decref(s->metadata);
+    s->metadata = metadata;
+}
+
 void reg_schema_retain(reg_schema_t *s)
 {
     __atomic_add_fetch(&s->refcount, 1, __ATOMIC_RELAXED);
@@ -54,6 +60,7 @@ void reg_schema_release(reg_schema_t *s)
         free(s->refs[i].subject);
     }
     free(s->refs);
+    json_decref(s->metadata);
     schema_free(s->parsed);
     free(s->text);
     free(s->context);
@@ -134,4 +141,6 @@ void reg_settings_read(const json_t *config, reg_settings_t *out)
         compat_level_parse(json_string_value(json_object_get(config, "compatibility")), &out->level) == 0;
     out->normalize = record_flag(config, "normalize");
     out->validate_fields = record_flag(config, "validateFields");
+    out->has_metadata = json_is_object(json_object_get(config, "defaultMetadata")) ||
+                        json_is_object(json_object_get(config, "overrideMetadata"));
 }

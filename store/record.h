@@ -49,6 +49,9 @@ typedef struct reg_schema {
     schema_t *parsed; /* lazily parsed model, set once (atomic CAS) */
     int canonical;    /* as loaded: the content's canonical id then (migrations/0004) */
     char *context;    /* the id's context: "." (the default) or ".name" (migrations/0006) */
+    /* Confluent's Metadata in canonical form (registry/metadata.c), part of the
+     * identity key; NULL = none (migrations/0007). Never edited once shared. */
+    json_t *metadata;
 } reg_schema_t;
 
 reg_schema_t *reg_schema_new(int id, schema_type_t type, const char *text,
@@ -56,6 +59,8 @@ reg_schema_t *reg_schema_new(int id, schema_type_t type, const char *text,
 /* The row's context (copied); reg_schema_new makes it the default ".". */
 void reg_schema_set_context(reg_schema_t *s, const char *context);
 void reg_schema_add_ref(reg_schema_t *s, const char *name, const char *subject, int version);
+/* Sets the row's metadata (takes the reference; NULL = none). Only before the row is shared. */
+void reg_schema_set_metadata(reg_schema_t *s, json_t *metadata);
 void reg_schema_retain(reg_schema_t *s);
 void reg_schema_release(reg_schema_t *s);
 
@@ -101,6 +106,7 @@ typedef struct reg_settings {
     compat_level_t level;
     int normalize;       /* -1 when unset, else 0 or 1 */
     int validate_fields; /* -1 when unset, else 0 or 1 */
+    int has_metadata;    /* defaultMetadata or overrideMetadata is set */
 } reg_settings_t;
 
 /* The typed keys of config (NULL = nothing set). */

@@ -272,10 +272,11 @@ static int hexval(char c)
     return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c - 'A' + 10;
 }
 
-/* Columns: id, schema_type, schema_text, encode(identity_key,'hex'), refs::text, ts_ms, canonical */
+/* Columns: id, schema_type, schema_text, encode(identity_key,'hex'), refs::text, ts_ms, canonical, context,
+ * metadata */
 #define SCHEMA_COLUMNS                                                                                       \
     "id, schema_type, schema_text, encode(identity_key, 'hex'), refs::text, "                                \
-    "(extract(epoch from created_at) * 1000)::bigint, canonical::int, context"
+    "(extract(epoch from created_at) * 1000)::bigint, canonical::int, context, metadata"
 
 static reg_schema_t *schema_from_row(PGresult *res, int row)
 {
@@ -289,6 +290,9 @@ static reg_schema_t *schema_from_row(PGresult *res, int row)
                                      strtoll(PQgetvalue(res, row, 5), NULL, 10));
     s->canonical = atoi(PQgetvalue(res, row, 6));
     reg_schema_set_context(s, PQgetvalue(res, row, 7));
+    /* The canonical text the registry wrote (migrations/0007): loaded as is, key order kept. */
+    if (!PQgetisnull(res, row, 8))
+        reg_schema_set_metadata(s, json_loads(PQgetvalue(res, row, 8), 0, NULL));
     json_t *refs = json_loads(PQgetvalue(res, row, 4), 0, NULL);
     size_t i;
     json_t *r;
@@ -522,6 +526,17 @@ static char *refs_json(const reg_schema_t *s)
     return text;
 }
 
+/* The row's metadata as stored (migrations/0006), malloc'd; NULL for none (an SQL NULL). */
+static char *metadata_text(const reg_schema_t *s)
+{
+    if (!s->metadata)
+        return NULL;
+    char *text = json_dumps(s->metadata, JSON_COMPACT);
+    if (!text)
+        base_oom(0);
+    return text;
+}
+
 static void key_hex(const unsigned char key[REG_KEY_LEN], char out[2 * REG_KEY_LEN + 1])
 {
     for (int i = 0; i < REG_KEY_LEN; i++)
@@ -597,18 +612,20 @@ store_rc_t store_schema_upsert(store_t *db, const reg_schema_t *s, int *id)
     if ((rc = store_lock_content(db, s->type, hex)) != STORE_OK)
         return rc;
     char *refs = refs_json(s);
-    const char *p[5] = {schema_type_name(s->type), s->text, hex, refs, s->context};
+    char *metadata = metadata_text(s);
+    const char *p[6] = {schema_type_name(s->type), s->text, hex, refs, s->context, metadata};
     PGresult *res = NULL;
     /* Concurrent inserts of the same content wait (on the content lock, then
      * on the partial unique index of canonical rows) and then see the
      * winner's row: one id, no global lock. */
     rc = store_query(
         db,
-        "INSERT INTO schemas (context, id, schema_type, schema_text, identity_key, refs, canonical)"
-        " VALUES ($5, sr_next_id($5), $1, $2, decode($3, 'hex'), $4::jsonb, true)"
+        "INSERT INTO schemas (context, id, schema_type, schema_text, identity_key, refs, canonical, metadata)"
+        " VALUES ($5, sr_next_id($5), $1, $2, decode($3, 'hex'), $4::jsonb, true, $6)"
         " ON CONFLICT (context, schema_type, identity_key) WHERE canonical DO NOTHING RETURNING id",
-        5, p, &res, "storing a schema");
+        6, p, &res, "storing a schema");
     free(refs);
+    free(metadata);
     if (rc != STORE_OK)
         return rc;
     if (PQntuples(res) == 1) {
@@ -644,6 +661,11 @@ static json_t *append_json(const store_append_t *a)
     free(refs);
     if (!o)
         base_oom(0);
+    /* Absent for none: sr_register_append_many reads it with ->>, hence an SQL NULL. */
+    char *metadata = metadata_text(a->row);
+    if (metadata)
+        json_object_set_new(o, "metadata", json_string(metadata));
+    free(metadata);
     return o;
 }
 
@@ -697,13 +719,15 @@ store_rc_t store_schema_import(store_t *db, const reg_schema_t *s)
     if (rc != STORE_OK)
         return rc;
     char *refs = refs_json(s);
-    const char *p[6] = {ids, schema_type_name(s->type), s->text, hex, refs, s->context};
+    char *metadata = metadata_text(s);
+    const char *p[7] = {ids, schema_type_name(s->type), s->text, hex, refs, s->context, metadata};
     rc = store_query(
         db,
-        "INSERT INTO schemas (id, schema_type, schema_text, identity_key, refs, canonical, context)"
-        " VALUES ($1, $2, $3, decode($4, 'hex'), $5::jsonb, true, $6)",
-        6, p, NULL, "importing a schema");
+        "INSERT INTO schemas (id, schema_type, schema_text, identity_key, refs, canonical, context, metadata)"
+        " VALUES ($1, $2, $3, decode($4, 'hex'), $5::jsonb, true, $6, $7)",
+        7, p, NULL, "importing a schema");
     free(refs);
+    free(metadata);
     if (rc == STORE_OK)
         rc = store_insert_references(db, s, s->id);
     if (rc != STORE_OK)

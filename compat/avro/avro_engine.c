@@ -107,6 +107,18 @@ static int engine_equivalent(const void *self, const void *other)
     return avro_model_equivalent(self, other);
 }
 
+/* AvroSchema.hasTopLevelField: a field of the top-level record. */
+static int engine_has_top_level_field(const void *model, const char *name)
+{
+    const avro_node_t *root = ((const avro_model_t *)model)->root;
+    if (!root || root->kind != AVRO_KIND_RECORD)
+        return 0;
+    for (size_t i = 0; i < root->u.record.n; i++)
+        if (strcmp(root->u.record.fields[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
 const schema_engine_t avro_engine = {
     .type = SCHEMA_AVRO,
     .parse = engine_parse,
@@ -114,4 +126,5 @@ const schema_engine_t avro_engine = {
     .backward = engine_backward,
     .format = engine_format,
     .equivalent = engine_equivalent,
+    .has_top_level_field = engine_has_top_level_field,
 };

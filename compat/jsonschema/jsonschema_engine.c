@@ -263,10 +263,28 @@ static int engine_backward(const void *self, const void *previous, strlist_t *ou
     return jsonschema_backward(self, previous, JSONSCHEMA_STRICT, out);
 }
 
+static int engine_backward_lenient(const void *self, const void *previous, strlist_t *out)
+{
+    return jsonschema_backward(self, previous, JSONSCHEMA_LENIENT, out);
+}
+
+/* JsonSchema.hasTopLevelField: a key of the top-level "properties". */
+static int engine_has_top_level_field(const void *model, const char *name)
+{
+    const jsonschema_node_t *root = ((const jsonschema_t *)model)->root;
+    size_t len = strlen(name);
+    for (size_t i = 0; root && i < root->nprops; i++)
+        if (root->props[i].name.len == len && memcmp(root->props[i].name.s, name, len) == 0)
+            return 1;
+    return 0;
+}
+
 const schema_engine_t jsonschema_engine = {
     .type = SCHEMA_JSON,
     .parse = engine_parse,
     .free = engine_free,
     .backward = engine_backward,
     .format = NULL,
+    .backward_lenient = engine_backward_lenient,
+    .has_top_level_field = engine_has_top_level_field,
 };

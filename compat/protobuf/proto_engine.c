@@ -39,10 +39,25 @@ static char *engine_format(const void *model, const char *format)
     return NULL;
 }
 
+/* ProtobufSchema.hasTopLevelField: a field of a top-level message (oneof members aside). */
+static int engine_has_top_level_field(const void *model, const char *name)
+{
+    const proto_file_t *file = proto_schema_file(model);
+    for (size_t i = 0; i < file->n_types; i++) {
+        const proto_message_t *m =
+            file->types[i]->kind == PROTO_TYPE_MESSAGE ? file->types[i]->message : NULL;
+        for (size_t j = 0; m && j < m->n_fields; j++)
+            if (strcmp(m->fields[j]->name, name) == 0)
+                return 1;
+    }
+    return 0;
+}
+
 const schema_engine_t protobuf_engine = {
     .type = SCHEMA_PROTOBUF,
     .parse = engine_parse,
     .free = engine_free,
     .backward = engine_backward,
     .format = engine_format,
+    .has_top_level_field = engine_has_top_level_field,
 };

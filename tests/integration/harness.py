@@ -273,7 +273,7 @@ class Server:
     sanitizer report makes the status non-zero and so fails the test."""
 
     def __init__(self, database_url=None, args=(), data_dir=None, tls=None, name="server",
-                 threads=2, binary=None, cwd=None, wrap=(), env=None):
+                 threads=2, binary=None, cwd=None, wrap=(), env=None, client_cert=None):
         self.binary = binary or server_binary()
         self.cwd = cwd                 # default: the server's own temp dir
         self.wrap = list(wrap)         # argv prefix: setpriv, sudo, ...
@@ -282,6 +282,7 @@ class Server:
         self.args = list(args)
         self.data_dir = data_dir
         self.tls = tls                 # (cert_path, key_path) or None
+        self.client_cert = client_cert # (cert_path, key_path) that client() presents, or None
         self.threads = threads
         self.dir = make_temp_dir(name)
         self.log = os.path.join(self.dir, "stderr.log")
@@ -299,7 +300,7 @@ class Server:
         return f"{self.scheme}://127.0.0.1:{self.port}"
 
     def client(self):
-        return Client("127.0.0.1", self.port, tls=bool(self.tls))
+        return Client("127.0.0.1", self.port, tls=bool(self.tls), cert=self.client_cert)
 
     def _argv(self):
         argv = self.wrap + [self.binary, "serve", "--listen", f"127.0.0.1:{self.port}",
@@ -350,7 +351,8 @@ class Server:
             if self.proc.poll() is not None:
                 return False
             try:
-                if probe.request("GET", "/", timeout=2).status == 200:
+                # 401: up, with authentication on (docs/security.md).
+                if probe.request("GET", "/", timeout=2).status in (200, 401):
                     return True
             except (OSError, http.client.HTTPException):
                 pass
@@ -439,10 +441,15 @@ def path_with_query(path, params):
 
 
 class Client:
-    def __init__(self, host, port, tls=False, headers=None):
+    """cert: (cert_path, key_path) presented over TLS; source: the local address to
+    connect from (any 127.x.y.z reaches the server: a second "client address")."""
+
+    def __init__(self, host, port, tls=False, headers=None, cert=None, source=None):
         self.host = host
         self.port = port
         self.tls = tls
+        self.cert = cert
+        self.source = (source, 0) if source else None
         self.headers = {"Content-Type": SR_V1, "Accept": JAVA_DEFAULT_ACCEPT}
         self.headers.update(headers or {})
 
@@ -451,8 +458,12 @@ class Client:
             ctx = ssl.create_default_context()
             ctx.check_hostname = False
             ctx.verify_mode = ssl.CERT_NONE
-            return http.client.HTTPSConnection(self.host, self.port, timeout=timeout, context=ctx)
-        return http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+            if self.cert:
+                ctx.load_cert_chain(*self.cert)
+            return http.client.HTTPSConnection(self.host, self.port, timeout=timeout, context=ctx,
+                                               source_address=self.source)
+        return http.client.HTTPConnection(self.host, self.port, timeout=timeout,
+                                          source_address=self.source)
 
     def request(self, method, path, body=None, headers=None, params=None, timeout=REQUEST_TIMEOUT):
         """body: dict/list (sent as JSON), str, bytes, or None (no body).
@@ -504,9 +515,10 @@ class CurlResult:
         return f"CurlResult({self.status}, HTTP/{self.http_version}, {self.text[:300]!r})"
 
 
-def curl(url, method="GET", body=None, headers=None, mode="h2c"):
+def curl(url, method="GET", body=None, headers=None, mode="h2c", args=()):
     """mode: 'h2c' (HTTP/2 prior knowledge), 'h2' (TLS, ALPN offering h2),
-    'http1.1' (plain or TLS, HTTP/1.1 only). TLS certificates are not verified."""
+    'http1.1' (plain or TLS, HTTP/1.1 only). TLS certificates are not verified.
+    args: more curl arguments (-u USER:PASS, --cert F --key F)."""
     marker = "\n--curl-status--"
     argv = ["curl", "-s", "-S", "-X", method, "-w", marker + "%{http_code} %{http_version}",
             "-H", f"Content-Type: {SR_V1}", "--max-time", "60"]
@@ -515,6 +527,7 @@ def curl(url, method="GET", body=None, headers=None, mode="h2c"):
         argv.append("-k")
     for k, v in (headers or {}).items():
         argv += ["-H", f"{k}: {v}"]
+    argv += list(args)
     data = None
     if body is not None:
         data = (json.dumps(body) if isinstance(body, (dict, list)) else body)
@@ -538,6 +551,84 @@ def make_self_signed_cert(directory):
                     "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
                    check=True, capture_output=True)
     return cert, key
+
+
+class Pki:
+    """A throwaway certificate authority (openssl CLI): certificates for servers
+    and clients, expired ones, revocations and a CRL. issue() returns (cert, key)."""
+
+    CONFIG = """[ca]
+default_ca = ca_default
+[ca_default]
+dir = {dir}
+database = {dir}/index.txt
+new_certs_dir = {dir}/issued
+certificate = {dir}/ca.pem
+private_key = {dir}/ca.key
+serial = {dir}/serial
+crlnumber = {dir}/crlnumber
+default_md = sha256
+default_days = 2
+default_crl_days = 2
+policy = policy_any
+copy_extensions = copy
+unique_subject = no
+[policy_any]
+commonName = supplied
+[leaf]
+basicConstraints = CA:FALSE
+keyUsage = digitalSignature, keyEncipherment
+extendedKeyUsage = serverAuth, clientAuth
+"""
+
+    def __init__(self, directory, name="Test CA"):
+        self.dir = directory
+        os.makedirs(os.path.join(directory, "issued"), exist_ok=True)
+        self.cert = os.path.join(directory, "ca.pem")
+        self.key = os.path.join(directory, "ca.key")
+        self.config = os.path.join(directory, "ca.cnf")
+        with open(self.config, "w") as f:
+            f.write(self.CONFIG.format(dir=directory))
+        open(os.path.join(directory, "index.txt"), "w").close()
+        for name_ in ("serial", "crlnumber"):
+            with open(os.path.join(directory, name_), "w") as f:
+                f.write("1000\n")
+        self._run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-sha256", "-days", "2",
+                  "-subj", f"/CN={name}", "-keyout", self.key, "-out", self.cert,
+                  "-addext", "basicConstraints=critical,CA:TRUE",
+                  "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+
+    @staticmethod
+    def _run(*args):
+        subprocess.run(["openssl", *args], check=True, capture_output=True)
+
+    def issue(self, cn, san=None, expired=False, name=None):
+        """A leaf certificate for CN=cn with subjectAltName san ("DNS:a,IP:1.2.3.4"),
+        valid for two days from now, or (expired) only in 2020."""
+        base = os.path.join(self.dir, name or cn.replace("/", "_"))
+        key, csr, cert = base + ".key", base + ".csr", base + ".pem"
+        req = ["req", "-new", "-newkey", "rsa:2048", "-nodes", "-subj", f"/CN={cn}",
+               "-keyout", key, "-out", csr]
+        if san:
+            req += ["-addext", f"subjectAltName={san}"]
+        self._run(*req)
+        sign = ["ca", "-batch", "-config", self.config, "-extensions", "leaf", "-in", csr,
+                "-out", cert, "-notext"]
+        if expired:
+            sign += ["-startdate", "20200101000000Z", "-enddate", "20200102000000Z"]
+        self._run(*sign)
+        return cert, key
+
+    def server_cert(self):
+        return self.issue("localhost", san="DNS:localhost,IP:127.0.0.1", name="server")
+
+    def revoke(self, cert):
+        self._run("ca", "-config", self.config, "-revoke", cert)
+
+    def crl(self):
+        path = os.path.join(self.dir, "crl.pem")
+        self._run("ca", "-config", self.config, "-gencrl", "-out", path)
+        return path
 
 
 # ---- 6. RegistryTestCase ---------------------------------------------------

@@ -81,7 +81,7 @@ static void test_defaults(void **state)
     assert_null(cfg.database_url);
     assert_string_equal(cfg.data_dir, "./var");
     assert_int_equal(cfg.threads, (int)sysconf(_SC_NPROCESSORS_ONLN));
-    assert_int_equal(cfg.db_threads, 4);
+    assert_int_equal(cfg.db_threads, 8);
     assert_null(cfg.tls_cert);
     assert_null(cfg.tls_key);
     assert_int_equal(cfg.max_schema_bytes, 1048576);
@@ -335,6 +335,63 @@ static void test_tls_needs_both_files(void **state)
     expect_flags_rejected(key_only);
 }
 
+/* ---- authentication keys (docs/security.md) ------------------------------------ */
+
+static void test_auth_keys(void **state)
+{
+    server_config_t cfg;
+    assert_int_equal(load(&cfg, NULL), 0);
+    assert_null(cfg.auth_users_file);
+    assert_string_equal(cfg.auth_realm, "SchemaRegistry");
+    assert_null(cfg.auth_anonymous);
+    assert_int_equal(cfg.auth_max_failures, 10);
+    assert_int_equal(cfg.tls_client_auth, CONFIG_CLIENT_AUTH_NONE);
+    assert_int_equal(cfg.tls_client_principal, CONFIG_PRINCIPAL_CN);
+    config_free(&cfg);
+
+    write_config("tls.cert = /c.pem\n"
+                 "tls.key = /k.pem\n"
+                 "auth.basic.users.file = /etc/sr/users\n"
+                 "auth.realm = Registry Prod\n"
+                 "auth.anonymous = ANONYMOUS\n"
+                 "auth.max.failures = 0\n"
+                 "tls.client.auth = Optional\n"
+                 "tls.client.ca = /ca.pem\n"
+                 "tls.client.crl = /crl.pem\n");
+    setenv("SCHEMA_REGISTRY_TLS_CLIENT_PRINCIPAL", "san-uri", 1);
+    const char *flags[] = {"--config", config_path, "--tls-client-auth=required", NULL};
+    assert_int_equal(load(&cfg, flags), 0);
+    assert_string_equal(cfg.auth_users_file, "/etc/sr/users");
+    assert_string_equal(cfg.auth_realm, "Registry Prod");
+    assert_string_equal(cfg.auth_anonymous, "ANONYMOUS");
+    assert_int_equal(cfg.auth_max_failures, 0);
+    assert_int_equal(cfg.tls_client_auth, CONFIG_CLIENT_AUTH_REQUIRED);
+    assert_string_equal(cfg.tls_client_ca, "/ca.pem");
+    assert_string_equal(cfg.tls_client_crl, "/crl.pem");
+    assert_int_equal(cfg.tls_client_principal, CONFIG_PRINCIPAL_SAN_URI);
+    config_free(&cfg);
+    unsetenv("SCHEMA_REGISTRY_TLS_CLIENT_PRINCIPAL");
+}
+
+static void test_auth_refusals(void **state)
+{
+    static const char *const bad[][8] = {
+        {"--tls-client-auth", "yes", NULL},
+        {"--tls-client-principal", "subject", NULL},
+        {"--tls-client-auth", "optional", "--tls-client-ca", "/ca.pem", NULL},          /* no tls.cert */
+        {"--tls-cert", "/c", "--tls-key", "/k", "--tls-client-auth", "required", NULL}, /* no CA */
+        {"--tls-client-crl", "/crl.pem", NULL},                                         /* client auth none */
+        {"--auth-realm", "a\"b", NULL},
+        {"--auth-realm", "", NULL},
+        {"--auth-max-failures", "-1", NULL},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        server_config_t cfg;
+        if (load(&cfg, bad[i]) != -1)
+            fail_msg("accepted: %s %s", bad[i][0], bad[i][1]);
+    }
+}
+
 static void test_embedded_database_needs_data_dir(void **state)
 {
     const char *no_dir[] = {"--data-dir", "", NULL};
@@ -362,6 +419,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bad_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tls_needs_both_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_embedded_database_needs_data_dir, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_auth_keys, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_auth_refusals, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

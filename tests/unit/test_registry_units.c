@@ -1,7 +1,8 @@
 /*
  * Unit tests of the registry pieces that need no database (the hash map is
  * tests/unit/test_base.c): version parsing (42202 rules), subject-name validation (42208),
- * qualified names (registry/context.h, after Confluent's QualifiedSubject and QualifiedSubjectTest).
+ * qualified names (registry/context.h, after Confluent's QualifiedSubject and QualifiedSubjectTest),
+ * schema metadata in canonical form and its merge (registry/metadata.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <cmocka.h>
 
 #include "registry/context.h"
+#include "registry/internal.h"
 #include "registry/registry.h"
 
 static void test_version_parse(void **state)
@@ -56,6 +58,103 @@ static void test_subject_names(void **state)
     assert_int_equal(registry_check_subject_name("abcde", 4, &err), REG_INVALID_SUBJECT);
     assert_int_equal(registry_check_subject_name("caf\xc3\xa9", 4, &err), REG_INVALID_SUBJECT);
     assert_int_equal(err.code, REG_INVALID_SUBJECT);
+}
+
+/* The canonical text of a metadata read from JSON text (malloc'd), or NULL when refused. */
+static char *canonical(const char *text)
+{
+    json_t *in = json_loads(text, JSON_DECODE_ANY, NULL), *out = NULL;
+    reg_error_t err;
+    reg_code_t rc = registry_metadata_read(in, &out, &err);
+    json_decref(in);
+    if (rc != REG_OK) {
+        assert_int_equal(rc, REG_BAD_REQUEST);
+        return NULL;
+    }
+    char *dump = json_dumps(out, JSON_COMPACT | JSON_ENCODE_ANY);
+    json_decref(out);
+    return dump;
+}
+
+static void assert_canonical(const char *in, const char *want)
+{
+    char *got = canonical(in);
+    if (!want) {
+        assert_null(got);
+        return;
+    }
+    assert_non_null(got);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+/* Metadata's sorted maps and sets (Java's String order), empty parts left out (NON_EMPTY). */
+static void test_metadata_canonical(void **state)
+{
+    assert_canonical("{\"sensitive\":[\"b\",\"a\",\"b\"],\"properties\":{\"z\":\"1\",\"a\":\"2\"},"
+                     "\"tags\":{\"t\":[\"y\",\"x\"]},\"other\":1}",
+                     "{\"tags\":{\"t\":[\"x\",\"y\"]},\"properties\":{\"a\":\"2\",\"z\":\"1\"},"
+                     "\"sensitive\":[\"a\",\"b\"]}");
+    assert_canonical("{}", "{}");
+    assert_canonical("{\"tags\":{},\"properties\":null,\"sensitive\":[]}", "{}");
+    /* U+FFFD sorts after U+1F600 in UTF-16 (a surrogate pair), before it in UTF-8. */
+    assert_canonical("{\"sensitive\":[\"\\ufffd\",\"\\ud83d\\ude00\"]}",
+                     "{\"sensitive\":[\"\xf0\x9f\x98\x80\",\"\xef\xbf\xbd\"]}");
+    const char *bad[] = {"\"x\"",
+                         "[]",
+                         "{\"properties\":{\"a\":1}}",
+                         "{\"tags\":{\"t\":\"x\"}}",
+                         "{\"sensitive\":[null]}",
+                         "{\"tags\":[]}",
+                         NULL};
+    for (int i = 0; bad[i]; i++)
+        assert_canonical(bad[i], NULL);
+    json_t *none = NULL;
+    reg_error_t err;
+    assert_int_equal(registry_metadata_read(json_null(), &none, &err), REG_OK);
+    assert_null(none);
+}
+
+static json_t *md(const char *text)
+{
+    json_t *in = json_loads(text, 0, NULL), *out = NULL;
+    reg_error_t err;
+    assert_int_equal(registry_metadata_read(in, &out, &err), REG_OK);
+    json_decref(in);
+    return out;
+}
+
+/* Metadata.mergeMetadata: the newer's map entries win whole, sensitive is a union. */
+static void test_metadata_merge(void **state)
+{
+    json_t *old = md("{\"tags\":{\"a\":[\"1\"],\"b\":[\"2\"]},\"properties\":{\"k\":\"old\"},"
+                     "\"sensitive\":[\"s\"]}");
+    json_t *new = md("{\"tags\":{\"a\":[\"3\"]},\"properties\":{\"n\":\"new\"},\"sensitive\":[\"r\"]}");
+    json_t *m = md_merge(old, new);
+    char *text = json_dumps(m, JSON_COMPACT);
+    assert_string_equal(text, "{\"tags\":{\"a\":[\"3\"],\"b\":[\"2\"]},\"properties\":{\"k\":\"old\","
+                              "\"n\":\"new\"},\"sensitive\":[\"r\",\"s\"]}");
+    free(text);
+    json_t *same = md_merge(NULL, new); /* a new reference to new itself */
+    assert_ptr_equal(same, new);
+    json_decref(same);
+    json_decref(new);
+    assert_null(md_merge(NULL, NULL));
+    json_t *v = md_with_version(m, 7);
+    int n = 0;
+    assert_true(md_version_number(v, &n));
+    assert_int_equal(n, 7);
+    json_t *w = md_without_version(v);
+    assert_true(md_equal(w, m));
+    assert_false(md_equal(v, m));
+    assert_false(md_equal(NULL, m));
+    json_t *bad = md("{\"properties\":{\"confluent:version\":\"x1\"}}");
+    assert_false(md_version_number(bad, &n));
+    json_decref(bad);
+    json_decref(old);
+    json_decref(m);
+    json_decref(v);
+    json_decref(w);
 }
 
 /* QualifiedSubject.normalize (default tenant), in place with one spare byte. */
@@ -125,8 +224,8 @@ static void test_qualified_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_version_parse),
-        cmocka_unit_test(test_subject_names),
+        cmocka_unit_test(test_version_parse),      cmocka_unit_test(test_subject_names),
+        cmocka_unit_test(test_metadata_canonical), cmocka_unit_test(test_metadata_merge),
         cmocka_unit_test(test_qualified_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,334 @@
+"""HTTP Basic authentication, anonymous access and `schema-registry passwd`
+(issue 14; docs/security.md).
+
+- 401 comes before routing (authentication is a servlet filter in Confluent's
+  rest-utils, so /nope is 401 before it is 404), with
+  `WWW-Authenticate: Basic realm="..."` and {"error_code":401,"message":"Unauthorized"}
+  (rest-utils' JSON error handler; io.confluent.rest.Application sets up Jetty's
+  BasicAuthenticator).
+- /health/live and /health/ready stay open.
+- Failed attempts per source address are limited (429 with Retry-After).
+- The request log names the principal and the address, never a password.
+- passwd reads stdin, never argv; the file holds salted scrypt hashes only.
+- SIGHUP reloads the users file under load; a bad file keeps the old users.
+"""
+
+import base64
+import os
+import pty
+import re
+import signal
+import stat
+import subprocess
+import threading
+import time
+
+import harness
+from harness import avro_record, curl, quote
+
+UNAUTHORIZED = {"error_code": 401, "message": "Unauthorized"}
+CHALLENGE = 'Basic realm="SchemaRegistry"'
+
+
+def basic(user, password):
+    token = base64.b64encode(f"{user}:{password}".encode()).decode()
+    return {"Authorization": f"Basic {token}"}
+
+
+def passwd(users_file, user, password, extra=()):
+    """schema-registry passwd USER with the password on stdin."""
+    return subprocess.run([harness.server_binary(), "passwd", user, "--auth-basic-users-file", users_file,
+                           *extra], input=(password + "\n").encode() if password is not None else b"",
+                          capture_output=True, timeout=60)
+
+
+def assert_logged(test, server, pattern, timeout=10):
+    """The request log line is written just after the reply is sent: wait for it."""
+    deadline = time.monotonic() + timeout
+    while not re.search(pattern, server.log_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    test.assertRegex(server.log_text(), pattern)
+
+
+def make_users(directory, users):
+    path = os.path.join(directory, "users")
+    for user, password in users.items():
+        run = passwd(path, user, password)
+        assert run.returncode == 0, run.stderr
+    return path
+
+
+class AuthCase(harness.RegistryTestCase):
+    users = {"alice": "wonder land:1", "bob": "builder", "carol": "é" * 300 + ":long"}
+    extra_args = ()
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = harness.make_temp_dir("auth")
+        cls.users_file = make_users(cls.dir, cls.users)
+        cls.pg = harness.cluster()
+        cls.db = cls.pg.new_database()
+        cls.server = harness.Server(database_url=cls.db.url, name=cls.__name__.lower(),
+                                    args=("--auth-basic-users-file", cls.users_file, *cls.extra_args))
+        cls.server.start()
+
+    def as_user(self, user="alice", password=None, source=None):
+        password = self.users[user] if password is None else password
+        return harness.Client("127.0.0.1", self.server.port, headers=basic(user, password), source=source)
+
+
+class Basic(AuthCase):
+    extra_args = ("--auth-max-failures", "3")
+
+    def assert_unauthorized(self, r):
+        self.assertEqual(r.status, 401, r)
+        self.assertEqual(r.body, UNAUTHORIZED)
+        self.assertEqual(r.headers.get("WWW-Authenticate"), CHALLENGE)
+        self.assertEqual(r.headers.get("Content-Type"), harness.SR_V1)
+
+    def test_missing_credentials(self):
+        for method, path in (("GET", "/subjects"), ("GET", "/"), ("GET", "/config"),
+                             ("POST", "/subjects/x/versions"), ("DELETE", "/subjects/x")):
+            self.assert_unauthorized(self.http.request(method, path, body={"schema": '"string"'}
+                                                       if method == "POST" else None))
+
+    def test_bad_credentials(self):
+        src = "127.0.0.21"    # its own address: these failures must not trip the limit elsewhere
+        self.assert_unauthorized(self.as_user("alice", "wrong", source=src).get("/subjects"))
+        self.assert_unauthorized(self.as_user("mallory", "x", source=src).get("/subjects"))
+        c = harness.Client("127.0.0.1", self.server.port, source="127.0.0.22")
+        for value in ("Basic !!!", "Basic " + base64.b64encode(b"no-colon").decode(), "Bearer abc"):
+            self.assert_unauthorized(c.get("/subjects", headers={"Authorization": value}))
+
+    def test_good_credentials(self):
+        c, s = self.as_user("alice"), self.sub()
+        schema = avro_record("Auth", [("a", "string")])
+        r = c.post(f"/subjects/{quote(s)}/versions", {"schema": schema})
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual(self.as_user("bob").get(f"/subjects/{quote(s)}/versions").body, [1])
+        self.assertEqual(self.as_user("carol").get(f"/subjects/{quote(s)}/versions").body, [1])
+        assert_logged(self, self.server, rf"POST /subjects/{s}/versions 200 \d+us from=127\.0\.0\.1 principal=alice")
+        log = self.server.log_text()
+        for secret in self.users.values():
+            self.assertNotIn(secret, log)
+            self.assertNotIn(base64.b64encode(secret.encode()).decode()[:8], log)
+
+    def test_401_before_404_and_405(self):
+        self.assert_unauthorized(self.http.get("/nope"))
+        self.assert_unauthorized(self.http.request("PATCH", "/subjects"))
+        self.assertEqual(self.as_user().get("/nope").status, 404)
+
+    def test_health_stays_open(self):
+        self.assertEqual((self.http.get("/health/live").status, self.http.get("/health/live").body),
+                         (200, {"status": "live"}))
+        self.assertEqual(self.http.get("/health/ready").status, 200)
+        self.assert_unauthorized(self.http.get("/health/other"))
+
+    def test_http2_with_credentials(self):
+        url = self.server.base_url + "/subjects"
+        r = curl(url, mode="h2c", args=("-u", "bob:builder"))
+        self.assertEqual((r.status, r.http_version), (200, "2"), r)
+        r = curl(url, mode="h2c")
+        self.assertEqual((r.status, r.body), (401, UNAUTHORIZED), r)
+
+    def test_failed_attempts_are_rate_limited_per_address(self):
+        src = "127.0.0.9"
+        for _ in range(3):
+            self.assert_unauthorized(self.as_user("alice", "guess", source=src).get("/subjects"))
+        r = self.as_user("alice", "guess", source=src).get("/subjects")
+        self.assertEqual(r.status, 429, r)
+        self.assertEqual(r.body["error_code"], 429)
+        self.assertRegex(r.body["message"], r"^Too many failed authentication attempts")
+        self.assertGreaterEqual(int(r.headers["Retry-After"]), 1)
+        # Even the right password is refused from there for now: no oracle for a guesser.
+        self.assertEqual(self.as_user("alice", source=src).get("/subjects").status, 429)
+        # Other addresses are not affected.
+        self.assertEqual(self.as_user("alice", source="127.0.0.10").get("/subjects").status, 200)
+        self.assertEqual(self.as_user("alice").get("/subjects").status, 200)
+        assert_logged(self, self.server, re.escape(f"from {src}; refusing"))
+
+
+class Anonymous(AuthCase):
+    extra_args = ("--auth-anonymous", "ANONYMOUS")
+
+    def test_no_credentials_is_the_anonymous_principal(self):
+        r = self.http.get("/schemas/types")
+        self.assertEqual(r.status, 200, r)
+        assert_logged(self, self.server, r"GET /schemas/types 200 \d+us from=127\.0\.0\.1 principal=ANONYMOUS")
+
+    def test_bad_credentials_are_still_refused(self):
+        r = self.as_user("alice", "nope").get("/schemas/types")
+        self.assertEqual((r.status, r.body), (401, UNAUTHORIZED))
+        self.assertEqual(self.as_user("alice").get("/schemas/types").status, 200)
+
+
+class NoAuth(harness.RegistryTestCase):
+    """Without authentication nothing changes: no 401, credentials are ignored."""
+
+    def test_unchanged(self):
+        self.assertEqual(self.get("/subjects").status, 200)
+        self.assertEqual(self.get("/subjects", headers=basic("who", "ever")).status, 200)
+        assert_logged(self, self.server, r"GET /subjects 200 \d+us from=127\.0\.0\.1 principal=-")
+
+
+class Passwd(harness.unittest.TestCase):
+
+    def setUp(self):
+        self.dir = harness.make_temp_dir("passwd")
+        self.file = os.path.join(self.dir, "users")
+
+    def read(self):
+        with open(self.file) as f:
+            return f.read()
+
+    def test_stdin_writes_a_salted_hash(self):
+        run = passwd(self.file, "alice", "s3cret pass")
+        self.assertEqual(run.returncode, 0, run.stderr)
+        text = self.read()
+        self.assertRegex(text, r"^alice:\$scrypt\$ln=15,r=8,p=1\$[A-Za-z0-9+/=]{24}\$[A-Za-z0-9+/=]{44}\n$")
+        self.assertNotIn("s3cret", text)
+        self.assertEqual(stat.S_IMODE(os.stat(self.file).st_mode), 0o600)
+        # The same password again: a new salt, so a new line.
+        passwd(self.file, "alice", "s3cret pass")
+        self.assertNotEqual(self.read(), text)
+
+    def test_updates_one_line_and_keeps_the_others(self):
+        with open(self.file, "w") as f:
+            f.write("# users\nbob:$scrypt$ln=15,r=8,p=1$AAAAAAAAAAAAAAAAAAAAAA==$"
+                    "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n")
+        self.assertEqual(passwd(self.file, "alice", "one").returncode, 0)
+        first = self.read().splitlines()
+        self.assertEqual(passwd(self.file, "alice", "two").returncode, 0)
+        second = self.read().splitlines()
+        self.assertEqual(first[:2], second[:2])
+        self.assertEqual(len(second), 3)
+        self.assertTrue(second[2].startswith("alice:$scrypt$"))
+        self.assertNotEqual(first[2], second[2])
+
+    def test_terminal_without_echo(self):
+        """On a terminal: asked twice, nothing echoed; two different answers write nothing."""
+        def on_tty(answers):
+            pid, fd = pty.fork()
+            if pid == 0:
+                os.execv(harness.server_binary(), [harness.server_binary(), "passwd", "alice",
+                                                   "--auth-basic-users-file", self.file])
+            out = b""
+            for prompt, answer in zip((b"Password for alice: ", b"Again: "), answers):
+                while not out.endswith(prompt):
+                    out += os.read(fd, 1024)
+                os.write(fd, answer + b"\n")
+            while True:
+                try:
+                    chunk = os.read(fd, 1024)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                out += chunk
+            _, status = os.waitpid(pid, 0)
+            os.close(fd)
+            return os.waitstatus_to_exitcode(status), out
+
+        rc, out = on_tty([b"tty-secret-1", b"tty-secret-2"])
+        self.assertEqual(rc, 2, out)
+        self.assertIn(b"the passwords differ", out)
+        self.assertFalse(os.path.exists(self.file))
+        rc, out = on_tty([b"tty-secret-1", b"tty-secret-1"])
+        self.assertEqual(rc, 0, out)
+        self.assertIn(b"Password for alice:", out)
+        self.assertIn(b"Again:", out)
+        self.assertNotIn(b"tty-secret", out)
+        self.assertTrue(self.read().startswith("alice:$scrypt$"))
+        self.assertNotIn("tty-secret", self.read())
+
+    def test_never_from_argv(self):
+        run = passwd(self.file, "alice", "x", extra=())
+        self.assertEqual(run.returncode, 0)
+        before = self.read()
+        run = subprocess.run([harness.server_binary(), "passwd", "alice", "hunter2",
+                              "--auth-basic-users-file", self.file],
+                             input=b"", capture_output=True, timeout=60)
+        self.assertEqual(run.returncode, 2)
+        self.assertIn(b"never from the command line", run.stderr)
+        self.assertEqual(self.read(), before)
+
+    def test_refusals(self):
+        cases = [
+            (["passwd"], b"x\n", b"which user?"),
+            (["passwd", "alice"], b"x\n", b"no users file"),
+            (["passwd", "a:b", "--auth-basic-users-file", self.file], b"x\n", b"invalid user name"),
+            (["passwd", "alice", "--auth-basic-users-file", self.file], b"\n", b"the password is empty"),
+        ]
+        for argv, stdin, message in cases:
+            run = subprocess.run([harness.server_binary(), *argv], input=stdin, capture_output=True,
+                                 timeout=60, env={k: v for k, v in os.environ.items()
+                                                  if not k.startswith("SCHEMA_REGISTRY_")})
+            self.assertEqual(run.returncode, 2, (argv, run.stderr))
+            self.assertIn(message, run.stderr)
+        self.assertFalse(os.path.exists(self.file))
+
+
+class Reload(AuthCase):
+    """SIGHUP reloads the users file while requests keep coming; none fails."""
+    users = {"alice": "first"}
+
+    def wait_log(self, text, count):
+        deadline = time.monotonic() + 20
+        while self.server.log_text().count(text) < count and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertGreaterEqual(self.server.log_text().count(text), count)
+
+    def test_sighup_reloads_users_under_load(self):
+        failures, done, ok = [], threading.Event(), [0]
+
+        def load():
+            c = self.as_user("alice")
+            for _ in range(2000):          # bounded: ~10 s at most
+                if done.is_set():
+                    return
+                try:
+                    r = c.get("/subjects")
+                    if r.status != 200:
+                        failures.append(r)
+                    else:
+                        ok[0] += 1
+                except OSError as exc:
+                    failures.append(exc)
+                time.sleep(0.005)
+
+        worker = threading.Thread(target=load)
+        worker.start()
+        try:
+            self.assertEqual(self.as_user("bob", "builder").get("/subjects").status, 401)
+            self.assertEqual(passwd(self.users_file, "bob", "builder").returncode, 0)
+            self.server.proc.send_signal(signal.SIGHUP)
+            self.wait_log("auth: 2 users from", 1)
+            self.assertEqual(self.as_user("bob", "builder").get("/subjects").status, 200)
+
+            # A broken file: logged, the previous users stay.
+            with open(self.users_file) as f:
+                good = f.read()
+            with open(self.users_file, "a") as f:
+                f.write("carol-without-a-hash\n")
+            self.server.proc.send_signal(signal.SIGHUP)
+            self.wait_log("the previous users stay in use", 1)
+            self.assertIn("expected 'user:hash'", self.server.log_text())
+            self.assertEqual(self.as_user("bob", "builder").get("/subjects").status, 200)
+            with open(self.users_file, "w") as f:
+                f.write(good)
+
+            # A new password: the old one (cached as verified) stops working at once.
+            self.assertEqual(passwd(self.users_file, "bob", "rebuilt").returncode, 0)
+            self.server.proc.send_signal(signal.SIGHUP)
+            self.wait_log("auth: 2 users from", 2)
+            self.assertEqual(self.as_user("bob", "builder").get("/subjects").status, 401)
+            self.assertEqual(self.as_user("bob", "rebuilt").get("/subjects").status, 200)
+        finally:
+            done.set()
+            worker.join()
+        self.assertEqual(failures, [])
+        self.assertGreater(ok[0], 10)
+
+
+if __name__ == "__main__":
+    harness.main()
