@@ -10,6 +10,7 @@ add_library(base STATIC
   ${CMAKE_SOURCE_DIR}/base/log.c
   ${CMAKE_SOURCE_DIR}/base/siphash.c
   ${CMAKE_SOURCE_DIR}/base/strbuf.c
-  ${CMAKE_SOURCE_DIR}/base/strlist.c)
+  ${CMAKE_SOURCE_DIR}/base/strlist.c
+  ${CMAKE_SOURCE_DIR}/base/utf8.c)
 target_include_directories(base PUBLIC ${CMAKE_SOURCE_DIR})
 target_link_libraries(base PUBLIC Threads::Threads)

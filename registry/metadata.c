@@ -25,61 +25,16 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/utf8.h"
 #include "registry/internal.h"
 
 #define CONFLUENT_VERSION "confluent:version" /* Metadata.CONFLUENT_VERSION */
 
 /* ---- 1. The canonical form ----------------------------------------------- */
 
-/* The next UTF-16 code unit of a UTF-8 string (valid: jansson checked it). */
-static unsigned utf16_unit(const unsigned char **p, unsigned *pending)
-{
-    if (*pending) {
-        unsigned u = *pending;
-        *pending = 0;
-        return u;
-    }
-    const unsigned char *s = *p;
-    unsigned cp;
-    if (s[0] < 0x80) {
-        cp = s[0];
-        *p += 1;
-    } else if (s[0] < 0xe0) {
-        cp = (s[0] & 0x1fu) << 6 | (s[1] & 0x3fu);
-        *p += 2;
-    } else if (s[0] < 0xf0) {
-        cp = (s[0] & 0x0fu) << 12 | (s[1] & 0x3fu) << 6 | (s[2] & 0x3fu);
-        *p += 3;
-    } else {
-        cp = (s[0] & 0x07u) << 18 | (s[1] & 0x3fu) << 12 | (s[2] & 0x3fu) << 6 | (s[3] & 0x3fu);
-        *p += 4;
-    }
-    if (cp < 0x10000)
-        return cp;
-    cp -= 0x10000;
-    *pending = 0xdc00 + (cp & 0x3ff);
-    return 0xd800 + (cp >> 10);
-}
-
-/* Java's String.compareTo: UTF-16 code units, which orders U+E000..U+FFFF
- * after the supplementary planes, unlike strcmp on UTF-8. */
-static int java_strcmp(const char *a, const char *b)
-{
-    const unsigned char *p = (const unsigned char *)a, *q = (const unsigned char *)b;
-    unsigned pa = 0, pb = 0;
-    for (;;) {
-        int ea = !*p && !pa, eb = !*q && !pb;
-        if (ea || eb)
-            return eb - ea;
-        unsigned x = utf16_unit(&p, &pa), y = utf16_unit(&q, &pb);
-        if (x != y)
-            return x < y ? -1 : 1;
-    }
-}
-
 static int cmp_strp(const void *a, const void *b)
 {
-    return java_strcmp(*(const char *const *)a, *(const char *const *)b);
+    return utf8_java_cmp(*(const char *const *)a, *(const char *const *)b); /* Java's String order */
 }
 
 /* The keys of obj in Java's order (borrowed from obj; free the array). */

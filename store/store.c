@@ -526,7 +526,7 @@ static char *refs_json(const reg_schema_t *s)
     return text;
 }
 
-/* The row's metadata as stored (migrations/0006), malloc'd; NULL for none (an SQL NULL). */
+/* The row's metadata as stored (migrations/0007), malloc'd; NULL for none (an SQL NULL). */
 static char *metadata_text(const reg_schema_t *s)
 {
     if (!s->metadata)

@@ -27,6 +27,7 @@
  * shared nodes here.
  */
 #include "compat/avro/internal.h"
+#include "base/utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -295,7 +296,7 @@ static void check_fixed_size(check_ctx_t *c, check_frame_t *f)
 
 static int symbol_order(const void *a, const void *b)
 {
-    return avro_utf16_cmp(*(const char *const *)a, *(const char *const *)b);
+    return utf8_java_cmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 /* Writer symbols the reader lacks, sorted as Java's TreeSet prints them. */

@@ -20,6 +20,7 @@
  * only a later union branch, and fails where Confluent's code throws.
  */
 #include "compat/avro/internal.h"
+#include "base/utf8.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -43,7 +44,7 @@ typedef enum norm_status {
 
 static int key_order(const void *a, const void *b)
 {
-    return avro_utf16_cmp(*(const char *const *)a, *(const char *const *)b);
+    return utf8_java_cmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 /* The object's keys in TreeMap order (malloc'd; NULL when empty or out of memory). */
@@ -119,12 +120,12 @@ static void put_quoted_raw(strbuf_t *b, const char *s)
 
 static int prop_order(const void *a, const void *b)
 {
-    return avro_utf16_cmp(((const avro_prop_t *)a)->key, ((const avro_prop_t *)b)->key);
+    return utf8_java_cmp(((const avro_prop_t *)a)->key, ((const avro_prop_t *)b)->key);
 }
 
 static int string_order(const void *a, const void *b)
 {
-    return avro_utf16_cmp(*(char *const *)a, *(char *const *)b);
+    return utf8_java_cmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* setSimpleProps: every property, keys sorted (a TreeMap), keys unescaped. */

@@ -109,8 +109,6 @@ typedef enum avro_validator {
 
 /* NULL when name passes; otherwise Avro's reason ("Illegal character in: x"), malloc'd. */
 char *avro_name_problem(avro_validator_t v, const char *name);
-/* Java's String.compareTo (UTF-16 code unit order) on UTF-8 text. */
-int avro_utf16_cmp(const char *a, const char *b);
 /* Java Character.isLetter / isDigit for one BMP code point. */
 int avro_unicode_is_letter(uint32_t cp);
 int avro_unicode_is_digit(uint32_t cp);

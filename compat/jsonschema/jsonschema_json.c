@@ -11,6 +11,7 @@
 #include "compat/jsonschema/internal.h"
 
 #include "base/strbuf.h"
+#include "base/utf8.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -723,54 +724,10 @@ char *jsonschema_json_dump(const jsonschema_json_t *v)
 
 /* ---- 5. Sorting, equality ------------------------------------------------- */
 
-/* The next UTF-16 code unit of a UTF-8 string (input is valid UTF-8). */
-static unsigned next_utf16(const unsigned char **p, unsigned *pending_low)
-{
-    if (*pending_low) {
-        unsigned u = *pending_low;
-        *pending_low = 0;
-        return u;
-    }
-    const unsigned char *s = *p;
-    uint32_t cp;
-    if (s[0] < 0x80) {
-        cp = s[0];
-        *p += 1;
-    } else if (s[0] < 0xE0) {
-        cp = ((s[0] & 0x1Fu) << 6) | (s[1] & 0x3Fu);
-        *p += 2;
-    } else if (s[0] < 0xF0) {
-        cp = ((s[0] & 0x0Fu) << 12) | ((s[1] & 0x3Fu) << 6) | (s[2] & 0x3Fu);
-        *p += 3;
-    } else {
-        cp = ((s[0] & 0x07u) << 18) | ((s[1] & 0x3Fu) << 12) | ((s[2] & 0x3Fu) << 6) | (s[3] & 0x3Fu);
-        *p += 4;
-        cp -= 0x10000;
-        *pending_low = 0xDC00 + (cp & 0x3FF);
-        return 0xD800 + (cp >> 10);
-    }
-    return cp;
-}
-
-/* Java String.compareTo: code unit by code unit. */
-static int compare_java(const char *a, size_t alen, const char *b, size_t blen)
-{
-    const unsigned char *pa = (const unsigned char *)a, *ea = pa + alen;
-    const unsigned char *pb = (const unsigned char *)b, *eb = pb + blen;
-    unsigned la = 0, lb = 0;
-    while ((pa < ea || la) && (pb < eb || lb)) {
-        unsigned ua = next_utf16(&pa, &la), ub = next_utf16(&pb, &lb);
-        if (ua != ub)
-            return ua < ub ? -1 : 1;
-    }
-    int a_left = pa < ea || la, b_left = pb < eb || lb;
-    return a_left - b_left;
-}
-
 static int member_cmp(const void *x, const void *y)
 {
     const jsonschema_member_t *a = x, *b = y;
-    return compare_java(a->key, a->key_len, b->key, b->key_len);
+    return utf8_java_cmpn(a->key, a->key_len, b->key, b->key_len); /* Java's String.compareTo */
 }
 
 void jsonschema_json_sort_keys(jsonschema_json_t *v)

@@ -81,7 +81,7 @@ class Metadata(harness.RegistryTestCase):
         ext = self.post(f"/subjects/{quote(s)}/versions", {"schema": REC1, "metadata": META}, headers=EXT)
         self.assertEqual(self.assert_ok(ext)["metadata"], META_CANON)
         self.assertEqual(ext.body["guid"], guid(ext.body["schema"], META_CANON))
-        # Stored once, canonical, on the schema row (migrations/0006).
+        # Stored once, canonical, on the schema row (migrations/0007).
         self.assertEqual(json.loads(self.db.value(f"SELECT metadata FROM schemas WHERE id = {sid}")),
                          META_CANON)
         # Without metadata nothing is added to a response.

@@ -19,6 +19,7 @@
 #include "base/arena.h"
 #include "base/hmap.h"
 #include "base/siphash.h"
+#include "base/utf8.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define UNDER_ASAN 1
@@ -311,6 +312,34 @@ static void test_hmap_put_try_out_of_memory(void **state)
 #endif
 }
 
+/* ---- utf8 ----------------------------------------------------------------- */
+
+static void test_utf8_java_order(void **state)
+{
+    (void)state;
+    assert_true(utf8_java_cmp("a", "b") < 0);
+    assert_true(utf8_java_cmp("ab", "a") > 0);
+    assert_int_equal(utf8_java_cmp("same", "same"), 0);
+    /* U+1F600 is D83D DE00 in UTF-16: before U+E000 for Java, after it for strcmp. */
+    assert_true(utf8_java_cmp("\xF0\x9F\x98\x80", "\xEE\x80\x80") < 0);
+    assert_true(strcmp("\xF0\x9F\x98\x80", "\xEE\x80\x80") > 0);
+    /* Two supplementary characters with one high surrogate: the low ones decide. */
+    assert_true(utf8_java_cmp("\xF0\x9F\x98\x80", "\xF0\x9F\x98\x81") < 0);
+    /* Lengths, not NUL bytes, end the text. */
+    assert_true(utf8_java_cmpn("a\0b", 3, "a\0c", 3) < 0);
+    assert_true(utf8_java_cmpn("a\0", 2, "a", 1) > 0);
+}
+
+static void test_utf8_decode_stays_in_bounds(void **state)
+{
+    (void)state;
+    const char text[] = "\xC3\xA9\xE2\x82"; /* e-acute, then a truncated euro sign */
+    const char *p = text, *end = text + sizeof text - 1;
+    assert_int_equal(utf8_decode(&p, end), 0xE9);
+    utf8_decode(&p, end);
+    assert_ptr_equal(p, end);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -324,6 +353,8 @@ int main(void)
         cmocka_unit_test(test_hmap_in_an_arena),
         cmocka_unit_test(test_hmap_reserve_refuses_impossible_sizes),
         cmocka_unit_test(test_hmap_put_try_out_of_memory),
+        cmocka_unit_test(test_utf8_java_order),
+        cmocka_unit_test(test_utf8_decode_stays_in_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

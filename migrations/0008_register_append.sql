@@ -1,25 +1,28 @@
 -- Registration in one round trip (store_register_append, docs/architecture.md "The
--- write path"). The common registration -- a READWRITE subject whose versions are
--- exactly what the node last saw -- is one call of sr_register_append under the
+-- write path"), in the subject's context (0006), carrying the metadata of the row it
+-- may insert (0007). The common registration -- a READWRITE subject whose versions
+-- are exactly what the node last saw -- is one call of sr_register_append under the
 -- subject's advisory lock (the same key store_lock_scope takes). p_expect is the
 -- subject's versions as the node saw them, as 'version:schema_id:deleted,...' in
 -- version order (store_versions_text); when the database no longer says the same,
 -- the function writes nothing and returns no row, and the node takes the general
--- path (BEGIN .. COMMIT). That also makes a resend after a lost connection
--- harmless: a first attempt that did commit changed the versions.
+-- path (BEGIN .. COMMIT). That also makes a resend after a lost connection harmless:
+-- a first attempt that did commit changed the versions.
 --
 -- sr_register_append_many runs several of them in one statement, hence one
 -- transaction and one commit (group commit, registry/group.c), subjects in a fixed
--- order so two groups never wait for each other's locks in a cycle.
+-- order so two groups never wait for each other's locks in a cycle. (OR REPLACE: a
+-- development database that ran drafts of these functions ends with these.)
 
-CREATE FUNCTION sr_register_append(p_subject text, p_expect text, p_type text, p_text text,
-                                   p_key bytea, p_refs jsonb,
-                                   OUT o_id integer, OUT o_version integer, OUT o_ts bigint,
-                                   OUT o_new boolean)
+CREATE OR REPLACE FUNCTION sr_register_append(p_subject text, p_expect text, p_type text,
+                                              p_text text, p_key bytea, p_refs jsonb, p_metadata text,
+                                              OUT o_id integer, OUT o_version integer,
+                                              OUT o_ts bigint, OUT o_new boolean)
 RETURNS SETOF record
 LANGUAGE plpgsql AS $$
 DECLARE
     seen text;
+    v_ctx text := sr_context(p_subject);
 BEGIN
     o_new := false;
     PERFORM pg_advisory_xact_lock(hashtextextended(p_subject, 7));
@@ -31,23 +34,21 @@ BEGIN
     IF seen <> p_expect THEN
         RETURN;
     END IF;
-    SELECT id INTO o_id FROM schemas WHERE schema_type = p_type AND identity_key = p_key AND canonical;
+    SELECT id INTO o_id FROM schemas
+     WHERE context = v_ctx AND schema_type = p_type AND identity_key = p_key AND canonical;
     IF o_id IS NULL THEN
-        -- As store_schema_upsert: the content lock (shared with IMPORT, which moves the
-        -- canonical mark), then concurrent inserts of one content wait on the partial
-        -- unique index of canonical rows (migrations/0004) and see the winner.
         PERFORM pg_advisory_xact_lock(11, hashtext(p_type || ':' || encode(p_key, 'hex')));
-        INSERT INTO schemas (id, schema_type, schema_text, identity_key, refs, canonical)
-        VALUES (nextval('schema_ids'), p_type, p_text, p_key, p_refs, true)
-        ON CONFLICT (schema_type, identity_key) WHERE canonical DO NOTHING RETURNING id INTO o_id;
+        INSERT INTO schemas (context, id, schema_type, schema_text, identity_key, refs, canonical, metadata)
+        VALUES (v_ctx, sr_next_id(v_ctx), p_type, p_text, p_key, p_refs, true, p_metadata)
+        ON CONFLICT (context, schema_type, identity_key) WHERE canonical DO NOTHING RETURNING id INTO o_id;
         IF o_id IS NULL THEN
             SELECT id INTO o_id FROM schemas
-             WHERE schema_type = p_type AND identity_key = p_key AND canonical;
+             WHERE context = v_ctx AND schema_type = p_type AND identity_key = p_key AND canonical;
         ELSE
             o_new := true;
             IF jsonb_array_length(p_refs) > 0 THEN
-                INSERT INTO schema_references (schema_id, position, name, ref_subject, ref_version)
-                SELECT o_id, (t.ord - 1)::integer, t.r->>'name', t.r->>'subject',
+                INSERT INTO schema_references (context, schema_id, position, name, ref_subject, ref_version)
+                SELECT v_ctx, o_id, (t.ord - 1)::integer, t.r->>'name', t.r->>'subject',
                        (t.r->>'version')::integer
                   FROM jsonb_array_elements(p_refs) WITH ORDINALITY AS t(r, ord);
             END IF;
@@ -60,9 +61,9 @@ BEGIN
 END
 $$;
 
--- p_items: [{"subject","expect","type","text","key" (hex),"refs"}, ...]; one row per
+-- p_items: [{"subject","expect","type","text","key" (hex),"refs","metadata"}, ...]; one row per
 -- item written, o_ord its 0-based position in p_items.
-CREATE FUNCTION sr_register_append_many(p_items jsonb)
+CREATE OR REPLACE FUNCTION sr_register_append_many(p_items jsonb)
 RETURNS TABLE (o_ord integer, o_id integer, o_version integer, o_ts bigint, o_new boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -74,7 +75,7 @@ BEGIN
     LOOP
         SELECT a.o_id, a.o_version, a.o_ts, a.o_new INTO o_id, o_version, o_ts, o_new
           FROM sr_register_append(it.e->>'subject', it.e->>'expect', it.e->>'type', it.e->>'text',
-                                  decode(it.e->>'key', 'hex'), it.e->'refs') AS a;
+                                  decode(it.e->>'key', 'hex'), it.e->'refs', it.e->>'metadata') AS a;
         IF FOUND THEN
             o_ord := it.ord;
             RETURN NEXT;
