@@ -136,6 +136,85 @@ void registry_list_schemas(registry_t *reg, const char *prefix, int deleted, int
     index_views(reg->idx, prefix, deleted, latest_only, out, n);
 }
 
+/* GET /schemas?aliases=true, as AbstractSchemaRegistry's
+ * allVersionsIncludingAliasesWithSubjectPrefix: the configs of the subjects
+ * under the prefix name aliases; each target subject lists those names, and
+ * a target outside the prefix has its versions added. An alias is qualified
+ * with its config's subject as the parent (qualifySubjectWithParent): an
+ * unqualified one is in that subject's context. */
+typedef struct alias_walk {
+    const char *prefix; /* NULL = every subject */
+    strlist_t pairs;    /* [2i] an alias subject, [2i+1] the subject it names */
+} alias_walk_t;
+
+static int collect_alias(const reg_subject_t *subj, void *arg)
+{
+    alias_walk_t *w = arg;
+    const char *alias = subj->config ? json_string_value(json_object_get(subj->config, "alias")) : NULL;
+    if (alias && *alias && (!w->prefix || reg_prefix_match(w->prefix, subj->name))) {
+        char *context = reg_context_copy(subj->name);
+        strlist_push(&w->pairs, subj->name);
+        strlist_push_owned(&w->pairs, reg_ref_qualify(context, alias));
+        free(context);
+    }
+    return 0;
+}
+
+static int cmp_view_(const void *a, const void *b)
+{
+    const reg_view_t *x = a, *y = b;
+    int c = strcmp(x->subject, y->subject);
+    return c ? c : (x->version > y->version) - (x->version < y->version);
+}
+
+static int cmp_str_(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int has_subject_(const reg_view_t *v, size_t n, const char *subject)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(v[i].subject, subject) == 0)
+            return 1;
+    return 0;
+}
+
+void registry_list_schemas_aliased(registry_t *reg, const char *prefix, int deleted, int latest_only,
+                                   reg_view_t **out, strlist_t **aliases, size_t *n)
+{
+    alias_walk_t w = {prefix, {0}};
+    index_each_subject(reg->idx, collect_alias, &w);
+    index_views(reg->idx, prefix, deleted, latest_only, out, n);
+    for (size_t i = 1; i < w.pairs.n; i += 2) {
+        const char *target = w.pairs.items[i];
+        if (has_subject_(*out, *n, target))
+            continue;
+        reg_view_t *tv;
+        size_t tn;
+        index_views(reg->idx, target, deleted, latest_only, &tv, &tn);
+        *out = xreallocarray(*out, *n + tn + 1, sizeof **out);
+        for (size_t k = 0; k < tn; k++) {
+            if (strcmp(tv[k].subject, target) == 0)
+                (*out)[(*n)++] = tv[k]; /* moved */
+            else
+                reg_view_clear(&tv[k]);
+        }
+        free(tv);
+    }
+    if (*n > 1)
+        qsort(*out, *n, sizeof **out, cmp_view_);
+    *aliases = xcalloc(*n + 1, sizeof **aliases);
+    for (size_t i = 0; i < *n; i++) {
+        for (size_t k = 1; k < w.pairs.n; k += 2)
+            if (strcmp(w.pairs.items[k], (*out)[i].subject) == 0)
+                strlist_push(&(*aliases)[i], w.pairs.items[k - 1]);
+        if ((*aliases)[i].n > 1)
+            qsort((*aliases)[i].items, (*aliases)[i].n, sizeof *(*aliases)[i].items, cmp_str_);
+    }
+    strlist_clear(&w.pairs);
+}
+
 /* The first (subject, version) of the context carrying id, as a view; 0 when none. */
 static int first_usage(registry_t *reg, const char *context, int id, reg_view_t *out)
 {

@@ -99,6 +99,12 @@ reg_code_t registry_list_versions(registry_t *reg, const char *subject, int dele
 /* GET /schemas: every version (live, or all when deleted), sorted by subject then version. */
 void registry_list_schemas(registry_t *reg, const char *prefix, int deleted, int latest_only,
                            reg_view_t **out, size_t *n);
+/* GET /schemas?aliases=true: the same, plus the versions of the subjects the
+ * configs under the prefix name as their alias; (*aliases)[i] (sorted, owned:
+ * strlist_clear each, then free) names the subjects that are aliases of
+ * (*out)[i].subject. */
+void registry_list_schemas_aliased(registry_t *reg, const char *prefix, int deleted, int latest_only,
+                                   reg_view_t **out, strlist_t **aliases, size_t *n);
 /* GET /schemas/ids/{id}[?subject=] from memory, the id looked up in the
  * context Confluent's getSchemaKeyUsingContexts picks (docs/api.md
  * "Contexts"): 1 and *out (out->schema->context is the id's context;

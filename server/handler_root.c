@@ -56,6 +56,17 @@ static http_outcome_t metadata_version(http_call_t *c)
 
 const http_handler_t handle_metadata_version = {metadata_version, NULL};
 
+/* Confluent's ServerMetadataResource.getSchemaRegistryDeployment: the
+ * attributes a deployment sets in its properties (Props); the community
+ * server sets none, nor does this one. */
+static http_outcome_t metadata_deployment(http_call_t *c)
+{
+    http_reply_json(c, 200, json_pack("{s:[]}", "attributes"));
+    return HTTP_DONE;
+}
+
+const http_handler_t handle_metadata_deployment = {metadata_deployment, NULL};
+
 static http_outcome_t schema_types(http_call_t *c)
 {
     json_t *types = json_array();

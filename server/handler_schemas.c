@@ -139,23 +139,74 @@ BY_ID_HANDLER(schema_text_by_id, reply_schema_text)
 BY_ID_HANDLER(schema_subjects, reply_subjects)
 BY_ID_HANDLER(schema_versions, reply_versions)
 
+/* The association filters of GET /schemas (resourceType, associationType,
+ * lifecycle): with none stored, SchemasResource.getSchemas keeps a version
+ * only when lifecycle names NONE ("no association"). -1: not a lifecycle
+ * (JAX-RS cannot convert it: 404), 0: nothing passes, 1: everything does. */
+static int association_filter_(http_call_t *c)
+{
+    int filtered = 0, none = 0;
+    for (size_t i = 0; i < c->nquery; i++) {
+        const char *name = c->query[i].name, *value = c->query[i].value;
+        if (strcmp(name, "lifecycle") == 0) {
+            if (strcmp(value, "NONE") != 0 && strcmp(value, "STRONG") != 0 && strcmp(value, "WEAK") != 0)
+                return -1;
+            none |= strcmp(value, "NONE") == 0;
+            filtered = 1;
+        } else if (strcmp(name, "resourceType") == 0 || strcmp(name, "associationType") == 0) {
+            filtered = 1;
+        }
+    }
+    return !filtered || none;
+}
+
+/* GET /schemas: subjectPrefix, deleted, latestOnly, aliases, ruleType, the
+ * association filters, offset, limit (docs/api.md). */
 static http_outcome_t schemas_list(http_call_t *c)
 {
     reg_view_t *views;
+    strlist_t *aliases = NULL;
     size_t n, start, count;
+    int pass = association_filter_(c);
+    if (pass < 0) {
+        http_reply_error(c, 404, "HTTP 404 Not Found");
+        return HTTP_DONE;
+    }
     /* No subjectPrefix is "": the default context only, as Confluent's
      * SchemasResource (":*:" asks for every context). */
     const char *prefix = http_query(c, "subjectPrefix");
-    registry_list_schemas(c->reg, prefix ? prefix : "", http_query_bool(c, "deleted", 0),
-                          http_query_bool(c, "latestOnly", 0), &views, &n);
-    if (api_page(c, n, 1000, &start, &count) == 0) {
+    if (!prefix)
+        prefix = "";
+    int deleted = http_query_bool(c, "deleted", 0), latest = http_query_bool(c, "latestOnly", 0);
+    if (http_query_bool(c, "aliases", 0))
+        registry_list_schemas_aliased(c->reg, prefix, deleted, latest, &views, &aliases, &n);
+    else
+        registry_list_schemas(c->reg, prefix, deleted, latest, &views, &n);
+    /* ruleType keeps the versions whose rule set has a rule of that type; the
+     * community server stores no rule set (RuleSetHandler drops them, as
+     * registration here does), so a ruleType matches nothing. */
+    const char *rule_type = http_query(c, "ruleType");
+    size_t shown = (rule_type && *rule_type) || !pass ? 0 : n;
+    if (api_page(c, shown, 1000, &start, &count) == 0) {
         json_t *arr = json_array();
-        for (size_t i = start; i < start + count; i++)
-            json_array_append_new(arr, api_schema_object(c, &views[i]));
+        for (size_t i = start; i < start + count; i++) {
+            json_t *o = api_schema_object(c, &views[i]);
+            if (aliases && aliases[i].n) {
+                json_t *names = json_array();
+                for (size_t k = 0; k < aliases[i].n; k++)
+                    json_array_append_new(names, json_string(aliases[i].items[k]));
+                json_object_set_new(o, "aliases", names);
+            }
+            json_array_append_new(arr, o);
+        }
         http_reply_json(c, 200, arr);
     }
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         reg_view_clear(&views[i]);
+        if (aliases)
+            strlist_clear(&aliases[i]);
+    }
+    free(aliases);
     free(views);
     return HTTP_DONE;
 }

@@ -13,6 +13,7 @@ extern const http_handler_t handle_health_live;
 extern const http_handler_t handle_health_ready;
 extern const http_handler_t handle_metadata_id;
 extern const http_handler_t handle_metadata_version;
+extern const http_handler_t handle_metadata_deployment;
 extern const http_handler_t handle_schema_types;
 
 /* handler_schemas.c */

@@ -16,6 +16,7 @@ const http_route_t http_routes[] = {
     ROUTE("/health/ready", &handle_health_ready, NULL, NULL, NULL),
     ROUTE("/v1/metadata/id", &handle_metadata_id, NULL, NULL, NULL),
     ROUTE("/v1/metadata/version", &handle_metadata_version, NULL, NULL, NULL),
+    ROUTE("/v1/metadata/deployment", &handle_metadata_deployment, NULL, NULL, NULL),
 
     ROUTE("/schemas", &handle_schemas, NULL, NULL, NULL),
     ROUTE("/schemas/types", &handle_schema_types, NULL, NULL, NULL),
