@@ -280,11 +280,27 @@ static void split_dotted(parser_t *p, const char *word, const char ***names, siz
     }
 }
 
+/* A word is read with its dots, so "g.(ext)" gives the word "g." and leaves
+ * "(ext)": the dot is given back for read_option's loop to read. */
+static const char *unread_trailing_dot(parser_t *p, const char *word)
+{
+    size_t n = strlen(word);
+    if (n < 2 || word[n - 1] != '.')
+        return word;
+    p->lx.pos--;
+    char *w = arena_strndup(p->file->arena, word, n - 1);
+    if (!w)
+        proto_lex_fail(&p->lx, "out of memory");
+    return w;
+}
+
 /* `name = value`, `(ext).sub.field = value`, or inside aggregates `key: value`. */
 static proto_option_t *read_option(parser_t *p, char separator)
 {
     int wrapped = 0;
     const char *name = proto_lex_name(&p->lx, &wrapped);
+    if (!wrapped)
+        name = unread_trailing_dot(p, name);
     if (wrapped == '[') {
         name = arena_printf(p->file->arena, "[%s]", name);
         if (!name)
@@ -305,7 +321,7 @@ static proto_option_t *read_option(parser_t *p, char separator)
                 proto_lex_fail(&p->lx, "out of memory");
             push(p, &subs, &nsubs, (void *)sub);
         } else {
-            split_dotted(p, sub, &subs, &nsubs);
+            split_dotted(p, unread_trailing_dot(p, sub), &subs, &nsubs);
         }
     }
     if (separator == ':' && c == '{')

@@ -590,6 +590,20 @@ static void test_descriptor_range_end_int_min(void **state)
     free(b64);
 }
 
+/* An option name with a dotted part before a parenthesized one, written
+ * without spaces as the printer writes it: the word "g." kept its dot and the
+ * canonical text of "option g .(ext).x = v" did not parse again (fuzz_proto). */
+static void test_option_name_dot_before_parenthesis(void **state)
+{
+    (void)state;
+    char *spaced = accepted("syntax = \"proto3\";\noption g .(ext).\nx = v;\n", 0);
+    char *tight = accepted("syntax = \"proto3\";\noption g.(ext).x = v;\n", 0);
+    assert_string_equal(spaced, tight);
+    assert_non_null(strstr(tight, "option g.(ext).x = v;"));
+    free(spaced);
+    free(tight);
+}
+
 /* Input that can only be base64 is told what is wrong with it as a
  * descriptor first, then the text parser's view. */
 static void test_malformed_descriptor_says_so(void **state)
@@ -622,6 +636,7 @@ int main(void)
         cmocka_unit_test(test_malformed_descriptor_says_so),
         cmocka_unit_test(test_descriptor_unnamed_elements),
         cmocka_unit_test(test_descriptor_range_end_int_min),
+        cmocka_unit_test(test_option_name_dot_before_parenthesis),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
