@@ -27,6 +27,7 @@
 #include "registry/registry.h"
 #include "store/store.h"
 #include "server/auth.h"
+#include "server/authz.h"
 #include "server/config.h"
 #include "server/http_server.h"
 #include "base/log.h"
@@ -191,10 +192,11 @@ static int main_db_open(const server_config_t *cfg, main_db_t *db)
 /*
  * Blocks until SIGINT or SIGTERM (blocked in every thread since main() began).
  * SIGHUP reloads what can change without a restart: the TLS files (renewals,
- * a new CRL) and the users file; every other setting is read at start only.
+ * a new CRL), the users file and the auth.rule/auth.group lines of the
+ * config file; every other setting is read at start only.
  * A file that does not load keeps what was in use.
  */
-static int main_wait_for_signal(http_server_t *srv, auth_t *auth)
+static int main_wait_for_signal(http_server_t *srv, auth_t *auth, authz_t *authz)
 {
     sigset_t set;
     sigemptyset(&set);
@@ -217,6 +219,10 @@ static int main_wait_for_signal(http_server_t *srv, auth_t *auth)
         error = NULL;
         if (auth_reload(auth, &error) != 0)
             log_error("SIGHUP: auth: %s; the previous users stay in use", error);
+        free(error);
+        error = NULL;
+        if (authz_reload(authz, &error) != 0)
+            log_error("SIGHUP: authz: %s; the previous rules stay in use", error);
         free(error);
     }
 }
@@ -347,16 +353,31 @@ static int main_serve(const server_config_t *cfg)
         return 1;
     }
     http_server_use_auth(srv, auth);
-    if (main_db_open(cfg, &db) != 0) {
+    authz_t *authz = authz_new(cfg, auth_enabled(auth), &error);
+    if (authz == NULL) {
+        log_error("authz: %s", error ? error : "cannot start");
+        free(error);
         http_server_stop(srv);
         auth_free(auth);
         return 1;
     }
-    registry_options_t opts = {db.conninfo, level, cfg->max_schema_bytes, cfg->feed_interval_ms,
-                               cfg->max_subject_bytes, cfg->changes_retention_s};
+    http_server_use_authz(srv, authz);
+    if (main_db_open(cfg, &db) != 0) {
+        http_server_stop(srv);
+        authz_free(authz);
+        auth_free(auth);
+        return 1;
+    }
+    registry_options_t opts = {db.conninfo,
+                               level,
+                               cfg->max_schema_bytes,
+                               cfg->feed_interval_ms,
+                               cfg->max_subject_bytes,
+                               cfg->changes_retention_s};
     registry_t *reg = registry_new(&opts, db.store, &error);
     if (reg == NULL) {
         http_server_stop(srv);
+        authz_free(authz);
         auth_free(auth);
         main_db_fail(&db, "cannot load the registry", error);
         return 1;
@@ -365,6 +386,7 @@ static int main_serve(const server_config_t *cfg)
         log_error("%s", error ? error : "cannot start the HTTP server");
         free(error);
         http_server_stop(srv);
+        authz_free(authz);
         auth_free(auth);
         registry_free(reg);
         main_db_close(&db);
@@ -382,9 +404,10 @@ static int main_serve(const server_config_t *cfg)
                                                                        : "",
                  cfg->auth_anonymous ? ", anonymous allowed" : "");
 
-    int sig = main_wait_for_signal(srv, auth);
+    int sig = main_wait_for_signal(srv, auth, authz);
     log_info("received %s, shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
     http_server_stop(srv);
+    authz_free(authz);
     auth_free(auth);
     registry_free(reg);
     main_db_close(&db);
