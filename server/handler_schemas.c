@@ -147,8 +147,10 @@ static http_outcome_t schema_by_id_loop(http_call_t *c)
     int id, variant = api_schema_string_variant(c), deleted;
     if (path_id(c, &id) != 0)
         return HTTP_DONE;
-    /* The prepared body skips the view the check needs: only without authorization. */
-    reg_body_t *b = variant >= 0 && !c->authz ? registry_schema_body(c->reg, id, variant, &deleted) : NULL;
+    /* The prepared body skips the view a per-subject check needs: only for a
+     * principal who may read every id (or without authorization). */
+    int every_id = authz_allows(c->authz, c->principal, HTTP_PERM_READ, HTTP_SCOPE_SCHEMAS, NULL);
+    reg_body_t *b = variant >= 0 && every_id ? registry_schema_body(c->reg, id, variant, &deleted) : NULL;
     if (!b)
         return schema_string_loop(c);
     http_reply_body(c, 200, b);

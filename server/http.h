@@ -75,8 +75,9 @@ typedef struct http_call {
     char *principal; /* owned by the call */
     char remote[48];
     /* The authorization rules this request is judged by (server/authz.h):
-     * a reference the call owns, taken before routing so that a SIGHUP
-     * during the request changes nothing of it; NULL = no authorization. */
+     * a reference the server takes before routing and drops when the call
+     * ends, so a SIGHUP during the request changes nothing of it; NULL = no
+     * authorization. */
     struct authz_rules *authz;
 
     /* Reply, set by the handler through the helpers of section 4. */

@@ -12,7 +12,6 @@
  *   6. Reply helpers
  */
 #include "server/http_server.h"
-#include "server/authz.h"
 
 #include "base/alloc.h"
 
@@ -270,8 +269,6 @@ void http_call_clear(http_call_t *c)
     http_drop_reply(c);
     free(c->body_utf8);
     free(c->principal);
-    authz_rules_release(c->authz);
-    c->authz = NULL;
     for (size_t i = 0; i < c->nreply_headers; i++)
         free(c->reply_headers[i].value);
     c->nreply_headers = 0;

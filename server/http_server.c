@@ -164,6 +164,8 @@ static http_job_t *http_job_new(http_loop_t *loop)
 
 static void http_job_free(http_job_t *job)
 {
+    authz_rules_release(job->call.authz); /* here, not in http_call.c: authz.c calls that file */
+    job->call.authz = NULL;
     http_call_clear(&job->call);
     free(job->log_target);
     free(job);
