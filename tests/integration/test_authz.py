@@ -332,6 +332,44 @@ class Anonymous(AuthzCase):
         self.assertEqual(self.as_user("mallory").get("/subjects").status, 401)
 
 
+class CertificateNames(harness.RegistryTestCase):
+    """Client-certificate principals (tls.client.principal = cn) in rules and groups."""
+
+    @classmethod
+    def setUpClass(cls):
+        d = harness.make_temp_dir("authz-mtls")
+        cls.ca = harness.Pki(os.path.join(d, "ca"), "Authz CA")
+        cls.writer = cls.ca.issue("writer.example.com")
+        cls.reader = cls.ca.issue("reader.example.com")
+        cls.nobody = cls.ca.issue("nobody.example.com")
+        config = os.path.join(d, "registry.conf")
+        with open(config, "w") as f:
+            f.write(f"tls.client.auth = required\ntls.client.ca = {cls.ca.cert}\n"
+                    "auth.group = apps writer.example.com,reader.example.com\n"
+                    "auth.rule = writer.example.com write app-*\n"
+                    "auth.rule = @apps read app-*\n")
+        cls.pg = harness.cluster()
+        cls.db = cls.pg.new_database()
+        cls.server = harness.Server(database_url=cls.db.url, name="authz-mtls", tls=cls.ca.server_cert(),
+                                    args=("--config", config), client_cert=cls.writer).start()
+
+    def client(self, cert):
+        return harness.Client("127.0.0.1", self.server.port, tls=True, cert=cert)
+
+    def test_certificate_names_and_groups(self):
+        body = {"schema": '"string"'}
+        self.assertEqual(self.client(self.writer).post("/subjects/app-x/versions", body).status, 200)
+        r = self.client(self.reader).post("/subjects/app-x/versions", body)
+        self.assertEqual(r.body, {"error_code": 403, "message": "Forbidden: principal 'reader.example.com' "
+                                  "has no write permission on subject 'app-x'"})
+        self.assertEqual(self.client(self.reader).get("/subjects/app-x/versions").body, [1])
+        self.assertEqual(self.client(self.reader).get("/subjects").body, ["app-x"])
+        self.assertEqual(self.client(self.nobody).get("/subjects").body, [])
+        assert_forbidden(self, self.client(self.nobody).get("/subjects/app-x/versions"))
+        assert_forbidden(self, self.client(self.nobody).get("/schemas/ids/1"))
+        self.assertEqual(self.client(self.reader).get("/schemas/ids/1").status, 200)
+
+
 class RulesNeedAuthentication(harness.RegistryTestCase):
     """Rules without authentication could name nobody: the server does not start."""
 
