@@ -38,13 +38,13 @@ static int metadata_matches(const json_t *cur, const json_t *prev, int prev_vers
     int has_cur = md_version_number(cur, &cur_v), has_prev = md_version_number(prev, &prev_v);
     json_t *a = NULL, *b = NULL;
     if (!has_cur && has_prev) {
-        a = cur ? json_incref((json_t *)cur) : json_object();
+        a = cur ? json_deep_copy(cur) : json_object();
         b = md_without_version(prev);
     } else if (has_cur && !has_prev) {
         if (cur_v != prev_version)
             return 0;
         a = md_without_version(cur);
-        b = prev ? json_incref((json_t *)prev) : json_object();
+        b = prev ? json_deep_copy(prev) : json_object();
     } else {
         return md_equal(cur, prev);
     }

@@ -150,7 +150,9 @@ int registry_find_equivalent(registry_t *reg, const char *subject, const schema_
 
 /* ---- 8. Metadata ------------------------------------------------------------------------------ */
 
-/* Canonical metadata objects (NULL = none); each returns a new reference. */
+/* Canonical metadata objects (NULL = none); each returns a new object of its own,
+ * never a reference to its argument (docs/architecture.md: no json_t is shared
+ * between threads). */
 /* Metadata.mergeMetadata(old, new): new's tags and properties over old's, sensitive united. */
 json_t *md_merge(const json_t *old, const json_t *new);
 /* Metadata.setConfluentVersion / removeConfluentVersion. */

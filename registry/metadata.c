@@ -177,9 +177,9 @@ static json_t *merge_maps(const json_t *old, const json_t *new)
 json_t *md_merge(const json_t *old, const json_t *new)
 {
     if (!old)
-        return new ? json_incref((json_t *)new) : NULL;
+        return new ? json_deep_copy(new) : NULL;
     if (!new)
-        return json_incref((json_t *)old);
+        return json_deep_copy(old);
     json_t *tags = merge_maps(json_object_get(old, "tags"), json_object_get(new, "tags"));
     json_t *props = merge_maps(json_object_get(old, "properties"), json_object_get(new, "properties"));
     json_t *sens = json_array(); /* a set: assemble() sorts and de-duplicates the union */
@@ -220,7 +220,7 @@ json_t *md_with_version(const json_t *md, int version)
 json_t *md_without_version(const json_t *md)
 {
     if (!md || !json_object_get(json_object_get(md, "properties"), CONFLUENT_VERSION))
-        return md ? json_incref((json_t *)md) : NULL;
+        return md ? json_deep_copy(md) : NULL;
     return with_property(md, CONFLUENT_VERSION, NULL);
 }
 

@@ -166,7 +166,7 @@ static reg_code_t candidate_parse(registry_t *reg, const char *subject, const re
                  NULL, c->content_key);
     memcpy(c->key, c->content_key, REG_KEY_LEN);
     if (req->metadata)
-        candidate_set_metadata(c, json_incref((json_t *)req->metadata));
+        candidate_set_metadata(c, json_deep_copy(req->metadata));
     return REG_OK;
 }
 
@@ -178,7 +178,7 @@ static reg_schema_t *candidate_row(const candidate_t *c, int id)
     for (size_t i = 0; i < c->res.ndirect; i++)
         reg_schema_add_ref(row, c->res.direct[i].name, c->res.direct[i].subject, c->res.direct[i].version);
     if (c->metadata)
-        reg_schema_set_metadata(row, json_incref(c->metadata));
+        reg_schema_set_metadata(row, json_deep_copy(c->metadata));
     return row;
 }
 
@@ -669,7 +669,7 @@ static reg_code_t register_metadata(registry_t *reg, store_t *db, const char *su
 {
     *out = NULL;
     if (import) {
-        *out = req->metadata ? json_incref((json_t *)req->metadata) : NULL;
+        *out = req->metadata ? json_deep_copy(req->metadata) : NULL;
         return REG_OK;
     }
     const json_t *specific = req->metadata;
