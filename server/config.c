@@ -339,6 +339,9 @@ static int config_file_line(server_config_t *cfg, const char *path, int lineno, 
     *eq = '\0';
     char *name = config_trim(s);
     char *value = config_trim(eq + 1);
+    /* Repeatable keys, read from the file by server/authz.c (start and SIGHUP). */
+    if (strcmp(name, "auth.rule") == 0 || strcmp(name, "auth.group") == 0)
+        return 0;
     const config_key_t *key = config_key_by_name(name, strlen(name));
     if (key == NULL) {
         log_error("config: %s:%d: unknown key '%s'", path, lineno, name);
@@ -463,6 +466,8 @@ int config_load(server_config_t *cfg, int argc, char **argv)
         goto fail;
     if (path != NULL && path[0] != '\0' && config_from_file(cfg, path) != 0)
         goto fail;
+    if (path != NULL && path[0] != '\0')
+        cfg->config_file = xstrdup(path);
     if (config_from_env(cfg) != 0)
         goto fail;
     if (config_from_argv(cfg, argc, argv, 1, &path) != 0)
@@ -485,6 +490,7 @@ void config_free(server_config_t *cfg)
     free(cfg->kafka_cluster_id);
     free(cfg->group_id);
     free(cfg->default_compatibility);
+    free(cfg->config_file);
     free(cfg->auth_users_file);
     free(cfg->auth_realm);
     free(cfg->auth_anonymous);

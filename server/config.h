@@ -31,6 +31,7 @@ typedef struct server_config {
 
     /* Authentication (docs/security.md). Off while no users file is set and
      * tls_client_auth is CONFIG_CLIENT_AUTH_NONE. */
+    char *config_file;        /* the file read (--config), or NULL; server/authz.c reads its rules */
     char *auth_users_file;    /* HTTP Basic users ("user:hash" lines, schema-registry passwd) */
     char *auth_realm;         /* WWW-Authenticate: Basic realm="...", default "SchemaRegistry" */
     char *auth_anonymous;     /* principal of requests without credentials; NULL = 401 */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "server/api.h"
+#include "server/authz.h"
 #include "server/handlers.h"
 
 /* {id} must be a 32-bit integer, else a plain 404 [Ref: JAX-RS conversion]. */
@@ -50,6 +51,14 @@ static void reply_usages(http_call_t *c, const reg_view_t *v, int with_versions)
     reg_usage_t *u;
     size_t n, start, count;
     registry_schema_usages(c->reg, v->schema->context, v->id, http_query_bool(c, "deleted", 0), &u, &n);
+    size_t kept = 0; /* only the subjects the principal may read (by_id_allowed_ saw one) */
+    for (size_t i = 0; i < n; i++) {
+        if (authz_may_read(c, u[i].subject))
+            u[kept++] = u[i];
+        else
+            free(u[i].subject);
+    }
+    n = kept;
     if (api_page(c, n, 0, &start, &count) == 0) {
         json_t *arr = json_array();
         for (size_t i = start; i < start + count; i++) {
@@ -77,6 +86,15 @@ static void reply_versions(http_call_t *c, const reg_view_t *v)
 
 typedef void (*by_id_reply_fn)(http_call_t *, const reg_view_t *);
 
+/* A by-id read needs read on some subject that carries the id (authz.h); 0 with a 403 when not. */
+static int by_id_allowed_(http_call_t *c, const reg_view_t *v)
+{
+    if (authz_may_read_id(c, v->schema->context, v->id))
+        return 1;
+    authz_refuse_id(c, v->id);
+    return 0;
+}
+
 /* The memory part of every /schemas/ids/{id} route: answers when this node
  * knows the id in the context ?subject= selects (docs/api.md "Contexts"),
  * declines (to check the database) when it does not. */
@@ -88,7 +106,8 @@ static http_outcome_t by_id_loop(http_call_t *c, by_id_reply_fn reply)
         return HTTP_DONE;
     if (!registry_find_by_id(c->reg, id, http_query(c, "subject"), &v))
         return HTTP_TO_DB;
-    reply(c, &v);
+    if (by_id_allowed_(c, &v))
+        reply(c, &v);
     reg_view_clear(&v);
     return HTTP_DONE;
 }
@@ -102,7 +121,8 @@ static void by_id_db(http_call_t *c, store_t *db, by_id_reply_fn reply)
         return;
     reg_code_t rc = registry_get_by_id(c->reg, db, id, http_query(c, "subject"), &v, &err);
     if (rc == REG_OK) {
-        reply(c, &v);
+        if (by_id_allowed_(c, &v))
+            reply(c, &v);
         reg_view_clear(&v);
     }
     api_done(c, rc, &err);
@@ -127,7 +147,10 @@ static http_outcome_t schema_by_id_loop(http_call_t *c)
     int id, variant = api_schema_string_variant(c), deleted;
     if (path_id(c, &id) != 0)
         return HTTP_DONE;
-    reg_body_t *b = variant >= 0 ? registry_schema_body(c->reg, id, variant, &deleted) : NULL;
+    /* The prepared body skips the view a per-subject check needs: only for a
+     * principal who may read every id (or without authorization). */
+    int every_id = authz_allows(c->authz, c->principal, HTTP_PERM_READ, HTTP_SCOPE_SCHEMAS, NULL);
+    reg_body_t *b = variant >= 0 && every_id ? registry_schema_body(c->reg, id, variant, &deleted) : NULL;
     if (!b)
         return schema_string_loop(c);
     http_reply_body(c, 200, b);
@@ -187,6 +210,23 @@ static http_outcome_t schemas_list(http_call_t *c)
      * registration here does), so a ruleType matches nothing. */
     const char *rule_type = http_query(c, "ruleType");
     size_t shown = (rule_type && *rule_type) || !pass ? 0 : n;
+    /* Only versions of subjects the principal may read, before paging (the
+     * others move to the end, where they are still cleared). */
+    size_t kept = 0;
+    for (size_t i = 0; i < shown; i++) {
+        if (!authz_may_read(c, views[i].subject))
+            continue;
+        reg_view_t view = views[kept];
+        views[kept] = views[i];
+        views[i] = view;
+        if (aliases) {
+            strlist_t names = aliases[kept];
+            aliases[kept] = aliases[i];
+            aliases[i] = names;
+        }
+        kept++;
+    }
+    shown = kept;
     if (api_page(c, shown, 1000, &start, &count) == 0) {
         json_t *arr = json_array();
         for (size_t i = start; i < start + count; i++) {

@@ -7,6 +7,7 @@
 
 #include "base/alloc.h"
 #include "server/api.h"
+#include "server/authz.h"
 #include "server/handlers.h"
 
 static const char *subject(const http_call_t *c)
@@ -27,6 +28,15 @@ static http_outcome_t subjects_list(http_call_t *c)
     size_t start, count;
     registry_list_subjects(c->reg, subject_prefix(c), http_query_bool(c, "deleted", 0),
                            http_query_bool(c, "deletedOnly", 0), &names);
+    /* Only what the principal may read, before paging: offset and limit count what it sees. */
+    size_t kept = 0;
+    for (size_t i = 0; i < names.n; i++) {
+        if (authz_may_read(c, names.items[i]))
+            names.items[kept++] = names.items[i];
+        else
+            free(names.items[i]);
+    }
+    names.n = kept;
     if (api_page(c, names.n, 0, &start, &count) == 0) {
         json_t *arr = json_array();
         for (size_t i = start; i < start + count; i++)
@@ -213,6 +223,13 @@ static http_outcome_t version_schema(http_call_t *c)
 
 const http_handler_t handle_version_schema = {version_schema, NULL};
 
+/* ":.ctx:s" -> ".ctx"; anything else is of the default context ".". */
+static char *subject_context_(const char *s)
+{
+    const char *end = strncmp(s, ":.", 2) == 0 ? strchr(s + 1, ':') : NULL;
+    return end ? xstrndup(s + 1, (size_t)(end - s - 1)) : xstrdup(".");
+}
+
 static http_outcome_t version_referencedby(http_call_t *c)
 {
     int *ids;
@@ -220,6 +237,16 @@ static http_outcome_t version_referencedby(http_call_t *c)
     reg_error_t err;
     reg_code_t rc = registry_referenced_by(c->reg, subject(c), http_param(c, "version"),
                                            http_query_bool(c, "deleted", 0), &ids, &n, &err);
+    /* The referencing ids are of the subject's context; only those the principal may read. */
+    if (rc == REG_OK) {
+        char *context = subject_context_(subject(c));
+        size_t kept = 0;
+        for (size_t i = 0; i < n; i++)
+            if (authz_may_read_id(c, context, ids[i]))
+                ids[kept++] = ids[i];
+        n = kept;
+        free(context);
+    }
     if (rc == REG_OK && api_page(c, n, 1000, &start, &count) == 0)
         http_reply_json(c, 200, api_int_array(ids + start, count));
     free(ids);

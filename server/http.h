@@ -74,6 +74,11 @@ typedef struct http_call {
      * never a password. remote: the peer's IP address as text ("?" unknown). */
     char *principal; /* owned by the call */
     char remote[48];
+    /* The authorization rules this request is judged by (server/authz.h):
+     * a reference the server takes before routing and drops when the call
+     * ends, so a SIGHUP during the request changes nothing of it; NULL = no
+     * authorization. */
+    struct authz_rules *authz;
 
     /* Reply, set by the handler through the helpers of section 4. */
     int status;  /* 0 until replied */
@@ -144,12 +149,46 @@ void http_reply_header(http_call_t *c, const char *name, const char *value);
 
 /* ---- 5. Routes --------------------------------------------------------- */
 
+/*
+ * What a (route, method) needs of the principal (server/authz.h,
+ * docs/security.md "Authorization"): a permission on a scope. Every handler
+ * in http_routes declares one; 0 in either field is "undeclared", which the
+ * unit test of the table refuses and the server answers with 403.
+ */
+typedef enum http_perm {
+    HTTP_PERM_UNDECLARED = 0,
+    HTTP_PERM_READ = 1,   /* look at schemas, versions, config, mode */
+    HTTP_PERM_WRITE = 2,  /* register a schema */
+    HTTP_PERM_DELETE = 4, /* delete a subject or a version */
+    HTTP_PERM_ADMIN = 8,  /* change config or mode, delete a context; implies the three others */
+} http_perm_t;
+
+typedef enum http_scope {
+    HTTP_SCOPE_UNDECLARED = 0,
+    HTTP_SCOPE_ANY,      /* any authenticated principal (/, metadata, /schemas/types) */
+    HTTP_SCOPE_SUBJECT,  /* the route's {subject} */
+    HTTP_SCOPE_FILTERED, /* the handler checks per subject: listings and by-id reads */
+    HTTP_SCOPE_CONFIG,   /* the global resources: /config */
+    HTTP_SCOPE_MODE,     /* /mode */
+    HTTP_SCOPE_SCHEMAS,  /* /schemas (by guid) */
+    HTTP_SCOPE_CONTEXTS, /* /contexts */
+} http_scope_t;
+
+typedef struct http_need {
+    unsigned char perm;  /* http_perm_t */
+    unsigned char scope; /* http_scope_t */
+} http_need_t;
+
 /* A path pattern: literal segments and "{name}" for one parameter segment
  * ("*" is an unnamed one). */
 typedef struct http_route {
     const char *pattern; /* e.g. "/subjects/{subject}/versions" */
     const http_handler_t *get, *post, *put, *del;
+    http_need_t need[4]; /* of get, post, put, del (HEAD is GET's) */
 } http_route_t;
+
+/* What (route, method) needs; HTTP_PERM_UNDECLARED for a method without a handler. */
+http_need_t http_route_need(const http_route_t *r, http_method_t method);
 
 extern const http_route_t http_routes[];
 extern const size_t http_route_count;

@@ -48,6 +48,7 @@
 #include "base/hmap.h"
 #include "base/log.h"
 #include "server/auth.h"
+#include "server/authz.h"
 #include "server/dbpool.h"
 #include "server/http_charset.h"
 #include "server/http_framing.h"
@@ -111,6 +112,7 @@ struct http_server {
     const server_config_t *cfg; /* borrowed */
     registry_t *reg;            /* borrowed */
     auth_t *auth;               /* borrowed; NULL = no authentication */
+    authz_t *authz;             /* borrowed; NULL = no authorization */
     h2o_globalconf_t config;
     int config_inited;
     SSL_CTX *ssl_ctx;
@@ -162,6 +164,8 @@ static http_job_t *http_job_new(http_loop_t *loop)
 
 static void http_job_free(http_job_t *job)
 {
+    authz_rules_release(job->call.authz); /* here, not in http_call.c: authz.c calls that file */
+    job->call.authz = NULL;
     http_call_clear(&job->call);
     free(job->log_target);
     free(job);
@@ -422,8 +426,9 @@ static int http_authenticate(http_job_t *job, h2o_req_t *req)
  * Everything between h2o and the handler, in the order JAX-RS applies it:
  * framing (400), body size, path, authentication (401: Jetty's security
  * handler in Confluent's rest-utils, so before routing and before the alias
- * filter), aliases, route (404/405), Content-Type (415), Accept (406), body
- * encoding (400).
+ * filter), aliases, route (404/405), authorization (403: a filter on the
+ * matched resource, as Confluent's security plugin's), Content-Type (415),
+ * Accept (406), body encoding (400).
  * Returns 0 with job->handler set, or -1 with an error reply in the call.
  */
 static int http_decode(http_job_t *job, h2o_req_t *req)
@@ -460,6 +465,7 @@ static int http_decode(http_job_t *job, h2o_req_t *req)
     }
     if (http_authenticate(job, req) != 0)
         return -1;
+    c->authz = authz_current(srv->authz); /* the rules of this request, whatever SIGHUP does */
     http_call_resolve_aliases(c);
     rc = http_route_lookup(http_routes, http_route_count, c->method, c->seg, c->nseg, &c->route,
                            &job->handler);
@@ -468,6 +474,8 @@ static int http_decode(http_job_t *job, h2o_req_t *req)
         return -1;
     }
     http_call_normalize_subject(c);
+    if (authz_check(c, http_route_need(c->route, c->method)) != 0)
+        return -1;
     h2o_iovec_t ctype = http_header(req, H2O_TOKEN_CONTENT_TYPE);
     if ((c->method == HTTP_POST || c->method == HTTP_PUT) && !http_media_request_ok(ctype.base, ctype.len)) {
         http_reply_error(c, 415, "HTTP 415 Unsupported Media Type");
@@ -1173,6 +1181,11 @@ int http_server_reload_tls(http_server_t *srv, char **error)
 void http_server_use_auth(http_server_t *srv, auth_t *auth)
 {
     srv->auth = auth;
+}
+
+void http_server_use_authz(http_server_t *srv, authz_t *authz)
+{
+    srv->authz = authz;
 }
 
 const char *http_server_address(const http_server_t *srv)

@@ -51,6 +51,10 @@ int http_server_reload_tls(http_server_t *srv, char **error);
  * server; auth.h). Before http_server_start. */
 struct auth;
 void http_server_use_auth(http_server_t *srv, struct auth *auth);
+/* Checks every request's route against authz's rules (borrowed; it must
+ * outlive the server; authz.h). Before http_server_start. */
+struct authz;
+void http_server_use_authz(http_server_t *srv, struct authz *authz);
 /* The bound address as "host:port"; the real port when cfg asked for 0. */
 const char *http_server_address(const http_server_t *srv);
 /*

@@ -27,6 +27,7 @@
 #include "registry/registry.h"
 #include "store/store.h"
 #include "server/auth.h"
+#include "server/authz.h"
 #include "server/config.h"
 #include "server/http_server.h"
 #include "base/log.h"
@@ -107,6 +108,10 @@ static const char main_usage[] =
     "  --auth-max-failures N              SCHEMA_REGISTRY_AUTH_MAX_FAILURES           auth.max.failures\n"
     "      failed attempts per minute per client address (429 beyond); 0 = no cap.\n"
     "      Default 10.\n"
+    "  auth.rule = WHO PERMISSIONS PATTERN, auth.group = NAME MEMBER,...\n"
+    "      config file only, repeatable: who may read, write, delete or admin\n"
+    "      which subjects, /config, /mode, /schemas, /contexts. No rule: every\n"
+    "      authenticated principal may do everything (403 beyond the rules).\n"
     "  --tls-client-auth MODE             SCHEMA_REGISTRY_TLS_CLIENT_AUTH             tls.client.auth\n"
     "      none, optional or required client certificates. Default none.\n"
     "  --tls-client-ca FILE               SCHEMA_REGISTRY_TLS_CLIENT_CA               tls.client.ca\n"
@@ -126,8 +131,9 @@ static const char main_usage[] =
     "Signals. SIGINT (Ctrl-C) and SIGTERM stop the server: no new connections,\n"
     "requests in flight finish (after 5 s the queries still running are\n"
     "cancelled), then the embedded PostgreSQL stops. SIGHUP reloads the TLS\n"
-    "certificate, key, client CA and CRL files, and the users file; other\n"
-    "settings are read at start only.\n"
+    "certificate, key, client CA and CRL files, the users file and the\n"
+    "auth.rule and auth.group lines of the config file; other settings are\n"
+    "read at start only.\n"
     "\n"
     "Exit status. 0 after a clean stop; 1 when start-up or the server fails\n"
     "(port in use, database unreachable, unreadable TLS files); 2 for bad\n"
@@ -191,10 +197,11 @@ static int main_db_open(const server_config_t *cfg, main_db_t *db)
 /*
  * Blocks until SIGINT or SIGTERM (blocked in every thread since main() began).
  * SIGHUP reloads what can change without a restart: the TLS files (renewals,
- * a new CRL) and the users file; every other setting is read at start only.
+ * a new CRL), the users file and the auth.rule/auth.group lines of the
+ * config file; every other setting is read at start only.
  * A file that does not load keeps what was in use.
  */
-static int main_wait_for_signal(http_server_t *srv, auth_t *auth)
+static int main_wait_for_signal(http_server_t *srv, auth_t *auth, authz_t *authz)
 {
     sigset_t set;
     sigemptyset(&set);
@@ -217,6 +224,10 @@ static int main_wait_for_signal(http_server_t *srv, auth_t *auth)
         error = NULL;
         if (auth_reload(auth, &error) != 0)
             log_error("SIGHUP: auth: %s; the previous users stay in use", error);
+        free(error);
+        error = NULL;
+        if (authz_reload(authz, &error) != 0)
+            log_error("SIGHUP: authz: %s; the previous rules stay in use", error);
         free(error);
     }
 }
@@ -347,16 +358,31 @@ static int main_serve(const server_config_t *cfg)
         return 1;
     }
     http_server_use_auth(srv, auth);
-    if (main_db_open(cfg, &db) != 0) {
+    authz_t *authz = authz_new(cfg, auth_enabled(auth), &error);
+    if (authz == NULL) {
+        log_error("authz: %s", error ? error : "cannot start");
+        free(error);
         http_server_stop(srv);
         auth_free(auth);
         return 1;
     }
-    registry_options_t opts = {db.conninfo, level, cfg->max_schema_bytes, cfg->feed_interval_ms,
-                               cfg->max_subject_bytes, cfg->changes_retention_s};
+    http_server_use_authz(srv, authz);
+    if (main_db_open(cfg, &db) != 0) {
+        http_server_stop(srv);
+        authz_free(authz);
+        auth_free(auth);
+        return 1;
+    }
+    registry_options_t opts = {db.conninfo,
+                               level,
+                               cfg->max_schema_bytes,
+                               cfg->feed_interval_ms,
+                               cfg->max_subject_bytes,
+                               cfg->changes_retention_s};
     registry_t *reg = registry_new(&opts, db.store, &error);
     if (reg == NULL) {
         http_server_stop(srv);
+        authz_free(authz);
         auth_free(auth);
         main_db_fail(&db, "cannot load the registry", error);
         return 1;
@@ -365,6 +391,7 @@ static int main_serve(const server_config_t *cfg)
         log_error("%s", error ? error : "cannot start the HTTP server");
         free(error);
         http_server_stop(srv);
+        authz_free(authz);
         auth_free(auth);
         registry_free(reg);
         main_db_close(&db);
@@ -382,9 +409,10 @@ static int main_serve(const server_config_t *cfg)
                                                                        : "",
                  cfg->auth_anonymous ? ", anonymous allowed" : "");
 
-    int sig = main_wait_for_signal(srv, auth);
+    int sig = main_wait_for_signal(srv, auth, authz);
     log_info("received %s, shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
     http_server_stop(srv);
+    authz_free(authz);
     auth_free(auth);
     registry_free(reg);
     main_db_close(&db);

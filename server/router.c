@@ -37,6 +37,18 @@ static const http_handler_t *router_method_handler(const http_route_t *r, http_m
     }
 }
 
+http_need_t http_route_need(const http_route_t *r, http_method_t method)
+{
+    switch (method) {
+    case HTTP_GET:
+    case HTTP_HEAD: return r->need[0];
+    case HTTP_POST: return r->need[1];
+    case HTTP_PUT: return r->need[2];
+    case HTTP_DELETE: return r->need[3];
+    default: return (http_need_t){0, 0};
+    }
+}
+
 static int router_is_param(const char *p, size_t len)
 {
     return (len == 1 && p[0] == '*') || (len >= 2 && p[0] == '{' && p[len - 1] == '}');

@@ -2,50 +2,72 @@
  * routes: every URL the server answers, in one table (docs/api.md).
  * Anything else is 404, a known path with another method 405 (router.c).
  * Handlers read the named segments with http_param(c, "subject").
+ *
+ * Every method names its handler and what it needs of the principal
+ * (server/authz.h, docs/security.md "Authorization"): ON(handler, PERM,
+ * SCOPE), or NO for a method the path does not answer. ROUTE takes exactly
+ * four of them, so a method without a declared permission does not compile;
+ * tests/unit/test_authz.c checks that none is declared as 0 either.
  */
 #include "server/handlers.h"
 
-#define ROUTE(pattern, get, post, put, del)                                                                  \
-    {                                                                                                        \
-        pattern, get, post, put, del                                                                         \
-    }
+#define ON(handler, perm, scope) handler, HTTP_PERM_##perm, HTTP_SCOPE_##scope
+#define NO                       NULL, HTTP_PERM_UNDECLARED, HTTP_SCOPE_UNDECLARED
+
+/* clang-format off */
+#define ROUTE_(pattern, get, gp, gs, post, pp, ps, put, up, us, del, dp, ds) \
+    {pattern, get, post, put, del, {{gp, gs}, {pp, ps}, {up, us}, {dp, ds}}}
+/* clang-format on */
+#define ROUTE(pattern, get, post, put, del) ROUTE_(pattern, get, post, put, del)
 
 const http_route_t http_routes[] = {
-    ROUTE("/", &handle_root, &handle_root, NULL, NULL),
-    ROUTE("/health/live", &handle_health_live, NULL, NULL, NULL),
-    ROUTE("/health/ready", &handle_health_ready, NULL, NULL, NULL),
-    ROUTE("/v1/metadata/id", &handle_metadata_id, NULL, NULL, NULL),
-    ROUTE("/v1/metadata/version", &handle_metadata_version, NULL, NULL, NULL),
-    ROUTE("/v1/metadata/deployment", &handle_metadata_deployment, NULL, NULL, NULL),
+    ROUTE("/", ON(&handle_root, READ, ANY), ON(&handle_root, READ, ANY), NO, NO),
+    ROUTE("/health/live", ON(&handle_health_live, READ, ANY), NO, NO, NO),
+    ROUTE("/health/ready", ON(&handle_health_ready, READ, ANY), NO, NO, NO),
+    ROUTE("/v1/metadata/id", ON(&handle_metadata_id, READ, ANY), NO, NO, NO),
+    ROUTE("/v1/metadata/version", ON(&handle_metadata_version, READ, ANY), NO, NO, NO),
+    ROUTE("/v1/metadata/deployment", ON(&handle_metadata_deployment, READ, ANY), NO, NO, NO),
 
-    ROUTE("/schemas", &handle_schemas, NULL, NULL, NULL),
-    ROUTE("/schemas/types", &handle_schema_types, NULL, NULL, NULL),
-    ROUTE("/schemas/ids/{id}", &handle_schema_by_id, NULL, NULL, NULL),
-    ROUTE("/schemas/ids/{id}/schema", &handle_schema_text_by_id, NULL, NULL, NULL),
-    ROUTE("/schemas/ids/{id}/subjects", &handle_schema_subjects, NULL, NULL, NULL),
-    ROUTE("/schemas/ids/{id}/versions", &handle_schema_versions, NULL, NULL, NULL),
+    /* FILTERED: the handler shows or serves only what a readable subject carries. */
+    ROUTE("/schemas", ON(&handle_schemas, READ, FILTERED), NO, NO, NO),
+    ROUTE("/schemas/types", ON(&handle_schema_types, READ, ANY), NO, NO, NO),
+    ROUTE("/schemas/ids/{id}", ON(&handle_schema_by_id, READ, FILTERED), NO, NO, NO),
+    ROUTE("/schemas/ids/{id}/schema", ON(&handle_schema_text_by_id, READ, FILTERED), NO, NO, NO),
+    ROUTE("/schemas/ids/{id}/subjects", ON(&handle_schema_subjects, READ, FILTERED), NO, NO, NO),
+    ROUTE("/schemas/ids/{id}/versions", ON(&handle_schema_versions, READ, FILTERED), NO, NO, NO),
 
-    ROUTE("/schemas/guids/{guid}", &handle_schema_by_guid, NULL, NULL, NULL),
-    ROUTE("/schemas/guids/{guid}/ids", &handle_schema_guid_ids, NULL, NULL, NULL),
-    ROUTE("/contexts", &handle_contexts, NULL, NULL, NULL),
-    ROUTE("/contexts/{context}", NULL, NULL, NULL, &handle_context_delete),
+    ROUTE("/schemas/guids/{guid}", ON(&handle_schema_by_guid, READ, SCHEMAS), NO, NO, NO),
+    ROUTE("/schemas/guids/{guid}/ids", ON(&handle_schema_guid_ids, READ, SCHEMAS), NO, NO, NO),
+    ROUTE("/contexts", ON(&handle_contexts, READ, CONTEXTS), NO, NO, NO),
+    ROUTE("/contexts/{context}", NO, NO, NO, ON(&handle_context_delete, ADMIN, CONTEXTS)),
 
-    ROUTE("/subjects", &handle_subjects, NULL, NULL, NULL),
-    ROUTE("/subjects/{subject}", NULL, &handle_subject_lookup, NULL, &handle_subject_delete),
-    ROUTE("/subjects/{subject}/metadata", &handle_subject_metadata, NULL, NULL, NULL),
-    ROUTE("/subjects/{subject}/versions", &handle_versions_list, &handle_register, NULL, NULL),
-    ROUTE("/subjects/{subject}/versions/{version}", &handle_version_get, NULL, NULL, &handle_version_delete),
-    ROUTE("/subjects/{subject}/versions/{version}/schema", &handle_version_schema, NULL, NULL, NULL),
-    ROUTE("/subjects/{subject}/versions/{version}/referencedby", &handle_version_referencedby, NULL, NULL,
-          NULL),
+    ROUTE("/subjects", ON(&handle_subjects, READ, FILTERED), NO, NO, NO),
+    ROUTE("/subjects/{subject}", NO, ON(&handle_subject_lookup, READ, SUBJECT), NO,
+          ON(&handle_subject_delete, DELETE, SUBJECT)),
+    ROUTE("/subjects/{subject}/metadata", ON(&handle_subject_metadata, READ, SUBJECT), NO, NO, NO),
+    ROUTE("/subjects/{subject}/versions", ON(&handle_versions_list, READ, SUBJECT),
+          ON(&handle_register, WRITE, SUBJECT), NO, NO),
+    ROUTE("/subjects/{subject}/versions/{version}", ON(&handle_version_get, READ, SUBJECT), NO, NO,
+          ON(&handle_version_delete, DELETE, SUBJECT)),
+    ROUTE("/subjects/{subject}/versions/{version}/schema", ON(&handle_version_schema, READ, SUBJECT), NO, NO,
+          NO),
+    /* SUBJECT, and the ids listed are filtered as a listing's. */
+    ROUTE("/subjects/{subject}/versions/{version}/referencedby",
+          ON(&handle_version_referencedby, READ, SUBJECT), NO, NO, NO),
 
-    ROUTE("/compatibility/subjects/{subject}/versions", NULL, &handle_compat_all, NULL, NULL),
-    ROUTE("/compatibility/subjects/{subject}/versions/{version}", NULL, &handle_compat_version, NULL, NULL),
+    /* A check changes nothing: reading the subject is enough. */
+    ROUTE("/compatibility/subjects/{subject}/versions", NO, ON(&handle_compat_all, READ, SUBJECT), NO, NO),
+    ROUTE("/compatibility/subjects/{subject}/versions/{version}", NO,
+          ON(&handle_compat_version, READ, SUBJECT), NO, NO),
 
-    ROUTE("/config", &handle_config_get, NULL, &handle_config_put, &handle_config_delete),
-    ROUTE("/config/{subject}", &handle_config_get, NULL, &handle_config_put, &handle_config_delete),
-    ROUTE("/mode", &handle_mode_get, NULL, &handle_mode_put, &handle_mode_delete),
-    ROUTE("/mode/{subject}", &handle_mode_get, NULL, &handle_mode_put, &handle_mode_delete),
+    ROUTE("/config", ON(&handle_config_get, READ, CONFIG), NO, ON(&handle_config_put, ADMIN, CONFIG),
+          ON(&handle_config_delete, ADMIN, CONFIG)),
+    ROUTE("/config/{subject}", ON(&handle_config_get, READ, SUBJECT), NO,
+          ON(&handle_config_put, ADMIN, SUBJECT), ON(&handle_config_delete, ADMIN, SUBJECT)),
+    ROUTE("/mode", ON(&handle_mode_get, READ, MODE), NO, ON(&handle_mode_put, ADMIN, MODE),
+          ON(&handle_mode_delete, ADMIN, MODE)),
+    ROUTE("/mode/{subject}", ON(&handle_mode_get, READ, SUBJECT), NO, ON(&handle_mode_put, ADMIN, SUBJECT),
+          ON(&handle_mode_delete, ADMIN, SUBJECT)),
 };
 
 const size_t http_route_count = sizeof http_routes / sizeof *http_routes;

@@ -19,7 +19,9 @@ ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 STATUSES = {"implemented", "pending", "not implemented", "extension"}
 ROUTED = {"implemented", "extension"}
 METHODS = ("GET", "POST", "PUT", "DELETE")    # the order of ROUTE()'s handler columns
-ROUTE = re.compile(r'ROUTE\(\s*"([^"]+)"\s*,\s*([^,]+?)\s*,\s*([^,]+?)\s*,\s*([^,]+?)\s*,\s*([^)]+?)\s*\)')
+# Each method column is NO or ON(&handler, PERMISSION, SCOPE) (the permission it needs).
+SLOT = r'\s*(NO|ON\([^)]*\))\s*'
+ROUTE = re.compile(r'ROUTE\(\s*"([^"]+)"\s*,' + ",".join([SLOT] * 4) + r'\)')
 
 # A value for every path parameter and query parameter the list names: what a
 # client could send, so only the router could answer 404 error_code 404.
@@ -49,7 +51,7 @@ def routes_c():
     out = set()
     for m in ROUTE.finditer(text):
         for method, handler in zip(METHODS, m.groups()[1:]):
-            if handler != "NULL":
+            if handler != "NO":
                 out.add((method, m.group(1)))
     return out
 
