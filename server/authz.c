@@ -26,6 +26,7 @@
 #include "base/log.h"
 #include "base/strlist.h"
 #include "registry/registry.h"
+#include "server/config.h"
 
 /* ---- 1. Rule sets ------------------------------------------------------------ */
 
@@ -69,16 +70,6 @@ static void authz_rules_free_(authz_rules_t *r)
     free(r->rules);
     free(r->groups);
     free(r);
-}
-
-static char *authz_trim(char *s)
-{
-    while (isspace((unsigned char)*s))
-        s++;
-    size_t n = strlen(s);
-    while (n > 0 && isspace((unsigned char)s[n - 1]))
-        s[--n] = '\0';
-    return s;
 }
 
 /* Splits s in place at runs of spaces; up to max words; their number. */
@@ -216,12 +207,12 @@ authz_rules_t *authz_rules_load(const char *path, char **error)
     int lineno = 0;
     while (why == NULL && getline(&line, &cap, f) >= 0) {
         lineno++;
-        char *s = authz_trim(line);
+        char *s = config_trim(line);
         char *eq = strchr(s, '=');
         if (*s == '#' || eq == NULL)
             continue; /* config.c reports what is not "key = value" */
         *eq = '\0';
-        char *key = authz_trim(s), *value = authz_trim(eq + 1);
+        char *key = config_trim(s), *value = config_trim(eq + 1);
         if (strcmp(key, "auth.group") == 0)
             authz_parse_group(r, value, &why);
         else if (strcmp(key, "auth.rule") == 0)

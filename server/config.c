@@ -314,7 +314,7 @@ static int config_finish(server_config_t *cfg)
 
 /* ---- 3. Sources ------------------------------------------------------------ */
 
-static char *config_trim(char *s)
+char *config_trim(char *s)
 {
     while (isspace((unsigned char)*s))
         s++;

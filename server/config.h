@@ -59,5 +59,8 @@ typedef enum config_principal {
  * the environment, then argv flags. Returns 0, or -1 with a message on stderr. */
 int config_load(server_config_t *cfg, int argc, char **argv);
 void config_free(server_config_t *cfg);
+/* s without leading and trailing white space, trimmed in place (the file's lines:
+ * server/authz.c reads its own keys from the same file). */
+char *config_trim(char *s);
 
 #endif
