@@ -7,6 +7,7 @@
  */
 #include "compat/protobuf/internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -410,14 +411,18 @@ static int format_decimal(const char *raw, strbuf_t *out)
     double parsed = strtod(raw, &end);
     if (*end || isinf(parsed) || isnan(parsed))
         return 0;
-    float f = (float)parsed;
-    char fd[20], dd[20];
-    int fe, de;
-    shortest_digits((double)f, 1, fd, &fe);
-    shortest_digits(parsed, 0, dd, &de);
     double v = parsed;
-    if (!isinf(f) && fe == de && strcmp(fd, dd) == 0)
-        v = (double)f;
+    /* A value beyond float's range has no float form (converting it would be
+     * undefined, and its "inf" has no digits to compare). */
+    if (fabs(parsed) <= FLT_MAX) {
+        float f = (float)parsed;
+        char fd[20], dd[20];
+        int fe, de;
+        shortest_digits((double)f, 1, fd, &fe);
+        shortest_digits(parsed, 0, dd, &de);
+        if (fe == de && strcmp(fd, dd) == 0)
+            v = (double)f;
+    }
     char raw_digits[24];
     int e;
     shortest_digits(fabs(v), 0, raw_digits, &e);

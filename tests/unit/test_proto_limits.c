@@ -604,6 +604,28 @@ static void test_option_name_dot_before_parenthesis(void **state)
     free(tight);
 }
 
+/* A decimal option value beyond float's range, printed normalized (fuzz_proto:
+ * its float form was inf, whose printed form has no exponent to read, and the
+ * conversion itself is undefined). */
+static void test_option_value_beyond_float_range(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "syntax = \"proto2\";\nmessage M {\n"
+        "  optional double d = 1 [(x) = 1666666666666666666666666666666666666666.5];\n}\n";
+    char *canonical = NULL, *error = NULL;
+    proto_schema_t *s = proto_schema_new(text, strlen(text), NULL, 0, 0, &canonical, &error);
+    assert_non_null(s);
+    char *printed = proto_print(proto_schema_file(s), PROTO_PRINT_NORMALIZE, s, &error);
+    assert_non_null(printed);
+    /* DecimalFormat of the double: its shortest digits, then zeros to the point. */
+    assert_non_null(strstr(printed, "(x) = 1666666666666666500000000000000000000000"));
+    free(printed);
+    free(canonical);
+    free(error);
+    proto_schema_free(s);
+}
+
 /* Input that can only be base64 is told what is wrong with it as a
  * descriptor first, then the text parser's view. */
 static void test_malformed_descriptor_says_so(void **state)
@@ -637,6 +659,7 @@ int main(void)
         cmocka_unit_test(test_descriptor_unnamed_elements),
         cmocka_unit_test(test_descriptor_range_end_int_min),
         cmocka_unit_test(test_option_name_dot_before_parenthesis),
+        cmocka_unit_test(test_option_value_beyond_float_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
