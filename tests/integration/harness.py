@@ -792,6 +792,42 @@ class TwoNodeTestCase(RegistryTestCase):
             super().tearDownClass()
 
 
+class BackgroundLoad:
+    """GETs path with client on a thread until stop(): at most `limit` requests,
+    5 ms apart (bounded in count and time). ok counts 200s; failures keeps the rest."""
+
+    def __init__(self, client, path, limit=2000):
+        self.ok, self.failures = 0, []
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(client, path, limit))
+        self._thread.start()
+
+    def _run(self, client, path, limit):
+        for _ in range(limit):
+            if self._done.is_set():
+                return
+            try:
+                r = client.get(path)
+                if r.status != 200:
+                    self.failures.append(r)
+                else:
+                    self.ok += 1
+            except OSError as exc:
+                self.failures.append(exc)
+            time.sleep(0.005)
+
+    def stop(self, at_least=0, timeout=60):
+        """Lets the load run on (bounded by timeout) until at_least requests
+        succeeded, so a count says the load ran, not how fast (a slow hash under
+        the sanitizers takes seconds); then stops it."""
+        deadline = time.monotonic() + timeout
+        while (self.ok < at_least and not self.failures and self._thread.is_alive()
+               and time.monotonic() < deadline):
+            time.sleep(0.1)
+        self._done.set()
+        self._thread.join()
+
+
 def main():
     """unittest.main with cleanup guaranteed and a non-zero status on failure."""
     try:

@@ -20,7 +20,6 @@ import re
 import signal
 import stat
 import subprocess
-import threading
 import time
 
 import harness
@@ -279,25 +278,7 @@ class Reload(AuthCase):
         self.assertGreaterEqual(self.server.log_text().count(text), count)
 
     def test_sighup_reloads_users_under_load(self):
-        failures, done, ok = [], threading.Event(), [0]
-
-        def load():
-            c = self.as_user("alice")
-            for _ in range(2000):          # bounded: ~10 s at most
-                if done.is_set():
-                    return
-                try:
-                    r = c.get("/subjects")
-                    if r.status != 200:
-                        failures.append(r)
-                    else:
-                        ok[0] += 1
-                except OSError as exc:
-                    failures.append(exc)
-                time.sleep(0.005)
-
-        worker = threading.Thread(target=load)
-        worker.start()
+        load = harness.BackgroundLoad(self.as_user("alice"), "/subjects")
         try:
             self.assertEqual(self.as_user("bob", "builder").get("/subjects").status, 401)
             self.assertEqual(passwd(self.users_file, "bob", "builder").returncode, 0)
@@ -324,10 +305,9 @@ class Reload(AuthCase):
             self.assertEqual(self.as_user("bob", "builder").get("/subjects").status, 401)
             self.assertEqual(self.as_user("bob", "rebuilt").get("/subjects").status, 200)
         finally:
-            done.set()
-            worker.join()
-        self.assertEqual(failures, [])
-        self.assertGreater(ok[0], 10)
+            load.stop(at_least=11)
+        self.assertEqual(load.failures, [])
+        self.assertGreater(load.ok, 10)
 
 
 if __name__ == "__main__":

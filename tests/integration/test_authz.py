@@ -18,7 +18,6 @@ import json
 import os
 import signal
 import subprocess
-import threading
 import time
 
 import harness
@@ -251,25 +250,7 @@ class Reload(AuthzCase):
     rules = "auth.rule = alice read *\n"
 
     def test_sighup_reloads_rules_under_load(self):
-        failures, done, ok = [], threading.Event(), [0]
-
-        def load():
-            c = self.as_user("alice")
-            for _ in range(2000):
-                if done.is_set():
-                    return
-                try:
-                    r = c.get("/subjects")
-                    if r.status != 200:
-                        failures.append(r)
-                    else:
-                        ok[0] += 1
-                except OSError as exc:
-                    failures.append(exc)
-                time.sleep(0.005)
-
-        worker = threading.Thread(target=load)
-        worker.start()
+        load = harness.BackgroundLoad(self.as_user("alice"), "/subjects")
         try:
             self.wait_log("authz: 1 rules and 0 groups from", 1)
             assert_forbidden(self, self.as_user("dave").get("/config"))
@@ -294,17 +275,12 @@ class Reload(AuthzCase):
             self.server.proc.send_signal(signal.SIGHUP)
             self.wait_log("authz: 1 rules and 0 groups from", 2)
             assert_forbidden(self, self.as_user("dave").get("/config"))
-            # Each SIGHUP also reloads the users file, which empties the verification
-            # cache: under the sanitizers the next scrypt takes seconds. Let the load
-            # run on (bounded) so the count below says it ran, not how fast.
-            deadline = time.monotonic() + 60
-            while ok[0] <= 10 and not failures and worker.is_alive() and time.monotonic() < deadline:
-                time.sleep(0.1)
         finally:
-            done.set()
-            worker.join()
-        self.assertEqual(failures, [])
-        self.assertGreater(ok[0], 10)
+            # Each SIGHUP also reloads the users file, which empties the
+            # verification cache (see BackgroundLoad.stop).
+            load.stop(at_least=11)
+        self.assertEqual(load.failures, [])
+        self.assertGreater(load.ok, 10)
 
 
 class NoRules(AuthzCase):
