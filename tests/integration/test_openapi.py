@@ -227,6 +227,8 @@ class Validator(unittest.TestCase):
 class ResponsesMatchSchemas(harness.RegistryTestCase):
     """Real answers against the document's response schemas."""
 
+    server_args = ("--max-schema-bytes", "4096")    # 42209 without a megabyte of schema
+
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
@@ -259,9 +261,16 @@ class ResponsesMatchSchemas(harness.RegistryTestCase):
                           f"{method} {template} {status} answers a code its description does not name")
         return resp
 
-    def call(self, method, template, path=None, body=None, headers=None, params=None):
-        return self.check(method, template, self.http.request(method, path or template, body=body,
-                                                              headers=headers, params=params))
+    def call(self, method, template, path=None, body=None, headers=None, params=None, expect=None):
+        """expect: the error_code (or, for 204, the status) the request must get; else a 2xx."""
+        resp = self.http.request(method, path or template, body=body, headers=headers, params=params)
+        if expect is None:
+            self.assertLess(resp.status, 300, f"{method} {path or template}: {resp}")
+        elif expect < 300:
+            self.assertEqual(resp.status, expect, resp)
+        else:
+            self.assertEqual((resp.status, resp.body["error_code"]), (status_of(expect), expect), resp)
+        return self.check(method, template, resp)
 
     def test_root_metadata_and_health(self):
         self.call("GET", "/")
@@ -326,39 +335,48 @@ class ResponsesMatchSchemas(harness.RegistryTestCase):
         self.call("POST", cs, f"/compatibility/subjects/{quote(common)}/versions", {"schema": json.dumps(record)})
 
         # Deleting: referenced (42206), soft, permanent, already soft-deleted (40406).
-        self.call("DELETE", svv, f"/subjects/{quote(common)}/versions/1")
+        self.call("DELETE", svv, f"/subjects/{quote(common)}/versions/1", expect=42206)
         self.call("DELETE", svv, f"/subjects/{quote(envelope)}/versions/1")
-        self.call("DELETE", svv, f"/subjects/{quote(envelope)}/versions/1")
+        self.call("DELETE", svv, f"/subjects/{quote(envelope)}/versions/1", expect=40406)
         self.call("DELETE", svv, f"/subjects/{quote(envelope)}/versions/1", params={"permanent": "true"})
         self.call("DELETE", "/subjects/{subject}", f"/subjects/{quote(proto)}")
         self.call("DELETE", "/subjects/{subject}", f"/subjects/{quote(proto)}", params={"permanent": "true"})
-        self.call("DELETE", "/subjects/{subject}", f"/subjects/{quote(proto)}")
+        self.call("DELETE", "/subjects/{subject}", f"/subjects/{quote(proto)}", expect=40401)
 
     def test_errors(self):
         s = self.sub()
         sv, svv = "/subjects/{subject}/versions", "/subjects/{subject}/versions/{version}"
-        self.call("POST", sv, f"/subjects/{quote(s)}/versions", {"schema": "{not avro"})          # 42201
-        self.call("POST", sv, f"/subjects/{quote(s)}/versions", "not json")                      # 400
+        self.call("POST", sv, f"/subjects/{quote(s)}/versions", {"schema": "{not avro"}, expect=42201)
+        self.call("POST", sv, f"/subjects/{quote(s)}/versions", "not json", expect=400)
         self.call("POST", sv, f"/subjects/{quote(s)}/versions", {"schema": '"int"'},
-                  headers={"Content-Type": "text/plain"})                                         # 415
-        self.call("GET", svv, f"/subjects/{quote(s)}/versions/1")                                 # 40401
-        self.call("POST", sv, f"/subjects/{quote(s)}/versions", {"schema": '"int"'})
-        self.call("POST", sv, f"/subjects/{quote(s)}/versions", {"schema": '"string"'})          # 40901
-        self.call("GET", svv, f"/subjects/{quote(s)}/versions/7")                                 # 40402
-        self.call("GET", svv, f"/subjects/{quote(s)}/versions/x")                                 # 42202
-        self.call("GET", sv, f"/subjects/{quote(s)}/versions", headers={"Accept": "text/html"})  # 406
-        self.call("POST", "/subjects/{subject}", f"/subjects/{quote(s)}", {"schema": '"long"'})   # 40403
-        self.call("GET", "/schemas/ids/{id}", "/schemas/ids/999999")                              # 40403
-        self.call("GET", "/schemas/ids/{id}", "/schemas/ids/abc")                                 # 404
-        self.call("GET", "/schemas", params={"lifecycle": "BAD"})                                 # 404
-        self.call("GET", "/config/{subject}", f"/config/{quote(s)}")                              # 40408
-        self.call("GET", "/mode/{subject}", f"/mode/{quote(s)}")                                  # 40409
-        self.call("PUT", "/config", body={"compatibility": "SOMETIMES"})                         # 42203
-        self.call("PUT", "/mode", body={"mode": "SLEEPING"})                                     # 42204
-        self.call("PUT", "/mode", body={"mode": "IMPORT"})                                       # 42205
-        self.call("DELETE", "/contexts/{context}", "/contexts/a:b")                               # 400
+                  headers={"Content-Type": "text/plain"}, expect=415)
+        self.call("GET", svv, f"/subjects/{quote(s)}/versions/1", expect=40401)
+        taken = self.call("POST", sv, f"/subjects/{quote(s)}/versions", {"schema": '"int"'}).body["id"]
+        self.call("POST", sv, f"/subjects/{quote(s)}/versions", {"schema": '"string"'}, expect=40901)
+        self.call("GET", svv, f"/subjects/{quote(s)}/versions/7", expect=40402)
+        self.call("GET", svv, f"/subjects/{quote(s)}/versions/x", expect=42202)
+        self.call("GET", sv, f"/subjects/{quote(s)}/versions", headers={"Accept": "text/html"}, expect=406)
+        self.call("POST", "/subjects/{subject}", f"/subjects/{quote(s)}", {"schema": '"long"'}, expect=40403)
+        self.call("GET", "/schemas/ids/{id}", "/schemas/ids/999999", expect=40403)
+        self.call("GET", "/schemas/ids/{id}", "/schemas/ids/abc", expect=404)
+        self.call("GET", "/schemas", params={"lifecycle": "BAD"}, expect=404)
+        self.call("GET", "/config/{subject}", f"/config/{quote(s)}", expect=40408)
+        self.call("GET", "/mode/{subject}", f"/mode/{quote(s)}", expect=40409)
+        self.call("PUT", "/config", body={"compatibility": "SOMETIMES"}, expect=42203)
+        self.call("PUT", "/mode", body={"mode": "SLEEPING"}, expect=42204)
+        self.call("PUT", "/mode", body={"mode": "IMPORT"}, expect=42205)
+        self.call("DELETE", "/contexts/{context}", "/contexts/a:b", expect=400)
         long_name = "x" * 3000
-        self.call("POST", sv, f"/subjects/{long_name}/versions", {"schema": '"int"'})            # 42208
+        self.call("POST", sv, f"/subjects/{long_name}/versions", {"schema": '"int"'}, expect=42208)
+        big = {"type": "record", "name": "Big", "doc": "x" * 5000, "fields": []}
+        self.call("POST", sv, f"/subjects/{quote(self.sub('big'))}/versions", {"schema": json.dumps(big)},
+                  expect=42209)
+        self.call("PUT", "/mode/{subject}", f"/mode/{quote(s)}", {"mode": "READONLY"})
+        self.call("DELETE", svv, f"/subjects/{quote(s)}/versions/1", expect=42205)
+        self.call("DELETE", "/subjects/{subject}", f"/subjects/{quote(s)}", expect=42205)
+        imp = self.sub("import")
+        self.call("PUT", "/mode/{subject}", f"/mode/{quote(imp)}", {"mode": "IMPORT"})
+        self.call("POST", sv, f"/subjects/{quote(imp)}/versions", {"schema": '"long"', "id": taken}, expect=42205)
 
     def test_config_mode_and_contexts(self):
         s = self.sub()
@@ -371,15 +389,15 @@ class ResponsesMatchSchemas(harness.RegistryTestCase):
         self.call("GET", "/config/{subject}", f"/config/{quote(s)}")
         self.call("GET", "/config/{subject}", f"/config/{quote(s + 'x')}", params={"defaultToGlobal": "true"})
         self.call("DELETE", "/config/{subject}", f"/config/{quote(s)}")
-        self.call("DELETE", "/config/{subject}", f"/config/{quote(s)}")                          # 40401
+        self.call("DELETE", "/config/{subject}", f"/config/{quote(s)}", expect=40401)
         self.call("DELETE", "/config")
 
         self.call("GET", "/mode")
         self.call("PUT", "/mode/{subject}", f"/mode/{quote(s)}", {"mode": "READONLY"})
         self.call("GET", "/mode/{subject}", f"/mode/{quote(s)}")
-        self.call("PUT", "/config/{subject}", f"/config/{quote(s)}", {"compatibility": "NONE"})  # 42205
+        self.call("PUT", "/config/{subject}", f"/config/{quote(s)}", {"compatibility": "NONE"}, expect=42205)
         self.call("PUT", "/mode/{subject}", f"/mode/{quote(s)}", {"mode": None})
-        self.call("DELETE", "/mode/{subject}", f"/mode/{quote(s)}")                              # 40401
+        self.call("DELETE", "/mode/{subject}", f"/mode/{quote(s)}", expect=40401)
         self.call("PUT", "/mode/{subject}", f"/mode/{quote(s)}", {"mode": "IMPORT"}, params={"force": "true"})
         self.call("DELETE", "/mode/{subject}", f"/mode/{quote(s)}")
         self.call("DELETE", "/mode/{subject}", f"/mode/:{ctx}:", params={"recursive": "true"})
@@ -389,8 +407,8 @@ class ResponsesMatchSchemas(harness.RegistryTestCase):
         self.call("POST", "/subjects/{subject}/versions", f"/subjects/:{ctx}:{quote(s)}/versions",
                   {"schema": '"int"'})
         self.call("GET", "/contexts")
-        self.call("DELETE", "/contexts/{context}", f"/contexts/{ctx}")                            # 42211
-        self.call("DELETE", "/contexts/{context}", "/contexts/.empty")                            # 204
+        self.call("DELETE", "/contexts/{context}", f"/contexts/{ctx}", expect=42211)
+        self.call("DELETE", "/contexts/{context}", "/contexts/.empty", expect=204)
 
 
 if __name__ == "__main__":
