@@ -611,7 +611,7 @@ void http_reply_header(http_call_t *c, const char *name, const char *value)
  *     a bare "config" or "mode" gets the segment ":.c:" (the context's scope);
  *   - nothing left is "/contexts/:.c:" (DELETE's path), or "/" for ".";
  *   - on /schemas/ids/..., ?subject= (absent: "") gets the prefix; on
- *     /schemas and /subjects every ?subjectPrefix= (absent: ""); a POST or PUT
+ *     /schemas, /subjects and /keks... every ?subjectPrefix= (absent: ""); a POST or PUT
  *     to /associations... gets ?context=:.c:.
  * The context is QualifiedSubject.normalizeContext's: "c", ".c" and ":.c:" are
  * ".c", "." is the default (no prefix); a colon inside is 400 with the
