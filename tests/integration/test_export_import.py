@@ -16,8 +16,11 @@
 
 import json
 import os
+import pty
+import signal
 import subprocess
 import time
+import unittest
 
 import harness
 from harness import avro_record, quote
@@ -29,7 +32,8 @@ JSONS = json.dumps({"type": "object", "properties": {"a": {"type": "string"}}})
 
 
 def run(command, database_url, *args, input=None):
-    return subprocess.run([harness.server_binary(), command, "--database-url", database_url, *args],
+    where = ["--database-url", database_url] if database_url else []
+    return subprocess.run([harness.server_binary(), command, *where, *args],
                           input=input, capture_output=True, timeout=120)
 
 
@@ -206,6 +210,34 @@ class ExportImport(harness.RegistryTestCase):
         self.assertIn(b"0 created", again.stderr)
         self.assertEqual(target.state(), before)
 
+    def test_progress_bar_on_a_terminal(self):
+        """stderr a TTY: the bar is drawn (carriage returns), then the summary."""
+        target = self.target()
+        path = os.path.join(harness.make_temp_dir("export"), "dump.jsonl")
+        r = run("export", self.db.url, "--output", path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(path, "rb") as f:
+            self.assertEqual(f.read(), export(self.db))
+        self.assertFalse(os.path.exists(path + ".partial"))
+        master, slave = pty.openpty()
+        proc = subprocess.Popen([harness.server_binary(), "import", path, "--database-url", target.url],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave)
+        os.close(slave)
+        out = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+        os.close(master)
+        self.assertEqual(proc.wait(timeout=60), 0, out)
+        self.assertRegex(out, rb"\rimport \[#+ *\] \d+/\d+")
+        self.assertIn(b"\rimport [########################################]", out)
+        self.assertIn(b" 0 refused", out)
+
     def test_bad_input_writes_nothing(self):
         target = self.target()
         before = target.state()
@@ -218,6 +250,32 @@ class ExportImport(harness.RegistryTestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn(b"no delimiter after the key", r.stderr)
         self.assertEqual(target.state(), before)
+
+
+class EmbeddedInUse(unittest.TestCase):
+    """export/import on the data directory of a running embedded server: a
+    clear error and nothing touched (pg_embedded's lock), then, with the
+    server stopped, the same command works."""
+
+    def test_running_server_holds_the_data_dir(self):
+        data_dir = os.path.join(harness.make_temp_dir("embedded"), "var")
+        harness.at_exit(lambda: [os.kill(p, signal.SIGQUIT) for p in harness.pgrep(data_dir)])
+        server = harness.Server(data_dir=data_dir, name="embedded").start()
+        try:
+            r = server.client().post("/subjects/e/versions", {"schema": '"int"'})
+            self.assertEqual(r.status, 200, r)
+            for command in ("export", "import"):
+                res = run(command, None, "--data-dir", data_dir, input=b"")
+                self.assertEqual(res.returncode, 1, res.stderr)
+                self.assertIn(b"is in use by another schema-registry process", res.stderr)
+                self.assertIn(f"schema-registry {command}: the embedded database under {data_dir}".encode(),
+                              res.stderr)
+            self.assertEqual(server.client().get("/subjects").body, ["e"])
+        finally:
+            server.stop()
+        res = run("export", None, "--data-dir", data_dir)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn(b'"kind":"version","subject":"e","version":1', res.stdout)
 
 
 def key(keytype, subject=None, **extra):
