@@ -821,71 +821,54 @@ static int imp_enter_import_(imp_run_t *r, const char *subject, imp_touched_vec_
     return 0;
 }
 
-/* Registers the pending versions, in passes: a version whose references the
- * target does not hold yet is tried again after the others, as long as a
- * pass makes progress. 42205 (the id or the version is bound to other
- * content) is final at once. */
+/* One pending registration. final: this is its last chance, so any failure
+ * refuses it; otherwise only 42205 does (the id or the version is bound to
+ * other content) and the rest waits for the next pass. 1 when it settled. */
+static int imp_register_one_(imp_run_t *r, const imp_subject_t *subj, const char *ctx, imp_version_t *v,
+                             int final)
+{
+    reg_request_t req = imp_request_(imp_schema_get_(r->m, ctx, v->id), v);
+    reg_error_t err = {0};
+    reg_code_t rc = registry_register(r->reg, r->db, subj->name, &req, NULL, &err);
+    if (rc == REG_OK) {
+        v->state = IMP_DONE;
+        r->created++;
+    } else if (rc == REG_OPERATION_NOT_PERMITTED || final) {
+        char what[600];
+        snprintf(what, sizeof what, "subject %.500s version %d (id %d)", subj->name, v->version, v->id);
+        v->state = IMP_REFUSED;
+        v->to_delete = 0;
+        imp_refuse_(r, what, err.message);
+    } else {
+        return 0;
+    }
+    imp_tick_(r);
+    return 1;
+}
+
+/* Registers the pending versions in passes: a version whose references the
+ * target does not hold yet (they come later in the input's order) is tried
+ * again after the others, as long as a pass settles something; a last pass
+ * then gives the remaining ones their errors. */
 static void imp_register_(imp_run_t *r, imp_subject_t **subjects, size_t nsubjects)
 {
-    for (int progress = 1; progress;) {
-        progress = 0;
-        int left = 0;
+    for (int final = 0;;) {
+        int settled = 0, left = 0;
         for (size_t i = 0; i < nsubjects; i++) {
-            imp_subject_t *subj = subjects[i];
-            char *ctx = reg_context_copy(subj->name);
-            for (size_t j = 0; j < subj->v.n; j++) {
-                imp_version_t *v = &subj->v.items[j];
+            char *ctx = reg_context_copy(subjects[i]->name);
+            for (size_t j = 0; j < subjects[i]->v.n; j++) {
+                imp_version_t *v = &subjects[i]->v.items[j];
                 if (v->state != IMP_PENDING)
                     continue;
-                reg_request_t req = imp_request_(imp_schema_get_(r->m, ctx, v->id), v);
-                reg_error_t err = {0};
-                reg_code_t rc = registry_register(r->reg, r->db, subj->name, &req, NULL, &err);
-                if (rc == REG_OK) {
-                    v->state = IMP_DONE;
-                    r->created++;
-                    progress = 1;
-                    imp_tick_(r);
-                } else if (rc == REG_OPERATION_NOT_PERMITTED) {
-                    char what[600];
-                    snprintf(what, sizeof what, "subject %.500s version %d (id %d)", subj->name, v->version,
-                             v->id);
-                    v->state = IMP_REFUSED;
-                    v->to_delete = 0;
-                    imp_refuse_(r, what, err.message);
-                    imp_tick_(r);
-                } else {
-                    left = 1;
-                }
+                int done = imp_register_one_(r, subjects[i], ctx, v, final);
+                settled |= done;
+                left |= !done;
             }
             free(ctx);
         }
-        if (!progress && left) {
-            /* The last pass's errors are the answers. */
-            for (size_t i = 0; i < nsubjects; i++) {
-                imp_subject_t *subj = subjects[i];
-                char *ctx = reg_context_copy(subj->name);
-                for (size_t j = 0; j < subj->v.n; j++) {
-                    imp_version_t *v = &subj->v.items[j];
-                    if (v->state != IMP_PENDING)
-                        continue;
-                    reg_request_t req = imp_request_(imp_schema_get_(r->m, ctx, v->id), v);
-                    reg_error_t err = {0};
-                    if (registry_register(r->reg, r->db, subj->name, &req, NULL, &err) == REG_OK) {
-                        v->state = IMP_DONE;
-                        r->created++;
-                    } else {
-                        char what[600];
-                        snprintf(what, sizeof what, "subject %.500s version %d (id %d)", subj->name,
-                                 v->version, v->id);
-                        v->state = IMP_REFUSED;
-                        v->to_delete = 0;
-                        imp_refuse_(r, what, err.message);
-                    }
-                    imp_tick_(r);
-                }
-                free(ctx);
-            }
-        }
+        if (!left || final)
+            return;
+        final = !settled;
     }
 }
 

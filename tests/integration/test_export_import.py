@@ -71,6 +71,9 @@ class ExportImport(harness.RegistryTestCase):
         ok(http.delete("/subjects/tmp/versions/1", params={"permanent": "true"}))  # hard-deleted
         reg("base", BASE)
         reg("holder", REFERRER, references=[{"name": "Base", "subject": "base", "version": 1}])
+        # A referrer sorting before its target: the import registers it in a later pass.
+        reg("zz-base", BASE)
+        reg("a-holder", REFERRER, references=[{"name": "Base", "subject": "zz-base", "version": 1}])
         reg("proto", PROTO, schemaType="PROTOBUF")
         reg("json", JSONS, schemaType="JSON")
         reg("gone", avro_record("Gone", [("g", "int")]))
