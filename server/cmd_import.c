@@ -930,8 +930,12 @@ static void imp_config_(imp_run_t *r, const imp_scope_t *sc)
         json_t *update = json_deep_copy(sc->config), *out = NULL;
         const char *k;
         json_t *v;
-        json_object_foreach(current, k, v) if (!json_object_get(update, k))
-            json_object_set_new(update, k, json_null());
+        /* A config update is partial: what the input lacks is cleared. */
+        json_object_foreach(current, k, v)
+        {
+            if (!json_object_get(update, k))
+                json_object_set_new(update, k, json_null());
+        }
         rc = registry_config_set(r->reg, r->db, sc->subject, update, &out, &err);
         json_decref(update);
         json_decref(out);
