@@ -1158,7 +1158,7 @@ http_server_t *http_server_new(const server_config_t *cfg, char **error)
         srv->max_connections = soft - HTTP_FD_RESERVE > 16 ? (int)(soft - HTTP_FD_RESERVE) : 16;
     }
     srv->loops = xcalloc(srv->nloops, sizeof *srv->loops);
-    srv->metrics = metrics_new(srv->nloops);
+    srv->metrics = metrics_new(srv->nloops, http_routes, http_route_count);
     metrics_use_connections(srv->metrics, &srv->connections);
     pthread_mutex_init(&srv->ready_lock, NULL);
     pthread_cond_init(&srv->ready_cond, NULL);

@@ -61,6 +61,8 @@ _Static_assert(sizeof metrics_bounds_le / sizeof *metrics_bounds_le == METRICS_N
 typedef _Atomic uint64_t metrics_counter_t;
 
 struct metrics_shard {
+    const http_route_t *routes;  /* the table counted by (borrowed) */
+    size_t nroutes;              /* its entries; index nroutes is "unmatched" */
     metrics_counter_t *requests; /* [route][method][status slot] */
     metrics_counter_t *buckets;  /* [route][method][bucket], not cumulative */
     metrics_counter_t *sum_us;   /* [route][method] */
@@ -68,7 +70,8 @@ struct metrics_shard {
 
 struct metrics {
     size_t nshards;
-    size_t nroutes; /* http_route_count + 1: the last is "unmatched" */
+    const http_route_t *routes; /* borrowed */
+    size_t nroutes;             /* entries of routes + 1: the last is "unmatched" */
     metrics_shard_t *shards;
     struct dbpool *pool;           /* borrowed; NULL until the server starts */
     const atomic_int *connections; /* borrowed */
@@ -112,15 +115,18 @@ static double metrics_process_start(void)
     return field == 22 && hz > 0 ? (double)btime + (double)ticks / (double)hz : now;
 }
 
-metrics_t *metrics_new(size_t nshards)
+metrics_t *metrics_new(size_t nshards, const http_route_t *routes, size_t nroutes)
 {
     metrics_t *m = xcalloc(1, sizeof *m);
     m->nshards = nshards;
-    m->nroutes = http_route_count + 1;
+    m->routes = routes;
+    m->nroutes = nroutes + 1;
     m->shards = xcalloc(nshards, sizeof *m->shards);
     size_t cells = m->nroutes * METRICS_METHODS;
     for (size_t i = 0; i < nshards; i++) {
         /* Separate allocations per loop: no two loops write one cache line. */
+        m->shards[i].routes = routes;
+        m->shards[i].nroutes = nroutes;
         m->shards[i].requests = xcalloc(cells * METRICS_SLOTS, sizeof(metrics_counter_t));
         m->shards[i].buckets = xcalloc(cells * METRICS_NBUCKETS, sizeof(metrics_counter_t));
         m->shards[i].sum_us = xcalloc(cells, sizeof(metrics_counter_t));
@@ -177,9 +183,8 @@ static size_t metrics_status_slot(int status)
 void metrics_count(metrics_shard_t *s, const http_route_t *route, http_method_t method, int status,
                    uint64_t us)
 {
-    size_t r = route && route >= http_routes && route < http_routes + http_route_count
-                   ? (size_t)(route - http_routes)
-                   : http_route_count;
+    size_t r = route && route >= s->routes && route < s->routes + s->nroutes ? (size_t)(route - s->routes)
+                                                                             : s->nroutes;
     size_t mth = (unsigned)method < METRICS_METHODS ? (size_t)method : HTTP_OTHER;
     size_t cell = r * METRICS_METHODS + mth;
     metrics_add(&s->requests[cell * METRICS_SLOTS + metrics_status_slot(status)], 1);
@@ -250,9 +255,9 @@ static void metrics_f64(strbuf_t *b, const char *name, const char *const *labels
 
 /* ---- 4. The scrape ------------------------------------------------------------------- */
 
-static const char *metrics_route_name(size_t r)
+static const char *metrics_route_name(const metrics_t *m, size_t r)
 {
-    return r < http_route_count ? http_routes[r].pattern : "unmatched";
+    return r + 1 < m->nroutes ? m->routes[r].pattern : "unmatched";
 }
 
 static uint64_t metrics_sum(const metrics_t *m, size_t which, size_t index)
@@ -288,7 +293,7 @@ static void metrics_http(strbuf_t *b, const metrics_t *m)
                 char status[16];
                 metrics_status_label(st, status, sizeof status);
                 const char *labels[] = {
-                    "route", metrics_route_name(r), "method", metrics_method_names[mth], "status", status,
+                    "route", metrics_route_name(m, r), "method", metrics_method_names[mth], "status", status,
                     NULL};
                 metrics_u64(b, "schema_registry_http_requests_total", labels, n);
             }
@@ -303,7 +308,7 @@ static void metrics_http(strbuf_t *b, const metrics_t *m)
                 total += counts[k] = metrics_sum(m, 1, cell * METRICS_NBUCKETS + k);
             if (total == 0)
                 continue;
-            const char *route = metrics_route_name(r), *method = metrics_method_names[mth];
+            const char *route = metrics_route_name(m, r), *method = metrics_method_names[mth];
             uint64_t cumulative = 0;
             for (size_t k = 0; k < METRICS_NBUCKETS; k++) {
                 cumulative += counts[k];

@@ -28,8 +28,10 @@
 typedef struct metrics metrics_t;
 typedef struct metrics_shard metrics_shard_t;
 
-/* nshards shards, each for http_route_count routes and one for "unmatched". */
-metrics_t *metrics_new(size_t nshards);
+/* nshards shards, each counting by the nroutes entries of routes (borrowed,
+ * static: the server's http_routes) and one more for "unmatched". The table
+ * is handed in rather than named here: routes.c names the scrape's handler. */
+metrics_t *metrics_new(size_t nshards, const http_route_t *routes, size_t nroutes);
 void metrics_free(metrics_t *m);
 /* Shard i (< nshards), borrowed: the one loop i writes. */
 metrics_shard_t *metrics_shard(metrics_t *m, size_t i);
@@ -44,7 +46,7 @@ void metrics_use_connections(metrics_t *m, const atomic_int *connections);
 
 /*
  * One finished request on the shard's own loop thread: route is the matched
- * entry of http_routes (NULL: none matched, or the request was refused
+ * entry of the table (NULL: none matched, or the request was refused
  * before routing), status the reply's, us the time from the request's
  * arrival to its reply in microseconds.
  */
