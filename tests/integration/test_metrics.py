@@ -356,8 +356,14 @@ class Counting(Scrapes, harness.RegistryTestCase):
         self.assertEqual(delta(b, a, REQ, route="/metrics", method="GET", status="200"), 1)
 
     def test_pool(self):
-        s = self.scrape()
-        workers = s.value("schema_registry_db_pool_workers")
+        # Workers connect in the background after start: wait (bounded) for all eight.
+        deadline = time.monotonic() + 30
+        while True:
+            s = self.scrape()
+            workers = s.value("schema_registry_db_pool_workers")
+            if s.value("schema_registry_db_pool_connected_workers") == workers or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
         self.assertEqual(workers, 8, "db.threads' default")
         self.assertEqual(s.value("schema_registry_db_pool_connected_workers"), workers)
         self.assertEqual(s.value("schema_registry_db_pool_busy_workers"), 0)
