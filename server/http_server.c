@@ -5,7 +5,7 @@
  * Contents
  *   1. Types
  *   2. Jobs: one request on its way through a handler
- *   3. Replying and the request log
+ *   3. Replying, counting (metrics.h) and the request log
  *   4. Requests: h2o -> http_call_t -> handler
  *   5. Database round trips: loop -> dbpool -> loop
  *   6. Listening socket, TLS and h2o settings
@@ -463,8 +463,8 @@ static int http_decode(http_job_t *job, h2o_req_t *req)
     if (negotiated != NULL)
         job->content_type = negotiated;
 
-    c->method =
-        http_method_parse(req->method.base, req->method.len); /* first: metrics count every reply by it */
+    /* First: every reply, the earliest refusals too, is counted by its method (metrics.h). */
+    c->method = http_method_parse(req->method.base, req->method.len);
     if (http_framing_check(req) != 0) {
         req->http1_is_persistent = 0; /* the body's end is unknown: nothing after it can be read */
         http_reply_error(c, 400, "Bad Request: the request has two different Content-Length headers");
