@@ -184,7 +184,7 @@ static uint64_t http_job_elapsed_us(const http_job_t *job)
     return us > 0 ? (uint64_t)us : 0;
 }
 
-/* ---- 3. Replying and the request log ------------------------------------------ */
+/* ---- 3. Replying, counting and the request log -------------------------------- */
 
 static const char *http_reason(int status)
 {
