@@ -5,7 +5,7 @@
  * Contents
  *   1. Types
  *   2. Jobs: one request on its way through a handler
- *   3. Replying and the request log
+ *   3. Replying, counting (metrics.h) and the request log
  *   4. Requests: h2o -> http_call_t -> handler
  *   5. Database round trips: loop -> dbpool -> loop
  *   6. Listening socket, TLS and h2o settings
@@ -52,6 +52,7 @@
 #include "server/dbpool.h"
 #include "server/http_charset.h"
 #include "server/http_framing.h"
+#include "server/metrics.h"
 #include "server/tls.h"
 
 /* Handlers parse JSON nested up to 2048 levels; jansson needs ~1 MB for that. */
@@ -106,6 +107,7 @@ struct http_loop {
     int tls_msg_queued;           /* under srv->ready_lock: tls_msg is on its way */
     char log_lines[LOG_LINE_MAX]; /* the request log's lines not written yet (section 3) */
     size_t log_len;
+    metrics_shard_t *metrics; /* this loop's counters; written by this loop only */
 };
 
 struct http_server {
@@ -119,6 +121,7 @@ struct http_server {
     int listen_fd;
     char address[INET6_ADDRSTRLEN + 8];
     dbpool_t *pool;
+    metrics_t *metrics; /* GET /metrics: one shard per loop */
     size_t nloops;
     http_loop_t *loops;
     atomic_int connections;     /* open client connections, every loop */
@@ -158,6 +161,7 @@ static http_job_t *http_job_new(http_loop_t *loop)
     job->owner = loop;
     job->call.reg = loop->srv->reg;
     job->call.cfg = loop->srv->cfg;
+    job->call.metrics = loop->srv->metrics;
     job->content_type = HTTP_MEDIA_V1;
     return job;
 }
@@ -180,7 +184,7 @@ static uint64_t http_job_elapsed_us(const http_job_t *job)
     return us > 0 ? (uint64_t)us : 0;
 }
 
-/* ---- 3. Replying and the request log ------------------------------------------ */
+/* ---- 3. Replying, counting and the request log -------------------------------- */
 
 static const char *http_reason(int status)
 {
@@ -274,7 +278,7 @@ static size_t http_log_append(char *line, size_t n, const char *text, size_t max
  * of the event loop (http_loop_main), or sooner when LOG_LINE_MAX bytes are
  * waiting: no line waits longer than the turn that produced it.
  */
-static void http_log_request(http_job_t *job, const char *target, const char *note)
+static void http_log_request(http_job_t *job, const char *target, const char *note, uint64_t us)
 {
     http_loop_t *loop = job->owner;
     char line[LOG_LINE_MAX];
@@ -291,7 +295,7 @@ static void http_log_request(http_job_t *job, const char *target, const char *no
     memcpy(line + n, target, tlen);
     n += tlen;
     n += (size_t)http_format_u64(line + n, ' ', (uint64_t)(job->call.status < 0 ? 0 : job->call.status));
-    n += (size_t)http_format_u64(line + n, ' ', http_job_elapsed_us(job));
+    n += (size_t)http_format_u64(line + n, ' ', us);
     memcpy(line + n, "us from=", 8);
     n += 8;
     n = http_log_append(line, n, job->call.remote[0] ? job->call.remote : "-", sizeof job->call.remote);
@@ -307,6 +311,21 @@ static void http_log_request(http_job_t *job, const char *target, const char *no
     loop->log_len += n;
 }
 
+/*
+ * Counts the finished request (server/metrics.h) on its loop, before its
+ * reply leaves: a client that reads the reply and then scrapes, on any
+ * connection, finds it counted. Returns the time taken, which the log shows too.
+ */
+static uint64_t http_count(http_job_t *job)
+{
+    http_call_t *c = &job->call;
+    if (c->status == 0)
+        http_reply_error(c, 500, "The request handler did not reply");
+    uint64_t us = http_job_elapsed_us(job);
+    metrics_count(job->owner->metrics, c->route, c->method, c->status, us);
+    return us;
+}
+
 /* Sends the job's reply on req (which must be alive, on its own loop). */
 static void http_body_dispose(void *p)
 {
@@ -320,8 +339,11 @@ static void http_send(http_job_t *job, h2o_req_t *req)
         http_reply_error(c, 500, "The request handler did not reply");
     req->res.status = c->status;
     req->res.reason = http_reason(c->status);
-    h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CONTENT_TYPE, NULL, job->content_type,
-                   strlen(job->content_type));
+    /* A handler with a media type of its own (GET /metrics) sends its 2xx in it; errors are JSON. */
+    const char *type = job->handler && job->handler->media && c->status >= 200 && c->status < 300
+                           ? job->handler->media
+                           : job->content_type;
+    h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CONTENT_TYPE, NULL, type, strlen(type));
     for (size_t i = 0; i < c->nreply_headers; i++)
         h2o_add_header_by_str(&req->pool, &req->res.headers, c->reply_headers[i].name,
                               strlen(c->reply_headers[i].name), 0, NULL, c->reply_headers[i].value,
@@ -351,8 +373,9 @@ static void http_finish_on_loop(http_job_t *job, h2o_req_t *req)
 {
     char target[HTTP_LOG_TARGET_MAX + 8];
     http_log_target(req, target);
+    uint64_t us = http_count(job);
     http_send(job, req);
-    http_log_request(job, target, "");
+    http_log_request(job, target, "", us);
     http_job_free(job);
 }
 
@@ -440,6 +463,8 @@ static int http_decode(http_job_t *job, h2o_req_t *req)
     if (negotiated != NULL)
         job->content_type = negotiated;
 
+    /* First: every reply, the earliest refusals too, is counted by its method (metrics.h). */
+    c->method = http_method_parse(req->method.base, req->method.len);
     if (http_framing_check(req) != 0) {
         req->http1_is_persistent = 0; /* the body's end is unknown: nothing after it can be read */
         http_reply_error(c, 400, "Bad Request: the request has two different Content-Length headers");
@@ -450,7 +475,6 @@ static int http_decode(http_job_t *job, h2o_req_t *req)
                          srv->cfg->max_body_bytes);
         return -1;
     }
-    c->method = http_method_parse(req->method.base, req->method.len);
     size_t path_len = req->query_at == SIZE_MAX ? req->path.len : req->query_at;
     int rc = http_call_parse_path(c, req->path.base, path_len);
     if (rc == 0 && req->query_at != SIZE_MAX)
@@ -485,7 +509,7 @@ static int http_decode(http_job_t *job, h2o_req_t *req)
         http_reply_error(c, 415, "HTTP 415 Unsupported Media Type");
         return -1;
     }
-    if (negotiated == NULL) {
+    if (negotiated == NULL && job->handler->media == NULL) {
         http_reply_error(c, 406, "HTTP 406 Not Acceptable");
         return -1;
     }
@@ -623,12 +647,13 @@ static void http_on_jobs_done(h2o_multithread_receiver_t *recv, h2o_linklist_t *
         http_job_t *job = H2O_STRUCT_FROM_MEMBER(http_job_t, msg, msg);
         loop->jobs_out--;
         http_conn_jobs_add(loop, job->conn, -1);
+        uint64_t us = http_count(job);
         if (job->req != NULL) {
             job->guard->job = NULL;
             http_send(job, job->req);
-            http_log_request(job, job->log_target, "");
+            http_log_request(job, job->log_target, "", us);
         } else {
-            http_log_request(job, job->log_target, " (client gone, reply dropped)");
+            http_log_request(job, job->log_target, " (client gone, reply dropped)", us);
         }
         http_job_free(job);
     }
@@ -1029,6 +1054,7 @@ static int http_spawn_loops(http_server_t *srv, char **error)
     for (size_t i = 0; i < srv->nloops; i++) {
         srv->loops[i].srv = srv;
         srv->loops[i].index = (int)i;
+        srv->loops[i].metrics = metrics_shard(srv->metrics, i);
         int rc = pthread_create(&srv->loops[i].thread, &attr, http_loop_main, &srv->loops[i]);
         if (rc != 0) {
             *error = http_error_new("cannot start HTTP thread: %s", strerror(rc));
@@ -1098,6 +1124,7 @@ static void http_teardown(http_server_t *srv)
 {
     int leftovers = 0;
     http_stop_loops(srv); /* each loop waits for its jobs, so the pool's queue is empty now */
+    metrics_use_pool(srv->metrics, NULL);
     dbpool_free(srv->pool);
     srv->pool = NULL;
     for (size_t i = 0; i < srv->nloops; i++)
@@ -1114,6 +1141,7 @@ static void http_teardown(http_server_t *srv)
     SSL_CTX_free(srv->ssl_ctx);
     pthread_mutex_destroy(&srv->ready_lock);
     pthread_cond_destroy(&srv->ready_cond);
+    metrics_free(srv->metrics);
     free(srv->loops);
     free(srv);
 }
@@ -1134,6 +1162,8 @@ http_server_t *http_server_new(const server_config_t *cfg, char **error)
         srv->max_connections = soft - HTTP_FD_RESERVE > 16 ? (int)(soft - HTTP_FD_RESERVE) : 16;
     }
     srv->loops = xcalloc(srv->nloops, sizeof *srv->loops);
+    srv->metrics = metrics_new(srv->nloops, http_routes, http_route_count);
+    metrics_use_connections(srv->metrics, &srv->connections);
     pthread_mutex_init(&srv->ready_lock, NULL);
     pthread_cond_init(&srv->ready_cond, NULL);
     http_h2o_config(srv);
@@ -1151,6 +1181,7 @@ int http_server_start(http_server_t *srv, registry_t *reg, const char *conninfo,
     srv->pool = dbpool_new(conninfo, srv->cfg->db_threads, error);
     if (srv->pool == NULL)
         return -1;
+    metrics_use_pool(srv->metrics, srv->pool);
     return http_spawn_loops(srv, error);
 }
 
