@@ -159,7 +159,11 @@ class LogLines(harness.RegistryTestCase):
         forged = "\n2026-01-01T00:00:00.000Z INFO forged"
         enc = quote(forged)                    # %0A2026-01-01T00...
         schema = avro_record("Forge", [("a", "string")], doc=f"doc{forged}")
-        before = len(self.log_lines())
+        # Lines of earlier requests reach the file at the end of their loop's turn: wait for quiet.
+        before, deadline = -1, time.monotonic() + 10
+        while time.monotonic() < deadline and before != len(self.log_lines()):
+            before = len(self.log_lines())
+            time.sleep(0.5)
         requests = [
             lambda: self.post(f"/subjects/a{enc}/versions", self.schema_body(schema)),
             lambda: self.post(f"/subjects/a{enc}", self.schema_body(schema)),
