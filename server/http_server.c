@@ -431,18 +431,24 @@ static SSL *http_socket_ssl(h2o_socket_t *sock)
  * What auth.h needs of the connection: the peer's address (into the call),
  * the Authorization header, the client certificate's principal.
  */
-static int http_authenticate(http_job_t *job, h2o_req_t *req)
+/* The peer's address as text into out (cap bytes), "?" when unknown. */
+static void http_peer_address(h2o_req_t *req, char *out, size_t cap)
 {
-    http_call_t *c = &job->call;
     struct sockaddr_storage ss;
-    snprintf(c->remote, sizeof c->remote, "?");
+    snprintf(out, cap, "?");
     if (req->conn->callbacks->get_peername(req->conn, (struct sockaddr *)&ss) != 0) {
         const void *at = ss.ss_family == AF_INET6 ? (const void *)&((struct sockaddr_in6 *)&ss)->sin6_addr
                                                   : (const void *)&((struct sockaddr_in *)&ss)->sin_addr;
         if ((ss.ss_family != AF_INET && ss.ss_family != AF_INET6) ||
-            inet_ntop(ss.ss_family, at, c->remote, sizeof c->remote) == NULL)
-            snprintf(c->remote, sizeof c->remote, "?");
+            inet_ntop(ss.ss_family, at, out, (socklen_t)cap) == NULL)
+            snprintf(out, cap, "?");
     }
+}
+
+static int http_authenticate(http_job_t *job, h2o_req_t *req)
+{
+    http_call_t *c = &job->call;
+    http_peer_address(req, c->remote, sizeof c->remote);
     if (!auth_enabled(job->owner->srv->auth))
         return 0;
     h2o_iovec_t authorization = http_header(req, H2O_TOKEN_AUTHORIZATION);
@@ -588,29 +594,36 @@ static int http_police(http_job_t *job, h2o_req_t *req)
     int before = hc->abuse.sent_away;
     http_abuse_verdict_t v =
         http_abuse_on_request(&hc->abuse, lim, req->headers.size, http_header_bytes(req));
-    if (v == HTTP_ABUSE_RESETS || v == HTTP_ABUSE_HEADERS) {
-        int fresh = before == 0;
-        if (fresh)
-            http_send_away(req);
-        if (v == HTTP_ABUSE_RESETS) {
-            if (fresh)
-                log_warn("http: closing a connection: %" PRIu64 " of its %" PRIu64
-                         " requests went away before their reply (max.connection.resets %d)",
-                         hc->abuse.resets, hc->abuse.requests, lim->max_resets);
-            http_reply_error(&job->call, 429,
-                             "Too many requests on this connection went away before their reply "
-                             "(max.connection.resets); the connection is closed");
-        } else {
-            http_reply_error(&job->call, 431,
-                             "Request header fields too large: at most %zu fields and %zu bytes "
-                             "(max.request.headers, max.request.header.bytes)",
-                             lim->max_headers, lim->max_header_bytes);
-        }
-        return -1;
+    if (v != HTTP_ABUSE_RESETS && v != HTTP_ABUSE_HEADERS) {
+        job->mark = h2o_mem_alloc_shared(&req->pool, sizeof *job->mark, http_mark_dispose);
+        *job->mark = (http_mark_t){.conn = hc, .req = req};
+        return 0;
     }
-    job->mark = h2o_mem_alloc_shared(&req->pool, sizeof *job->mark, http_mark_dispose);
-    *job->mark = (http_mark_t){.conn = hc, .req = req};
-    return 0;
+    /* Once per connection: the line first, then the close the client may be waiting on. */
+    if (before == 0) {
+        char from[INET6_ADDRSTRLEN + 8];
+        http_peer_address(req, from, sizeof from);
+        if (v == HTTP_ABUSE_RESETS)
+            log_warn("http: closing a connection from %s: %" PRIu64 " of its %" PRIu64
+                     " requests went away before their reply (max.connection.resets %d)",
+                     from, hc->abuse.resets, hc->abuse.requests, lim->max_resets);
+        else
+            log_warn("http: closing a connection from %s: a request with %zu header fields of %zu bytes "
+                     "(max.request.headers %zu, max.request.header.bytes %zu)",
+                     from, req->headers.size, http_header_bytes(req), lim->max_headers,
+                     lim->max_header_bytes);
+        http_send_away(req);
+    }
+    if (v == HTTP_ABUSE_RESETS)
+        http_reply_error(&job->call, 429,
+                         "Too many requests on this connection went away before their reply "
+                         "(max.connection.resets); the connection is closed");
+    else
+        http_reply_error(&job->call, 431,
+                         "Request header fields too large: at most %zu fields and %zu bytes "
+                         "(max.request.headers, max.request.header.bytes)",
+                         lim->max_headers, lim->max_header_bytes);
+    return -1;
 }
 
 static void http_submit(http_job_t *job, h2o_req_t *req);

@@ -168,7 +168,7 @@ class RapidReset(AbuseCase):
         self.assertTrue(closed, f"the server kept a connection open after {sent} resets")
         self.assertGreater(len(statuses), 0)
         self.assertEqual(set(statuses), {200}, "the other client must keep getting 200")
-        self.assertTrue(re.search(r"WARN http: closing a connection: \d+ of its \d+ requests went away "
+        self.assertTrue(re.search(r"WARN http: closing a connection from 127\.0\.0\.1: \d+ of its \d+ requests went away "
                                   r"before their reply \(max\.connection\.resets 100\)", self.server.log_text()),
                         "no 'closing a connection' line in the server's log")
         self.assert_still_serves()
@@ -208,6 +208,9 @@ class HeaderBombs(AbuseCase):
         h2.sock.sendall(HeadersFrame(3, bomb, flags=["END_HEADERS", "END_STREAM"]).serialize())
         self.assertTrue(h2.closed_within(3), "a 16,000-header request did not close its connection")
         self.assertNotEqual(h2.statuses.get(3), 200)
+        self.assertTrue(re.search(r"WARN http: closing a connection from 127\.0\.0\.1: a request with 160\d\d header "
+                                  r"fields of \d+ bytes \(max\.request\.headers 100, max\.request\.header\.bytes 65536\)",
+                                  self.server.log_text()), "no 'closing a connection' line in the server's log")
         h2.close()
         self.assertLess(rss_mb(self.server.proc.pid) - before, 200)
         self.assert_still_serves()
