@@ -259,11 +259,17 @@ class Slowloris(AbuseCase):
         self.assertLess(closed_at, 4.0)
         self.assert_still_serves()
 
-    def test_timeout_key_is_validated(self):
-        run = harness.subprocess.run([harness.server_binary(), "serve", "--http1-request-timeout-ms", "0"],
-                                     capture_output=True, text=True, timeout=30)
-        self.assertNotEqual(run.returncode, 0)
-        self.assertRegex(run.stderr, re.escape("http1.request.timeout.ms and http2.idle.timeout.ms: at least 100"))
+    def test_limit_keys_are_validated(self):
+        for flag, value, message in (
+                ("--http1-request-timeout-ms", "0", "http1.request.timeout.ms and http2.idle.timeout.ms: at least 100"),
+                ("--http2-idle-timeout-ms", "99", "http1.request.timeout.ms and http2.idle.timeout.ms: at least 100"),
+                ("--http2-max-concurrent-requests", "101", "http2.max.concurrent.requests: at most 100"),
+                ("--max-connection-resets", "-1", "--max-connection-resets: invalid value '-1'"),
+                ("--max-request-header-bytes", "0", "--max-request-header-bytes: invalid value '0'")):
+            run = harness.subprocess.run([harness.server_binary(), "serve", flag, value],
+                                         capture_output=True, text=True, timeout=30)
+            self.assertEqual(run.returncode, 2, (flag, run.stderr))   # a configuration error
+            self.assertIn(message, run.stderr)
         self.server.stop()
 
 
