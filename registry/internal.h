@@ -11,6 +11,7 @@
  *   7. Lookup by equivalence (registry/equivalent.c)
  *   8. Metadata (registry/metadata.c)
  *   9. Group commit of one-statement registrations (registry/group.c)
+ *  10. The audit trail (registry/audit.c)
  */
 #ifndef REGISTRY_INTERNAL_H
 #define REGISTRY_INTERNAL_H
@@ -181,5 +182,17 @@ void md_digest(const json_t *md, void (*update)(void *ctx, const void *p, size_t
 store_rc_t registry_group_append(registry_t *reg, store_t *db, store_append_t *a);
 void registry_group_init(registry_t *reg);
 void registry_group_destroy(registry_t *reg);
+
+/* ---- 10. The audit trail ---------------------------------------------------------------- */
+
+/*
+ * A change's audit row (outcome ok, the connection's actor), inside the
+ * change's transaction: called from the registry_write_tx bodies after the
+ * change itself, so the row commits exactly when the change does.
+ * subject "" = the global scope (NULL in the row); version, id 0 = none;
+ * permanent -1 = not a delete; details: an object (borrowed) or NULL.
+ */
+reg_code_t reg_audit_change(store_t *db, const char *action, const char *subject, int version, int id,
+                            int permanent, const json_t *details, reg_error_t *err);
 
 #endif
