@@ -408,11 +408,8 @@ static SSL *http_socket_ssl(h2o_socket_t *sock)
     return ssl;
 }
 
-/*
- * What auth.h needs of the connection: the peer's address (into the call),
- * the Authorization header, the client certificate's principal.
- */
-static int http_authenticate(http_job_t *job, h2o_req_t *req)
+/* The peer's IP address into the call ("?" unknown), first: every log line and audit row names it. */
+static void http_peer_address(http_job_t *job, h2o_req_t *req)
 {
     http_call_t *c = &job->call;
     struct sockaddr_storage ss;
@@ -424,6 +421,15 @@ static int http_authenticate(http_job_t *job, h2o_req_t *req)
             inet_ntop(ss.ss_family, at, c->remote, sizeof c->remote) == NULL)
             snprintf(c->remote, sizeof c->remote, "?");
     }
+}
+
+/*
+ * What auth.h needs of the connection: the Authorization header, the client
+ * certificate's principal.
+ */
+static int http_authenticate(http_job_t *job, h2o_req_t *req)
+{
+    http_call_t *c = &job->call;
     if (!auth_enabled(job->owner->srv->auth))
         return 0;
     h2o_iovec_t authorization = http_header(req, H2O_TOKEN_AUTHORIZATION);
@@ -433,6 +439,31 @@ static int http_authenticate(http_job_t *job, h2o_req_t *req)
     in.cert = tls_peer_principal(ssl, (config_principal_t)job->owner->srv->cfg->tls_client_principal,
                                  &in.cert_name);
     return auth_authenticate(job->owner->srv->auth, c, &in);
+}
+
+/*
+ * For a request refused before routing (413, 401): its route, only to tell
+ * whether the refusal hit a write route (its audit row, http_audit.h). The
+ * reply stays what it is.
+ */
+static void http_route_for_audit(http_job_t *job, const h2o_req_t *req)
+{
+    http_call_t *c = &job->call;
+    c->method = http_method_parse(req->method.base, req->method.len);
+    if (c->seg == NULL) {
+        size_t path_len = req->query_at == SIZE_MAX ? req->path.len : req->query_at;
+        if (http_call_parse_path(c, req->path.base, path_len) != 0)
+            return;
+        if (req->query_at != SIZE_MAX && http_call_parse_query(c, req->path.base + req->query_at + 1,
+                                                               req->path.len - req->query_at - 1) != 0)
+            return;
+    }
+    const http_handler_t *ignored;
+    if (http_route_lookup(http_routes, http_route_count, c->method, c->seg, c->nseg, &c->route, &ignored) ==
+        200)
+        http_call_normalize_subject(c);
+    else
+        c->route = NULL;
 }
 
 /*
@@ -461,6 +492,7 @@ static int http_decode(http_job_t *job, h2o_req_t *req)
     if (req->entity.len > srv->cfg->max_body_bytes) {
         http_reply_error(c, 413, "Request body is larger than the limit of %zu bytes",
                          srv->cfg->max_body_bytes);
+        http_route_for_audit(job, req);
         return -1;
     }
     c->method = http_method_parse(req->method.base, req->method.len);
@@ -477,10 +509,7 @@ static int http_decode(http_job_t *job, h2o_req_t *req)
         return -1;
     }
     if (http_authenticate(job, req) != 0) {
-        /* Only to tell whether the refusal hit a write route (its audit row, http_audit.h). */
-        http_route_lookup(http_routes, http_route_count, c->method, c->seg, c->nseg, &c->route,
-                          &job->handler);
-        http_call_normalize_subject(c);
+        http_route_for_audit(job, req);
         return -1;
     }
     c->authz = authz_current(srv->authz); /* the rules of this request, whatever SIGHUP does */
@@ -529,6 +558,7 @@ static int http_on_req(h2o_handler_t *self, h2o_req_t *req)
     http_loop_t *loop = H2O_STRUCT_FROM_MEMBER(http_loop_t, ctx, req->conn->ctx);
     http_job_t *job = http_job_new(loop);
     http_request_id(job, req);
+    http_peer_address(job, req);
     if (http_decode(job, req) == 0) {
         const http_handler_t *h = job->handler;
         /* The memory part answers or declines; without one, straight to a worker. */

@@ -207,6 +207,8 @@ class Refusals(AuditCase):
     """Refused attempts on write routes: outcome 'refused', the status and error code
     answered, no change and no ok row."""
 
+    server_args = ("--max-schema-bytes", "1024")  # bodies above 8 KiB are 413
+
     def test_incompatible_409(self):
         s = self.sub()
         self.assertEqual(self.put(f"/config/{quote(s)}", {"compatibility": "BACKWARD"}).status, 200)
@@ -239,6 +241,13 @@ class Refusals(AuditCase):
         r, rid = self.send("POST", f"/subjects/{quote(s)}/versions", "{}", headers={"Content-Type": "text/plain"})
         self.assertEqual(r.status, 415, r)
         self.expect_row(rid, action="register", subject=s, outcome="refused", status=415, error_code=415)
+
+    def test_too_large_413_before_routing(self):
+        # Refused before the path is even routed; the row still names the route's action.
+        s = self.sub()
+        r, rid = self.send("POST", f"/subjects/{quote(s)}/versions", {"schema": "x" * 9000})
+        self.assertEqual(r.status, 413, r)
+        self.expect_row(rid, action="register", subject=s, outcome="refused", status=413, error_code=413)
 
     def test_mode_refused_in_memory_422(self):
         r, rid = self.send("PUT", "/mode", {"mode": "NOPE"})
