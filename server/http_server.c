@@ -328,8 +328,10 @@ static void http_send(http_job_t *job, h2o_req_t *req)
     req->res.reason = http_reason(c->status);
     h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CONTENT_TYPE, NULL, job->content_type,
                    strlen(job->content_type));
-    h2o_add_header_by_str(&req->pool, &req->res.headers, H2O_STRLIT("x-request-id"), 0, NULL, c->request_id,
-                          strlen(c->request_id));
+    /* In the request's pool: h2o keeps the pointer, and the job may go first. */
+    h2o_iovec_t rid = h2o_strdup(&req->pool, c->request_id, strlen(c->request_id));
+    h2o_add_header_by_str(&req->pool, &req->res.headers, H2O_STRLIT("x-request-id"), 0, NULL, rid.base,
+                          rid.len);
     for (size_t i = 0; i < c->nreply_headers; i++)
         h2o_add_header_by_str(&req->pool, &req->res.headers, c->reply_headers[i].name,
                               strlen(c->reply_headers[i].name), 0, NULL, c->reply_headers[i].value,
