@@ -35,12 +35,24 @@ RUN=(postgresql-15)
 # prlimit, the out-of-descriptors test. python3-h2: raw HTTP/2 frames
 # (RST_STREAM floods) in the overload tests.
 # docker-compose: parses docker-compose.yml in a test (no daemon is started).
+# python3-yaml, python3-jsonschema: test_openapi reads docs/openapi.yaml and
+# checks the server's answers against its schemas.
 TEST=(
   libcmocka-dev clang-14 libclang-rt-14-dev protobuf-compiler
   curl nghttp2-client openssl procps util-linux passwd sudo
   python3 python3-confluent-kafka python3-requests python3-avro python3-h2
-  docker-compose
+  docker-compose python3-yaml python3-jsonschema
 )
+# test_openapi runs an OpenAPI 3.1 validator from the npm registry (Debian has
+# none for 3.1; tests/openapi/package.json pins it), so the test group needs
+# node and npm. Only when the machine has none: a node installed otherwise
+# (NodeSource's nodejs bundles npm) conflicts with Debian's npm package.
+TEST_NODE=()
+if ! command -v node >/dev/null 2>&1; then
+  TEST_NODE=(nodejs npm)
+elif ! command -v npm >/dev/null 2>&1; then
+  TEST_NODE=(npm)
+fi
 
 # Benchmarks (make bench): the load generator and the static-file baseline
 # (pgbench comes with postgresql-15, h2load with nghttp2-client).
@@ -60,7 +72,7 @@ for group in "${groups[@]}"; do
   case "$group" in
     build) PACKAGES+=("${BUILD[@]}") ;;
     run) PACKAGES+=("${RUN[@]}") ;;
-    test) PACKAGES+=("${TEST[@]}") ;;
+    test) PACKAGES+=("${TEST[@]}" "${TEST_NODE[@]}") ;;
     image) PACKAGES+=("${IMAGE[@]}") ;;
     bench) PACKAGES+=("${BENCH[@]}") ;;
     *) echo "install-deps: unknown group '$group' (build, run, test, bench, image)" >&2; exit 2 ;;

@@ -342,7 +342,8 @@ static http_outcome_t contexts_loop(http_call_t *c)
 const http_handler_t handle_contexts = {contexts_loop, contexts_db};
 
 /* DELETE /contexts/{context}: ".ctx", "ctx" and ":.ctx:" name the same
- * context (Confluent's ContextFilter rewrites the path to ":.ctx:"). */
+ * context; the context path rewrite (http_call_apply_context, Confluent's
+ * ContextFilter) has made each of them ":.ctx:" already, from the raw path. */
 static http_outcome_t context_delete_loop(http_call_t *c)
 {
     const char *text = http_param(c, "context");

@@ -10,6 +10,7 @@
  *   4. Media types
  *   5. Request helpers
  *   6. Reply helpers
+ *   7. Context paths (Confluent's ContextFilter)
  */
 #include "server/http_server.h"
 
@@ -594,4 +595,247 @@ void http_reply_header(http_call_t *c, const char *name, const char *value)
     c->reply_headers[c->nreply_headers].name = name;
     c->reply_headers[c->nreply_headers].value = xstrdup(value);
     c->nreply_headers++;
+}
+
+/* ---- 7. Context paths ---------------------------------------------------------- */
+
+/*
+ * Confluent's ContextFilter (rest/filters/ContextFilter.java), a pre-matching
+ * filter: /contexts/{c}/... is the rest of the path with the context put into
+ * every subject it names. The filter works on the raw (still encoded) target,
+ * so this does too, and the call is decoded again from the result:
+ *   - "contexts" and the segment after it are dropped while no other segment
+ *     came first (so /contexts/.a/contexts/.b/... is in .b);
+ *   - the segment after "subjects" or "deks", and after a leading "config" or
+ *     "mode", gets the prefix ":.c:" unless it has a context (":." or ":*:");
+ *     a bare "config" or "mode" gets the segment ":.c:" (the context's scope);
+ *   - nothing left is "/contexts/:.c:" (DELETE's path), or "/" for ".";
+ *   - on /schemas/ids/..., ?subject= (absent: "") gets the prefix; on
+ *     /schemas, /subjects and /keks... every ?subjectPrefix= (absent: ""); a POST or PUT
+ *     to /associations... gets ?context=:.c:.
+ * The context is QualifiedSubject.normalizeContext's: "c", ".c" and ":.c:" are
+ * ".c", "." is the default (no prefix); a colon inside is 400 with the
+ * filter's message, but only where a prefix is made.
+ */
+
+typedef struct http_text {
+    char *s;
+    size_t len, cap;
+} http_text_t;
+
+static void http_text_put(http_text_t *t, const char *s, size_t n)
+{
+    if (t->len + n + 1 > t->cap) {
+        t->cap = (t->len + n + 1) * 2;
+        t->s = xrealloc(t->s, t->cap);
+    }
+    memcpy(t->s + t->len, s, n);
+    t->len += n;
+    t->s[t->len] = '\0';
+}
+
+static int http_text_is(const char *s, size_t n, const char *lit)
+{
+    return strlen(lit) == n && memcmp(s, lit, n) == 0;
+}
+
+typedef struct http_ctx_rewrite {
+    const char *ctx; /* raw, as in the path */
+    size_t ctx_len;
+    char *error; /* the 400's message, once one is made */
+} http_ctx_rewrite_t;
+
+/* Appends normalizeContext(ctx): "" for the default context, else ":.c:". */
+static int http_ctx_put(http_ctx_rewrite_t *r, http_text_t *out)
+{
+    const char *p = r->ctx;
+    size_t n = r->ctx_len;
+    if (n && p[0] == ':')
+        p++, n--;
+    if (n && p[n - 1] == ':')
+        n--;
+    if (memchr(p, ':', n)) {
+        if (!r->error)
+            r->error = xasprintf("Context name '%.*s' cannot contain a colon", (int)n, p);
+        return -1;
+    }
+    if (n == 0 || (n == 1 && p[0] == '.'))
+        return 0;
+    http_text_put(out, p[0] == '.' ? ":" : ":.", p[0] == '.' ? 1 : 2);
+    http_text_put(out, p, n);
+    http_text_put(out, ":", 1);
+    return 0;
+}
+
+/* ContextFilter.startsWithContext: the decoded text starts with ":." or ":*:". */
+static int http_ctx_qualified(const char *raw, size_t n)
+{
+    char *dec = xmalloc(n + 1);
+    http_percent_decode(raw, n, dec, 1);
+    int yes = strncmp(dec, ":.", 2) == 0 || strncmp(dec, ":*:", 3) == 0;
+    free(dec);
+    return yes;
+}
+
+/* A path segment or parameter value with the context in front, unless it has one. */
+static int http_ctx_prefix(http_ctx_rewrite_t *r, const char *raw, size_t n, http_text_t *out)
+{
+    if (!http_ctx_qualified(raw, n) && http_ctx_put(r, out) != 0)
+        return -1;
+    http_text_put(out, raw, n);
+    return 0;
+}
+
+/* ContextFilter.modifyUriPath over the path after its '/'. */
+static int http_ctx_path(http_ctx_rewrite_t *r, const char *rel, size_t len, http_text_t *out)
+{
+    /* Java's split("/"): trailing empty segments go. */
+    while (len > 0 && rel[len - 1] == '/')
+        len--;
+    int context_next = 0, config_or_mode = 0, subject_next = 0, first = 1;
+    r->ctx = ".", r->ctx_len = 1;
+    const char *p = rel, *end = rel + len;
+    while (len > 0 && p <= end) {
+        const char *slash = memchr(p, '/', (size_t)(end - p));
+        size_t n = slash ? (size_t)(slash - p) : (size_t)(end - p);
+        if (context_next) {
+            r->ctx = p, r->ctx_len = n, context_next = 0;
+        } else if (first && http_text_is(p, n, "contexts")) {
+            context_next = 1;
+        } else {
+            if (subject_next) {
+                if (http_ctx_prefix(r, p, n, out) != 0)
+                    return -1;
+                subject_next = 0;
+            } else {
+                int root = first && (http_text_is(p, n, "config") || http_text_is(p, n, "mode"));
+                subject_next = root || http_text_is(p, n, "subjects") || http_text_is(p, n, "deks");
+                config_or_mode |= root;
+                http_text_put(out, p, n);
+            }
+            http_text_put(out, "/", 1);
+            if (n > 0)
+                first = 0;
+        }
+        p += n + 1;
+    }
+    if (config_or_mode && subject_next) {
+        size_t at = out->len;
+        if (http_ctx_put(r, out) != 0)
+            return -1;
+        if (out->len > at)
+            http_text_put(out, "/", 1);
+    } else if (context_next) {
+        http_text_put(out, "contexts/", 9);
+    } else if ((out->len == 0 || http_text_is(out->s, out->len, "/")) &&
+               !http_text_is(r->ctx, r->ctx_len, ".")) {
+        http_text_put(out, "contexts/", 9);
+        if (http_ctx_put(r, out) != 0)
+            return -1;
+        http_text_put(out, "/", 1);
+    }
+    return 0;
+}
+
+/* 1 when the raw pair's decoded name is name. */
+static int http_ctx_pair_is(const char *pair, size_t n, const char *name)
+{
+    const char *eq = memchr(pair, '=', n);
+    size_t nlen = eq ? (size_t)(eq - pair) : n;
+    char *dec = xmalloc(nlen + 1);
+    http_percent_decode(pair, nlen, dec, 1);
+    int yes = strcmp(dec, name) == 0;
+    free(dec);
+    return yes;
+}
+
+/*
+ * The query with every `name` pair replaced, as JAX-RS's replaceQueryParam:
+ * the others in order, then name=prefixed value for each value (only the
+ * first when first_only; none present: one ""). set_to_ctx: the value is the
+ * context itself.
+ */
+static int http_ctx_query(http_ctx_rewrite_t *r, const char *query, size_t qlen, const char *name,
+                          int first_only, int set_to_ctx, http_text_t *out)
+{
+    http_text_t tail = {0};
+    int found = 0, rc = 0;
+    const char *p = query, *end = query ? query + qlen : NULL;
+    while (p && p < end) {
+        const char *amp = memchr(p, '&', (size_t)(end - p));
+        size_t n = amp ? (size_t)(amp - p) : (size_t)(end - p);
+        if (n > 0 && http_ctx_pair_is(p, n, name)) {
+            const char *eq = memchr(p, '=', n);
+            const char *v = eq ? eq + 1 : p + n;
+            if (!(first_only && found) && !set_to_ctx) {
+                http_text_put(&tail, "&", 1);
+                http_text_put(&tail, name, strlen(name));
+                http_text_put(&tail, "=", 1);
+                rc |= http_ctx_prefix(r, v, (size_t)(p + n - v), &tail);
+            }
+            found = 1;
+        } else if (n > 0) {
+            if (out->len > 0)
+                http_text_put(out, "&", 1);
+            http_text_put(out, p, n);
+        }
+        p += n + 1;
+    }
+    if (!found || set_to_ctx) {
+        http_text_put(&tail, "&", 1);
+        http_text_put(&tail, name, strlen(name));
+        http_text_put(&tail, "=", 1);
+        rc |= set_to_ctx ? http_ctx_put(r, &tail) : http_ctx_prefix(r, "", 0, &tail);
+    }
+    if (tail.len > 0)
+        http_text_put(out, tail.s + (out->len == 0), tail.len - (out->len == 0));
+    free(tail.s);
+    return rc;
+}
+
+int http_call_apply_context(http_call_t *c, const char *path, size_t len, const char *query, size_t qlen)
+{
+    static const char prefix[] = "/contexts/";
+    if (len <= sizeof prefix - 1 || memcmp(path, prefix, sizeof prefix - 1) != 0)
+        return 0;
+    http_ctx_rewrite_t r = {0};
+    http_text_t p = {0}, q = {0};
+    http_text_put(&p, "/", 1);
+    int rc = http_ctx_path(&r, path + 1, len - 1, &p);
+    /* ContextAndPath.path, without its first and last '/', names the resource. */
+    const char *res = p.s + 1;
+    size_t rlen = p.len - 1;
+    if (rlen > 0 && res[rlen - 1] == '/')
+        rlen--;
+    if (rlen > 0 && res[0] == '/')
+        res++, rlen--;
+    const char *subject_param = NULL;
+    int first_only = 0, set_to_ctx = 0;
+    if (rlen >= 11 && memcmp(res, "schemas/ids", 11) == 0)
+        subject_param = "subject", first_only = 1;
+    else if (http_text_is(res, rlen, "schemas") || http_text_is(res, rlen, "subjects") ||
+             (rlen >= 4 && memcmp(res, "keks", 4) == 0))
+        subject_param = "subjectPrefix";
+    else if ((c->method == HTTP_POST || c->method == HTTP_PUT) && rlen >= 12 &&
+             memcmp(res, "associations", 12) == 0)
+        subject_param = "context", set_to_ctx = 1;
+    if (rc == 0 && subject_param)
+        rc = http_ctx_query(&r, query, qlen, subject_param, first_only, set_to_ctx, &q);
+    else if (rc == 0 && query)
+        http_text_put(&q, query, qlen);
+    if (rc == 0) {
+        free(c->seg);
+        free(c->query);
+        c->seg = NULL, c->query = NULL, c->nquery = 0;
+        rc = http_call_parse_path(c, p.s, p.len) || (q.len > 0 && http_call_parse_query(c, q.s, q.len)) ? -1
+                                                                                                        : 0;
+        if (rc != 0)
+            http_reply_error(c, 400, "Invalid request target: bad percent-encoding or not UTF-8");
+    } else {
+        http_reply_error(c, 400, "%s", r.error);
+    }
+    free(r.error);
+    free(p.s);
+    free(q.s);
+    return rc;
 }

@@ -472,7 +472,7 @@ static void http_route_for_audit(http_job_t *job, const h2o_req_t *req)
  * Everything between h2o and the handler, in the order JAX-RS applies it:
  * framing (400), body size, path, authentication (401: Jetty's security
  * handler in Confluent's rest-utils, so before routing and before the alias
- * filter), aliases, route (404/405), authorization (403: a filter on the
+ * filter), context paths, aliases, route (404/405), authorization (403: a filter on the
  * matched resource, as Confluent's security plugin's), Content-Type (415),
  * Accept (406), body encoding (400).
  * Returns 0 with job->handler set, or -1 with an error reply in the call.
@@ -515,6 +515,10 @@ static int http_decode(http_job_t *job, h2o_req_t *req)
         return -1;
     }
     c->authz = authz_current(srv->authz); /* the rules of this request, whatever SIGHUP does */
+    if (http_call_apply_context(c, req->path.base, path_len,
+                                req->query_at == SIZE_MAX ? NULL : req->path.base + req->query_at + 1,
+                                req->query_at == SIZE_MAX ? 0 : req->path.len - req->query_at - 1) != 0)
+        return -1;
     http_call_resolve_aliases(c);
     rc = http_route_lookup(http_routes, http_route_count, c->method, c->seg, c->nseg, &c->route,
                            &job->handler);

@@ -98,6 +98,12 @@ int http_call_parse_query(http_call_t *c, const char *query, size_t len);
  * "subjects" segment, and on /schemas/ids/... the "subject" query parameter,
  * is replaced by the alias its subject's config names (docs/api.md, "Aliases"). */
 void http_call_resolve_aliases(http_call_t *c);
+/* Confluent's ContextFilter, before the alias filter: a raw target under
+ * /contexts/{c}/ is rewritten to the qualified names it stands for
+ * (/contexts/.c/subjects/s -> /subjects/:.c:s; docs/api.md, "Contexts") and
+ * the call's segments and query decoded again from it. Returns 0 (also for
+ * any other path), or -1 with a 400 reply in the call. */
+int http_call_apply_context(http_call_t *c, const char *path, size_t len, const char *query, size_t qlen);
 void http_call_clear(http_call_t *c);
 /* Drops the reply (status too): a job leaving for a worker starts afresh. */
 void http_call_drop_reply(http_call_t *c);

@@ -109,5 +109,54 @@ class DeletedAsNegative(harness.RegistryTestCase):
         self.assert_ok(self.versions(s, params={"deletedAsNegative": "true", "deleted": "true"}), [-1])
 
 
+class FormatLogical(harness.RegistryTestCase):
+    """?format=logical on SubjectVersionsResource (LogicalFormat): Confluent
+    converts a registration's logical-type DDL to the native schemaType, and
+    answers a version's schema as DDL. Without logical types here, each is an
+    explicit 42201 (LogicalFormat's InvalidSchemaException), never the native
+    schema as if converted, and nothing is stored."""
+
+    def test_registration_is_refused_as_convertToNative_refuses_it(self):
+        s = self.sub()
+        before = self.db.state()
+        cases = [
+            ({"schema": "ROW<a INT>"}, "schemaType is required when format=logical, and must be one of "
+                                       "AVRO, JSON, PROTOBUF"),
+            ({"schema": "ROW<a INT>", "schemaType": " "}, "schemaType is required when format=logical, "
+                                                          "and must be one of AVRO, JSON, PROTOBUF"),
+            ({"schema": " ", "schemaType": "AVRO"}, "Schema is required when format=logical"),
+            ({"schemaType": "AVRO"}, "Schema is required when format=logical"),
+            ({"schema": '"string"', "schemaType": "AVRO"},
+             "format=logical is not supported by this registry: register the schema in its native format"),
+        ]
+        for body, message in cases:
+            for fmt in ("logical", "LOGICAL"):
+                with self.subTest(body=body, format=fmt):
+                    r = self.post(f"/subjects/{quote(s)}/versions", body, params={"format": fmt})
+                    self.assertEqual((r.status, r.body), (422, {"error_code": 42201, "message": message}), r)
+        self.assertEqual(self.db.state(), before)
+        # The subject name is checked before.
+        self.assert_error(self.post("/subjects/__GLOBAL/versions", {"schema": '"string"'},
+                                    params={"format": "logical"}), 422, 42208)
+        # Other formats leave a registration as it is (formattedString of the stored schema).
+        self.assert_ok(self.post(f"/subjects/{quote(s)}/versions", {"schema": '"string"'},
+                                 params={"format": "resolved"}), {"id": 1})
+
+    def test_reading_a_version_as_logical_is_refused(self):
+        s = self.sub()
+        i = self.register_ok(s, '"string"')
+        message = ("Stored schema cannot be represented as a logical type: format=logical is not "
+                   "supported by this registry")
+        for path in (f"/subjects/{quote(s)}/versions/1", f"/subjects/{quote(s)}/versions/latest/schema"):
+            with self.subTest(path=path):
+                r = self.get(path, params={"format": "Logical"})
+                self.assertEqual((r.status, r.body), (422, {"error_code": 42201, "message": message}), r)
+        # A missing version is still 40402 first, a missing subject 40401.
+        self.assert_error(self.get(f"/subjects/{quote(s)}/versions/2", params={"format": "logical"}), 404, 40402)
+        self.assert_error(self.get("/subjects/none-such/versions/1", params={"format": "logical"}), 404, 40401)
+        # SchemasResource has no logical format: an unknown format is the stored schema.
+        self.assert_ok(self.get(f"/schemas/ids/{i}", params={"format": "logical"}), {"schema": '"string"'})
+
+
 if __name__ == "__main__":
     harness.main()

@@ -187,7 +187,12 @@ class Contexts(harness.RegistryTestCase):
         self.assert_error(self.delete(f"/contexts/{names[0]}"), 422, 42211)
         self.assert_ok(self.delete_subject(self.q(names[0], "s"), permanent=True), [1])
         # Empty: 204, and no longer listed; every spelling names the same context.
-        r = self.delete(f"/contexts/{quote(':' + names[0] + ':')}")
+        # (ContextFilter reads the raw path: an escaped colon is not a delimiter,
+        # and the name it makes has a colon inside.)
+        before = self.db.state()
+        self.assert_error(self.delete(f"/contexts/{quote(':' + names[0] + ':')}"), 400, 400)
+        self.assertEqual(self.db.state(), before)
+        r = self.delete(f"/contexts/:{names[0]}:")
         self.assertEqual(r.status, 204, r)
         self.assert_ok(self.get("/contexts", params={"contextPrefix": base}), names[1:])
         self.assertEqual(self.delete(f"/contexts/{names[0]}").status, 204)    # unknown: 204 too
@@ -264,6 +269,114 @@ class Contexts(harness.RegistryTestCase):
         self.assertEqual(self.assert_ok(self.get("/schemas/ids/1", params={"subject": self.q(c, "r")}))["schema"],
                          rec("R1"))
         self.assertEqual(self.register_ok(self.q(c, "r"), rec("R1", 2)), 2)
+
+
+class ContextPaths(harness.RegistryTestCase):
+    """/contexts/{c}/... as Confluent's ContextFilter rewrites it (a pre-matching
+    filter over the raw path): the rest of the path, with the context put into
+    every subject it names (after "subjects", after a leading "config"/"mode"),
+    into ?subject= on /schemas/ids/..., and into ?subjectPrefix= on /schemas and
+    /subjects. The context is QualifiedSubject.normalizeContext's."""
+
+    def ctx(self):
+        return "." + self.sub("p").replace("_", "")
+
+    def test_subject_paths_name_the_qualified_subject(self):
+        c = self.ctx()
+        q = f":{c}:s"
+        r = self.post(f"/contexts/{c}/subjects/s/versions", {"schema": rec("P")})
+        self.assertEqual((r.status, r.body), (200, {"id": 1}), r)
+        self.assert_ok(self.versions(q), [1])
+        want = {"subject": q, "version": 1, "id": 1, "schema": rec("P")}
+        # ".c", "c" and ":.c:" name the same context.
+        for spelled in (c, c[1:], f":{c}:"):
+            self.assert_ok(self.get(f"/contexts/{spelled}/subjects/s/versions/1"), want)
+        self.assert_ok(self.get(f"/contexts/{c}/subjects/s/versions"), [1])
+        self.assertEqual(self.get(f"/contexts/{c}/subjects/s/versions/latest/schema").text, rec("P"))
+        self.assert_ok(self.post(f"/contexts/{c}/subjects/s", {"schema": rec("P")}), want)
+        self.assert_ok(self.post(f"/contexts/{c}/compatibility/subjects/s/versions/latest",
+                                 {"schema": rec("P", 2)}), {"is_compatible": True})
+        self.assert_ok(self.get(f"/contexts/{c}/subjects/s/versions/1/referencedby"), [])
+        # A subject that names its context keeps it; "." is the default context.
+        other = self.ctx()
+        self.assert_ok(self.post(f"/contexts/{c}/subjects/:{other}:t/versions", {"schema": rec("O")}), {"id": 1})
+        self.assert_ok(self.versions(f":{other}:t"), [1])
+        plain = self.sub()
+        self.assert_ok(self.post(f"/contexts/./subjects/{plain}/versions", {"schema": rec("Plain")}))
+        self.assert_ok(self.versions(plain), [1])
+        self.assertEqual(self.db.value(f"SELECT count(*) FROM subject_versions WHERE subject = '{q}'"), "1")
+        # Deletes too.
+        self.assert_ok(self.delete(f"/contexts/{c}/subjects/s/versions/1"), 1)
+        self.assert_ok(self.delete(f"/contexts/{c}/subjects/s", params={"permanent": "true"}), [1])
+        self.assert_error(self.versions(q), 404, 40401)
+
+    def test_reads_by_id_and_listings_stay_in_the_context(self):
+        c = self.ctx()
+        q = f":{c}:s"
+        self.register_ok(q, rec("InCtx"))
+        d = self.sub()
+        self.register_ok(d, rec("InDefault"))
+        # ?subject= gets the context (absent: the context itself).
+        self.assertEqual(self.assert_ok(self.get(f"/contexts/{c}/schemas/ids/1"))["schema"], rec("InCtx"))
+        self.assertEqual(self.assert_ok(self.get(f"/contexts/{c}/schemas/ids/1",
+                                                 params={"subject": "s"}))["schema"], rec("InCtx"))
+        self.assertEqual(self.get(f"/contexts/{c}/schemas/ids/1/schema").text, rec("InCtx"))
+        self.assert_ok(self.get(f"/contexts/{c}/schemas/ids/1/subjects"), [q])
+        self.assert_ok(self.get(f"/contexts/{c}/schemas/ids/1/versions"), [{"subject": q, "version": 1}])
+        self.assert_error(self.get(f"/contexts/{c}/schemas/ids/2"), 404, 40403)
+        # ?subjectPrefix= likewise; "." is an explicit empty prefix: the default context.
+        self.assert_ok(self.get(f"/contexts/{c}/subjects"), [q])
+        self.assert_ok(self.get(f"/contexts/{c}/subjects", params={"subjectPrefix": "x"}), [])
+        self.assertEqual([s["subject"] for s in self.assert_ok(self.get(f"/contexts/{c}/schemas"))], [q])
+        listed = self.assert_ok(self.get("/contexts/./subjects"))
+        self.assertIn(d, listed)
+        self.assertNotIn(q, listed)
+        # A prefix that names a context is kept as it is.
+        self.assert_ok(self.get(f"/contexts/{c}/subjects", params={"subjectPrefix": f":{c}:s"}), [q])
+
+    def test_config_and_mode_of_the_context_and_its_subjects(self):
+        c = self.ctx()
+        self.assert_ok(self.put(f"/contexts/{c}/config", {"compatibility": "NONE"}), {"compatibility": "NONE"})
+        self.assert_ok(self.get(f"/config/:{c}:"), {"compatibilityLevel": "NONE"})
+        self.assert_ok(self.get(f"/contexts/{c}/config"), {"compatibilityLevel": "NONE"})
+        self.assert_ok(self.put(f"/contexts/{c}/config/s", {"compatibility": "FULL"}), {"compatibility": "FULL"})
+        self.assert_ok(self.get(f"/config/:{c}:s"), {"compatibilityLevel": "FULL"})
+        self.assert_ok(self.delete(f"/contexts/{c}/config/s"), {"compatibilityLevel": "FULL"})
+        # "." is the global scope.
+        self.assert_ok(self.get("/contexts/./config"), self.assert_ok(self.get("/config")))
+        self.assert_ok(self.put(f"/contexts/{c}/mode/s", {"mode": "READONLY"}), {"mode": "READONLY"})
+        self.assert_ok(self.get(f"/mode/:{c}:s"), {"mode": "READONLY"})
+        self.assert_error(self.register(f":{c}:s", rec("M")), 422, 42205)
+        self.assert_ok(self.delete(f"/contexts/{c}/mode", params={"recursive": "true"}), {})
+        self.assert_ok(self.get(f"/mode/:{c}:s", params={"defaultToGlobal": "true"}), {"mode": "READWRITE"})
+
+    def test_what_is_left_of_the_path(self):
+        c = self.ctx()
+        # Nothing after the context: DELETE /contexts/:.c: (GET has no such route).
+        self.assertEqual(self.delete(f"/contexts/{c}").status, 204)
+        self.assert_error(self.get(f"/contexts/{c}"), 405, 405)
+        # "." and nothing after it: the root resource.
+        self.assert_ok(self.get("/contexts/."), {})
+        # Paths without a subject are the plain ones.
+        self.assert_ok(self.get(f"/contexts/{c}/schemas/types"), ["AVRO", "JSON", "PROTOBUF"])
+        self.assertEqual(self.assert_ok(self.get(f"/contexts/{c}/contexts"))[0], ".")
+        self.assert_error(self.get(f"/contexts/{c}/nothing"), 404, 404)
+        # A colon inside the context is the filter's 400, where a prefix is made only.
+        r = self.get("/contexts/a:b/subjects/s/versions")
+        self.assertEqual((r.status, r.body), (400, {"error_code": 400,
+                                                    "message": "Context name 'a:b' cannot contain a colon"}), r)
+        r = self.get("/contexts/:a:b:/config")
+        self.assertEqual((r.status, r.body), (400, {"error_code": 400,
+                                                    "message": "Context name 'a:b' cannot contain a colon"}), r)
+        self.assert_ok(self.get("/contexts/a:b/schemas/types"), ["AVRO", "JSON", "PROTOBUF"])
+        # The raw path: an escaped context is taken as typed ("%2Ex" is ".%2Ex", decoded "..x").
+        x = self.sub("x").replace("_", "")
+        self.assert_ok(self.post(f"/contexts/%2E{x}/subjects/s/versions", {"schema": rec("Raw")}))
+        self.assert_ok(self.versions(f":..{x}:s"), [1])
+        before = self.db.state()
+        r = self.post("/contexts/a:b/subjects/s/versions", {"schema": rec("Never")})
+        self.assertEqual(r.status, 400, r)
+        self.assertEqual(self.db.state(), before)
 
 
 class ContextsTwoNodes(harness.TwoNodeTestCase):

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,113 @@ static void assert_error_body(const http_call_t *c, int status, int code)
     assert_int_equal(json_integer_value(json_object_get(j, "error_code")), code);
     assert_true(json_is_string(json_object_get(j, "message")));
     json_decref(j);
+}
+
+/* ---- Context paths (Confluent's ContextFilter) ---------------------------- */
+
+/* Decodes target as the server does, applies the context rewrite and writes
+ * the result as "/seg/seg?name=value&..." (decoded) into out. Returns its rc. */
+static int context_rewrite(http_method_t method, const char *target, char *out, size_t cap)
+{
+    static http_call_t c;
+    http_call_clear(&c);
+    memset(&c, 0, sizeof c);
+    c.method = method;
+    const char *q = strchr(target, '?');
+    size_t plen = q ? (size_t)(q - target) : strlen(target);
+    assert_int_equal(http_call_parse_path(&c, target, plen), 0);
+    if (q)
+        assert_int_equal(http_call_parse_query(&c, q + 1, strlen(q + 1)), 0);
+    int rc = http_call_apply_context(&c, target, plen, q ? q + 1 : NULL, q ? strlen(q + 1) : 0);
+    size_t n = 0;
+    out[0] = '\0';
+    if (rc != 0) {
+        snprintf(out, cap, "%d %.*s", c.status, (int)c.reply_len, c.reply);
+    } else {
+        for (size_t i = 0; i < c.nseg; i++)
+            n += (size_t)snprintf(out + n, cap - n, "/%s", c.seg[i]);
+        if (c.nseg == 0)
+            n += (size_t)snprintf(out + n, cap - n, "/");
+        for (size_t i = 0; i < c.nquery; i++)
+            n += (size_t)snprintf(out + n, cap - n, "%c%s=%s", i ? '&' : '?', c.query[i].name,
+                                  c.query[i].value);
+    }
+    http_call_clear(&c);
+    return rc;
+}
+
+static void assert_rewrite(http_method_t method, const char *target, const char *want)
+{
+    char got[512];
+    context_rewrite(method, target, got, sizeof got);
+    if (strcmp(got, want) != 0)
+        fail_msg("%s -> %s, not %s", target, got, want);
+}
+
+static void test_context_paths_qualify_subjects(void **state)
+{
+    (void)state;
+    assert_rewrite(HTTP_POST, "/contexts/.a/subjects/s/versions", "/subjects/:.a:s/versions");
+    assert_rewrite(HTTP_GET, "/contexts/a/subjects/s", "/subjects/:.a:s");
+    assert_rewrite(HTTP_GET, "/contexts/:.a:/subjects/s", "/subjects/:.a:s");
+    assert_rewrite(HTTP_GET, "/contexts/.a/subjects/:.b:s", "/subjects/:.b:s");
+    assert_rewrite(HTTP_GET, "/contexts/.a/subjects/%3A.b%3As", "/subjects/:.b:s");
+    assert_rewrite(HTTP_GET, "/contexts/.a/subjects/:*:s", "/subjects/:*:s");
+    assert_rewrite(HTTP_GET, "/contexts/./subjects/s", "/subjects/s");
+    assert_rewrite(HTTP_GET, "/contexts/.a/subjects/s%2Fx/versions/", "/subjects/:.a:s/x/versions");
+    assert_rewrite(HTTP_POST, "/contexts/.a/compatibility/subjects/s/versions/1",
+                   "/compatibility/subjects/:.a:s/versions/1");
+    /* The raw path: an escaped context is taken as typed. */
+    assert_rewrite(HTTP_GET, "/contexts/%2Ea/subjects/s", "/subjects/:..a:s");
+    /* Only the last leading /contexts/{c} counts. */
+    assert_rewrite(HTTP_GET, "/contexts/.a/contexts/.b/subjects/s", "/subjects/:.b:s");
+}
+
+static void test_context_paths_scopes_and_rest(void **state)
+{
+    (void)state;
+    assert_rewrite(HTTP_PUT, "/contexts/.a/config", "/config/:.a:");
+    assert_rewrite(HTTP_GET, "/contexts/./config", "/config");
+    assert_rewrite(HTTP_PUT, "/contexts/.a/mode/s", "/mode/:.a:s");
+    assert_rewrite(HTTP_GET, "/contexts/.a/x/config", "/x/config"); /* not leading */
+    assert_rewrite(HTTP_DELETE, "/contexts/.a", "/contexts/:.a:");
+    assert_rewrite(HTTP_GET, "/contexts/.", "/");
+    assert_rewrite(HTTP_GET, "/contexts/.a/contexts", "/contexts");
+    assert_rewrite(HTTP_GET, "/contexts/.a/schemas/types", "/schemas/types");
+    assert_rewrite(HTTP_GET, "/contexts/", "/contexts");
+    assert_rewrite(HTTP_GET, "/subjects/s?subject=x", "/subjects/s?subject=x"); /* not a context path */
+}
+
+static void test_context_paths_query_parameters(void **state)
+{
+    (void)state;
+    assert_rewrite(HTTP_GET, "/contexts/.a/schemas/ids/1", "/schemas/ids/1?subject=:.a:");
+    assert_rewrite(HTTP_GET, "/contexts/./schemas/ids/1", "/schemas/ids/1?subject=");
+    assert_rewrite(HTTP_GET, "/contexts/.a/schemas/ids/1/versions?subject=s&deleted=true",
+                   "/schemas/ids/1/versions?deleted=true&subject=:.a:s");
+    assert_rewrite(HTTP_GET, "/contexts/.a/schemas/ids/1?subject=:.b:s", "/schemas/ids/1?subject=:.b:s");
+    assert_rewrite(HTTP_GET, "/contexts/.a/subjects?subjectPrefix=x&subjectPrefix=:.b:",
+                   "/subjects?subjectPrefix=:.a:x&subjectPrefix=:.b:");
+    assert_rewrite(HTTP_GET, "/contexts/.a/schemas?deleted=true", "/schemas?deleted=true&subjectPrefix=:.a:");
+    assert_rewrite(HTTP_GET, "/contexts/./subjects", "/subjects?subjectPrefix=");
+    assert_rewrite(HTTP_POST, "/contexts/.a/associations?context=z&dryRun=true",
+                   "/associations?dryRun=true&context=:.a:");
+    assert_rewrite(HTTP_GET, "/contexts/.a/associations?context=z", "/associations?context=z");
+    assert_rewrite(HTTP_GET, "/contexts/.a/subjects/s/versions?deleted=true",
+                   "/subjects/:.a:s/versions?deleted=true");
+}
+
+static void test_context_paths_colon_inside(void **state)
+{
+    (void)state;
+    const char *want = "400 {\"error_code\":400,\"message\":\"Context name 'a:b' cannot contain a colon\"}";
+    assert_rewrite(HTTP_GET, "/contexts/a:b/subjects/s", want);
+    assert_rewrite(HTTP_GET, "/contexts/:a:b:/config", want);
+    assert_rewrite(HTTP_GET, "/contexts/a:b/subjects", want);
+    assert_rewrite(HTTP_DELETE, "/contexts/a:b", want);
+    /* No prefix made, no error. */
+    assert_rewrite(HTTP_GET, "/contexts/a:b/schemas/types", "/schemas/types");
+    assert_rewrite(HTTP_GET, "/contexts/a:b/subjects/:.c:s", "/subjects/:.c:s");
 }
 
 /* ---- 1. Paths ------------------------------------------------------------ */
@@ -488,6 +596,10 @@ int main(void)
         cmocka_unit_test(test_framing_two_different_lengths_refused),
         cmocka_unit_test(test_framing_one_or_identical_lengths_accepted),
         cmocka_unit_test(test_framing_only_header_lines_count),
+        cmocka_unit_test(test_context_paths_qualify_subjects),
+        cmocka_unit_test(test_context_paths_scopes_and_rest),
+        cmocka_unit_test(test_context_paths_query_parameters),
+        cmocka_unit_test(test_context_paths_colon_inside),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
