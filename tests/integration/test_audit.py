@@ -203,6 +203,26 @@ class Changes(AuditCase):
         self.assertEqual(self.db.count("audit_log", "request_id IN (%s)" % ",".join(map(sql_literal, rids))), 0)
 
 
+class CliImport(AuditCase):
+    """schema-registry import writes through the registry: its changes have rows too,
+    one request id for the run, no principal (nobody authenticated)."""
+
+    def test_import_rows(self):
+        target = self.pg.new_database()
+        key = lambda v: json.dumps({"keytype": "SCHEMA", "subject": "imp", "version": v, "magic": 1})
+        value = lambda v, i, t: json.dumps({"subject": "imp", "version": v, "id": i, "schema": t, "deleted": False})
+        dump = (key(1) + "\t" + value(1, 5, '"int"') + "\n" + key(2) + "\t" + value(2, 9, '"long"') + "\n").encode()
+        run = subprocess.run([harness.server_binary(), "import", "--database-url", target.url], input=dump,
+                             capture_output=True, timeout=120)
+        self.assertEqual(run.returncode, 0, run.stderr.decode())
+        rows = rows_where(target, "action = 'import'")
+        self.assertEqual([(r["subject"], r["version"], r["schema_id"], r["outcome"], r["principal"]) for r in rows],
+                         [("imp", 1, 5, "ok", None), ("imp", 2, 9, "ok", None)])
+        ids = {r["request_id"] for r in rows_where(target, "true")}
+        self.assertEqual(len(ids), 1, ids)
+        self.assertRegex(ids.pop(), r"^import-[0-9a-f]{32}$")
+
+
 class Refusals(AuditCase):
     """Refused attempts on write routes: outcome 'refused', the status and error code
     answered, no change and no ok row."""
