@@ -70,7 +70,7 @@ http_audit_job_t *http_audit_refusal(const http_call_t *c)
     j->r.version = *version && strspn(version, "0123456789") == strlen(version) && strlen(version) < 10
                        ? atoi(version)
                        : 0;
-    j->r.permanent = c->method == HTTP_DELETE && c->route->pattern[1] == 's' /* /subjects... */
+    j->r.permanent = c->method == HTTP_DELETE && strncmp(c->route->pattern, "/subjects/", 10) == 0
                          ? http_query_bool(c, "permanent", 0)
                          : -1;
     j->r.status = c->status;
@@ -109,6 +109,9 @@ void http_audit_write(http_audit_job_t *j, registry_t *reg, store_t *db)
             log_warn("audit: a refused %s (request %s) has no row: %s", j->action, j->request_id,
                      err.message);
         registry_act_as(db, NULL);
+    } else {
+        log_warn("audit: no database connection: a refused %s (request %s) has no row", j->action,
+                 j->request_id);
     }
     http_audit_free(j);
 }
