@@ -11,6 +11,7 @@
  *   5. Config and mode
  *   6. Contexts
  *   7. Statistics (what GET /metrics shows)
+ *   8. The audit trail
  *
  * Calling convention: a function without a `db` parameter answers from
  * memory and never blocks (event-loop threads call it). A function with one
@@ -336,5 +337,61 @@ size_t registry_refusal_reasons(void);
 const char *registry_refusal_reason(size_t i);
 /* "compatible", "incompatible", "failed". */
 const char *registry_check_outcome_name(reg_check_outcome_t o);
+
+/* ---- 8. The audit trail (docs/security.md "Audit trail") ----------------- */
+
+/*
+ * Who the worker's connection db works for until the next call (NULL:
+ * nobody known). Every change a registry write makes on db writes its audit
+ * row (action, subject, version, id, outcome ok) in the change's own
+ * transaction, naming who; a registration that finds its content already
+ * registered changes nothing and writes none. Strings are copied.
+ */
+typedef struct reg_actor {
+    const char *principal; /* NULL: no authentication configured (or none established) */
+    const char *remote;
+    const char *request_id;
+} reg_actor_t;
+void registry_act_as(store_t *db, const reg_actor_t *who);
+
+/* The actions a row names (REG_AUDIT_*); a refused attempt names the one it
+ * was refused, or the route's pattern for a write route without one. */
+#define REG_AUDIT_REGISTER       "register"
+#define REG_AUDIT_IMPORT         "import" /* a registration in IMPORT mode */
+#define REG_AUDIT_DELETE_VERSION "delete_version"
+#define REG_AUDIT_DELETE_SUBJECT "delete_subject"
+#define REG_AUDIT_CONFIG_PUT     "config_put"
+#define REG_AUDIT_CONFIG_DELETE  "config_delete"
+#define REG_AUDIT_MODE_PUT       "mode_put"
+#define REG_AUDIT_MODE_DELETE    "mode_delete"
+#define REG_AUDIT_CONTEXT_DELETE "context_delete"
+
+/* A refused attempt (borrowed fields; NULL/0 when unknown). */
+typedef struct reg_refusal {
+    const char *action;
+    const char *subject;
+    int version;   /* 0: none or not a number */
+    int permanent; /* -1: not a delete */
+    int status;
+    int error_code;
+    const char *message;
+} reg_refusal_t;
+/* Its row (outcome refused, db's actor), in a transaction of its own. */
+reg_code_t registry_audit_refused(registry_t *reg, store_t *db, const reg_refusal_t *r, reg_error_t *err);
+
+/* GET /audit: newest first; NULL filters and has_* 0 are off. */
+typedef struct reg_audit_query {
+    const char *subject;
+    const char *principal;
+    const char *action;
+    int has_since, has_until;
+    int64_t since_us, until_us; /* microseconds since the epoch, inclusive */
+    int offset;
+    int limit; /* 1..REG_AUDIT_LIMIT_MAX */
+} reg_audit_query_t;
+#define REG_AUDIT_LIMIT_MAX 1000
+/* *out: a JSON array of rows (the caller's). */
+reg_code_t registry_audit_list(registry_t *reg, store_t *db, const reg_audit_query_t *q, json_t **out,
+                               reg_error_t *err);
 
 #endif

@@ -54,4 +54,7 @@ extern const http_handler_t handle_mode_get;
 extern const http_handler_t handle_mode_put;
 extern const http_handler_t handle_mode_delete;
 
+/* handler_audit.c */
+extern const http_handler_t handle_audit;
+
 #endif

@@ -26,6 +26,7 @@
 
 #include "registry/registry.h"
 #include "server/config.h"
+#include "server/request_id.h"
 #include "store/store.h"
 
 /* ---- 1. The call ------------------------------------------------------- */
@@ -80,6 +81,9 @@ typedef struct http_call {
      * ends, so a SIGHUP during the request changes nothing of it; NULL = no
      * authorization. */
     struct authz_rules *authz;
+    /* The request's id (server/request_id.h), set before anything else:
+     * echoed as X-Request-Id, logged, stored in its audit rows. */
+    char request_id[REQUEST_ID_MAX + 1];
 
     /* Reply, set by the handler through the helpers of section 4. */
     int status;  /* 0 until replied */
@@ -179,6 +183,7 @@ typedef enum http_scope {
     HTTP_SCOPE_SCHEMAS,  /* /schemas (by guid) */
     HTTP_SCOPE_CONTEXTS, /* /contexts */
     HTTP_SCOPE_METRICS,  /* /metrics */
+    HTTP_SCOPE_AUDIT,    /* /audit: the audit trail (docs/security.md "Audit trail") */
 } http_scope_t;
 
 typedef struct http_need {

@@ -54,6 +54,7 @@
 #include "server/authz.h"
 #include "server/dbpool.h"
 #include "server/http_abuse.h"
+#include "server/http_audit.h"
 #include "server/http_charset.h"
 #include "server/http_framing.h"
 #include "server/metrics.h"
@@ -133,6 +134,7 @@ struct http_server {
     int max_connections;        /* resolved: never 0 */
     pthread_mutex_t ready_lock; /* loops report their set-up here */
     pthread_cond_t ready_cond;
+    atomic_int audit_pending; /* refused attempts' audit rows queued from the loops (http_audit.h) */
     size_t nready;
     char *ready_error; /* the first loop's failure, malloc'd */
     http_abuse_limits_t abuse;
@@ -309,14 +311,15 @@ static void http_log_request(http_job_t *job, const char *target, const char *no
 {
     http_loop_t *loop = job->owner;
     char line[LOG_LINE_MAX];
-    /* The line log_info("%s %d %" PRIu64 "us from=%s principal=%s%s") would
+    /* The line log_info("%s %d %" PRIu64 "us from=%s principal=%s rid=%s%s") would
      * write, without printf: the target is escaped already (http_log_target),
      * note is a literal, the principal never a password (auth.h). */
     size_t n = log_prefix(line, LOG_INFO);
     if (!target)
         target = "-";
     size_t tlen = strlen(target), nlen = strlen(note);
-    size_t room = 48 + sizeof job->call.remote + 24 + HTTP_LOG_PRINCIPAL_MAX; /* all but the target */
+    size_t room = 48 + sizeof job->call.remote + 24 + HTTP_LOG_PRINCIPAL_MAX + 8 +
+                  sizeof job->call.request_id; /* all but the target */
     if (n + tlen + nlen + room > sizeof line)
         tlen = sizeof line - n - nlen - room;
     memcpy(line + n, target, tlen);
@@ -329,6 +332,9 @@ static void http_log_request(http_job_t *job, const char *target, const char *no
     memcpy(line + n, " principal=", 11);
     n += 11;
     n = http_log_append(line, n, job->call.principal ? job->call.principal : "-", HTTP_LOG_PRINCIPAL_MAX);
+    memcpy(line + n, " rid=", 5);
+    n += 5;
+    n = http_log_append(line, n, job->call.request_id, sizeof job->call.request_id);
     memcpy(line + n, note, nlen);
     n += nlen;
     line[n++] = '\n';
@@ -376,6 +382,10 @@ static void http_send(http_job_t *job, h2o_req_t *req)
                            ? job->handler->media
                            : job->content_type;
     h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CONTENT_TYPE, NULL, type, strlen(type));
+    /* In the request's pool: h2o keeps the pointer, and the job may go first. */
+    h2o_iovec_t rid = h2o_strdup(&req->pool, c->request_id, strlen(c->request_id));
+    h2o_add_header_by_str(&req->pool, &req->res.headers, H2O_STRLIT("x-request-id"), 0, NULL, rid.base,
+                          rid.len);
     for (size_t i = 0; i < c->nreply_headers; i++)
         h2o_add_header_by_str(&req->pool, &req->res.headers, c->reply_headers[i].name,
                               strlen(c->reply_headers[i].name), 0, NULL, c->reply_headers[i].value,
@@ -408,6 +418,11 @@ static void http_finish_on_loop(http_job_t *job, h2o_req_t *req)
     uint64_t us = http_count(job);
     http_send(job, req);
     http_log_request(job, target, "", us);
+    http_audit_job_t *refused = http_audit_refusal(&job->call);
+    if (refused != NULL) {
+        http_server_t *srv = job->owner->srv;
+        http_audit_submit(refused, srv->pool, srv->reg, &srv->audit_pending);
+    }
     http_job_free(job);
 }
 
@@ -450,11 +465,8 @@ static SSL *http_socket_ssl(h2o_socket_t *sock)
     return ssl;
 }
 
-/*
- * What auth.h needs of the connection: the peer's address (into the call),
- * the Authorization header, the client certificate's principal.
- */
-/* The peer's address as text into out (cap bytes), "?" when unknown. */
+/* The peer's address as text into out (cap bytes), "?" when unknown: taken first for each
+ * request, since every log line and audit row names it. */
 static void http_peer_address(h2o_req_t *req, char *out, size_t cap)
 {
     struct sockaddr_storage ss;
@@ -468,10 +480,13 @@ static void http_peer_address(h2o_req_t *req, char *out, size_t cap)
     }
 }
 
+/*
+ * What auth.h needs of the connection: the Authorization header, the client
+ * certificate's principal.
+ */
 static int http_authenticate(http_job_t *job, h2o_req_t *req)
 {
     http_call_t *c = &job->call;
-    http_peer_address(req, c->remote, sizeof c->remote);
     if (!auth_enabled(job->owner->srv->auth))
         return 0;
     h2o_iovec_t authorization = http_header(req, H2O_TOKEN_AUTHORIZATION);
@@ -481,6 +496,31 @@ static int http_authenticate(http_job_t *job, h2o_req_t *req)
     in.cert = tls_peer_principal(ssl, (config_principal_t)job->owner->srv->cfg->tls_client_principal,
                                  &in.cert_name);
     return auth_authenticate(job->owner->srv->auth, c, &in);
+}
+
+/*
+ * For a request refused before routing (413, 401): its route, only to tell
+ * whether the refusal hit a write route (its audit row, http_audit.h). The
+ * reply stays what it is.
+ */
+static void http_route_for_audit(http_job_t *job, const h2o_req_t *req)
+{
+    http_call_t *c = &job->call;
+    c->method = http_method_parse(req->method.base, req->method.len);
+    if (c->seg == NULL) {
+        size_t path_len = req->query_at == SIZE_MAX ? req->path.len : req->query_at;
+        if (http_call_parse_path(c, req->path.base, path_len) != 0)
+            return;
+        if (req->query_at != SIZE_MAX && http_call_parse_query(c, req->path.base + req->query_at + 1,
+                                                               req->path.len - req->query_at - 1) != 0)
+            return;
+    }
+    const http_handler_t *ignored;
+    if (http_route_lookup(http_routes, http_route_count, c->method, c->seg, c->nseg, &c->route, &ignored) ==
+        200)
+        http_call_normalize_subject(c);
+    else
+        c->route = NULL;
 }
 
 /*
@@ -511,6 +551,7 @@ static int http_decode(http_job_t *job, h2o_req_t *req)
     if (req->entity.len > srv->cfg->max_body_bytes) {
         http_reply_error(c, 413, "Request body is larger than the limit of %zu bytes",
                          srv->cfg->max_body_bytes);
+        http_route_for_audit(job, req);
         return -1;
     }
     size_t path_len = req->query_at == SIZE_MAX ? req->path.len : req->query_at;
@@ -525,8 +566,10 @@ static int http_decode(http_job_t *job, h2o_req_t *req)
         http_reply_error(c, 400, "Invalid request target: bad percent-encoding or not UTF-8");
         return -1;
     }
-    if (http_authenticate(job, req) != 0)
+    if (http_authenticate(job, req) != 0) {
+        http_route_for_audit(job, req);
         return -1;
+    }
     c->authz = authz_current(srv->authz); /* the rules of this request, whatever SIGHUP does */
     if (http_call_apply_context(c, req->path.base, path_len,
                                 req->query_at == SIZE_MAX ? NULL : req->path.base + req->query_at + 1,
@@ -657,10 +700,24 @@ static int http_police(http_job_t *job, h2o_req_t *req)
 static void http_submit(http_job_t *job, h2o_req_t *req);
 static int http_admit(http_job_t *job, h2o_req_t *req);
 
+/* The client's X-Request-Id when it is sane, else a new one (request_id.h). */
+static void http_request_id(http_job_t *job, const h2o_req_t *req)
+{
+    ssize_t i = h2o_find_header_by_str(&req->headers, H2O_STRLIT("x-request-id"), -1);
+    if (i >= 0 && request_id_sane(req->headers.entries[i].value.base, req->headers.entries[i].value.len)) {
+        memcpy(job->call.request_id, req->headers.entries[i].value.base, req->headers.entries[i].value.len);
+        job->call.request_id[req->headers.entries[i].value.len] = '\0';
+    } else {
+        request_id_new(job->call.request_id);
+    }
+}
+
 static int http_on_req(h2o_handler_t *self, h2o_req_t *req)
 {
     http_loop_t *loop = H2O_STRUCT_FROM_MEMBER(http_loop_t, ctx, req->conn->ctx);
     http_job_t *job = http_job_new(loop);
+    http_request_id(job, req);
+    http_peer_address(req, job->call.remote, sizeof job->call.remote);
     if (http_police(job, req) == 0 && http_decode(job, req) == 0) {
         const http_handler_t *h = job->handler;
         /* The memory part answers or declines; without one, straight to a worker. */
@@ -743,10 +800,22 @@ static void http_job_run_db(dbpool_job_t *pool_job, store_t *db)
         http_reply_error(&job->call, 499, "The client went away before the request ran");
     else if (db == NULL)
         http_reply_error(&job->call, 50001, "Error while connecting to the database");
-    else
+    else {
+        /* Whom the changes on db are for: their audit rows name it (registry.h section 7). */
+        reg_actor_t who = {job->call.principal, job->call.remote[0] ? job->call.remote : NULL,
+                           job->call.request_id};
+        registry_act_as(db, &who);
         job->handler->db(&job->call, db);
+    }
+    http_audit_job_t *refused = db != NULL ? http_audit_refusal(&job->call) : NULL;
+    registry_t *reg = job->owner->srv->reg;
     /* The job belongs to the loop from here on. */
     h2o_multithread_send_message(&job->owner->done_recv, &job->msg);
+    /* A refusal's row after the reply has left: it never delays the answer. */
+    if (refused != NULL)
+        http_audit_write(refused, reg, db);
+    if (db != NULL)
+        registry_act_as(db, NULL);
 }
 
 /*

@@ -70,6 +70,7 @@ const http_route_t http_routes[] = {
           ON(&handle_mode_delete, ADMIN, MODE)),
     ROUTE("/mode/{subject}", ON(&handle_mode_get, READ, SUBJECT), NO, ON(&handle_mode_put, ADMIN, SUBJECT),
           ON(&handle_mode_delete, ADMIN, SUBJECT)),
+    ROUTE("/audit", ON(&handle_audit, ADMIN, AUDIT), NO, NO, NO),
 };
 
 const size_t http_route_count = sizeof http_routes / sizeof *http_routes;
