@@ -205,8 +205,23 @@ static int edit_entity(json_t *node, const schema_tag_edit_t *e, char **error)
         return -1;
     }
     for (size_t i = 0; i < json_array_size(old); i++) {
-        const char *t = as_text(json_array_get(old, i));
-        if (!list_has(&tags, t) && strlist_push(&tags, t) != 0)
+        /* JsonNode.asText of a tag: numbers and literals as their JSON text too. */
+        const json_t *v = json_array_get(old, i);
+        char *t;
+        if (json_is_object(v) || json_is_array(v)) {
+            t = strdup("");
+        } else if (avro_json_text(v, NULL)) {
+            t = strdup(avro_json_text(v, NULL));
+        } else {
+            strbuf_t b = {0};
+            avro_buf_json_value(&b, v);
+            t = strbuf_take(&b);
+        }
+        if (!t)
+            goto oom;
+        if (list_has(&tags, t))
+            free(t);
+        else if (strlist_push_owned(&tags, t) != 0)
             goto oom;
     }
     for (size_t i = 0; e->add && i < e->add->n; i++)
@@ -371,7 +386,12 @@ int avro_tags_list(const avro_model_t *m, schema_tagged_t **out, size_t *n)
     list_node(&l, m->root);
     strlist_clear(&l.visited);
     if (l.oom) {
-        schema_tagged_free(l.items, l.n);
+        /* Freed here, not with schema_tagged_free: the engines never call back into schema.c. */
+        for (size_t i = 0; i < l.n; i++) {
+            free(l.items[i].path);
+            strlist_clear(&l.items[i].tags);
+        }
+        free(l.items);
         *out = NULL;
         *n = 0;
         return -1;
