@@ -119,6 +119,17 @@ class Tags(harness.RegistryTestCase):
         self.assertEqual(v["metadata"], {"properties": {"confluent:version": "3", "owner": "b"}})
         self.assertNotIn("ruleSet", v)
 
+    def test_subject_in_a_context(self):
+        """testRegisterSchemaTagsInDiffContextDeprecated: a qualified subject."""
+        s = f":.tagctx:{self.sub()}"
+        self.register_ok(s, REC)
+        r = self.tags(s, "latest", {"newVersion": 2, "tagsToAdd": [
+            entity("myrecord", "sr_record", ["TAG1", "TAG2"])]})
+        self.assert_ok(r)
+        v = self.latest(s)
+        self.assertEqual((v["subject"], v["version"], v["schema"]), (s, 2, TAGGED))
+        self.assertEqual(v["metadata"], {"properties": {"confluent:version": "2"}})
+
     def test_json_schema_field_tags(self):
         """JsonSchema.copy with JsonSchemaUtils.findMatchingEntity: "object.<property>"."""
         s = self.sub()
