@@ -265,12 +265,11 @@ static int tags_decode_list(http_call_t *c, tags_body_t *b, const char *field, i
                 field);
             return -1;
         }
-        size_t j;
-        json_t *tag;
-        json_array_foreach(tags, j, tag) if (!json_is_string(tag))
-        {
-            http_reply_error(c, 400, "Each tag of '%s' must be a string", field);
-            return -1;
+        for (size_t j = 0; j < json_array_size(tags); j++) {
+            if (!json_is_string(json_array_get(tags, j))) {
+                http_reply_error(c, 400, "Each tag of '%s' must be a string", field);
+                return -1;
+            }
         }
         /* No entityType reads as null, which every engine takes as a field. */
         schema_entity_kind_t kind =
@@ -290,8 +289,11 @@ static int tags_decode_list(http_call_t *c, tags_body_t *b, const char *field, i
             b->n++;
         }
         strlist_t *l = &b->lists[2 * k + slot];
-        json_array_foreach(tags, j, tag) if (!list_has(l, json_string_value(tag)) &&
-                                             strlist_push(l, json_string_value(tag)) != 0) base_oom(0);
+        for (size_t j = 0; j < json_array_size(tags); j++) {
+            const char *tag = json_string_value(json_array_get(tags, j));
+            if (!list_has(l, tag) && strlist_push(l, tag) != 0)
+                base_oom(0);
+        }
     }
     return 0;
 }

@@ -132,9 +132,9 @@ static json_t *find_entity(json_t *doc, const schema_tag_edit_t *e, char **error
                     if (queue_push(&q, json_array_get(curr, i)) != 0)
                         goto oom;
             } else if (json_is_object(curr)) {
-                const char *k;
-                json_t *v;
-                json_object_foreach(curr, k, v) if (queue_push(&q, v) != 0) goto oom;
+                for (void *it = json_object_iter(curr); it; it = json_object_iter_next(curr, it))
+                    if (queue_push(&q, json_object_iter_value(it)) != 0)
+                        goto oom;
             }
             continue;
         }
