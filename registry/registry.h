@@ -9,6 +9,8 @@
  *   3. Reading (memory only)
  *   4. Registering, looking up, checking, deleting
  *   5. Config and mode
+ *   6. Contexts
+ *   7. Statistics (what GET /metrics shows)
  *
  * Calling convention: a function without a `db` parameter answers from
  * memory and never blocks (event-loop threads call it). A function with one
@@ -305,5 +307,54 @@ reg_code_t registry_check_subject_name(const char *subject, size_t max_bytes, re
  * as Confluent's AliasFilter reads getConfig(subject)), in the subject's
  * context unless the alias names one; normalized subject in, malloc'd, or NULL. */
 char *registry_subject_alias(registry_t *reg, const char *subject);
+
+/* ---- 7. Statistics (registry/stats.c) ------------------------------------- */
+
+/*
+ * Counters since start and the index's state now, for the server to show
+ * (server/metrics.c, docs/operations.md "Metrics"). The counters are bumped
+ * with relaxed atomics; a snapshot reads each once, so two of them may be a
+ * request apart. From memory: the index is walked under its read lock.
+ */
+typedef enum reg_check_outcome {
+    REG_CHECK_COMPATIBLE = 0,
+    REG_CHECK_INCOMPATIBLE,
+    REG_CHECK_FAILED, /* out of memory during the check */
+    REG_CHECK_OUTCOMES,
+} reg_check_outcome_t;
+
+#define REG_REFUSAL_SLOTS 16 /* >= registry_refusal_reasons() */
+#define REG_COMPAT_LEVELS 7  /* COMPAT_NONE .. COMPAT_FULL_TRANSITIVE */
+
+typedef struct reg_stats {
+    /* Registrations the registry decided (a body the server could not
+     * decode never reaches it): a new version, content already there, refused. */
+    uint64_t registered_new, registered_existing, refused;
+    uint64_t refused_by[REG_REFUSAL_SLOTS]; /* by reason: registry_refusal_reason(i), i <
+                                               registry_refusal_reasons() */
+    /* Compatibility checks run, by schema type, level and outcome: one per
+     * registration that was checked (its final check) and one per
+     * compatibility test request. */
+    uint64_t checks[SCHEMA_TYPE_COUNT][REG_COMPAT_LEVELS][REG_CHECK_OUTCOMES];
+    /* The index now. */
+    uint64_t schemas[SCHEMA_TYPE_COUNT];  /* schema ids some version (live or soft-deleted) carries */
+    uint64_t subjects[SCHEMA_TYPE_COUNT]; /* subjects with a live version, by the latest one's type */
+    uint64_t versions_live, versions_deleted;
+    uint64_t index_bytes; /* records, keys, maps and prepared bodies; not parsed models */
+    /* The change feed. */
+    int feed_running;     /* a feed thread polls (feed.interval.ms > 0) */
+    int feed_connected;   /* it has a database connection */
+    int64_t feed_applied; /* the last change sequence number applied */
+    int64_t feed_behind;  /* sequence numbers in the log beyond it at the last poll */
+    double feed_lag_s;    /* seconds since a poll last found this node current */
+    double feed_poll_s;   /* Unix time of the last poll (0: none yet) */
+} reg_stats_t;
+
+void registry_stats(registry_t *reg, reg_stats_t *out);
+/* The refusal reasons, "other" last; names are lower case (docs/operations.md). */
+size_t registry_refusal_reasons(void);
+const char *registry_refusal_reason(size_t i);
+/* "compatible", "incompatible", "failed". */
+const char *registry_check_outcome_name(reg_check_outcome_t o);
 
 #endif

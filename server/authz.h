@@ -33,7 +33,7 @@ typedef struct authz_rules authz_rules_t;
  *   auth.group = NAME MEMBER[,MEMBER...]
  *   auth.rule  = PRINCIPAL|@GROUP|* PERM[,PERM...] PATTERN
  * PERM: read, write, delete, admin (implies the other three). PATTERN: one of
- * /config, /mode, /schemas, /contexts, slash-star (all four), or a subject glob
+ * /config, /mode, /schemas, /contexts, /metrics, slash-star (all five), or a subject glob
  * (fnmatch: "*", "?", "[...]"; "orders-*" is a prefix), optionally written
  * "subject:GLOB".
  */

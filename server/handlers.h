@@ -16,6 +16,9 @@ extern const http_handler_t handle_metadata_version;
 extern const http_handler_t handle_metadata_deployment;
 extern const http_handler_t handle_schema_types;
 
+/* handler_metrics.c */
+extern const http_handler_t handle_metrics;
+
 /* handler_schemas.c */
 extern const http_handler_t handle_schemas;
 extern const http_handler_t handle_schema_by_id;

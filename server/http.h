@@ -67,6 +67,7 @@ typedef struct http_call {
     /* Context, borrowed. */
     registry_t *reg;
     const server_config_t *cfg;
+    struct metrics *metrics; /* the server's counters (server/metrics.h), for GET /metrics */
 
     /* Who asks (server/auth.h), set before routing. principal: the user of
      * HTTP Basic, the client certificate's name or the anonymous principal;
@@ -105,10 +106,15 @@ typedef http_outcome_t (*http_loop_fn)(http_call_t *c);
 /* The database part: on a worker thread; db is never NULL. Always replies. */
 typedef void (*http_db_fn)(http_call_t *c, store_t *db);
 
-/* loop NULL: straight to the database part. db NULL: the loop always answers. */
+/* loop NULL: straight to the database part. db NULL: the loop always answers.
+ * media NULL: the reply is JSON in the type negotiated from Accept (406 when
+ * none is acceptable); else the handler's own type (static), whatever Accept
+ * says (a Prometheus scraper asks for text/plain), used for its 2xx replies;
+ * its errors stay JSON. */
 typedef struct http_handler {
     http_loop_fn loop;
     http_db_fn db;
+    const char *media;
 } http_handler_t;
 
 /* Keeps a decoded request for the database part; the server frees it with
@@ -175,6 +181,7 @@ typedef enum http_scope {
     HTTP_SCOPE_MODE,     /* /mode */
     HTTP_SCOPE_SCHEMAS,  /* /schemas (by guid) */
     HTTP_SCOPE_CONTEXTS, /* /contexts */
+    HTTP_SCOPE_METRICS,  /* /metrics */
 } http_scope_t;
 
 typedef struct http_need {

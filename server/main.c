@@ -4,6 +4,8 @@
  *   schema-registry [serve] [flags]   run the server until SIGINT/SIGTERM
  *   schema-registry migrate [flags]   apply the database migrations and exit
  *   schema-registry passwd USER [flags]  set USER's password in the users file
+ *   schema-registry export [--output FILE] [flags]   the registry as JSON lines
+ *   schema-registry import [FILE] [--delimiter D] [flags]  an export or a _schemas dump
  *   schema-registry --help | --version
  *
  * Exit status: 0 clean stop, 1 runtime or start-up failure, 2 bad usage or
@@ -28,6 +30,7 @@
 #include "store/store.h"
 #include "server/auth.h"
 #include "server/authz.h"
+#include "server/cmd_transfer.h"
 #include "server/config.h"
 #include "server/http_server.h"
 #include "base/log.h"
@@ -40,6 +43,14 @@ static const char main_usage[] =
     "                                    set USER's password in auth.basic.users.file:\n"
     "                                    read from the terminal (no echo, twice) or one\n"
     "                                    line of stdin, never from the command line\n"
+    "  schema-registry export [--output FILE] [flags]\n"
+    "                                    write every context, subject, version, schema,\n"
+    "                                    config and mode as JSON lines (stdout by default)\n"
+    "  schema-registry import [FILE] [--delimiter D] [flags]\n"
+    "                                    read an export, or a dump of Confluent's _schemas\n"
+    "                                    topic as `kcat -C -K '\\t'` prints it (stdin by\n"
+    "                                    default), and write what is missing in IMPORT mode,\n"
+    "                                    ids and versions kept; see docs/operations.md\n"
     "  schema-registry --help            this text\n"
     "  schema-registry --version         version and build commit\n"
     "\n"
@@ -96,6 +107,24 @@ static const char main_usage[] =
     "changes.retention.seconds\n"
     "      How long the change feed between nodes keeps a change; a node that\n"
     "      falls further behind reloads everything. 0 = forever. Default 86400.\n"
+    "  --max-connection-resets N          SCHEMA_REGISTRY_MAX_CONNECTION_RESETS       max.connection.resets\n"
+    "      Requests one connection may reset (or drop) before their reply beyond\n"
+    "      the replies it read; then 429 and the connection closed. 0 = off. Default 100.\n"
+    "  --max-request-headers N            SCHEMA_REGISTRY_MAX_REQUEST_HEADERS         max.request.headers\n"
+    "      Header fields per request (431 and the connection closed beyond);\n"
+    "      0 = no cap. Default 100.\n"
+    "  --max-request-header-bytes N       SCHEMA_REGISTRY_MAX_REQUEST_HEADER_BYTES    "
+    "max.request.header.bytes\n"
+    "      Decoded header bytes per request (431 beyond). Default 65536.\n"
+    "  --http1-request-timeout-ms N       SCHEMA_REGISTRY_HTTP1_REQUEST_TIMEOUT_MS    "
+    "http1.request.timeout.ms\n"
+    "      An HTTP/1.1 request (or the next on a kept-alive connection) must\n"
+    "      arrive whole within this (slowloris). Default 10000.\n"
+    "  --http2-idle-timeout-ms N          SCHEMA_REGISTRY_HTTP2_IDLE_TIMEOUT_MS       http2.idle.timeout.ms\n"
+    "      An HTTP/2 connection that sends no frame for this long is closed. Default 10000.\n"
+    "  --http2-max-concurrent-requests N  SCHEMA_REGISTRY_HTTP2_MAX_CONCURRENT_REQUESTS "
+    "http2.max.concurrent.requests\n"
+    "      HTTP/2 requests of one connection run at once (1 to 100). Default 100.\n"
     "\n"
     "Authentication (docs/security.md). With a users file or tls.client.auth,\n"
     "every request but /health/live and /health/ready needs credentials (401).\n"
@@ -240,6 +269,77 @@ static int main_migrate(const server_config_t *cfg)
     log_info("migrations applied");
     main_db_close(&db);
     return 0;
+}
+
+/* ---- export and import ------------------------------------------------------------ */
+
+/* The flags of export and import that are not settings; config_load sees the rest. */
+typedef struct main_transfer {
+    const char *output;    /* export */
+    const char *file;      /* import */
+    const char *delimiter; /* import */
+} main_transfer_t;
+
+/* Takes the command's own flags out of argv[first..argc) (in place); the new argc, or -1. */
+static int main_transfer_args(const char *command, int argc, char **argv, int first, main_transfer_t *t)
+{
+    int is_export = strcmp(command, "export") == 0, out = first;
+    memset(t, 0, sizeof *t);
+    for (int i = first; i < argc; i++) {
+        const char *a = argv[i];
+        const char *flag = is_export ? "--output" : "--delimiter";
+        const char **slot = is_export ? &t->output : &t->delimiter;
+        size_t n = strlen(flag);
+        if (strncmp(a, flag, n) == 0 && (a[n] == '\0' || a[n] == '=')) {
+            if (a[n] == '=')
+                *slot = a + n + 1;
+            else if (i + 1 < argc)
+                *slot = argv[++i];
+            else {
+                fprintf(stderr, "schema-registry %s: %s needs a value\n", command, flag);
+                return -1;
+            }
+        } else if (!is_export && (a[0] != '-' || strcmp(a, "-") == 0) && i == first && !t->file) {
+            t->file = a;
+        } else {
+            argv[out++] = argv[i];
+        }
+    }
+    return out;
+}
+
+/*
+ * In-process, on the database the settings name, as serve does
+ * (docs/operations.md, "Export and import"). The embedded cluster is one
+ * process's: a data directory a running server holds is refused by
+ * pgembed_start's lock before anything is touched.
+ */
+static int main_transfer(const char *command, const main_transfer_t *t, const server_config_t *cfg)
+{
+    main_db_t db;
+    if (main_db_open(cfg, &db) != 0) {
+        if (cfg->database_url == NULL)
+            fprintf(stderr,
+                    "schema-registry %s: the embedded database under %s could not be opened (see above); "
+                    "when a server runs on it, stop it first, or run both against one external "
+                    "PostgreSQL (--database-url)\n",
+                    command, cfg->data_dir);
+        return 1;
+    }
+    int rc;
+    if (strcmp(command, "export") == 0) {
+        rc = cmd_export(db.store, t->output);
+    } else {
+        compat_level_t level = COMPAT_BACKWARD;
+        compat_level_parse(cfg->default_compatibility, &level);
+        /* No feed thread: the command is the only reader of its index. */
+        registry_options_t opts = {
+            db.conninfo, level, cfg->max_schema_bytes, 0, cfg->max_subject_bytes, cfg->changes_retention_s};
+        cmd_import_options_t io = {t->file, t->delimiter};
+        rc = cmd_import(db.store, &opts, &io);
+    }
+    main_db_close(&db);
+    return rc;
 }
 
 /* ---- passwd: a users-file line ------------------------------------------------- */
@@ -485,7 +585,8 @@ int main(int argc, char **argv)
         command = argv[1];
         first = 2;
     }
-    if (!main_is(command, "serve", "migrate") && strcmp(command, "passwd") != 0) {
+    int transfer = main_is(command, "export", "import");
+    if (!main_is(command, "serve", "migrate") && strcmp(command, "passwd") != 0 && !transfer) {
         fprintf(stderr, "schema-registry: unknown command '%s' (see --help)\n", command);
         return 2;
     }
@@ -506,9 +607,16 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
+    main_transfer_t xfer;
+    if (transfer && (argc = main_transfer_args(command, argc, argv, first, &xfer)) < 0)
+        return 2;
+    /* export and import stop on Ctrl-C as any command does: what they wrote is
+     * committed record by record, and a rerun goes on from there. */
+    if (!transfer) {
+        sigaddset(&set, SIGINT);
+        sigaddset(&set, SIGTERM);
+        sigaddset(&set, SIGHUP);
+    }
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
     /* libpq waits forever for an unreachable host unless told otherwise. */
@@ -519,7 +627,8 @@ int main(int argc, char **argv)
     server_config_t cfg;
     if (config_load(&cfg, argc - first + 1, argv + first - 1) != 0)
         return 2;
-    int rc = passwd_user != NULL               ? main_passwd(passwd_user, &cfg)
+    int rc = transfer                          ? main_transfer(command, &xfer, &cfg)
+             : passwd_user != NULL             ? main_passwd(passwd_user, &cfg)
              : strcmp(command, "migrate") == 0 ? main_migrate(&cfg)
                                                : main_serve(&cfg);
     config_free(&cfg);

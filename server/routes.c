@@ -24,6 +24,8 @@ const http_route_t http_routes[] = {
     ROUTE("/", ON(&handle_root, READ, ANY), ON(&handle_root, READ, ANY), NO, NO),
     ROUTE("/health/live", ON(&handle_health_live, READ, ANY), NO, NO, NO),
     ROUTE("/health/ready", ON(&handle_health_ready, READ, ANY), NO, NO, NO),
+    /* Prometheus: admin on /metrics once rules exist (docs/operations.md "Metrics"). */
+    ROUTE("/metrics", ON(&handle_metrics, ADMIN, METRICS), NO, NO, NO),
     ROUTE("/v1/metadata/id", ON(&handle_metadata_id, READ, ANY), NO, NO, NO),
     ROUTE("/v1/metadata/version", ON(&handle_metadata_version, READ, ANY), NO, NO, NO),
     ROUTE("/v1/metadata/deployment", ON(&handle_metadata_deployment, READ, ANY), NO, NO, NO),
