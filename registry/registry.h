@@ -226,6 +226,26 @@ reg_code_t registry_latest_with_metadata(registry_t *reg, const char *subject, c
                                          const char *const *values, size_t n, int deleted, reg_view_t *out,
                                          reg_error_t *err);
 
+/* POST /subjects/{s}/versions/{v}/tags: a TagSchemaRequest (docs/api.md, "Tags"). */
+typedef struct reg_tag_request {
+    const schema_tag_edit_t *edits; /* merged as compat/schema.h says */
+    size_t nedits;
+    int new_version;        /* "newVersion"; 0 = none (the next one) */
+    const json_t *metadata; /* canonical "metadata"; NULL = the edited version's */
+} reg_tag_request_t;
+
+/* AbstractSchemaRegistry.modifySchemaTags: the live version's schema with the
+ * edits, registered as a new version of the subject with the request's (else
+ * that version's) metadata and confluent:version; out as registry_register's.
+ * 42201 "java.lang.IllegalArgumentException: ..." for a path not in the schema. */
+reg_code_t registry_modify_tags(registry_t *reg, store_t *db, const char *subject, const char *version_text,
+                                const reg_tag_request_t *req, reg_view_t *out, reg_error_t *err);
+/* ?findTags= on reads (AbstractSchemaRegistry.extractSchemaTags): the schema's
+ * tagged entities carrying one of find's tags, or all with "*". 0 (*out the
+ * caller's, schema_tagged_free), or -1 with err when the schema does not parse. */
+int registry_schema_tags(registry_t *reg, reg_schema_t *s, const strlist_t *find, schema_tagged_t **out,
+                         size_t *n, reg_error_t *err);
+
 /* ---- 5. Config and mode ------------------------------------------------- */
 
 /* Each write has a memory part (_check: the answer when it is an error,

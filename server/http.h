@@ -137,6 +137,9 @@ void http_call_normalize_subject(http_call_t *c);
 int http_has_param(const http_call_t *c, const char *name);
 /* The first value of a query parameter, or NULL when absent. */
 const char *http_query(const http_call_t *c, const char *name);
+/* Every value of a repeated query parameter, in order (JAX-RS's List<String>),
+ * appended to out as copies. */
+void http_query_all(const http_call_t *c, const char *name, strlist_t *out);
 /* "true" (any case) is true; any other value false; absent -> dflt (docs/api.md). */
 int http_query_bool(const http_call_t *c, const char *name, int dflt);
 /* Decimal int; absent -> dflt. Returns 0, or -1 when present but unparseable. */
