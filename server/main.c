@@ -17,9 +17,12 @@
 #include <pthread.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -67,6 +70,9 @@ static const config_doc_item_t main_environment[] = {
     {"`PGCONNECT_TIMEOUT`",
      "libpq's connection timeout; 10 seconds unless set. Every other libpq variable (`PGSSLMODE`, "
      "`PGPASSFILE`, ...) works as usual."},
+    {"`NOTIFY_SOCKET`",
+     "Set by systemd for `Type=notify` services: the server sends `READY=1` once it listens and the "
+     "registry is loaded, and `STOPPING=1` when a stop begins. Unset for the processes it starts."},
     {"`SUDO_UID`, `SUDO_GID`", "Started through sudo, the server becomes that user (see RUNNING AS ROOT)."},
     {NULL, NULL},
 };
@@ -169,6 +175,53 @@ static int main_config(int argc, char **argv)
     }
     fprintf(stderr, "schema-registry config: takes --print-defaults or --print-man (see --help)\n");
     return 2;
+}
+
+/* ---- The service manager: sd_notify readiness ---------------------------------- */
+
+/*
+ * systemd's notify protocol (sd_notify(3)) without libsystemd: one datagram
+ * to the unix socket $NOTIFY_SOCKET names, a path or, after '@', an abstract
+ * name. main() takes the variable out of the environment before any process
+ * is started: the embedded PostgreSQL would otherwise announce its own
+ * readiness to the same socket, before the registry is loaded.
+ */
+static char main_notify_socket[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+static int main_notify_unusable; /* set, but no path or @name that fits: said once, at READY */
+
+static void main_notify_take(void)
+{
+    const char *path = getenv("NOTIFY_SOCKET");
+    if (path == NULL)
+        return;
+    if ((path[0] == '/' || path[0] == '@') && strlen(path) < sizeof main_notify_socket - 1)
+        snprintf(main_notify_socket, sizeof main_notify_socket, "%s", path);
+    else
+        main_notify_unusable = 1;
+    unsetenv("NOTIFY_SOCKET");
+}
+
+static void main_notify(const char *state)
+{
+    if (main_notify_unusable) {
+        log_warn("NOTIFY_SOCKET is no unix socket path or @name that fits; no readiness sent");
+        main_notify_unusable = 0;
+    }
+    if (main_notify_socket[0] == '\0')
+        return;
+    struct sockaddr_un addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sun_family = AF_UNIX;
+    size_t len = strlen(main_notify_socket);
+    memcpy(addr.sun_path, main_notify_socket, len);
+    if (addr.sun_path[0] == '@')
+        addr.sun_path[0] = '\0'; /* abstract: the name is the bytes after the NUL, not NUL-ended */
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&addr,
+                         (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) < 0)
+        log_warn("NOTIFY_SOCKET %s: cannot send %s: %s", main_notify_socket, state, strerror(errno));
+    if (fd >= 0)
+        close(fd);
 }
 
 /* ---- The database: embedded or external, connected and migrated ------------ */
@@ -501,6 +554,7 @@ static int main_serve(const server_config_t *cfg)
     log_info("schema-registry %s listening on %s (%s; %d HTTP threads, %d database threads)", SR_VERSION,
              http_server_address(srv), cfg->tls_cert ? "HTTPS, ALPN h2 + http/1.1" : "HTTP/1.1 + h2c",
              cfg->threads, cfg->db_threads);
+    main_notify("READY=1"); /* the port answers and the registry is loaded */
 
     if (auth_enabled(auth))
         log_info("authentication: %s%s%s%s", cfg->auth_users_file ? "HTTP Basic" : "",
@@ -511,6 +565,7 @@ static int main_serve(const server_config_t *cfg)
                  cfg->auth_anonymous ? ", anonymous allowed" : "");
 
     int sig = main_wait_for_signal(srv, auth, authz);
+    main_notify("STOPPING=1");
     log_info("received %s, shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
     http_server_stop(srv);
     authz_free(authz);
@@ -570,6 +625,7 @@ static int main_is(const char *arg, const char *a, const char *b)
 
 int main(int argc, char **argv)
 {
+    main_notify_take(); /* first: no thread or child process exists yet */
     for (int i = 1; i < argc; i++) {
         if (main_is(argv[i], "--help", "-h")) {
             config_print_help(stdout, &main_doc);

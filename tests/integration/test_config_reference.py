@@ -165,7 +165,7 @@ class ManPage(harness.unittest.TestCase):
             if env != "(config file only)":
                 self.assertIn(env, page)
                 self.assertIn(flag, page)
-        for var in ("SCHEMA_REGISTRY_CONFIG", "PGCONNECT_TIMEOUT"):
+        for var in ("SCHEMA_REGISTRY_CONFIG", "NOTIFY_SOCKET", "PGCONNECT_TIMEOUT"):
             self.assertIn(var, page)
 
 
