@@ -134,11 +134,11 @@ static const config_key_t config_keys[] = {
      "`401`. Bad credentials are `401` either way."},
     /* Read from the file by server/authz.c, at start and on SIGHUP. */
     {"auth.rule", CFG_FILE_ONLY, 0, "WHO PERMISSIONS PATTERN", "",
-     "a grant of `read`, `write`, `delete` or `admin` on a subject glob or on `/config`, "
+     "A grant of `read`, `write`, `delete` or `admin` on a subject glob or on `/config`, "
      "`/mode`, `/schemas`, `/contexts` (docs/security.md). None: every authenticated principal may do "
      "everything. Needs authentication. Reloaded on SIGHUP."},
     {"auth.group", CFG_FILE_ONLY, 0, "NAME MEMBER[,MEMBER...]", "",
-     "a group that rules name as `@NAME`. Reloaded on SIGHUP."},
+     "A group that rules name as `@NAME`. Reloaded on SIGHUP."},
     {"auth.max.failures", CFG_LIMIT, FIELD(auth_max_failures), "N", "10",
      "Failed Basic attempts per minute per client address; beyond it `429` with `Retry-After`, before "
      "any password is checked. `0` = no cap."},
@@ -702,15 +702,14 @@ static void config_help_item(FILE *out, const char *term, const char *text)
 
 static void config_help_settings(FILE *out)
 {
-    char flag[96], env[96], term[256], head[512];
+    char flag[96], env[96], term[256];
     config_help_item(out, "--config FILE  (" CONFIG_ENV_PREFIX "CONFIG)",
                      "Config file of `key = value` lines; `#` starts a comment line.");
     for (size_t i = 0; i < CONFIG_KEY_COUNT; i++) {
         const config_key_t *key = &config_keys[i];
         if (key->kind == CFG_FILE_ONLY) {
             snprintf(term, sizeof term, "%s = %s  (config file only, repeatable)", key->name, key->metavar);
-            snprintf(head, sizeof head, "%c%s", toupper((unsigned char)key->meaning[0]), key->meaning + 1);
-            config_help_item(out, term, head);
+            config_help_item(out, term, key->meaning);
             continue;
         }
         config_flag_name(key, flag, sizeof flag);
@@ -843,8 +842,7 @@ static void config_man_settings(FILE *out)
         fputs("\\fR = \\fI", out);
         config_roff_text(out, key->metavar, strlen(key->metavar));
         fputs("\\fR\n", out);
-        fputc(toupper((unsigned char)key->meaning[0]), out);
-        config_roff_line(out, key->meaning + 1);
+        config_roff_line(out, key->meaning);
     }
 }
 
@@ -981,7 +979,7 @@ void config_print_defaults(FILE *out)
         if (key->kind == CFG_FILE_ONLY) {
             fputs("(config file only) | (none) | unset | `", out);
             config_md_cell(out, key->metavar);
-            fputs("`, repeatable: ", out);
+            fputs("`, repeatable. ", out);
         } else {
             config_flag_name(key, flag, sizeof flag);
             config_env_name(key, env, sizeof env);
