@@ -165,7 +165,7 @@ class Unit(harness.unittest.TestCase):
                            ("StateDirectory", "schema-registry"), ("ProtectHome", "yes"),
                            ("PrivateTmp", "yes"), ("CapabilityBoundingSet", "")):
             self.assertEqual(self.setting(key), value, key)
-        self.assertIn("/var/lib/schema-registry", self.setting("ReadWritePaths").split())
+        self.assertIn("/var/lib/schema-registry", [p.lstrip("-") for p in self.setting("ReadWritePaths").split()])
         self.assertEqual(self.setting("WorkingDirectory"), "/var/lib/schema-registry")
         exec_start = self.setting("ExecStart").split()
         self.assertEqual(exec_start[:2], ["/usr/local/bin/schema-registry", "serve"])
