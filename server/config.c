@@ -176,7 +176,8 @@ static const config_key_t config_keys[] = {
      "server announces 100 streams)."},
     {"log.format", CFG_LOG_FORMAT, FIELD(log_format), "FORMAT", "text",
      "`text`: `TIME LEVEL message` lines. `json`: one JSON object per line, `time`, `level` and `msg`, "
-     "and for a request also `method`, `target`, `status`, `duration_us`, `remote` and `principal`."},
+     "and for a request also `method`, `target`, `status`, `duration_us`, `remote`, `principal` and "
+     "`request_id`."},
 };
 #define CONFIG_KEY_COUNT (sizeof config_keys / sizeof config_keys[0])
 

@@ -1,9 +1,9 @@
 """--log-format json (log.format, docs/operations.md section 5): every line the
 server writes on stderr is one JSON object in valid UTF-8, {"time", "level",
-"msg"} plus, for a request, method, target, status, duration_us, remote and
-principal; whatever bytes a client or the configuration put into a line (a
-%0A in a path, a byte that is no UTF-8, a newline in a file name, a user name
-that is no UTF-8)."""
+"msg"} plus, for a request, method, target, status, duration_us, remote,
+principal and request_id (X-Request-Id); whatever bytes a client or the
+configuration put into a line (a %0A in a path, a byte that is no UTF-8, a
+newline in a file name, a user name that is no UTF-8)."""
 
 import base64
 import json
@@ -74,6 +74,7 @@ class JsonLog(harness.unittest.TestCase):
         cls.statuses = {
             "types": http.get("/schemas/types", headers=auth).status,
             "register": http.post("/subjects/orders-value/versions", {"schema": '"string"'}).status,
+            "rid": http.get("/subjects", headers={"X-Request-Id": "deploy-7:orders"}).status,
             "newline": raw_request(port, b"/subjects/a%0Ab/versions"),
             "bytes": raw_request(port, b"/subjects/x\xff\xfe\"\\y/versions?q=%0A"),
         }
@@ -100,7 +101,7 @@ class JsonLog(harness.unittest.TestCase):
         self.assertGreaterEqual(len(lines), 4)
         for o in lines:
             self.assertEqual(set(o), {"time", "level", "msg", "method", "target", "status", "duration_us",
-                                      "remote", "principal"}, o)
+                                      "remote", "principal", "request_id"}, o)
             self.assertIsInstance(o["status"], int)
             self.assertIsInstance(o["duration_us"], int)
             # null, as "from=-" in text, for a request refused before its address was read
@@ -110,6 +111,12 @@ class JsonLog(harness.unittest.TestCase):
         self.assertEqual((o["method"], o["status"], o["remote"], o["principal"]),
                          ("POST", 200, "127.0.0.1", "ANONYMOUS"))
         self.assertEqual(self.statuses["register"], 200)
+
+    def test_request_ids_the_clients_and_generated(self):
+        o = self.line_for("/subjects")
+        self.assertEqual((o["status"], o["request_id"]), (200, "deploy-7:orders"))
+        o = self.line_for("/subjects/orders-value/versions")
+        self.assertRegex(o["request_id"], r"^[0-9a-f]{32}$")
 
     def test_a_principal_of_no_utf8_is_replaced_not_lost(self):
         o = self.line_for("/schemas/types")
