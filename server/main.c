@@ -6,6 +6,7 @@
  *   schema-registry passwd USER [flags]  set USER's password in the users file
  *   schema-registry export [--output FILE] [flags]   the registry as JSON lines
  *   schema-registry import [FILE] [--delimiter D] [flags]  an export or a _schemas dump
+ *   schema-registry decode|encode [flags]  framed records <-> JSON rows (cmd/, docs/decoder.md)
  *   schema-registry --help | --version
  *
  * Exit status: 0 clean stop, 1 runtime or start-up failure, 2 bad usage or
@@ -34,6 +35,7 @@
 #include "server/config.h"
 #include "server/http_server.h"
 #include "base/log.h"
+#include "cmd/cmd.h"
 
 static const char main_usage[] =
     "Usage:\n"
@@ -51,6 +53,8 @@ static const char main_usage[] =
     "                                    topic as `kcat -C -K '\\t'` prints it (stdin by\n"
     "                                    default), and write what is missing in IMPORT mode,\n"
     "                                    ids and versions kept; see docs/operations.md\n"
+    "  schema-registry decode [flags]    framed Avro records -> JSON rows (decode --help)\n"
+    "  schema-registry encode [flags]    JSON rows -> framed Avro records (encode --help)\n"
     "  schema-registry --help            this text\n"
     "  schema-registry --version         version and build commit\n"
     "\n"
@@ -569,6 +573,11 @@ static int main_is(const char *arg, const char *a, const char *b)
 
 int main(int argc, char **argv)
 {
+    /* The consumer's commands have their own flags and help (cmd/cmd.h). */
+    if (argc > 1 && strcmp(argv[1], "decode") == 0)
+        return cmd_decode(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "encode") == 0)
+        return cmd_encode(argc - 1, argv + 1);
     for (int i = 1; i < argc; i++) {
         if (main_is(argv[i], "--help", "-h")) {
             fputs(main_usage, stdout);
