@@ -634,7 +634,8 @@ static int dec_skip(dec_t *d, const avro_node_t *w)
             if (n == 0)
                 break;
             for (size_t i = 0; i < n; i++) {
-                if (avro_node_kind(w) == AVRO_KIND_MAP && (dec_len(d, &n) != 0 || dec_bytes(d, n, &s) != 0))
+                size_t kn;
+                if (avro_node_kind(w) == AVRO_KIND_MAP && (dec_len(d, &kn) != 0 || dec_bytes(d, kn, &s) != 0))
                     return -1;
                 if (dec_skip(d, avro_node_items(w)) != 0)
                     return -1;

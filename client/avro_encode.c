@@ -6,6 +6,7 @@
  */
 #include "client/internal.h"
 
+#include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
@@ -89,8 +90,11 @@ static int enc_decimal_or_raw(enc_t *e, const avro_node_t *n, const json_t *v, i
 {
     if (avro_node_logical(n) == AVRO_LOGICAL_DECIMAL &&
         (json_is_number(v) || (!avro_json && json_is_string(v)))) {
-        char *text = json_is_string(v) ? xstrdup(json_string_value(v))
-                                       : json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
+        /* jansson keeps no digits of a real: printed at the scale, exact as
+         * far as a double is (a string keeps every digit). */
+        char *text = json_is_string(v)    ? xstrdup(json_string_value(v))
+                     : json_is_integer(v) ? xasprintf("%" PRId64, (int64_t)json_integer_value(v))
+                                          : xasprintf("%.*f", avro_node_scale(n), json_real_value(v));
         if (!text)
             base_oom(0);
         int rc = cl_parse_decimal(text, avro_node_scale(n), raw);

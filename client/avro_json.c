@@ -168,17 +168,12 @@ void cl_json_double(strbuf_t *b, double v)
     strbuf_puts(b, s);
 }
 
+/* A float's exact value, as the double it widens to: 2^40 prints as
+ * 1099511627776, not as Float.toString's 1.09951163E12, whose digits
+ * name another double to every JSON reader. */
 void cl_json_float(strbuf_t *b, float v)
 {
-    if (json_special(b, v))
-        return;
-    char s[40];
-    for (int prec = 6; prec <= 9; prec++) {
-        snprintf(s, sizeof(s), "%.*g", prec, (double)v);
-        if (strtof(s, NULL) == v)
-            break;
-    }
-    strbuf_puts(b, s);
+    cl_json_double(b, (double)v);
 }
 
 /* ---- 3. Logical types ---------------------------------------------------------- */

@@ -21,8 +21,9 @@
 void cl_json_string(strbuf_t *b, const uint8_t *s, size_t n);
 /* Bytes as a base64 JSON string (srclient_base64_encode in quotes). */
 void cl_json_base64(strbuf_t *b, const uint8_t *s, size_t n);
-/* The shortest text that reads back as the same double / float; NaN and the
- * infinities as the strings "NaN", "Infinity", "-Infinity" (not JSON numbers). */
+/* The shortest text that reads back as the same double (a float: its exact
+ * value as a double); NaN and the infinities as the strings "NaN",
+ * "Infinity", "-Infinity" (not JSON numbers). */
 void cl_json_double(strbuf_t *b, double v);
 void cl_json_float(strbuf_t *b, float v);
 /* An int or long under its logical type (date, time-*, timestamp-*,
