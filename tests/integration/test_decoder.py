@@ -1,0 +1,199 @@
+"""`schema-registry decode` and `encode` against the real server
+(docs/decoder.md): framed records in, JSON rows out, the reader chosen as
+Spark's from_avro chooses it, evolution "restart", FAILFAST and PERMISSIVE,
+Basic auth and TLS. Records come from our encoder and from Apache Avro's
+Python implementation (Debian's python3-avro) framed as Confluent's
+AbstractKafkaSchemaSerDe frames them; our records are read back by Avro."""
+
+import io
+import json
+import os
+import struct
+import subprocess
+
+import harness
+from test_auth_basic import make_users
+
+try:
+    import avro.io
+    import avro.schema
+except ImportError as exc:                      # a missing dependency is a failure, not a skip
+    raise SystemExit(f"python3-avro not importable ({exc}); run scripts/install-deps.sh") from exc
+
+V1 = json.dumps({"type": "record", "name": "User", "namespace": "app", "fields": [
+    {"name": "id", "type": "long"},
+    {"name": "name", "type": "string"}]})
+# v2 renames name (the alias keeps old records readable) and adds qty with a default.
+V2 = json.dumps({"type": "record", "name": "User", "namespace": "app", "fields": [
+    {"name": "id", "type": "long"},
+    {"name": "full_name", "type": "string", "aliases": ["name"]},
+    {"name": "qty", "type": "int", "default": 1}]})
+
+
+def run(*args, input_text=""):
+    return subprocess.run([harness.server_binary(), *args], input=input_text.encode(), capture_output=True,
+                          timeout=60)
+
+
+def avro_frame(schema_text, schema_id, datum):
+    out = io.BytesIO()
+    out.write(struct.pack(">bI", 0, schema_id))
+    avro.io.DatumWriter(avro.schema.parse(schema_text)).write(datum, avro.io.BinaryEncoder(out))
+    return out.getvalue()
+
+
+class Decode(harness.RegistryTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.subject = self.sub("users-value")
+        self.id1 = self.register_ok(self.subject, V1)
+        self.id2 = self.register_ok(self.subject, V2)
+
+    def cli(self, command, *args, input_text=""):
+        return run(command, "--registry", self.server.base_url, *args, input_text=input_text)
+
+    def encode(self, version, rows):
+        r = self.cli("encode", "--subject", self.subject, "--version", str(version),
+                     input_text="".join(json.dumps(x) + "\n" for x in rows))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return r.stdout.decode()
+
+    def test_v1_records_read_with_the_latest_reader(self):
+        lines = self.encode(1, [{"id": 1, "name": "Ann"}, {"id": 2, "name": "Bob"}])
+        self.assertEqual(lines.splitlines()[0], "00" + f"{self.id1:08x}" + "02" + "06" + "Ann".encode().hex())
+        r = self.cli("decode", "--subject", self.subject, "--reader", "latest", input_text=lines)
+        self.assertEqual((r.returncode, r.stderr), (0, b""))
+        self.assertEqual(r.stdout.decode(), '{"id":1,"full_name":"Ann","qty":1}\n{"id":2,"full_name":"Bob","qty":1}\n')
+        # Without a subject each record is read with its own writer schema.
+        r = self.cli("decode", input_text=lines)
+        self.assertEqual(r.stdout.decode(), '{"id":1,"name":"Ann"}\n{"id":2,"name":"Bob"}\n')
+        # A reader from a file, and base64 lines.
+        path = os.path.join(harness.make_temp_dir("reader"), "reader.avsc")
+        with open(path, "w") as f:
+            f.write(json.dumps({"type": "record", "name": "User", "namespace": "app", "fields": [
+                {"name": "name", "type": "bytes"}, {"name": "id", "type": "double"}]}))
+        b64 = self.cli("encode", "--subject", self.subject, "--version", "1", "--output", "base64",
+                       input_text='{"id": 3, "name": "Cy"}\n')
+        self.assertEqual(b64.returncode, 0, b64.stderr)
+        r = self.cli("decode", "--reader", path, "--input", "base64", input_text=b64.stdout.decode())
+        self.assertEqual((r.returncode, r.stdout.decode()), (0, '{"name":"Q3k=","id":3}\n'), r.stderr)
+
+    def test_python_avro_records_and_ours_read_by_avro(self):
+        frames = [avro_frame(V1, self.id1, {"id": -5, "name": "\u00e9\u2603"}),
+                  avro_frame(V2, self.id2, {"id": 2 ** 40, "full_name": "Z", "qty": 7})]
+        r = self.cli("decode", "--subject", self.subject, input_text="".join(f.hex() + "\n" for f in frames))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([json.loads(x) for x in r.stdout.decode().splitlines()],
+                         [{"id": -5, "full_name": "\u00e9\u2603", "qty": 1},
+                          {"id": 2 ** 40, "full_name": "Z", "qty": 7}])
+        ours = self.encode(2, [{"id": 9, "full_name": "W"}]).strip()
+        raw = bytes.fromhex(ours)
+        self.assertEqual(struct.unpack(">bI", raw[:5]), (0, self.id2))
+        got = avro.io.DatumReader(avro.schema.parse(V2)).read(avro.io.BinaryDecoder(io.BytesIO(raw[5:])))
+        self.assertEqual(got, {"id": 9, "full_name": "W", "qty": 1})
+
+    def test_evolution_restart(self):
+        old = self.encode(1, [{"id": 1, "name": "a"}])
+        new = self.encode(2, [{"id": 2, "full_name": "b", "qty": 3}])
+        stream = old + new + old
+        r = self.cli("decode", "--subject", self.subject, "--reader", "1", "--evolution", "restart",
+                     input_text=stream)
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertEqual(r.stdout.decode(), '{"id":1,"name":"a"}\n')
+        self.assertEqual(r.stderr.decode(),
+                         f"schema-registry decode: restart: stdin line 2: schema id {self.id2} is version 2 of "
+                         f"subject {self.subject}, newer than the reader's version 1\n")
+        # The latest reader does not restart on its own version.
+        r = self.cli("decode", "--subject", self.subject, "--evolution", "restart", input_text=stream)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(len(r.stdout.decode().splitlines()), 3)
+        # Evolution none with the v1 reader: v2 has no field "name" (the alias is
+        # v2's, the reader's is what counts), so the record is bad.
+        r = self.cli("decode", "--subject", self.subject, "--reader", "1", input_text=stream)
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stdout.decode(), '{"id":1,"name":"a"}\n')
+        self.assertEqual(r.stderr.decode(),
+                         f"schema-registry decode: stdin line 2: schema {self.id2}: app.User: the reader's field "
+                         f"name is not in the writer's schema and has no default\n")
+
+    def test_bad_records_failfast_and_permissive(self):
+        good = self.encode(1, [{"id": 1, "name": "a"}]).strip()
+        bad = {
+            "01" + good[2:]: "unknown magic byte 0x01 (expected 0x00)",
+            "000000": "a record shorter than its 5-byte header (3 bytes)",
+            "00" + "0098967f" + good[10:]: "Schema 9999999 not found",
+            good[:-2]: f"schema {self.id1}: truncated: a length of 1 bytes with 0 left",
+            good + "00": f"schema {self.id1}: 1 trailing bytes after the record",
+            "zz": "not a hex line",
+        }
+        for line, message in bad.items():
+            r = self.cli("decode", "--subject", self.subject, input_text=good + "\n" + line + "\n" + good + "\n")
+            self.assertEqual(r.returncode, 1, line)
+            self.assertEqual(r.stdout.decode(), '{"id":1,"full_name":"a","qty":1}\n', line)
+            self.assertEqual(r.stderr.decode(), f"schema-registry decode: stdin line 2: {message}\n", line)
+        r = self.cli("decode", "--subject", self.subject, "--mode", "PERMISSIVE",
+                     input_text="\n".join([good, *bad, good]) + "\n")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.decode().splitlines(),
+                         ['{"id":1,"full_name":"a","qty":1}'] + ["null"] * len(bad) + ['{"id":1,"full_name":"a","qty":1}'])
+        self.assertEqual(r.stderr.decode(),
+                         f"schema-registry decode: {len(bad)} bad records of {len(bad) + 2} (PERMISSIVE: a null row each)\n")
+
+    def test_usage_and_registry_errors(self):
+        for args, message in [
+            ((), "--registry URL is required"),
+            (("--registry", "http://x", "--mode", "lenient"), "--mode is FAILFAST or PERMISSIVE"),
+            (("--registry", "http://x", "--evolution", "restart"), "--evolution restart needs --subject"),
+            (("--registry", "http://x", "--reader", "2"), "--reader latest or VERSION needs --subject"),
+            (("--registry", "http://x", "--bogus"), None),
+        ]:
+            r = run("decode", *args)
+            self.assertEqual(r.returncode, 2, args)
+            if message:
+                self.assertEqual(r.stderr.decode(), f"schema-registry decode: {message} (see --help)\n")
+        r = self.cli("decode", "--subject", "no-such-subject")
+        self.assertEqual((r.returncode, r.stderr.decode()),
+                         (1, "schema-registry decode: Subject 'no-such-subject' not found.\n"))
+        r = self.cli("encode", "--subject", self.subject, "--version", "1", input_text='{"id": "x", "name": "a"}\n')
+        self.assertEqual((r.returncode, r.stdout, r.stderr.decode()),
+                         (1, b"", "schema-registry encode: stdin line 1: field id: long: expected an integer\n"))
+
+
+class DecodeTlsBasic(harness.RegistryTestCase):
+    """The client over TLS (HTTP/2 by ALPN) with Basic credentials."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = harness.make_temp_dir("decode-tls")
+        cls.cert = harness.make_self_signed_cert(cls.dir)
+        users = make_users(cls.dir, {"reader": "s3cret:x"})
+        cls.pg = harness.cluster()
+        cls.db = cls.pg.new_database()
+        cls.server = harness.Server(database_url=cls.db.url, name="decode-tls", tls=cls.cert,
+                                    args=("--auth-basic-users-file", users))
+        cls.server.start()
+
+    def test_tls_and_basic_auth(self):
+        subject = "tls-value"
+        r = harness.curl(self.server.base_url + f"/subjects/{subject}/versions", method="POST",
+                         body={"schema": V1}, mode="h2", args=("--cacert", self.cert[0], "-u", "reader:s3cret:x"))
+        self.assertEqual(r.status, 200, r)
+        base = ("--registry", self.server.base_url, "--ca", self.cert[0])
+        enc = run("encode", *base, "--basic-auth", "reader:s3cret:x", "--subject", subject,
+                  input_text='{"id": 5, "name": "t"}\n')
+        self.assertEqual(enc.returncode, 0, enc.stderr)
+        dec = run("decode", *base, "--basic-auth", "reader:s3cret:x", "--subject", subject,
+                  input_text=enc.stdout.decode())
+        self.assertEqual((dec.returncode, dec.stdout.decode()), (0, '{"id":5,"name":"t"}\n'), dec.stderr)
+        wrong = run("decode", *base, "--basic-auth", "reader:nope", "--subject", subject)
+        self.assertEqual(wrong.returncode, 1)
+        self.assertIn("schema-registry decode: ", wrong.stderr.decode())
+        untrusted = run("decode", "--registry", self.server.base_url, "--basic-auth", "reader:s3cret:x",
+                        "--subject", subject)
+        self.assertEqual(untrusted.returncode, 1)
+        self.assertIn("SSL", untrusted.stderr.decode())
+
+
+if __name__ == "__main__":
+    harness.main()
