@@ -93,6 +93,17 @@ class Decode(harness.RegistryTestCase):
         got = avro.io.DatumReader(avro.schema.parse(V2)).read(avro.io.BinaryDecoder(io.BytesIO(raw[5:])))
         self.assertEqual(got, {"id": 9, "full_name": "W", "qty": 1})
 
+    def test_the_library_example_of_the_docs(self):
+        """docs/decoder.md's program, built from the document (the decoder-example target)."""
+        example = os.path.join(os.path.dirname(harness.server_binary()), "decoder-example")
+        lines = self.encode(1, [{"id": 4, "name": "Dee"}])
+        r = subprocess.run([example, self.server.base_url, self.subject], input=lines.encode(),
+                           capture_output=True, timeout=60)
+        self.assertEqual((r.returncode, r.stdout.decode(), r.stderr), (0, '{"id":4,"full_name":"Dee","qty":1}\n', b""))
+        r = subprocess.run([example, self.server.base_url, self.subject], input=b"0100\n", capture_output=True,
+                           timeout=60)
+        self.assertEqual((r.returncode, r.stderr.decode()), (1, "unknown magic byte 0x01 (expected 0x00)\n"))
+
     def test_evolution_restart(self):
         old = self.encode(1, [{"id": 1, "name": "a"}])
         new = self.encode(2, [{"id": 2, "full_name": "b", "qty": 3}])
@@ -158,6 +169,28 @@ class Decode(harness.RegistryTestCase):
         r = self.cli("encode", "--subject", self.subject, "--version", "1", input_text='{"id": "x", "name": "a"}\n')
         self.assertEqual((r.returncode, r.stdout, r.stderr.decode()),
                          (1, b"", "schema-registry encode: stdin line 1: field id: long: expected an integer\n"))
+
+
+class DocExamples(harness.RegistryTestCase):
+    """docs/decoder.md's shell examples, run as written against a new server
+    (so its ids are 1 and 2): stdout and stderr are its "#" lines."""
+
+    def test_shell_examples(self):
+        with open(os.path.join(harness.HERE, "..", "..", "docs", "decoder.md")) as f:
+            doc = f.read()
+        block = doc.split("```sh\n", 1)[1].split("```\n", 1)[0]
+        out, err = [], []
+        for line in block.splitlines():
+            if line.startswith("# stderr: "):
+                err.append(line[len("# stderr: "):])
+            elif line.startswith("# {") or line in ("# null", "# exit status 3"):
+                out.append(line[2:])
+        workdir = harness.make_temp_dir("doc-examples")
+        env = dict(os.environ, PATH=os.path.dirname(harness.server_binary()) + ":" + os.environ["PATH"])
+        script = block.replace("http://localhost:8081", self.server.base_url)
+        r = subprocess.run(["bash", "-c", script], cwd=workdir, env=env, capture_output=True, timeout=120)
+        self.assertEqual(r.stdout.decode().splitlines(), out, r.stderr.decode())
+        self.assertEqual(r.stderr.decode().splitlines(), err)
 
 
 class DecodeTlsBasic(harness.RegistryTestCase):
