@@ -215,7 +215,10 @@ typedef struct srclient_newer {
     int version;
 } srclient_newer_t;
 
-/* One framed record -> one JSON row appended to out. */
+/* One framed record -> one JSON row appended to out. Avro records are read
+ * into the reader; JSON Schema records pass through (the payload is the
+ * JSON text: checked to be one value, written compact); Protobuf records
+ * are refused (not decoded yet). */
 int srclient_decode(srclient_decoder_t *d, const uint8_t *data, size_t len, strbuf_t *out,
                     srclient_newer_t *newer, srclient_error_t *err);
 

@@ -13,6 +13,7 @@
  */
 #include "client/client.h"
 
+#include <jansson.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -77,8 +78,10 @@ srclient_decoder_t *srclient_decoder_new(srclient_t *c, const srclient_decoder_o
             srclient_decoder_free(d);
             return NULL;
         }
-        if (srclient_schema_type(v.schema) != SRCLIENT_AVRO) {
-            decoder_fail(err, SRCLIENT_ERR_SCHEMA, "subject %s version %d is not an Avro schema",
+        /* The reader may be a JSON schema: JSON records pass through, and
+         * its version still decides "newer" for restart. */
+        if (srclient_schema_type(v.schema) == SRCLIENT_PROTOBUF) {
+            decoder_fail(err, SRCLIENT_ERR_SCHEMA, "subject %s version %d is Protobuf: not decoded yet",
                          opts->subject, v.version);
             srclient_version_clear(&v);
             srclient_decoder_free(d);
@@ -154,8 +157,13 @@ static decoder_entry_t *decoder_entry(srclient_decoder_t *d, int id, srclient_er
     srclient_schema_t *w;
     if (srclient_schema_by_id(d->client, id, &w, err) != 0)
         return NULL;
-    if (srclient_schema_type(w) != SRCLIENT_AVRO) {
-        decoder_fail(err, SRCLIENT_ERR_SCHEMA, "schema %d is not Avro: this decoder reads Avro records", id);
+    srclient_type_t type = srclient_schema_type(w);
+    const char *why = type == SRCLIENT_PROTOBUF ? "is Protobuf: not decoded yet"
+                      : type == SRCLIENT_AVRO && d->reader && srclient_schema_type(d->reader) != SRCLIENT_AVRO
+                          ? "is Avro and the reader is not"
+                          : NULL;
+    if (why) {
+        decoder_fail(err, SRCLIENT_ERR_SCHEMA, "schema %d %s", id, why);
         srclient_schema_release(w);
         return NULL;
     }
@@ -173,9 +181,10 @@ static decoder_entry_t *decoder_entry(srclient_decoder_t *d, int id, srclient_er
                                  : d->reader             ? srclient_schema_avro(d->reader)
                                                          : d->reader_model;
     char *perr = NULL;
-    srclient_avro_reader_t *plan =
-        srclient_avro_reader_new(srclient_schema_avro(w), reader, &d->limits, &perr);
-    if (!plan) {
+    srclient_avro_reader_t *plan = NULL;
+    if (type == SRCLIENT_AVRO)
+        plan = srclient_avro_reader_new(srclient_schema_avro(w), reader, &d->limits, &perr);
+    if (type == SRCLIENT_AVRO && !plan) {
         decoder_fail(err, SRCLIENT_ERR_SCHEMA, "schema %d: %s", id, perr);
         free(perr);
         srclient_schema_release(w);
@@ -199,6 +208,27 @@ static decoder_entry_t *decoder_entry(srclient_decoder_t *d, int id, srclient_er
     return e;
 }
 
+/* A JSON Schema record's payload is the JSON text itself: checked to be one
+ * JSON value and written compact, on one line (numbers as jansson reads
+ * them: integers within 64 bits, reals as doubles). Not validated against
+ * the schema. */
+static int decoder_json(int id, const uint8_t *payload, size_t len, strbuf_t *out, srclient_error_t *err)
+{
+    json_error_t je;
+    json_t *v = json_loadb((const char *)payload, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
+    if (!v) {
+        decoder_fail(err, SRCLIENT_ERR_DATA, "schema %d: not one JSON value: %s", id, je.text);
+        return SRCLIENT_BAD_RECORD;
+    }
+    char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+    json_decref(v);
+    if (!text)
+        base_oom(0);
+    strbuf_puts(out, text);
+    free(text);
+    return SRCLIENT_DECODED;
+}
+
 int srclient_decode(srclient_decoder_t *d, const uint8_t *data, size_t len, strbuf_t *out,
                     srclient_newer_t *newer, srclient_error_t *err)
 {
@@ -217,6 +247,8 @@ int srclient_decode(srclient_decoder_t *d, const uint8_t *data, size_t len, strb
                      f.id, e->newer_version, d->subject, d->reader_version);
         return SRCLIENT_NEWER_SCHEMA;
     }
+    if (!e->plan)
+        return decoder_json(f.id, f.payload, f.len, out, err);
     char *derr = NULL;
     if (srclient_avro_decode(e->plan, f.payload, f.len, out, &derr) != 0) {
         decoder_fail(err, SRCLIENT_ERR_DATA, "schema %d: %s", f.id, derr);

@@ -14,7 +14,7 @@
 
 static const char decode_usage[] =
     "Usage: schema-registry decode --registry URL [flags] [FILE...]\n"
-    "Reads framed records (magic byte 0, 4-byte schema id, Avro payload), one per line\n"
+    "Reads framed records (magic byte 0, 4-byte schema id, an Avro or JSON payload), one per line\n"
     "in hex or base64, from the FILEs or stdin; writes one JSON row per line.\n"
     "%s"
     "  --subject S             the subject the reader schema comes from\n"

@@ -4,6 +4,7 @@
  */
 #include "cmd/cmd.h"
 
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,13 +13,32 @@
 static const char encode_usage[] =
     "Usage: schema-registry encode --registry URL --subject S [flags] [FILE...]\n"
     "Reads JSON rows, one per line, from the FILEs or stdin; writes each as a framed\n"
-    "Avro record (magic byte 0, 4-byte schema id, payload), one per line.\n"
+    "record (magic byte 0, 4-byte schema id, then Avro binary, or a JSON schema's\n"
+    "JSON text), one per line.\n"
     "%s"
     "  --subject S             the subject whose schema writes the records (required)\n"
     "  --version V             latest (default) or a version number\n"
     "  --schema FILE           register FILE's Avro schema under the subject first and write with it\n"
     "  --output F              hex (default) or base64\n"
     "Exit status: 0 done, 1 a row that does not fit the schema or the registry failed, 2 bad usage.\n";
+
+/* A JSON Schema record is the row itself, compact (not validated against the schema). */
+static int encode_json(const char *line, size_t len, strbuf_t *out, char **error)
+{
+    json_error_t je;
+    json_t *v = json_loadb(line, len, JSON_DECODE_ANY, &je);
+    if (!v) {
+        *error = xasprintf("not JSON: %s", je.text);
+        return -1;
+    }
+    char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+    json_decref(v);
+    if (!text)
+        base_oom(0);
+    strbuf_puts(out, text);
+    free(text);
+    return 0;
+}
 
 int cmd_encode(int argc, char **argv)
 {
@@ -112,8 +132,9 @@ int cmd_encode(int argc, char **argv)
             srclient_version_clear(&sv);
         }
     }
-    if (rc == CMD_EXIT_OK && srclient_schema_type(schema) != SRCLIENT_AVRO) {
-        snprintf(err.message, sizeof(err.message), "schema %d is not Avro: encode writes Avro records", id);
+    if (rc == CMD_EXIT_OK && srclient_schema_type(schema) == SRCLIENT_PROTOBUF) {
+        snprintf(err.message, sizeof(err.message),
+                 "schema %d is Protobuf: encode writes Avro and JSON records", id);
         rc = CMD_EXIT_FAIL;
     }
     if (rc != CMD_EXIT_OK)
@@ -137,7 +158,10 @@ int cmd_encode(int argc, char **argv)
                 continue;
             rec.len = 0;
             srclient_frame_header(&rec, id);
-            if (srclient_avro_encode(srclient_schema_avro(schema), line, (size_t)n, &rec, &error) != 0) {
+            int bad = srclient_schema_type(schema) == SRCLIENT_JSON
+                          ? encode_json(line, (size_t)n, &rec, &error)
+                          : srclient_avro_encode(srclient_schema_avro(schema), line, (size_t)n, &rec, &error);
+            if (bad != 0) {
                 fflush(stdout);
                 fprintf(stderr, "schema-registry encode: %s line %ld: %s\n", name, lineno, error);
                 free(error);

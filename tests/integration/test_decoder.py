@@ -151,6 +151,35 @@ class Decode(harness.RegistryTestCase):
         self.assertEqual(r.stderr.decode(),
                          f"schema-registry decode: {len(bad)} bad records of {len(bad) + 2} (PERMISSIVE: a null row each)\n")
 
+    def test_json_schema_records_pass_through_and_protobuf_is_refused(self):
+        subject = self.sub("events-value")
+        schema = json.dumps({"type": "object", "properties": {"n": {"type": "integer"}}})
+        jid = self.register_ok(subject, schema, schema_type="JSON")
+        enc = self.cli("encode", "--subject", subject, input_text='{ "n": 1,  "s": ["a", {"b": null}] }\n')
+        self.assertEqual(enc.returncode, 0, enc.stderr)
+        body = b'{"n":1,"s":["a",{"b":null}]}'
+        self.assertEqual(enc.stdout.decode(), "00" + f"{jid:08x}" + body.hex() + "\n")
+        # Python frames its own record the way Confluent's JSONSerializer does.
+        theirs = struct.pack(">bI", 0, jid) + b'{"n": 2}'
+        bad = struct.pack(">bI", 0, jid) + b'{"n": 2'
+        r = self.cli("decode", "--subject", subject, "--mode", "PERMISSIVE",
+                     input_text=enc.stdout.decode() + theirs.hex() + "\n" + bad.hex() + "\n")
+        self.assertEqual((r.returncode, r.stdout.decode()), (0, body.decode() + '\n{"n":2}\nnull\n'), r.stderr)
+        r = self.cli("decode", "--subject", subject, input_text=bad.hex() + "\n")
+        self.assertEqual(r.returncode, 1)
+        self.assertTrue(r.stderr.decode().startswith(
+            f"schema-registry decode: stdin line 1: schema {jid}: not one JSON value: "), r.stderr)
+        # An Avro record cannot be read into a JSON reader.
+        avro_line = self.encode(1, [{"id": 1, "name": "a"}])
+        r = self.cli("decode", "--subject", subject, input_text=avro_line)
+        self.assertEqual((r.returncode, r.stderr.decode()),
+                         (1, f"schema-registry decode: stdin line 1: schema {self.id1} is Avro and the reader is not\n"))
+        pid = self.register_ok(self.sub("proto"), 'syntax = "proto3"; message M { int32 a = 1; }',
+                               schema_type="PROTOBUF")
+        r = self.cli("decode", input_text=struct.pack(">bI", 0, pid).hex() + "0008 01\n".replace(" ", ""))
+        self.assertEqual((r.returncode, r.stderr.decode()),
+                         (1, f"schema-registry decode: stdin line 1: schema {pid} is Protobuf: not decoded yet\n"))
+
     def test_usage_and_registry_errors(self):
         for args, message in [
             ((), "--registry URL is required"),
