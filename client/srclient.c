@@ -308,17 +308,15 @@ static void client_reply_error(json_t *doc, int status, srclient_error_t *err)
                 msg ? msg : "the registry answered with an error");
 }
 
+/* A path segment, percent-encoded (a subject may hold '/', '?', ...).
+ * libcurl >= 7.82 needs no handle for it. */
 static char *client_escape(const char *s)
 {
-    CURL *h = curl_easy_init();
-    if (!h)
-        base_oom(0);
-    char *e = curl_easy_escape(h, s, 0);
+    char *e = curl_easy_escape(NULL, s, 0);
     if (!e)
         base_oom(0);
     char *out = xstrdup(e);
     curl_free(e);
-    curl_easy_cleanup(h);
     return out;
 }
 

@@ -320,6 +320,88 @@ static void test_basic_auth_and_failures(void **state)
     srclient_free(c);
 }
 
+/* One decoder shared by eight threads: every record decoded, the writer
+ * schema fetched once per racing thread at most. The reader is version 3
+ * of s/x (the fake's latest, id 1), so id 1 is not newer. */
+typedef struct dworker {
+    srclient_decoder_t *d;
+    int failures;
+} dworker_t;
+
+static void *dworker_run(void *arg)
+{
+    dworker_t *w = arg;
+    const uint8_t rec[] = {0, 0, 0, 0, 1, 0x06, 'a', 'b', 'c'};
+    const uint8_t unknown[] = {0, 0, 0, 0, 2, 0x00};
+    for (int i = 0; i < 500; i++) {
+        strbuf_t row = {0};
+        srclient_error_t err;
+        if (srclient_decode(w->d, rec, sizeof(rec), &row, NULL, &err) != SRCLIENT_DECODED ||
+            strcmp(row.data, "\"abc\"") != 0)
+            w->failures++;
+        strbuf_free(&row);
+        if (srclient_decode(w->d, unknown, sizeof(unknown), &row, NULL, &err) != SRCLIENT_BAD_RECORD ||
+            strcmp(err.message, "Schema 2 not found") != 0 || row.len != 0)
+            w->failures++;
+        strbuf_free(&row);
+    }
+    return NULL;
+}
+
+static void test_one_decoder_many_threads(void **state)
+{
+    srclient_t *c = client_with("user:secret", 60000);
+    srclient_decoder_options_t o = {
+        .subject = "s/x", .reader_version = 0, .evolution = SRCLIENT_EVOLUTION_RESTART};
+    srclient_error_t err;
+    int before;
+    fake_counts(NULL, &before, 0);
+    srclient_decoder_t *d = srclient_decoder_new(c, &o, &err);
+    assert_non_null(d);
+    assert_int_equal(srclient_decoder_reader_version(d), 3);
+    assert_int_equal(srclient_decoder_reader_id(d), 1);
+    enum { N = 8 };
+    pthread_t t[N];
+    dworker_t w[N];
+    for (int i = 0; i < N; i++) {
+        w[i] = (dworker_t){.d = d};
+        pthread_create(&t[i], NULL, dworker_run, &w[i]);
+    }
+    for (int i = 0; i < N; i++) {
+        pthread_join(t[i], NULL);
+        assert_int_equal(w[i].failures, 0);
+    }
+    int after;
+    fake_counts(NULL, &after, 0);
+    assert_int_equal(after - before, 1); /* id 1: fetched once, by decoder_new */
+    srclient_decoder_free(d);
+
+    /* A reader from text with restart compares with the latest at start (2):
+     * the writer id 1 is version 3 of s/x, so restart. */
+    srclient_decoder_options_t pinned = {.subject = "s/x",
+                                         .reader_version = -1,
+                                         .reader_text = "\"string\"",
+                                         .evolution = SRCLIENT_EVOLUTION_RESTART};
+    srclient_free(c);
+    c = client_with("user:secret", 60000); /* the old one keeps latest = 3 for its TTL */
+    fake.latest_version = 2;
+    d = srclient_decoder_new(c, &pinned, &err);
+    fake.latest_version = 3;
+    assert_non_null(d);
+    const uint8_t rec[] = {0, 0, 0, 0, 1, 0x02, 'z'};
+    strbuf_t row = {0};
+    srclient_newer_t newer = {0};
+    assert_int_equal(srclient_decode(d, rec, sizeof(rec), &row, &newer, &err), SRCLIENT_NEWER_SCHEMA);
+    assert_int_equal(newer.id, 1);
+    assert_int_equal(newer.version, 3);
+    assert_string_equal(err.message,
+                        "schema id 1 is version 3 of subject s/x, newer than the reader's version 2");
+    assert_int_equal(row.len, 0);
+    strbuf_free(&row);
+    srclient_decoder_free(d);
+    srclient_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -327,6 +409,7 @@ int main(void)
         cmocka_unit_test(test_negative_cache),
         cmocka_unit_test(test_latest_ttl_and_connection_reuse),
         cmocka_unit_test(test_basic_auth_and_failures),
+        cmocka_unit_test(test_one_decoder_many_threads),
     };
     return cmocka_run_group_tests(tests, fake_start, NULL);
 }
