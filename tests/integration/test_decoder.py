@@ -180,6 +180,13 @@ class Decode(harness.RegistryTestCase):
         self.assertEqual((r.returncode, r.stderr.decode()),
                          (1, f"schema-registry decode: stdin line 1: schema {pid} is Protobuf: not decoded yet\n"))
 
+    def test_stats(self):
+        lines = self.encode(1, [{"id": i, "name": "n"} for i in range(50)])
+        r = self.cli("decode", "--subject", self.subject, "--stats", input_text=lines)
+        self.assertEqual((r.returncode, len(r.stdout.decode().splitlines())), (0, 50), r.stderr)
+        self.assertRegex(r.stderr.decode(), r"^schema-registry decode: 50 records, %d bytes in \d+\.\d{3} s: "
+                         r"\d+ records/s, \d+\.\d\d MB/s\n$" % len(lines))
+
     def test_usage_and_registry_errors(self):
         for args, message in [
             ((), "--registry URL is required"),
@@ -255,6 +262,39 @@ class DecodeTlsBasic(harness.RegistryTestCase):
                         "--subject", subject)
         self.assertEqual(untrusted.returncode, 1)
         self.assertIn("SSL", untrusted.stderr.decode())
+
+
+class DecodeMtls(harness.unittest.TestCase):
+    """The client's certificate (--cert, --key) where the server requires one."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.ca = harness.Pki(os.path.join(harness.make_temp_dir("decode-pki"), "ca"), "Decoder CA")
+        cls.good = cls.ca.issue("consumer")
+        cls.db = harness.cluster().new_database("decmtls")
+        cls.server = harness.Server(database_url=cls.db.url, name="decode-mtls", tls=cls.ca.server_cert(),
+                                    args=["--tls-client-auth", "required", "--tls-client-ca", cls.ca.cert],
+                                    client_cert=cls.good).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    def test_client_certificate(self):
+        r = self.server.client().post("/subjects/m-value/versions", {"schema": V1})
+        self.assertEqual(r.status, 200, r)
+        base = ("--registry", self.server.base_url, "--ca", self.ca.cert, "--subject", "m-value")
+        mine = ("--cert", self.good[0], "--key", self.good[1])
+        enc = run("encode", *base, *mine, input_text='{"id": 1, "name": "m"}\n')
+        self.assertEqual(enc.returncode, 0, enc.stderr)
+        dec = run("decode", *base, *mine, input_text=enc.stdout.decode())
+        self.assertEqual((dec.returncode, dec.stdout.decode()), (0, '{"id":1,"name":"m"}\n'), dec.stderr)
+        without = run("decode", *base, input_text=enc.stdout.decode())
+        self.assertEqual(without.returncode, 1)
+        self.assertTrue(without.stderr.decode().startswith("schema-registry decode: https://"), without.stderr)
+        half = run("decode", *base, "--cert", self.good[0])
+        self.assertEqual((half.returncode, half.stderr.decode()),
+                         (2, "schema-registry decode: a client certificate needs its key and a key its certificate\n"))
 
 
 if __name__ == "__main__":
