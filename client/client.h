@@ -208,6 +208,8 @@ int srclient_decoder_reader_id(const srclient_decoder_t *d);
 #define SRCLIENT_DECODED      0
 #define SRCLIENT_BAD_RECORD   (-1) /* err says why; the stream may go on (PERMISSIVE) */
 #define SRCLIENT_NEWER_SCHEMA (-2) /* restart: the record's writer is a newer version; see *newer */
+#define SRCLIENT_REGISTRY_FAILED                                                                             \
+    (-3) /* the registry did not answer (network, 401, 5xx): not the record's fault */
 
 /* What a newer writer is. */
 typedef struct srclient_newer {

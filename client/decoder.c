@@ -235,9 +235,16 @@ int srclient_decode(srclient_decoder_t *d, const uint8_t *data, size_t len, strb
     srclient_frame_t f;
     if (srclient_frame_parse(data, len, &f, err) != 0)
         return SRCLIENT_BAD_RECORD;
+    srclient_error_t mine;
+    if (!err)
+        err = &mine;
     decoder_entry_t *e = decoder_entry(d, f.id, err);
-    if (!e)
-        return SRCLIENT_BAD_RECORD;
+    if (!e) {
+        /* An unknown id or an unreadable writer schema is the record's fault;
+         * a registry that cannot answer is not, and no mode may skip it. */
+        int record = err->code == 40403 || err->code == SRCLIENT_ERR_SCHEMA;
+        return record ? SRCLIENT_BAD_RECORD : SRCLIENT_REGISTRY_FAILED;
+    }
     if (e->newer_version > 0) {
         if (newer) {
             newer->id = f.id;

@@ -197,7 +197,7 @@ int cmd_decode(int argc, char **argv)
                 fprintf(stderr, "schema-registry decode: restart: %s line %ld: %s\n", name, lineno,
                         err.message);
                 rc = CMD_EXIT_RESTART;
-            } else if (permissive) {
+            } else if (permissive && r == SRCLIENT_BAD_RECORD) {
                 bad++;
                 fputs("null\n", stdout);
             } else {

@@ -258,6 +258,12 @@ class DecodeTlsBasic(harness.RegistryTestCase):
         wrong = run("decode", *base, "--basic-auth", "reader:nope", "--subject", subject)
         self.assertEqual(wrong.returncode, 1)
         self.assertIn("schema-registry decode: ", wrong.stderr.decode())
+        # Without a subject nothing is fetched at start: the first record's id
+        # is. A 401 then is no bad record, in PERMISSIVE mode neither.
+        wrong = run("decode", *base, "--basic-auth", "reader:nope", "--mode", "PERMISSIVE",
+                    input_text=enc.stdout.decode())
+        self.assertEqual((wrong.returncode, wrong.stdout), (1, b""))
+        self.assertTrue(wrong.stderr.decode().startswith("schema-registry decode: stdin line 1: "), wrong.stderr)
         untrusted = run("decode", "--registry", self.server.base_url, "--basic-auth", "reader:s3cret:x",
                         "--subject", subject)
         self.assertEqual(untrusted.returncode, 1)
