@@ -10,6 +10,7 @@
  */
 #include "client/internal.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -295,10 +296,16 @@ int cl_parse_logical(avro_logical_t l, const char *s, int64_t *out)
     if (l == AVRO_LOGICAL_DATE || logical_units(l, &per_second, &digits, &zulu, &is_time)) {
         int64_t days = 0;
         if (l == AVRO_LOGICAL_DATE || !is_time) {
-            int y, m, d, n = 0;
-            if (sscanf(s, "%5d-%2d-%2d%n", &y, &m, &d, &n) != 3 || m < 1 || m > 12 || d < 1 || d > 31)
+            /* The year as the decoder prints it: four digits or more, signed
+             * before year 0 (a long of milliseconds reaches year 292,278,994). */
+            char *end;
+            errno = 0;
+            long long y = strtoll(s, &end, 10);
+            int m, d, n = 0;
+            if (errno || end - s < 4 || y < -300000000 || y > 300000000 ||
+                sscanf(end, "-%2d-%2d%n", &m, &d, &n) != 2 || n != 6 || m < 1 || m > 12 || d < 1 || d > 31)
                 return -1;
-            s += n;
+            s = end + n;
             days = cl_days_from_civil(y, (unsigned)m, (unsigned)d);
             if (l == AVRO_LOGICAL_DATE) {
                 *out = days;
@@ -315,7 +322,11 @@ int cl_parse_logical(avro_logical_t l, const char *s, int64_t *out)
             s++;
         if (*s)
             return -1;
-        *out = ((days * 86400) + secs) * per_second + frac;
+        int64_t t;
+        if (__builtin_mul_overflow(days, 86400, &t) || __builtin_add_overflow(t, secs, &t) ||
+            __builtin_mul_overflow(t, per_second, &t) || __builtin_add_overflow(t, frac, &t))
+            return -1;
+        *out = t;
         return 0;
     }
     return -1;

@@ -190,6 +190,50 @@ static void test_encode_writes_what_avro_writes(void **state)
     json_decref(cases);
 }
 
+/* Logical values the decoder prints, read back by the encoder: years of
+ * more than four digits and before year 0 too (found by fuzzing), and a
+ * time beyond the long refused rather than wrapped. */
+static void roundtrip_text(const char *schema, const char *row)
+{
+    avro_model_t *w = parse(schema);
+    strbuf_t bin = {0}, out = {0};
+    char *err = NULL;
+    if (srclient_avro_encode(w, row, strlen(row), &bin, &err) != 0)
+        fail_msg("%s: %s", row, err);
+    srclient_avro_reader_t *rd = srclient_avro_reader_new(w, NULL, NULL, &err);
+    assert_int_equal(srclient_avro_decode(rd, (const uint8_t *)bin.data, bin.len, &out, &err), 0);
+    assert_string_equal(out.data, row);
+    strbuf_free(&bin);
+    strbuf_free(&out);
+    srclient_avro_reader_free(rd);
+    avro_model_free(w);
+}
+
+static void test_logical_text_round_trips(void **state)
+{
+    const char *date = "{\"type\":\"int\",\"logicalType\":\"date\"}";
+    const char *tsm = "{\"type\":\"long\",\"logicalType\":\"timestamp-millis\"}";
+    const char *tsu = "{\"type\":\"long\",\"logicalType\":\"timestamp-micros\"}";
+    const char *lts = "{\"type\":\"long\",\"logicalType\":\"local-timestamp-micros\"}";
+    const char *dec = "{\"type\":\"bytes\",\"logicalType\":\"decimal\",\"precision\":30,\"scale\":3}";
+    roundtrip_text(date, "\"2024-02-29\"");
+    roundtrip_text(date, "\"-358725-12-11\"");
+    roundtrip_text(date, "\"0000-01-01\"");
+    roundtrip_text(tsm, "\"114146505-05-16T03:36:06.463Z\"");
+    roundtrip_text(tsm, "\"1969-12-31T23:59:59.999Z\"");
+    roundtrip_text(tsu, "\"1970-01-01T00:00:00.000001Z\"");
+    roundtrip_text(lts, "\"2024-01-31T12:00:00.000000\"");
+    roundtrip_text(dec, "-1234567.890"); /* a number: exact within a double's 15 digits */
+    avro_model_t *w = parse(tsu);
+    strbuf_t bin = {0};
+    char *err = NULL;
+    const char *beyond = "\"300000000-01-01T00:00:00.000000Z\"";
+    assert_int_equal(srclient_avro_encode(w, beyond, strlen(beyond), &bin, &err), -1);
+    assert_string_equal(err, "long: expected an integer or its logical form");
+    free(err);
+    avro_model_free(w);
+}
+
 /* ---- 2. Hostile records ---------------------------------------------------------- */
 
 static void expect_error(const char *writer, const uint8_t *data, size_t len,
@@ -410,6 +454,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_python_avro_records),
         cmocka_unit_test(test_encode_writes_what_avro_writes),
+        cmocka_unit_test(test_logical_text_round_trips),
         cmocka_unit_test(test_every_truncation_is_an_error),
         cmocka_unit_test(test_hostile_lengths_and_counts),
         cmocka_unit_test(test_deep_nesting_is_bounded),
