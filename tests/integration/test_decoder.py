@@ -199,6 +199,17 @@ class Decode(harness.RegistryTestCase):
             self.assertEqual(r.returncode, 2, args)
             if message:
                 self.assertEqual(r.stderr.decode(), f"schema-registry decode: {message} (see --help)\n")
+        r = run("decode", "--registry")
+        self.assertEqual((r.returncode, r.stderr.decode()),
+                         (2, "schema-registry decode: --registry needs a value (see --help)\n"))
+        for command in ("decode", "encode"):
+            r = run(command, "--help")
+            self.assertEqual(r.returncode, 0)
+            self.assertTrue(r.stdout.decode().startswith(f"Usage: schema-registry {command} --registry URL"))
+            self.assertIn("Exit status: 0 done", r.stdout.decode())
+        top = run("--help").stdout.decode()
+        self.assertIn("schema-registry decode [flags]", top)
+        self.assertIn("schema-registry encode [flags]", top)
         r = self.cli("decode", "--subject", "no-such-subject")
         self.assertEqual((r.returncode, r.stderr.decode()),
                          (1, "schema-registry decode: Subject 'no-such-subject' not found.\n"))
