@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 
@@ -25,7 +26,8 @@ static const char decode_usage[] =
     "  --mode M                FAILFAST (default: exit 1 at the first bad record) or\n"
     "                          PERMISSIVE (a null row for it, and a count at the end)\n"
     "  --input F               hex (default) or base64\n"
-    "  --stats                 records, records/s and MB/s on stderr at the end\n"
+    "  --stats                 records, records/s and MB/s on stderr at the end (on a\n"
+    "                          terminal a progress line shows every second anyway)\n"
     "Exit status: 0 done, 1 a bad record (FAILFAST) or the registry failed, 2 bad usage,\n"
     "3 restart (--evolution restart).\n";
 
@@ -159,7 +161,8 @@ int cmd_decode(int argc, char **argv)
     }
     long records = 0, bad = 0, lineno = 0;
     size_t bytes = 0;
-    double t0 = decode_now();
+    double t0 = decode_now(), shown = t0;
+    int progress = isatty(STDERR_FILENO);
     strbuf_t rec = {0}, row = {0};
     char *line = NULL;
     size_t cap = 0;
@@ -181,6 +184,12 @@ int cmd_decode(int argc, char **argv)
                 continue; /* blank lines are no records */
             records++;
             bytes += (size_t)n;
+            if (progress && records % 4096 == 0 && decode_now() - shown >= 1.0) {
+                /* A line rewritten in place, on a terminal only (never in a log). */
+                shown = decode_now();
+                fprintf(stderr, "\rschema-registry decode: %ld records, %.0f records/s ", records,
+                        (double)records / (shown - t0));
+            }
             srclient_newer_t newer = {0};
             int r;
             if (cmd_line_bytes(lines, line, (size_t)n, &rec) != 0) {
@@ -213,6 +222,8 @@ int cmd_decode(int argc, char **argv)
     if (bad)
         fprintf(stderr, "schema-registry decode: %ld bad records of %ld (PERMISSIVE: a null row each)\n", bad,
                 records);
+    if (progress && shown > t0)
+        fputs("\r\033[K", stderr); /* the progress line gives way to what follows */
     if (stats) {
         double dt = decode_now() - t0;
         if (dt <= 0)

@@ -8,8 +8,11 @@ AbstractKafkaSchemaSerDe frames them; our records are read back by Avro."""
 import io
 import json
 import os
+import pty
 import struct
 import subprocess
+import threading
+import time
 
 import harness
 from test_auth_basic import make_users
@@ -187,7 +190,43 @@ class Decode(harness.RegistryTestCase):
         self.assertRegex(r.stderr.decode(), r"^schema-registry decode: 50 records, %d bytes in \d+\.\d{3} s: "
                          r"\d+ records/s, \d+\.\d\d MB/s\n$" % len(lines))
 
-    def test_usage_and_registry_errors(self):
+    def test_progress_line_on_a_terminal(self):
+        """stderr a terminal (a pty): the progress line is rewritten in place and erased at the end."""
+        lines = self.encode(1, [{"id": 1, "name": "n"}]) * 300000
+        master, slave = pty.openpty()
+        p = subprocess.Popen([harness.server_binary(), "decode", "--registry", self.server.base_url,
+                              "--subject", self.subject, "--stats"],
+                             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=slave)
+        os.close(slave)
+        out = []
+
+        def drain():
+            while True:
+                try:
+                    chunk = os.read(master, 4096)
+                except OSError:
+                    return
+                if not chunk:
+                    return
+                out.append(chunk)
+        reader = threading.Thread(target=drain)
+        reader.start()
+        # Slowly enough that at least one second passes while records flow.
+        chunk = 60000 * len(lines.splitlines()[0].encode() + b"\n")
+        data = lines.encode()
+        for i in range(0, len(data), chunk):
+            p.stdin.write(data[i:i + chunk])
+            p.stdin.flush()
+            time.sleep(0.3)
+        p.stdin.close()
+        self.assertEqual(p.wait(60), 0)
+        reader.join(10)
+        os.close(master)
+        text = b"".join(out).decode()
+        self.assertRegex(text, r"\rschema-registry decode: \d+ records, \d+ records/s ")
+        self.assertRegex(text, r"\r\x1b\[Kschema-registry decode: 300000 records, ")
+
+
         for args, message in [
             ((), "--registry URL is required"),
             (("--registry", "http://x", "--mode", "lenient"), "--mode is FAILFAST or PERMISSIVE"),
