@@ -20,11 +20,13 @@ set -euo pipefail
 # Compiling: the toolchain and the -dev packages of the chosen libraries.
 # libgoogle-common-protos-java: its jar carries google/type/*.proto as sources,
 # embedded at build time as built-in Protobuf imports (compat/protobuf/protobuf.cmake).
+# libcurl4-openssl-dev: the HTTP client of client/ (HTTP/2, TLS, connection reuse;
+# libh2o 2.2.5 has no HTTP/2 client), docs/architecture.md.
 BUILD=(
   build-essential cmake pkg-config
   libh2o-evloop-dev libssl-dev libpq-dev
   libjansson-dev libprotobuf-c-dev protobuf-c-compiler libprotobuf-dev
-  libgoogle-common-protos-java
+  libgoogle-common-protos-java libcurl4-openssl-dev
 )
 # Serving: the embedded database's server binaries (initdb, pg_ctl, postgres).
 RUN=(postgresql-15)
@@ -61,7 +63,7 @@ fi
 # (pgbench comes with postgresql-15, h2load with nghttp2-client).
 BENCH=(wrk nginx-light)
 # A built binary's shared libraries, and curl for container health checks.
-IMAGE=(libh2o-evloop0.13 libssl3 libpq5 libjansson4 libprotobuf-c1 ca-certificates curl)
+IMAGE=(libh2o-evloop0.13 libssl3 libpq5 libjansson4 libprotobuf-c1 libcurl4 ca-certificates curl)
 
 list=0
 if [[ "${1:-}" == "--list" ]]; then

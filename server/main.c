@@ -7,6 +7,7 @@
  *   schema-registry export [--output FILE] [flags]   the registry as JSON lines
  *   schema-registry import [FILE] [--delimiter D] [flags]  an export or a _schemas dump
  *   schema-registry config --print-defaults | --print-man   the reference (server/config.c)
+ *   schema-registry decode|encode [flags]  framed records <-> JSON rows (cmd/, docs/decoder.md)
  *   schema-registry --help | --version
  *
  * Exit status: 0 clean stop, 1 runtime or start-up failure, 2 bad usage or
@@ -38,6 +39,7 @@
 #include "server/config.h"
 #include "server/http_server.h"
 #include "base/log.h"
+#include "cmd/cmd.h"
 
 /* ---- The reference: what --help and schema-registry(1) say besides the settings ---- */
 
@@ -57,6 +59,11 @@ static const config_doc_item_t main_commands[] = {
      "Read an export, or a dump of Confluent's `_schemas` topic as `kcat -C -K '\\t'` prints it (stdin "
      "by default), and write what is missing in IMPORT mode, ids and versions kept; see "
      "docs/operations.md."},
+    {"`schema-registry decode` [flags]",
+     "Framed records (magic byte 0, 4-byte schema id, payload) to JSON rows, read with a reader "
+     "schema from a registry; `decode --help` lists its flags (docs/decoder.md)."},
+    {"`schema-registry encode` [flags]",
+     "JSON rows to framed Avro records for a subject's schema; `encode --help` lists its flags."},
     {"`schema-registry config --print-defaults`",
      "Print every setting (key, environment variable, flag, default, meaning) as a Markdown table."},
     {"`schema-registry config --print-man`", "Print this manual page (roff)."},
@@ -103,7 +110,8 @@ static const config_doc_section_t main_doc_sections[] = {
      "`schema-registry` [`serve`] [OPTIONS]\n\n`schema-registry migrate` [OPTIONS]\n\n"
      "`schema-registry passwd` USER [OPTIONS]\n\n"
      "`schema-registry export` [`--output` FILE] [OPTIONS]\n\n"
-     "`schema-registry import` [FILE] [`--delimiter` D] [OPTIONS]\n\n`schema-registry config` "
+     "`schema-registry import` [FILE] [`--delimiter` D] [OPTIONS]\n\n"
+     "`schema-registry decode`|`encode` [FLAGS]\n\n`schema-registry config` "
      "`--print-defaults`|`--print-man`",
      NULL},
     {"Description", CONFIG_DOC_MAN,
@@ -626,6 +634,11 @@ static int main_is(const char *arg, const char *a, const char *b)
 int main(int argc, char **argv)
 {
     main_notify_take(); /* first: no thread or child process exists yet */
+    /* The consumer's commands have their own flags and help (cmd/cmd.h). */
+    if (argc > 1 && strcmp(argv[1], "decode") == 0)
+        return cmd_decode(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "encode") == 0)
+        return cmd_encode(argc - 1, argv + 1);
     for (int i = 1; i < argc; i++) {
         if (main_is(argv[i], "--help", "-h")) {
             config_print_help(stdout, &main_doc);

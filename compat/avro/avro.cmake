@@ -1,5 +1,6 @@
 # compat_avro: the Avro engine (included by compat/compat.cmake).
 add_library(compat_avro STATIC
+  ${CMAKE_CURRENT_LIST_DIR}/avro_access.c
   ${CMAKE_CURRENT_LIST_DIR}/avro_check.c
   ${CMAKE_CURRENT_LIST_DIR}/avro_default.c
   ${CMAKE_CURRENT_LIST_DIR}/avro_engine.c
