@@ -6,6 +6,7 @@
  *   1. The engine (plugged into compat/schema.h)
  *   2. Direct use: parse, canonical text, Parsing Canonical Form, fingerprint
  *   3. The reader/writer check with typed incompatibilities
+ *   4. The change list (compat/change.h)
  *
  * Documented in docs/compatibility.md "Avro". The behaviour reproduced
  * is Avro Java 1.12 (org.apache.avro.Schema, SchemaCompatibility) as wrapped
@@ -99,5 +100,11 @@ typedef struct avro_issues {
  */
 int avro_check(const avro_model_t *reader, const avro_model_t *writer, avro_issues_t *out);
 void avro_issues_free(avro_issues_t *issues);
+
+/* ---- 4. The change list ---------------------------------------------------------- */
+
+/* The changes from old to new (docs/evolution.md "Avro"), each direction
+ * decided by avro_check. Returns 0, or -1 when out of memory. */
+int avro_changes(const avro_model_t *old_model, const avro_model_t *new_model, change_list_t *out);
 
 #endif

@@ -119,6 +119,11 @@ static int engine_has_top_level_field(const void *model, const char *name)
     return 0;
 }
 
+static int engine_changes(const void *old_model, const void *new_model, change_list_t *out)
+{
+    return avro_changes(old_model, new_model, out);
+}
+
 const schema_engine_t avro_engine = {
     .type = SCHEMA_AVRO,
     .parse = engine_parse,
@@ -127,4 +132,5 @@ const schema_engine_t avro_engine = {
     .format = engine_format,
     .equivalent = engine_equivalent,
     .has_top_level_field = engine_has_top_level_field,
+    .changes = engine_changes,
 };

@@ -14,4 +14,4 @@ add_library(compat_jsonschema STATIC
   ${CMAKE_CURRENT_LIST_DIR}/jsonschema_node.c
   ${CMAKE_CURRENT_LIST_DIR}/jsonschema_ref.c)
 target_include_directories(compat_jsonschema PUBLIC ${CMAKE_SOURCE_DIR})
-target_link_libraries(compat_jsonschema PUBLIC base m)
+target_link_libraries(compat_jsonschema PUBLIC compat_change base m)

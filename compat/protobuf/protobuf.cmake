@@ -117,4 +117,4 @@ target_include_directories(compat_protobuf PUBLIC ${CMAKE_SOURCE_DIR})
 target_include_directories(compat_protobuf PUBLIC ${PROTO_GEN_DIR})
 # pthread_once guards the one-time parse of the built-in files.
 find_package(Threads REQUIRED)
-target_link_libraries(compat_protobuf PUBLIC base PkgConfig::PROTOBUFC Threads::Threads m)
+target_link_libraries(compat_protobuf PUBLIC compat_change base PkgConfig::PROTOBUFC Threads::Threads m)

@@ -1,0 +1,226 @@
+/*
+ * test_changes: the change model (compat/change.h) and each engine's change
+ * list, with exact lists for every kind, both directions, nested paths and
+ * references (docs/evolution.md).
+ *
+ * A change is written as one line, "KIND path old -> new [detail] fF bB",
+ * F and B being 1 when old readers of new data (forward) and new readers of
+ * old data (backward) survive.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "compat/change.h"
+#include "compat/schema.h"
+#include "base/strbuf.h"
+
+static char *render(const change_list_t *l)
+{
+    strbuf_t b = {0};
+    for (size_t i = 0; i < l->n; i++) {
+        const change_t *c = &l->items[i];
+        strbuf_printf(&b, "%s %s %s -> %s", change_kind_name(c->kind), c->path,
+                      c->old_type ? c->old_type : "-", c->new_type ? c->new_type : "-");
+        if (c->detail)
+            strbuf_printf(&b, " [%s]", c->detail);
+        strbuf_printf(&b, " f%d b%d\n", c->forward, c->backward);
+    }
+    char *s = strbuf_take(&b);
+    return s ? s : strdup("");
+}
+
+/* The change list and summary of old -> new, both parsed as type with refs. */
+static void expect_refs(schema_type_t type, const char *old_text, const char *new_text,
+                        const schema_ref_t *refs, size_t nrefs, const char *want, const char *want_summary)
+{
+    char *err = NULL;
+    schema_t *o = schema_parse(type, old_text, strlen(old_text), refs, nrefs, 0, &err);
+    if (!o)
+        fail_msg("old: %s", err);
+    schema_t *n = schema_parse(type, new_text, strlen(new_text), refs, nrefs, 0, &err);
+    if (!n)
+        fail_msg("new: %s", err);
+    change_list_t l = {0};
+    assert_int_equal(schema_changes(o, n, &l), 0);
+    char *got = render(&l);
+    assert_string_equal(got, want);
+    if (want_summary) {
+        char *s = change_summary(&l);
+        assert_string_equal(s, want_summary);
+        free(s);
+    }
+    free(got);
+    change_list_clear(&l);
+    schema_free(o);
+    schema_free(n);
+}
+
+static void expect(schema_type_t type, const char *old_text, const char *new_text, const char *want,
+                   const char *want_summary)
+{
+    expect_refs(type, old_text, new_text, NULL, 0, want, want_summary);
+}
+
+/* ---- The model ---------------------------------------------------------------------- */
+
+static void test_summary_words(void **state)
+{
+    (void)state;
+    change_list_t l = {0};
+    char *s = change_summary(&l);
+    assert_string_equal(s, "no changes; fully compatible");
+    free(s);
+    assert_int_equal(change_list_push(&l, CHANGE_FIELD_ADDED, "a", NULL, "int", NULL, 1, 0), 0);
+    assert_int_equal(change_list_push(&l, CHANGE_FIELD_ADDED_WITH_DEFAULT, "b", NULL, "int", NULL, 1, 1), 0);
+    assert_int_equal(change_list_push(&l, CHANGE_TYPE_WIDENED, "c", "int", "long", NULL, 0, 1), 0);
+    assert_int_equal(change_list_push(&l, CHANGE_FIELD_RENAMED, "d", "int", "int", "e", 0, 1), 0);
+    s = change_summary(&l);
+    assert_string_equal(s, "2 columns added, 1 renamed, 1 widened; incompatible");
+    free(s);
+    l.items[0].backward = 1;
+    s = change_summary(&l);
+    assert_string_equal(s, "2 columns added, 1 renamed, 1 widened; backward compatible");
+    free(s);
+    change_list_clear(&l);
+    assert_int_equal(change_list_push(&l, CHANGE_ENUM_SYMBOL_ADDED, "e", NULL, NULL, "X", 0, 1), 0);
+    assert_int_equal(change_list_push(&l, CHANGE_TYPE_NARROWED, "c", "long", "int", NULL, 1, 0), 0);
+    s = change_summary(&l);
+    assert_string_equal(s, "1 column narrowed, 1 enum symbol added; incompatible");
+    free(s);
+    change_list_clear(&l);
+    assert_int_equal(change_list_push(&l, CHANGE_FIELD_REMOVED, "x", "int", NULL, NULL, 1, 1), 0);
+    s = change_summary(&l);
+    assert_string_equal(s, "1 column dropped; fully compatible");
+    free(s);
+    l.items[0].backward = 0;
+    s = change_summary(&l);
+    assert_string_equal(s, "1 column dropped; forward compatible");
+    free(s);
+    change_list_clear(&l);
+}
+
+static void test_different_types(void **state)
+{
+    (void)state;
+    char *err = NULL;
+    schema_t *a = schema_parse(SCHEMA_AVRO, "\"int\"", 5, NULL, 0, 0, &err);
+    schema_t *j = schema_parse(SCHEMA_JSON, "{}", 2, NULL, 0, 0, &err);
+    change_list_t l = {0};
+    assert_int_equal(schema_changes(a, j, &l), 0);
+    char *got = render(&l);
+    assert_string_equal(got, "OTHER  AVRO -> JSON [SCHEMA_TYPE_CHANGED] f0 b0\n");
+    free(got);
+    change_list_clear(&l);
+    schema_free(a);
+    schema_free(j);
+}
+
+/* ---- Avro ------------------------------------------------------------------------------- */
+
+#define AREC(fields) "{\"type\":\"record\",\"name\":\"Customer\",\"fields\":[" fields "]}"
+
+/* The issue's column examples: a rename through an alias, INT -> DOUBLE
+ * widened, INT -> STRING changed, nullable false -> true, a column added. */
+static void test_avro_seed_cases(void **state)
+{
+    (void)state;
+    expect(SCHEMA_AVRO,
+           AREC("{\"name\":\"name\",\"type\":\"string\"},{\"name\":\"age\",\"type\":\"int\"},"
+                "{\"name\":\"code\",\"type\":\"int\"},{\"name\":\"email\",\"type\":\"string\"}"),
+           AREC("{\"name\":\"full_name\",\"type\":\"string\",\"aliases\":[\"name\"]},"
+                "{\"name\":\"age\",\"type\":\"double\"},{\"name\":\"code\",\"type\":\"string\"},"
+                "{\"name\":\"email\",\"type\":[\"null\",\"string\"],\"default\":null},"
+                "{\"name\":\"city\",\"type\":\"string\",\"default\":\"\"}"),
+           "FIELD_RENAMED full_name string -> string [name] f0 b1\n"
+           "TYPE_WIDENED age int -> double f0 b1\n"
+           "TYPE_CHANGED code int -> string f0 b0\n"
+           "NULLABILITY_CHANGED email string -> union<null,string> [required -> nullable] f0 b1\n"
+           "DEFAULT_CHANGED email string -> union<null,string> f1 b1\n"
+           "FIELD_ADDED_WITH_DEFAULT city - -> string f1 b1\n",
+           "1 column added, 1 renamed, 1 widened, 1 retyped, 1 nullability changed, 1 default changed; "
+           "incompatible");
+}
+
+static void test_avro_fields(void **state)
+{
+    (void)state;
+    /* Added without default: new readers cannot read old data; dropped
+     * without default: old readers cannot read new data. */
+    expect(SCHEMA_AVRO, AREC("{\"name\":\"a\",\"type\":\"int\"},{\"name\":\"gone\",\"type\":\"int\"}"),
+           AREC("{\"name\":\"a\",\"type\":\"int\"},{\"name\":\"b\",\"type\":\"long\"}"),
+           "FIELD_ADDED b - -> long f1 b0\n"
+           "FIELD_REMOVED gone int -> - f0 b1\n",
+           "1 column added, 1 dropped; incompatible");
+    expect(SCHEMA_AVRO, AREC("{\"name\":\"a\",\"type\":\"int\",\"default\":1}"), AREC(""),
+           "FIELD_REMOVED a int -> - f1 b1\n", "1 column dropped; fully compatible");
+    expect(SCHEMA_AVRO, AREC("{\"name\":\"a\",\"type\":\"long\"}"), AREC("{\"name\":\"a\",\"type\":\"int\"}"),
+           "TYPE_NARROWED a long -> int f1 b0\n", "1 column narrowed; forward compatible");
+    expect(SCHEMA_AVRO, AREC("{\"name\":\"a\",\"type\":[\"null\",\"int\"],\"default\":null}"),
+           AREC("{\"name\":\"a\",\"type\":\"int\"}"),
+           "NULLABILITY_CHANGED a union<null,int> -> int [nullable -> required] f1 b0\n"
+           "DEFAULT_CHANGED a union<null,int> -> int f1 b1\n",
+           NULL);
+    expect(SCHEMA_AVRO, AREC("{\"name\":\"a\",\"type\":\"int\",\"doc\":\"x\"}"),
+           AREC("{\"name\":\"a\",\"type\":\"int\",\"doc\":\"y\"}"), "DOC_CHANGED a - -> - f1 b1\n",
+           "1 doc changed; fully compatible");
+    expect(SCHEMA_AVRO, AREC("{\"name\":\"a\",\"type\":\"int\"}"), AREC("{\"name\":\"a\",\"type\":\"int\"}"),
+           "", "no changes; fully compatible");
+}
+
+static void test_avro_nested_and_enums(void **state)
+{
+    (void)state;
+    const char *old_text =
+        AREC("{\"name\":\"customer\",\"type\":{\"type\":\"record\",\"name\":\"C\",\"fields\":["
+             "{\"name\":\"address\",\"type\":{\"type\":\"record\",\"name\":\"A\",\"fields\":["
+             "{\"name\":\"zip\",\"type\":\"int\"}]}}]}},"
+             "{\"name\":\"tier\",\"type\":{\"type\":\"enum\",\"name\":\"Tier\",\"symbols\":[\"GOLD\","
+             "\"SILVER\"]}},"
+             "{\"name\":\"tags\",\"type\":{\"type\":\"array\",\"items\":\"int\"}}");
+    const char *new_text =
+        AREC("{\"name\":\"customer\",\"type\":{\"type\":\"record\",\"name\":\"C\",\"fields\":["
+             "{\"name\":\"address\",\"type\":{\"type\":\"record\",\"name\":\"A\",\"fields\":["
+             "{\"name\":\"zip\",\"type\":\"string\"}]}}]}},"
+             "{\"name\":\"tier\",\"type\":{\"type\":\"enum\",\"name\":\"Tier\",\"symbols\":[\"GOLD\","
+             "\"BRONZE\"]}},"
+             "{\"name\":\"tags\",\"type\":{\"type\":\"array\",\"items\":\"long\"}}");
+    expect(SCHEMA_AVRO, old_text, new_text,
+           "TYPE_CHANGED customer.address.zip int -> string f0 b0\n"
+           "ENUM_SYMBOL_ADDED tier Tier -> Tier [BRONZE] f0 b1\n"
+           "ENUM_SYMBOL_REMOVED tier Tier -> Tier [SILVER] f1 b0\n"
+           "TYPE_WIDENED tags.[] int -> long f0 b1\n",
+           "1 column widened, 1 retyped, 1 enum symbol added, 1 enum symbol removed; incompatible");
+}
+
+static void test_avro_references(void **state)
+{
+    (void)state;
+    schema_ref_t refs[] = {{.name = "Address",
+                            .subject = "address",
+                            .version = 1,
+                            .text = "{\"type\":\"record\",\"name\":\"Address\",\"fields\":"
+                                    "[{\"name\":\"zip\",\"type\":\"int\"}]}"}};
+    expect_refs(
+        SCHEMA_AVRO, AREC("{\"name\":\"home\",\"type\":\"Address\"}"),
+        AREC("{\"name\":\"home\",\"type\":\"Address\"},{\"name\":\"n\",\"type\":\"int\",\"default\":0}"),
+        refs, 1, "FIELD_ADDED_WITH_DEFAULT n - -> int f1 b1\n", "1 column added; fully compatible");
+    /* A record renamed without an alias: no reader matches it. */
+    expect(SCHEMA_AVRO, AREC(""), "{\"type\":\"record\",\"name\":\"Client\",\"fields\":[]}",
+           "NAME_CHANGED  Customer -> Client f0 b0\n", "1 type renamed; incompatible");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_summary_words),         cmocka_unit_test(test_different_types),
+        cmocka_unit_test(test_avro_seed_cases),       cmocka_unit_test(test_avro_fields),
+        cmocka_unit_test(test_avro_nested_and_enums), cmocka_unit_test(test_avro_references),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
