@@ -1,6 +1,7 @@
 # compat_jsonschema: the JSON Schema engine (included by compat/compat.cmake).
 add_library(compat_jsonschema STATIC
   ${CMAKE_CURRENT_LIST_DIR}/jsonschema_change.c
+  ${CMAKE_CURRENT_LIST_DIR}/jsonschema_changes.c
   ${CMAKE_CURRENT_LIST_DIR}/jsonschema_diff.c
   ${CMAKE_CURRENT_LIST_DIR}/jsonschema_diff_array.c
   ${CMAKE_CURRENT_LIST_DIR}/jsonschema_diff_combined.c

@@ -215,12 +215,81 @@ static void test_avro_references(void **state)
            "NAME_CHANGED  Customer -> Client f0 b0\n", "1 type renamed; incompatible");
 }
 
+/* ---- JSON Schema -------------------------------------------------------------------------- */
+
+#define JOBJ(props)          "{\"type\":\"object\",\"properties\":{" props "}}"
+#define JOBJ_REQ(props, req) "{\"type\":\"object\",\"properties\":{" props "},\"required\":[" req "]}"
+
+static void test_json_seed_cases(void **state)
+{
+    (void)state;
+    expect(SCHEMA_JSON,
+           JOBJ_REQ("\"name\":{\"type\":\"string\"},\"age\":{\"type\":\"integer\"},"
+                    "\"code\":{\"type\":\"integer\"},\"email\":{\"type\":\"string\"}",
+                    "\"email\""),
+           JOBJ("\"full_name\":{\"type\":\"string\"},\"age\":{\"type\":\"number\"},"
+                "\"code\":{\"type\":\"string\"},\"email\":{\"type\":[\"string\",\"null\"]},"
+                "\"city\":{\"type\":\"integer\",\"default\":0}"),
+           "NULLABILITY_CHANGED email string -> string|null [REQUIRED_ATTRIBUTE_REMOVED, SUM_TYPE_EXTENDED] "
+           "f0 b1\n"
+           "TYPE_WIDENED age integer -> number f0 b1\n"
+           "TYPE_CHANGED code integer -> string f0 b0\n"
+           "FIELD_RENAMED full_name string -> string [name] f0 b0\n"
+           "FIELD_ADDED_WITH_DEFAULT city - -> integer f1 b0\n",
+           "1 column added, 1 renamed, 1 widened, 1 retyped, 1 nullability changed; incompatible");
+}
+
+/* Nested paths, enums, annotations, a closed content model, and a $ref into a reference. */
+static void test_json_kinds(void **state)
+{
+    (void)state;
+    expect(
+        SCHEMA_JSON,
+        JOBJ("\"customer\":{\"type\":\"object\",\"properties\":{\"address\":{\"type\":\"object\","
+             "\"properties\":{\"zip\":{\"type\":\"integer\"}}}}},"
+             "\"tier\":{\"enum\":[\"GOLD\",\"SILVER\"]},"
+             "\"note\":{\"type\":\"string\",\"description\":\"a\",\"default\":\"x\"},"
+             "\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"number\"}}"),
+        JOBJ("\"customer\":{\"type\":\"object\",\"properties\":{\"address\":{\"type\":\"object\","
+             "\"properties\":{\"zip\":{\"type\":\"string\"}}}}},"
+             "\"tier\":{\"enum\":[\"GOLD\",\"SILVER\",\"BRONZE\"]},"
+             "\"note\":{\"type\":\"string\",\"description\":\"b\",\"default\":\"y\"},"
+             "\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}}"),
+        "TYPE_CHANGED customer.address.zip integer -> string f0 b0\n"
+        "ENUM_SYMBOL_ADDED tier - -> - [\"BRONZE\"] f0 b1\n"
+        "DOC_CHANGED note - -> - f1 b1\n"
+        "DEFAULT_CHANGED note string -> string f1 b1\n"
+        "TYPE_NARROWED tags.[] number -> integer f1 b0\n",
+        "1 column narrowed, 1 retyped, 1 enum symbol added, 1 default changed, 1 doc changed; incompatible");
+    expect(
+        SCHEMA_JSON,
+        "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"},\"b\":{\"type\":\"integer\"}},"
+        "\"additionalProperties\":false}",
+        "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"}},\"additionalProperties\":false}",
+        "FIELD_REMOVED b integer -> - f1 b0\n", "1 column dropped; forward compatible");
+    schema_ref_t refs[] = {{.name = "address.json",
+                            .subject = "address",
+                            .version = 1,
+                            .text = "{\"type\":\"object\",\"properties\":{\"zip\":{\"type\":\"integer\"}}}"}};
+    expect_refs(SCHEMA_JSON, JOBJ("\"home\":{\"$ref\":\"address.json\"}"),
+                JOBJ("\"home\":{\"$ref\":\"address.json\"},\"n\":{\"type\":\"integer\"}"), refs, 1,
+                "FIELD_ADDED n - -> integer f1 b0\n", "1 column added; forward compatible");
+    /* A change behind a $ref is named by the column that refers to it. */
+    expect(SCHEMA_JSON,
+           "{\"definitions\":{\"A\":{\"type\":\"object\",\"properties\":{\"zip\":{\"type\":\"integer\"}}}},"
+           "\"type\":\"object\",\"properties\":{\"home\":{\"$ref\":\"#/definitions/A\"}}}",
+           "{\"definitions\":{\"A\":{\"type\":\"object\",\"properties\":{\"zip\":{\"type\":\"string\"}}}},"
+           "\"type\":\"object\",\"properties\":{\"home\":{\"$ref\":\"#/definitions/A\"}}}",
+           "TYPE_CHANGED home.zip integer -> string f0 b0\n", "1 column retyped; incompatible");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_summary_words),         cmocka_unit_test(test_different_types),
         cmocka_unit_test(test_avro_seed_cases),       cmocka_unit_test(test_avro_fields),
         cmocka_unit_test(test_avro_nested_and_enums), cmocka_unit_test(test_avro_references),
+        cmocka_unit_test(test_json_seed_cases),       cmocka_unit_test(test_json_kinds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
