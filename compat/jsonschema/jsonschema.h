@@ -19,8 +19,8 @@
  * jsonschema_load_modern.c (2019-09, 2020-12), jsonschema_node.c (nodes and
  * keyword checks both loaders share), jsonschema_ref.c ($ref and $id),
  * jsonschema_diff*.c (the comparison), jsonschema_change.c (difference types,
- * messages), jsonschema_changes.c (the change list of compat/change.h), jsonschema_engine.c (parse, the
- * engine table).
+ * messages), jsonschema_changes.c (the change list of compat/change.h),
+ * jsonschema_engine.c (parse, the engine table).
  */
 #ifndef COMPAT_JSONSCHEMA_H
 #define COMPAT_JSONSCHEMA_H
@@ -69,30 +69,29 @@ jsonschema_draft_t jsonschema_get_draft(const jsonschema_t *s);
 /* Every Confluent difference type, in Confluent's declaration order. */
 #define JSONSCHEMA_CHANGE_TYPES(X)                                                                                                                                             \
     X(ID_CHANGED)                                                                                                                                                              \
-    X(DESCRIPTION_CHANGED)                                                                                                                                                     \
-    X(TITLE_CHANGED) X(DEFAULT_CHANGED) X(SCHEMA_ADDED) X(SCHEMA_REMOVED) X(TYPE_EXTENDED) X(TYPE_NARROWED) X(                                                                 \
-        TYPE_CHANGED) X(MAX_LENGTH_ADDED) X(MAX_LENGTH_REMOVED) X(MAX_LENGTH_INCREASED) X(MAX_LENGTH_DECREASED)                                                                \
+    X(DESCRIPTION_CHANGED) X(TITLE_CHANGED) X(DEFAULT_CHANGED) X(SCHEMA_ADDED) X(SCHEMA_REMOVED) X(TYPE_EXTENDED) X(                                                           \
+        TYPE_NARROWED) X(TYPE_CHANGED) X(MAX_LENGTH_ADDED) X(MAX_LENGTH_REMOVED) X(MAX_LENGTH_INCREASED) X(MAX_LENGTH_DECREASED)                                               \
         X(MIN_LENGTH_ADDED) X(MIN_LENGTH_REMOVED) X(MIN_LENGTH_INCREASED) X(MIN_LENGTH_DECREASED) X(PATTERN_ADDED) X(                                                          \
             PATTERN_REMOVED) X(PATTERN_CHANGED) X(MAXIMUM_ADDED) X(MAXIMUM_REMOVED) X(MAXIMUM_INCREASED) X(MAXIMUM_DECREASED)                                                  \
             X(MINIMUM_ADDED) X(MINIMUM_REMOVED) X(MINIMUM_INCREASED) X(MINIMUM_DECREASED) X(EXCLUSIVE_MAXIMUM_ADDED) X(                                                        \
                 EXCLUSIVE_MAXIMUM_REMOVED) X(EXCLUSIVE_MAXIMUM_INCREASED) X(EXCLUSIVE_MAXIMUM_DECREASED) X(EXCLUSIVE_MINIMUM_ADDED)                                            \
-                X(EXCLUSIVE_MINIMUM_REMOVED) X(EXCLUSIVE_MINIMUM_INCREASED) X(EXCLUSIVE_MINIMUM_DECREASED) X(MULTIPLE_OF_ADDED) X(                                             \
-                    MULTIPLE_OF_REMOVED) X(MULTIPLE_OF_EXPANDED) X(MULTIPLE_OF_REDUCED) X(MULTIPLE_OF_CHANGED) X(REQUIRED_ATTRIBUTE_ADDED)                                     \
-                    X(REQUIRED_ATTRIBUTE_WITH_DEFAULT_ADDED) X(REQUIRED_ATTRIBUTE_REMOVED) X(MAX_PROPERTIES_ADDED) X(                                                          \
-                        MAX_PROPERTIES_REMOVED) X(MAX_PROPERTIES_INCREASED) X(MAX_PROPERTIES_DECREASED) X(MIN_PROPERTIES_ADDED)                                                \
-                        X(MIN_PROPERTIES_REMOVED) X(MIN_PROPERTIES_INCREASED) X(MIN_PROPERTIES_DECREASED) X(ADDITIONAL_PROPERTIES_ADDED) X(                                    \
-                            ADDITIONAL_PROPERTIES_REMOVED) X(ADDITIONAL_PROPERTIES_EXTENDED) X(ADDITIONAL_PROPERTIES_NARROWED)                                                 \
-                            X(DEPENDENCY_ARRAY_ADDED) X(DEPENDENCY_ARRAY_REMOVED) X(DEPENDENCY_ARRAY_EXTENDED) X(                                                              \
-                                DEPENDENCY_ARRAY_NARROWED) X(DEPENDENCY_ARRAY_CHANGED) X(DEPENDENCY_SCHEMA_ADDED)                                                              \
-                                X(DEPENDENCY_SCHEMA_REMOVED) X(PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL) X(                                                                        \
-                                    REQUIRED_PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL) X(REQUIRED_PROPERTY_WITH_DEFAULT_ADDED_TO_OPEN_CONTENT_MODEL)                               \
-                                    X(OPTIONAL_PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL) X(PROPERTY_WITH_EMPTY_SCHEMA_ADDED_TO_OPEN_CONTENT_MODEL) X(                              \
-                                        REQUIRED_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL) X(REQUIRED_PROPERTY_WITH_DEFAULT_ADDED_TO_UNOPEN_CONTENT_MODEL)                       \
-                                        X(OPTIONAL_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL) X(PROPERTY_REMOVED_FROM_OPEN_CONTENT_MODEL) X(                                      \
-                                            PROPERTY_WITH_FALSE_REMOVED_FROM_CLOSED_CONTENT_MODEL) X(PROPERTY_REMOVED_FROM_CLOSED_CONTENT_MODEL)                               \
-                                            X(PROPERTY_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL) X(                                                                  \
-                                                PROPERTY_REMOVED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL) X(PROPERTY_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL)     \
-                                                X(PROPERTY_ADDED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL) X(                                                               \
+                X(EXCLUSIVE_MINIMUM_REMOVED) X(EXCLUSIVE_MINIMUM_INCREASED) X(EXCLUSIVE_MINIMUM_DECREASED) X(                                                                  \
+                    MULTIPLE_OF_ADDED) X(MULTIPLE_OF_REMOVED) X(MULTIPLE_OF_EXPANDED) X(MULTIPLE_OF_REDUCED)                                                                   \
+                    X(MULTIPLE_OF_CHANGED) X(REQUIRED_ATTRIBUTE_ADDED) X(REQUIRED_ATTRIBUTE_WITH_DEFAULT_ADDED) X(                                                             \
+                        REQUIRED_ATTRIBUTE_REMOVED) X(MAX_PROPERTIES_ADDED) X(MAX_PROPERTIES_REMOVED) X(MAX_PROPERTIES_INCREASED)                                              \
+                        X(MAX_PROPERTIES_DECREASED) X(MIN_PROPERTIES_ADDED) X(MIN_PROPERTIES_REMOVED) X(                                                                       \
+                            MIN_PROPERTIES_INCREASED) X(MIN_PROPERTIES_DECREASED) X(ADDITIONAL_PROPERTIES_ADDED)                                                               \
+                            X(ADDITIONAL_PROPERTIES_REMOVED) X(ADDITIONAL_PROPERTIES_EXTENDED) X(                                                                              \
+                                ADDITIONAL_PROPERTIES_NARROWED) X(DEPENDENCY_ARRAY_ADDED) X(DEPENDENCY_ARRAY_REMOVED)                                                          \
+                                X(DEPENDENCY_ARRAY_EXTENDED) X(DEPENDENCY_ARRAY_NARROWED) X(DEPENDENCY_ARRAY_CHANGED) X(                                                       \
+                                    DEPENDENCY_SCHEMA_ADDED) X(DEPENDENCY_SCHEMA_REMOVED) X(PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL)                                              \
+                                    X(REQUIRED_PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL) X(REQUIRED_PROPERTY_WITH_DEFAULT_ADDED_TO_OPEN_CONTENT_MODEL) X(                          \
+                                        OPTIONAL_PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL) X(PROPERTY_WITH_EMPTY_SCHEMA_ADDED_TO_OPEN_CONTENT_MODEL)                               \
+                                        X(REQUIRED_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL) X(REQUIRED_PROPERTY_WITH_DEFAULT_ADDED_TO_UNOPEN_CONTENT_MODEL) X(                  \
+                                            OPTIONAL_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL) X(PROPERTY_REMOVED_FROM_OPEN_CONTENT_MODEL)                                       \
+                                            X(PROPERTY_WITH_FALSE_REMOVED_FROM_CLOSED_CONTENT_MODEL) X(PROPERTY_REMOVED_FROM_CLOSED_CONTENT_MODEL) X(                          \
+                                                PROPERTY_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL) X(PROPERTY_REMOVED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL)   \
+                                                X(PROPERTY_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL) X(PROPERTY_ADDED_NOT_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL) X(  \
                                                     RESERVED_PROPERTY_REMOVED) X(RESERVED_PROPERTY_CONFLICTS_WITH_PROPERTY) X(UNEVALUATED_PROPERTIES_ADDED)                    \
                                                     X(UNEVALUATED_PROPERTIES_REMOVED) X(UNEVALUATED_PROPERTIES_EXTENDED) X(                                                    \
                                                         UNEVALUATED_PROPERTIES_NARROWED) X(MAX_ITEMS_ADDED) X(MAX_ITEMS_REMOVED)                                               \
