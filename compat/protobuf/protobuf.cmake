@@ -98,6 +98,7 @@ add_library(compat_protobuf STATIC
   ${CMAKE_CURRENT_LIST_DIR}/proto_base64.c
   ${CMAKE_CURRENT_LIST_DIR}/proto_descriptor_build.c
   ${CMAKE_CURRENT_LIST_DIR}/proto_descriptor_read.c
+  ${CMAKE_CURRENT_LIST_DIR}/proto_changes.c
   ${CMAKE_CURRENT_LIST_DIR}/proto_diff.c
   ${CMAKE_CURRENT_LIST_DIR}/proto_engine.c
   ${CMAKE_CURRENT_LIST_DIR}/proto_lexer.c

@@ -283,6 +283,58 @@ static void test_json_kinds(void **state)
            "TYPE_CHANGED home.zip integer -> string f0 b0\n", "1 column retyped; incompatible");
 }
 
+/* ---- Protobuf ------------------------------------------------------------------------------- */
+
+static void test_proto_seed_cases(void **state)
+{
+    (void)state;
+    expect(
+        SCHEMA_PROTOBUF,
+        "syntax = \"proto3\";\nmessage Customer {\n  string name = 1;\n  int32 age = 2;\n  int32 code = 3;\n"
+        "  int32 score = 4;\n  string email = 5;\n  int64 gone = 6;\n}\n",
+        "syntax = \"proto3\";\nimport \"google/protobuf/wrappers.proto\";\nmessage Customer {\n"
+        "  string full_name = 1;\n  double age = 2;\n  string code = 3;\n  int64 score = 4;\n"
+        "  google.protobuf.StringValue email = 5;\n  string city = 7;\n}\n",
+        /* int32 -> int64 is the same wire kind: not a difference to Confluent's diff. */
+        "FIELD_RENAMED Customer.full_name string -> string [name] f1 b1\n"
+        "TYPE_CHANGED Customer.age int32 -> double f0 b0\n"
+        "TYPE_CHANGED Customer.code int32 -> string f0 b0\n"
+        "NULLABILITY_CHANGED Customer.email string -> google.protobuf.StringValue [FIELD_KIND_CHANGED] f0 "
+        "b0\n"
+        "FIELD_REMOVED Customer.gone int64 -> - f1 b1\n"
+        "FIELD_ADDED Customer.city - -> string f1 b1\n",
+        "1 column added, 1 renamed, 1 dropped, 2 retyped, 1 nullability changed; incompatible");
+}
+
+/* Nested messages, enum constants, proto2 required fields, an imported type. */
+static void test_proto_kinds(void **state)
+{
+    (void)state;
+    expect(
+        SCHEMA_PROTOBUF,
+        "syntax = \"proto2\";\nmessage Customer {\n  message Address {\n    optional int32 zip = 1;\n  }\n"
+        "  optional Address address = 1;\n  required string id = 2;\n  enum Tier {\n    GOLD = 0;\n"
+        "    SILVER = 1;\n  }\n  optional Tier tier = 3;\n}\n",
+        "syntax = \"proto2\";\nmessage Customer {\n  message Address {\n    optional string zip = 1;\n  }\n"
+        "  optional Address address = 1;\n  required int64 ref = 4;\n  enum Tier {\n    GOLD = 0;\n"
+        "    BRONZE = 2;\n  }\n  optional Tier tier = 3 [default = GOLD];\n}\n",
+        "FIELD_REMOVED Customer.id required string -> - [REQUIRED_FIELD_REMOVED] f0 b0\n"
+        "FIELD_ADDED Customer.ref - -> required int64 [REQUIRED_FIELD_ADDED] f0 b0\n"
+        "TYPE_CHANGED Customer.Address.zip optional int32 -> optional string f0 b0\n"
+        "ENUM_SYMBOL_REMOVED Customer.Tier - -> - [SILVER] f1 b1\n"
+        "ENUM_SYMBOL_ADDED Customer.Tier - -> - [BRONZE] f1 b1\n",
+        "1 column added, 1 dropped, 1 retyped, 1 enum symbol added, 1 enum symbol removed; incompatible");
+    schema_ref_t refs[] = {{.name = "money.proto",
+                            .subject = "money",
+                            .version = 1,
+                            .text = "syntax = \"proto3\";\nmessage Money {\n  int64 units = 1;\n}\n"}};
+    expect_refs(SCHEMA_PROTOBUF,
+                "syntax = \"proto3\";\nimport \"money.proto\";\nmessage Order {\n  Money total = 1;\n}\n",
+                "syntax = \"proto3\";\nimport \"money.proto\";\nmessage Order {\n  Money total = 1;\n  Money "
+                "tax = 2;\n}\n",
+                refs, 1, "FIELD_ADDED Order.tax - -> Money f1 b1\n", "1 column added; fully compatible");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -290,6 +342,7 @@ int main(void)
         cmocka_unit_test(test_avro_seed_cases),       cmocka_unit_test(test_avro_fields),
         cmocka_unit_test(test_avro_nested_and_enums), cmocka_unit_test(test_avro_references),
         cmocka_unit_test(test_json_seed_cases),       cmocka_unit_test(test_json_kinds),
+        cmocka_unit_test(test_proto_seed_cases),      cmocka_unit_test(test_proto_kinds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
