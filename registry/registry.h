@@ -9,6 +9,8 @@
  *   3. Reading (memory only)
  *   4. Registering, looking up, checking, deleting
  *   5. Config and mode
+ *   6. Contexts
+ *   7. Changes between versions (docs/evolution.md)
  *
  * Calling convention: a function without a `db` parameter answers from
  * memory and never blocks (event-loop threads call it). A function with one
@@ -26,6 +28,7 @@
 
 #include <jansson.h>
 
+#include "compat/change.h"
 #include "compat/level.h"
 #include "compat/schema.h"
 #include "registry/bodies.h"
@@ -285,5 +288,29 @@ reg_code_t registry_check_subject_name(const char *subject, size_t max_bytes, re
  * as Confluent's AliasFilter reads getConfig(subject)), in the subject's
  * context unless the alias names one; normalized subject in, malloc'd, or NULL. */
 char *registry_subject_alias(registry_t *reg, const char *subject);
+
+/* ---- 7. Changes between versions (docs/evolution.md) -------------------- */
+
+/* A change list (compat/change.h) with its summary line. */
+typedef struct reg_changes {
+    int from_version; /* the version compared from; 0 for schemas sent */
+    int version;      /* the version compared to; 0 for a schema sent */
+    schema_type_t type;
+    change_list_t list;
+    char *summary;
+} reg_changes_t;
+
+void reg_changes_clear(reg_changes_t *c);
+/* GET /subjects/{s}/versions/{v}/changes?from={u}: live versions only; from
+ * NULL = the live version before v (40402 when v is the first). */
+reg_code_t registry_version_changes(registry_t *reg, const char *subject, const char *version_text,
+                                    const char *from_text, reg_changes_t *out, reg_error_t *err);
+/* POST /changes: two schemas as lookups parse them, references in the default context. */
+reg_code_t registry_request_changes(registry_t *reg, const reg_request_t *old_req,
+                                    const reg_request_t *new_req, reg_changes_t *out, reg_error_t *err);
+/* A registration or compatibility request against the subject's version
+ * (version_text NULL = the latest live one): the ?changes=true extension. */
+reg_code_t registry_candidate_changes(registry_t *reg, const char *subject, const char *version_text,
+                                      const reg_request_t *req, reg_changes_t *out, reg_error_t *err);
 
 #endif
