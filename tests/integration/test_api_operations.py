@@ -36,7 +36,7 @@ QUERY_VALUES = {"deleted": "true", "deletedOnly": "false", "deletedAsNegative": 
                 "subject": "s", "normalize": "true", "verbose": "true", "permanent": "false",
                 "force": "false", "defaultToGlobal": "true", "recursive": "false", "key": "k",
                 "value": "v", "contextPrefix": ".", "context": ".", "dryRun": "true",
-                "cascadeLifecycle": "false"}
+                "cascadeLifecycle": "false", "changes": "true", "from": "1"}
 
 
 def load_list():
