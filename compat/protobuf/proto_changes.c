@@ -102,8 +102,8 @@ static place_t locate(const proto_file_t *f, const char *path, strbuf_t *col)
             }
             if (!at.field)
                 at.resolved = 0;
-        } else if (at.resolved && is_oneof(msg, seg, n)) {
-            continue;
+        } else if (at.resolved && is_oneof(msg, seg, n) && *p) {
+            continue; /* a member's column leaves its oneof out; the oneof's own change names it */
         } else if (at.resolved) {
             const proto_type_t *t =
                 msg ? type_named(msg->types, msg->n_types, seg, n) : type_named(f->types, f->n_types, seg, n);

@@ -283,6 +283,26 @@ static void test_json_kinds(void **state)
            "TYPE_CHANGED home.zip integer -> string f0 b0\n", "1 column retyped; incompatible");
 }
 
+/* Values removed from an enum, a constraint (the format's own rest), and a
+ * rename that is ambiguous (two new properties with the old one's schema). */
+static void test_json_rest(void **state)
+{
+    (void)state;
+    expect(SCHEMA_JSON,
+           JOBJ("\"tier\":{\"enum\":[\"GOLD\",\"SILVER\",\"BRONZE\"]},\"s\":{\"type\":\"string\"}"),
+           JOBJ("\"tier\":{\"enum\":[\"GOLD\"]},\"s\":{\"type\":\"string\",\"maxLength\":5}"),
+           "ENUM_SYMBOL_REMOVED tier - -> - [\"SILVER\"] f1 b0\n"
+           "ENUM_SYMBOL_REMOVED tier - -> - [\"BRONZE\"] f1 b0\n"
+           "OTHER s string -> string [MAX_LENGTH_ADDED] f1 b0\n",
+           "2 enum symbols removed, 1 other change; forward compatible");
+    expect(SCHEMA_JSON, JOBJ("\"a\":{\"type\":\"string\"}"),
+           JOBJ("\"b\":{\"type\":\"string\"},\"c\":{\"type\":\"string\"}"),
+           "FIELD_REMOVED a string -> - f0 b1\n"
+           "FIELD_ADDED b - -> string f1 b0\n"
+           "FIELD_ADDED c - -> string f1 b0\n",
+           "2 columns added, 1 dropped; incompatible");
+}
+
 /* ---- Protobuf ------------------------------------------------------------------------------- */
 
 static void test_proto_seed_cases(void **state)
@@ -324,6 +344,16 @@ static void test_proto_kinds(void **state)
         "ENUM_SYMBOL_REMOVED Customer.Tier - -> - [SILVER] f1 b1\n"
         "ENUM_SYMBOL_ADDED Customer.Tier - -> - [BRONZE] f1 b1\n",
         "1 column added, 1 dropped, 1 retyped, 1 enum symbol added, 1 enum symbol removed; incompatible");
+    /* A proto2 default, a message added (the format's own rest), a oneof member. */
+    expect(
+        SCHEMA_PROTOBUF, "syntax = \"proto2\";\nmessage A {\n  optional int32 x = 1;\n}\n",
+        "syntax = \"proto2\";\nmessage A {\n  optional int32 x = 1;\n  optional int32 y = 2 [default = 7];\n"
+        "  oneof pick {\n    string s = 3;\n  }\n}\nmessage B {\n  optional int32 z = 1;\n}\n",
+        "OTHER A.pick - -> - [ONEOF_ADDED] f1 b1\n"
+        "FIELD_ADDED_WITH_DEFAULT A.y - -> optional int32 f1 b1\n"
+        "FIELD_ADDED A.s - -> string [ONEOF_FIELD_ADDED] f1 b1\n"
+        "OTHER B - -> - [MESSAGE_ADDED] f0 b1\n",
+        "2 columns added, 2 other changes; backward compatible");
     schema_ref_t refs[] = {{.name = "money.proto",
                             .subject = "money",
                             .version = 1,
@@ -338,11 +368,17 @@ static void test_proto_kinds(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_summary_words),         cmocka_unit_test(test_different_types),
-        cmocka_unit_test(test_avro_seed_cases),       cmocka_unit_test(test_avro_fields),
-        cmocka_unit_test(test_avro_nested_and_enums), cmocka_unit_test(test_avro_references),
-        cmocka_unit_test(test_json_seed_cases),       cmocka_unit_test(test_json_kinds),
-        cmocka_unit_test(test_proto_seed_cases),      cmocka_unit_test(test_proto_kinds),
+        cmocka_unit_test(test_summary_words),
+        cmocka_unit_test(test_different_types),
+        cmocka_unit_test(test_avro_seed_cases),
+        cmocka_unit_test(test_avro_fields),
+        cmocka_unit_test(test_avro_nested_and_enums),
+        cmocka_unit_test(test_avro_references),
+        cmocka_unit_test(test_json_seed_cases),
+        cmocka_unit_test(test_json_kinds),
+        cmocka_unit_test(test_json_rest),
+        cmocka_unit_test(test_proto_seed_cases),
+        cmocka_unit_test(test_proto_kinds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
