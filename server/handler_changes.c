@@ -51,7 +51,7 @@ static int references_readable(http_call_t *c, const api_body_t *b)
 {
     for (size_t i = 0; i < b->req.nrefs; i++) {
         if (!authz_may_read(c, b->req.refs[i].subject)) {
-            http_reply_error(c, 403, "Forbidden: principal '%s' has no READ permission on subject '%s'",
+            http_reply_error(c, 403, "Forbidden: principal '%s' has no read permission on subject '%s'",
                              c->principal ? c->principal : "", b->req.refs[i].subject);
             return 0;
         }
