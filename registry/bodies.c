@@ -90,3 +90,16 @@ reg_shelf_t *reg_shelf_at(reg_shelf_t **at, size_t n)
     reg_shelf_free(fresh);
     return expected;
 }
+
+size_t reg_shelf_bytes(const reg_shelf_t *shelf)
+{
+    if (!shelf)
+        return 0;
+    size_t bytes = sizeof *shelf + shelf->n * sizeof shelf->slot[0];
+    for (size_t i = 0; i < shelf->n; i++) {
+        const reg_body_t *b = __atomic_load_n(&shelf->slot[i], __ATOMIC_ACQUIRE);
+        if (b)
+            bytes += sizeof *b + b->len + 1;
+    }
+    return bytes;
+}

@@ -50,5 +50,7 @@ reg_body_t *reg_shelf_put(reg_shelf_t *shelf, size_t i, reg_body_t *b);
 /* The shelf *at points to, allocated with n slots on first use (by CAS, so
  * several readers may race); borrowed. */
 reg_shelf_t *reg_shelf_at(reg_shelf_t **at, size_t n);
+/* Bytes of the shelf and the bodies on it now (0 for NULL). */
+size_t reg_shelf_bytes(const reg_shelf_t *shelf);
 
 #endif

@@ -16,12 +16,26 @@
 /* A sequence number can commit after a higher one; a gap is waited for this
  * long before it is taken to be a rolled-back transaction. */
 #define FEED_GAP_WAIT_MS 5000
+/* Changes read per poll. */
+#define FEED_BATCH 1000
 
 static int64_t now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* What GET /metrics shows of the feed (registry_stats): applied up to seq,
+ * behind sequence numbers short of the log's end, as of now. */
+static void feed_note(registry_t *reg, int64_t seq, int64_t behind)
+{
+    int64_t now = reg_wall_ms();
+    __atomic_store_n(&reg->feed_applied, seq, __ATOMIC_RELAXED);
+    __atomic_store_n(&reg->feed_behind, behind, __ATOMIC_RELAXED);
+    __atomic_store_n(&reg->feed_poll_ms, now, __ATOMIC_RELAXED);
+    if (behind == 0)
+        __atomic_store_n(&reg->feed_current_ms, now, __ATOMIC_RELAXED);
 }
 
 static int feed_collect_name(const reg_subject_t *subj, void *arg)
@@ -69,6 +83,7 @@ static int feed_reload_all(registry_t *reg, store_t *db, int64_t *seq)
     if (rc == 0) {
         log_warn("feed: this node was behind the pruned change log; reloaded every subject");
         *seq = end;
+        feed_note(reg, end, 0);
     }
     return rc;
 }
@@ -85,7 +100,7 @@ static int feed_poll(registry_t *reg, store_t *db, int64_t *seq, int64_t *gap_si
         return feed_reload_all(reg, db, seq);
     int64_t *seqs = NULL;
     strlist_t scopes = {0};
-    if (store_changes_since(db, *seq, 1000, &seqs, &scopes) != STORE_OK)
+    if (store_changes_since(db, *seq, FEED_BATCH, &seqs, &scopes) != STORE_OK)
         return -1;
     int n = (int)scopes.n;
     int64_t settled = *seq;
@@ -107,6 +122,12 @@ static int feed_poll(registry_t *reg, store_t *db, int64_t *seq, int64_t *gap_si
     if (!gap)
         *gap_since = 0;
     *seq = settled;
+    /* How far the log goes beyond what is applied: its last row, read here
+     * unless the batch was cut at the limit (then one more query asks). */
+    int64_t head = n > 0 ? seqs[n - 1] : settled;
+    if (n == FEED_BATCH && store_last_change(db, &head) != STORE_OK)
+        head = seqs[n - 1];
+    feed_note(reg, settled, head > settled ? head - settled : 0);
     free(seqs);
     strlist_clear(&scopes);
     return 0;
@@ -141,6 +162,7 @@ static void *feed_main(void *arg)
     while (!__atomic_load_n(&reg->feed_stop, __ATOMIC_ACQUIRE)) {
         if (!db)
             db = feed_connect(reg, &failing);
+        __atomic_store_n(&reg->feed_connected, db != NULL, __ATOMIC_RELAXED);
         int rc = 0;
         if (db && reg->opts.feed_interval_ms > 0)
             rc = feed_poll(reg, db, &seq, &gap_since);
@@ -152,11 +174,13 @@ static void *feed_main(void *arg)
             log_warn("feed: %s", store_error(db));
             store_close(db);
             db = NULL;
+            __atomic_store_n(&reg->feed_connected, 0, __ATOMIC_RELAXED);
         }
         pthread_mutex_lock(&reg->feed_lock);
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
-        int64_t wait_ms = reg->opts.feed_interval_ms > 0 ? reg->opts.feed_interval_ms : feed_prune_every_ms(reg);
+        int64_t wait_ms =
+            reg->opts.feed_interval_ms > 0 ? reg->opts.feed_interval_ms : feed_prune_every_ms(reg);
         int64_t ns = until.tv_nsec + wait_ms * 1000000;
         until.tv_sec += ns / 1000000000;
         until.tv_nsec = ns % 1000000000;

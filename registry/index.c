@@ -769,3 +769,67 @@ reg_body_t *index_version_body_put(reg_index_t *idx, const reg_view_t *view, int
     pthread_rwlock_unlock(&idx->lock);
     return b;
 }
+
+/* ---- 7. Counting --------------------------------------------------------------- */
+
+static uint64_t map_bytes(const hmap_t *m)
+{
+    uint64_t bytes = (uint64_t)m->cap * sizeof(hmap_entry_t);
+    for (size_t i = 0; i < m->cap; i++)
+        if (hmap_live(m, i))
+            bytes += m->slots[i].klen + 1;
+    return bytes;
+}
+
+static uint64_t schema_bytes(const reg_schema_t *s)
+{
+    uint64_t bytes = sizeof *s + s->text_len + 1 + strlen(s->context) + 1 + s->nrefs * sizeof *s->refs;
+    for (size_t i = 0; i < s->nrefs; i++)
+        bytes += strlen(s->refs[i].name) + 1 + strlen(s->refs[i].subject) + 1;
+    return bytes;
+}
+
+static int count_entry(void *value, void *arg)
+{
+    const index_entry_t *e = value;
+    index_stats_t *st = arg;
+    if (e->nversions > 0 && (unsigned)e->schema->type < SCHEMA_TYPE_COUNT)
+        st->schemas[e->schema->type]++;
+    st->bytes += sizeof *e + schema_bytes(e->schema) + reg_shelf_bytes(e->bodies);
+    return 0;
+}
+
+typedef struct count_subjects {
+    const reg_index_t *idx;
+    index_stats_t *st;
+} count_subjects_t;
+
+static int count_subject(void *value, void *arg)
+{
+    const reg_subject_t *subj = value;
+    count_subjects_t *cs = arg;
+    index_stats_t *st = cs->st;
+    int live = reg_subject_live_count(subj);
+    st->versions_live += (uint64_t)live;
+    st->versions_deleted += subj->n - (uint64_t)live;
+    const reg_version_t *latest = reg_subject_latest(subj);
+    const index_entry_t *e = latest ? version_entry_locked(cs->idx, subj, latest) : NULL;
+    if (e && (unsigned)e->schema->type < SCHEMA_TYPE_COUNT)
+        st->subjects[e->schema->type]++;
+    st->bytes += sizeof *subj + strlen(subj->name) + 1 + subj->n * sizeof *subj->v +
+                 (subj->mode ? strlen(subj->mode) + 1 : 0) +
+                 reg_shelf_bytes(hmap_get(&cs->idx->shelves, &subj, sizeof subj));
+    return 0;
+}
+
+void index_stats(reg_index_t *idx, index_stats_t *out)
+{
+    memset(out, 0, sizeof *out);
+    count_subjects_t cs = {idx, out};
+    pthread_rwlock_rdlock(&idx->lock);
+    map_each(&idx->by_id, count_entry, out);
+    map_each(&idx->subjects, count_subject, &cs);
+    out->bytes += sizeof *idx + map_bytes(&idx->by_id) + map_bytes(&idx->by_key) + map_bytes(&idx->subjects) +
+                  map_bytes(&idx->max_ids) + map_bytes(&idx->shelves) + idx->max_ids.used * sizeof(int);
+    pthread_rwlock_unlock(&idx->lock);
+}

@@ -11,6 +11,7 @@
  *   4. Questions about subjects
  *   5. Settings
  *   6. Prepared bodies (registry/bodies.h)
+ *   7. Counting (GET /metrics)
  *
  * Every question takes the read lock for the microseconds it takes to copy
  * what it answers (or to take a reference on a schema). Writers never edit a
@@ -146,5 +147,21 @@ index_miss_t index_version_body(reg_index_t *idx, const char *subject, int versi
  * if that version is still published as view shows it; returns the body now
  * kept (or b). */
 reg_body_t *index_version_body_put(reg_index_t *idx, const reg_view_t *view, int variant, reg_body_t *b);
+
+/* ---- 7. Counting --------------------------------------------------------------- */
+
+/* What the index holds now, in one walk under the read lock (O(schemas +
+ * subjects): for a scrape, not for requests). */
+typedef struct index_stats {
+    uint64_t schemas[SCHEMA_TYPE_COUNT];  /* rows some version (live or soft-deleted) carries */
+    uint64_t subjects[SCHEMA_TYPE_COUNT]; /* subjects with a live version, by the latest one's type */
+    uint64_t versions_live, versions_deleted;
+    /* Bytes of the records, their keys, the maps' slots and the prepared
+     * bodies: what the index's data costs, without the allocator's overhead,
+     * stored configs and metadata (JSON) or parsed models. */
+    uint64_t bytes;
+} index_stats_t;
+
+void index_stats(reg_index_t *idx, index_stats_t *out);
 
 #endif

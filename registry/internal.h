@@ -11,11 +11,14 @@
  *   7. Lookup by equivalence (registry/equivalent.c)
  *   8. Metadata (registry/metadata.c)
  *   9. Group commit of one-statement registrations (registry/group.c)
+ *  10. Counters (registry/stats.c)
+ *  11. The audit trail (registry/audit.c)
  */
 #ifndef REGISTRY_INTERNAL_H
 #define REGISTRY_INTERNAL_H
 
 #include <pthread.h>
+#include <stdint.h>
 
 #include "base/hmap.h"
 #include "registry/index.h"
@@ -24,6 +27,14 @@
 #include "store/store.h"
 
 /* ---- 1. The registry object ------------------------------------------------ */
+
+/* Counted with relaxed atomics (section 10): registrations are not the hot
+ * path, and several threads count at once. */
+typedef struct reg_counters {
+    uint64_t registered_new, registered_existing;
+    uint64_t refused[REG_REFUSAL_SLOTS];
+    uint64_t checks[SCHEMA_TYPE_COUNT][REG_COMPAT_LEVELS][REG_CHECK_OUTCOMES];
+} reg_counters_t;
 
 #define RELOAD_STRIPES 64
 
@@ -60,6 +71,14 @@ struct registry {
     int feed_stop; /* atomic */
     pthread_mutex_t feed_lock;
     pthread_cond_t feed_wake;
+    /* What the feed thread last saw (atomic; written by it, read by registry_stats):
+     * the sequence number applied, how many the database's log holds beyond
+     * it, and the wall-clock times (ms) of its last poll and of the last poll
+     * that found this node current. */
+    int64_t feed_applied, feed_behind, feed_poll_ms, feed_current_ms;
+    int feed_connected;
+
+    reg_counters_t counters;
 };
 
 /* ---- 2. Store results -------------------------------------------------------- */
@@ -186,5 +205,27 @@ void md_digest(const json_t *md, void (*update)(void *ctx, const void *p, size_t
 store_rc_t registry_group_append(registry_t *reg, store_t *db, store_append_t *a);
 void registry_group_init(registry_t *reg);
 void registry_group_destroy(registry_t *reg);
+
+/* ---- 10. Counters ---------------------------------------------------------------------- */
+
+/* A registration's end: REG_OK and created (a new version) or not (the
+ * content was there), or the code it was refused with. */
+void reg_count_registration(registry_t *reg, reg_code_t rc, int created);
+/* One compatibility check run: compatible 1, 0 not, -1 failed. */
+void reg_count_check(registry_t *reg, schema_type_t type, compat_level_t level, int compatible);
+/* The wall clock in ms (the feed's times are shown as Unix times). */
+int64_t reg_wall_ms(void);
+
+/* ---- 11. The audit trail ---------------------------------------------------------------- */
+
+/*
+ * A change's audit row (outcome ok, the connection's actor), inside the
+ * change's transaction: called from the registry_write_tx bodies after the
+ * change itself, so the row commits exactly when the change does.
+ * subject "" = the global scope (NULL in the row); version, id 0 = none;
+ * permanent -1 = not a delete; details: an object (borrowed) or NULL.
+ */
+reg_code_t reg_audit_change(store_t *db, const char *action, const char *subject, int version, int id,
+                            int permanent, const json_t *details, reg_error_t *err);
 
 #endif

@@ -47,6 +47,8 @@ registry_t *registry_new(const registry_options_t *opts, store_t *db, char **err
         return NULL;
     }
     index_publish_snapshot(reg->idx, &snap);
+    reg->feed_applied = reg->feed_start;
+    reg->feed_current_ms = reg->feed_poll_ms = reg_wall_ms(); /* the load is a poll that found it current */
     if ((opts->feed_interval_ms > 0 || opts->changes_retention_s > 0) && opts->conninfo)
         registry_feed_start(reg);
     return reg;

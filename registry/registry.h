@@ -10,7 +10,9 @@
  *   4. Registering, looking up, checking, deleting
  *   5. Config and mode
  *   6. Contexts
- *   7. Changes between versions (docs/evolution.md)
+ *   7. Statistics (what GET /metrics shows)
+ *   8. The audit trail
+ *   9. Changes between versions (docs/evolution.md)
  *
  * Calling convention: a function without a `db` parameter answers from
  * memory and never blocks (event-loop threads call it). A function with one
@@ -226,6 +228,26 @@ reg_code_t registry_latest_with_metadata(registry_t *reg, const char *subject, c
                                          const char *const *values, size_t n, int deleted, reg_view_t *out,
                                          reg_error_t *err);
 
+/* POST /subjects/{s}/versions/{v}/tags: a TagSchemaRequest (docs/api.md, "Tags"). */
+typedef struct reg_tag_request {
+    const schema_tag_edit_t *edits; /* merged as compat/schema.h says */
+    size_t nedits;
+    int new_version;        /* "newVersion"; 0 = none (the next one) */
+    const json_t *metadata; /* canonical "metadata"; NULL = the edited version's */
+} reg_tag_request_t;
+
+/* AbstractSchemaRegistry.modifySchemaTags: the live version's schema with the
+ * edits, registered as a new version of the subject with the request's (else
+ * that version's) metadata and confluent:version; out as registry_register's.
+ * 42201 "java.lang.IllegalArgumentException: ..." for a path not in the schema. */
+reg_code_t registry_modify_tags(registry_t *reg, store_t *db, const char *subject, const char *version_text,
+                                const reg_tag_request_t *req, reg_view_t *out, reg_error_t *err);
+/* ?findTags= on reads (AbstractSchemaRegistry.extractSchemaTags): the schema's
+ * tagged entities carrying one of find's tags, or all with "*". 0 (*out the
+ * caller's, schema_tagged_free), or -1 with err when the schema does not parse. */
+int registry_schema_tags(registry_t *reg, reg_schema_t *s, const strlist_t *find, schema_tagged_t **out,
+                         size_t *n, reg_error_t *err);
+
 /* ---- 5. Config and mode ------------------------------------------------- */
 
 /* Each write has a memory part (_check: the answer when it is an error,
@@ -289,7 +311,112 @@ reg_code_t registry_check_subject_name(const char *subject, size_t max_bytes, re
  * context unless the alias names one; normalized subject in, malloc'd, or NULL. */
 char *registry_subject_alias(registry_t *reg, const char *subject);
 
-/* ---- 7. Changes between versions (docs/evolution.md) -------------------- */
+/* ---- 7. Statistics (registry/stats.c) ------------------------------------- */
+
+/*
+ * Counters since start and the index's state now, for the server to show
+ * (server/metrics.c, docs/operations.md "Metrics"). The counters are bumped
+ * with relaxed atomics; a snapshot reads each once, so two of them may be a
+ * request apart. From memory: the index is walked under its read lock.
+ */
+typedef enum reg_check_outcome {
+    REG_CHECK_COMPATIBLE = 0,
+    REG_CHECK_INCOMPATIBLE,
+    REG_CHECK_FAILED, /* out of memory during the check */
+    REG_CHECK_OUTCOMES,
+} reg_check_outcome_t;
+
+#define REG_REFUSAL_SLOTS 16 /* >= registry_refusal_reasons() */
+#define REG_COMPAT_LEVELS 7  /* COMPAT_NONE .. COMPAT_FULL_TRANSITIVE */
+
+typedef struct reg_stats {
+    /* Registrations the registry decided (a body the server could not
+     * decode never reaches it): a new version, content already there, refused. */
+    uint64_t registered_new, registered_existing, refused;
+    uint64_t refused_by[REG_REFUSAL_SLOTS]; /* by reason: registry_refusal_reason(i), i <
+                                               registry_refusal_reasons() */
+    /* Compatibility checks run, by schema type, level and outcome: one per
+     * registration that was checked (its final check) and one per
+     * compatibility test request. */
+    uint64_t checks[SCHEMA_TYPE_COUNT][REG_COMPAT_LEVELS][REG_CHECK_OUTCOMES];
+    /* The index now. */
+    uint64_t schemas[SCHEMA_TYPE_COUNT];  /* schema ids some version (live or soft-deleted) carries */
+    uint64_t subjects[SCHEMA_TYPE_COUNT]; /* subjects with a live version, by the latest one's type */
+    uint64_t versions_live, versions_deleted;
+    uint64_t index_bytes; /* records, keys, maps and prepared bodies; not parsed models */
+    /* The change feed. */
+    int feed_running;     /* a feed thread polls (feed.interval.ms > 0) */
+    int feed_connected;   /* it has a database connection */
+    int64_t feed_applied; /* the last change sequence number applied */
+    int64_t feed_behind;  /* sequence numbers in the log beyond it at the last poll */
+    double feed_lag_s;    /* seconds since a poll last found this node current */
+    double feed_poll_s;   /* Unix time of the last poll (0: none yet) */
+} reg_stats_t;
+
+void registry_stats(registry_t *reg, reg_stats_t *out);
+/* The refusal reasons, "other" last; names are lower case (docs/operations.md). */
+size_t registry_refusal_reasons(void);
+const char *registry_refusal_reason(size_t i);
+/* "compatible", "incompatible", "failed". */
+const char *registry_check_outcome_name(reg_check_outcome_t o);
+
+/* ---- 8. The audit trail (docs/security.md "Audit trail") ----------------- */
+
+/*
+ * Who the worker's connection db works for until the next call (NULL:
+ * nobody known). Every change a registry write makes on db writes its audit
+ * row (action, subject, version, id, outcome ok) in the change's own
+ * transaction, naming who; a registration that finds its content already
+ * registered changes nothing and writes none. Strings are copied.
+ */
+typedef struct reg_actor {
+    const char *principal; /* NULL: no authentication configured (or none established) */
+    const char *remote;
+    const char *request_id;
+} reg_actor_t;
+void registry_act_as(store_t *db, const reg_actor_t *who);
+
+/* The actions a row names (REG_AUDIT_*); a refused attempt names the one it
+ * was refused, or the route's pattern for a write route without one. */
+#define REG_AUDIT_REGISTER       "register"
+#define REG_AUDIT_IMPORT         "import" /* a registration in IMPORT mode */
+#define REG_AUDIT_DELETE_VERSION "delete_version"
+#define REG_AUDIT_DELETE_SUBJECT "delete_subject"
+#define REG_AUDIT_CONFIG_PUT     "config_put"
+#define REG_AUDIT_CONFIG_DELETE  "config_delete"
+#define REG_AUDIT_MODE_PUT       "mode_put"
+#define REG_AUDIT_MODE_DELETE    "mode_delete"
+#define REG_AUDIT_CONTEXT_DELETE "context_delete"
+
+/* A refused attempt (borrowed fields; NULL/0 when unknown). */
+typedef struct reg_refusal {
+    const char *action;
+    const char *subject;
+    int version;   /* 0: none or not a number */
+    int permanent; /* -1: not a delete */
+    int status;
+    int error_code;
+    const char *message;
+} reg_refusal_t;
+/* Its row (outcome refused, db's actor), in a transaction of its own. */
+reg_code_t registry_audit_refused(registry_t *reg, store_t *db, const reg_refusal_t *r, reg_error_t *err);
+
+/* GET /audit: newest first; NULL filters and has_* 0 are off. */
+typedef struct reg_audit_query {
+    const char *subject;
+    const char *principal;
+    const char *action;
+    int has_since, has_until;
+    int64_t since_us, until_us; /* microseconds since the epoch, inclusive */
+    int offset;
+    int limit; /* 1..REG_AUDIT_LIMIT_MAX */
+} reg_audit_query_t;
+#define REG_AUDIT_LIMIT_MAX 1000
+/* *out: a JSON array of rows (the caller's). */
+reg_code_t registry_audit_list(registry_t *reg, store_t *db, const reg_audit_query_t *q, json_t **out,
+                               reg_error_t *err);
+
+/* ---- 9. Changes between versions (docs/evolution.md) -------------------- */
 
 /* A change list (compat/change.h) with its summary line. */
 typedef struct reg_changes {

@@ -23,6 +23,11 @@ typedef struct candidate {
     unsigned char key[REG_KEY_LEN];         /* the identity key: text, references, metadata */
     unsigned char content_key[REG_KEY_LEN]; /* the same without metadata: what the request cache keeps */
     char *context; /* the subject's: ids and references are the context's (registry/context.h) */
+    /* The last compatibility check a registration ran on it (check_compatible):
+     * counted once, with its outcome, when the registration ends (registry_stats). */
+    int checked;
+    compat_level_t checked_level;
+    int checked_ok; /* 1, 0, -1 as compat_with_previous */
 } candidate_t;
 
 static void candidate_clear(candidate_t *c)
@@ -528,7 +533,7 @@ static int compat_with_previous(registry_t *reg, const char *subject, const cand
 }
 
 static reg_code_t check_compatible(registry_t *reg, store_t *db, const char *subject,
-                                   const reg_subject_t *fresh, const candidate_t *c, reg_error_t *err)
+                                   const reg_subject_t *fresh, candidate_t *c, reg_error_t *err)
 {
     reg_effective_t settings = registry_effective_settings(reg, subject);
     if (settings.level == COMPAT_NONE && !settings.validate_fields)
@@ -539,7 +544,11 @@ static reg_code_t check_compatible(registry_t *reg, store_t *db, const char *sub
     reg_code_t rc = build_history(reg, db, fresh, 0, &history, &n, &held, err);
     if (rc == REG_OK) {
         strlist_t messages = {0};
+        int had = n > 0; /* a first version is checked against nothing: not counted */
         int ok = compat_with_previous(reg, subject, c, history, held, &n, &messages);
+        c->checked = had;
+        c->checked_level = settings.level;
+        c->checked_ok = ok;
         if (ok == 0) {
             char details[sizeof err->message];
             join_messages(&messages, details, sizeof details);
@@ -745,7 +754,8 @@ typedef struct register_tx {
     const reg_request_t *req;
     candidate_t *c; /* its metadata is decided again against the database's versions */
     int import;
-    int id; /* out */
+    int id;      /* out */
+    int created; /* out: a version was inserted */
 } register_tx_t;
 
 /* Steps 6-12, inside registry_write_tx (under the subject's lock). */
@@ -803,6 +813,10 @@ static reg_code_t register_in_tx(registry_t *reg, store_t *db, void *arg, reg_er
         rc = reg_fail(err, REG_SCHEMA_TOO_LARGE, "Register operation failed because schema is too large");
     if (rc == REG_OK)
         rc = reg_store(err, db, store_version_insert(db, tx->subject, version, tx->id));
+    if (rc == REG_OK)
+        rc = reg_audit_change(db, tx->import ? REG_AUDIT_IMPORT : REG_AUDIT_REGISTER, tx->subject, version,
+                              tx->id, -1, NULL, err);
+    tx->created = rc == REG_OK;
     reg_subject_free(fresh);
     return rc;
 }
@@ -856,7 +870,12 @@ static reg_code_t register_append(registry_t *reg, store_t *db, const char *subj
     }
     reg_schema_t *row = candidate_row(c, 0);
     char *expect = store_versions_text(seen);
-    store_append_t a = {.subject = subject, .expect = expect, .row = row};
+    /* The audit row goes into the same statement: it commits iff the version does. */
+    store_append_t a = {.subject = subject,
+                        .expect = expect,
+                        .row = row,
+                        .audit_action = REG_AUDIT_REGISTER,
+                        .actor = store_actor(db)};
     store_rc_t src = registry_group_append(reg, db, &a);
     free(expect);
     if (src == STORE_OK && a.applied) {
@@ -919,9 +938,17 @@ static int known(registry_t *reg, const char *subject, const reg_request_t *req,
     return 0;
 }
 
-int registry_register_known(registry_t *reg, const char *subject, const reg_request_t *req, reg_view_t *out)
+static int register_known(registry_t *reg, const char *subject, const reg_request_t *req, reg_view_t *out)
 {
     return register_metadata_is_none(reg, subject, req) && known(reg, subject, req, 0, 1, out);
+}
+
+int registry_register_known(registry_t *reg, const char *subject, const reg_request_t *req, reg_view_t *out)
+{
+    int hit = register_known(reg, subject, req, out);
+    if (hit)
+        reg_count_registration(reg, REG_OK, 0);
+    return hit;
 }
 
 int registry_lookup_known(registry_t *reg, const char *subject, const reg_request_t *req, int deleted,
@@ -948,14 +975,15 @@ static int registered_equivalent(registry_t *reg, const char *subject, const reg
     return 0;
 }
 
-reg_code_t registry_register(registry_t *reg, store_t *db, const char *subject, const reg_request_t *request,
-                             reg_view_t *out, reg_error_t *err)
+/* registry_register without the counting: *created when a version was written. */
+static reg_code_t register_(registry_t *reg, store_t *db, const char *subject, const reg_request_t *request,
+                            reg_view_t *out, int *created, reg_error_t *err)
 {
     assert(db);
     reg_view_t scratch = {0};
     reg_view_t *view = out ? out : &scratch;
     int normalize = effective_normalize(reg, subject, request);
-    if (registry_register_known(reg, subject, request, view))
+    if (register_known(reg, subject, request, view))
         goto done;
 
     reg_code_t rc = registry_check_subject_name(subject, reg->opts.max_subject_bytes, err);
@@ -1003,6 +1031,9 @@ reg_code_t registry_register(registry_t *reg, store_t *db, const char *subject, 
     if (rc == REG_OK)
         rc = fast == REG_SCHEMA_NOT_FOUND ? registry_write_tx(reg, db, subject, register_in_tx, &tx, err)
                                           : fast;
+    *created = rc == REG_OK && (fast == REG_OK || tx.created);
+    if (c.checked)
+        reg_count_check(reg, c.type, c.checked_level, c.checked_ok);
     candidate_clear(&c);
     reg_schema_release(inherited);
     int id = tx.id;
@@ -1014,6 +1045,15 @@ done:
     if (!out)
         reg_view_clear(view);
     return REG_OK;
+}
+
+reg_code_t registry_register(registry_t *reg, store_t *db, const char *subject, const reg_request_t *request,
+                             reg_view_t *out, reg_error_t *err)
+{
+    int created = 0;
+    reg_code_t rc = register_(reg, db, subject, request, out, &created, err);
+    reg_count_registration(reg, rc, created);
+    return rc;
 }
 
 /* ---- Lookup ------------------------------------------------------------------ */
@@ -1135,6 +1175,7 @@ reg_code_t registry_check(registry_t *reg, store_t *db, const char *subject, con
         rc = build_history(reg, db, snap, only_version, &history, &n, &held, err);
         if (rc == REG_OK) {
             int ok = compat_with_previous(reg, subject, &c, history, held, &n, messages);
+            reg_count_check(reg, c.type, registry_effective_settings(reg, subject).level, ok);
             *compatible = ok == 1;
             if (ok < 0)
                 rc = reg_fail(err, REG_INTERNAL, "Out of memory during the compatibility check");

@@ -33,7 +33,8 @@ RUN=(postgresql-15)
 # SchemaRegistryClient imports it. sudo, util-linux (setpriv, runuser) and
 # passwd (useradd): the embedded-database tests for each kind of user; util-linux's
 # prlimit, the out-of-descriptors test. python3-h2: raw HTTP/2 frames
-# (RST_STREAM floods) in the overload tests.
+# (RST_STREAM floods) in the overload tests. python3-prometheus-client: its
+# parser reads GET /metrics in test_metrics.py.
 # docker-compose: parses docker-compose.yml in a test (no daemon is started).
 # python3-yaml, python3-jsonschema: test_openapi reads docs/openapi.yaml and
 # checks the server's answers against its schemas.
@@ -41,7 +42,7 @@ TEST=(
   libcmocka-dev clang-14 libclang-rt-14-dev protobuf-compiler
   curl nghttp2-client openssl procps util-linux passwd sudo
   python3 python3-confluent-kafka python3-requests python3-avro python3-h2
-  docker-compose python3-yaml python3-jsonschema
+  python3-prometheus-client docker-compose python3-yaml python3-jsonschema
 )
 # test_openapi runs an OpenAPI 3.1 validator from the npm registry (Debian has
 # none for 3.1; tests/openapi/package.json pins it), so the test group needs

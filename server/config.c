@@ -86,6 +86,12 @@ static const config_key_t config_keys[] = {
     {"tls.client.ca", CFG_STRING, FIELD(tls_client_ca)},
     {"tls.client.crl", CFG_STRING, FIELD(tls_client_crl)},
     {"tls.client.principal", CFG_PRINCIPAL, FIELD(tls_client_principal)},
+    {"max.connection.resets", CFG_LIMIT, FIELD(max_connection_resets)},
+    {"max.request.headers", CFG_LIMIT, FIELD(max_request_headers)},
+    {"max.request.header.bytes", CFG_BYTES, FIELD(max_request_header_bytes)},
+    {"http1.request.timeout.ms", CFG_MILLIS, FIELD(http1_request_timeout_ms)},
+    {"http2.idle.timeout.ms", CFG_MILLIS, FIELD(http2_idle_timeout_ms)},
+    {"http2.max.concurrent.requests", CFG_COUNT, FIELD(http2_max_concurrent_requests)},
 };
 #define CONFIG_KEY_COUNT (sizeof config_keys / sizeof config_keys[0])
 
@@ -260,6 +266,12 @@ static void config_defaults(server_config_t *cfg)
     cfg->changes_retention_s = 86400;
     cfg->auth_realm = xstrdup("SchemaRegistry");
     cfg->auth_max_failures = 10;
+    cfg->max_connection_resets = 100; /* h2o's own reset budget: its concurrent-stream limit */
+    cfg->max_request_headers = 100;   /* h2o's HTTP/1.1 parser takes no more (H2O_MAX_HEADERS) */
+    cfg->max_request_header_bytes = 65536;
+    cfg->http1_request_timeout_ms = 10000; /* h2o's defaults */
+    cfg->http2_idle_timeout_ms = 10000;
+    cfg->http2_max_concurrent_requests = 100; /* h2o announces 100 streams and refuses more */
 }
 
 /* The realm goes into a quoted header value: no quote, backslash or control byte. */
@@ -282,6 +294,15 @@ static int config_finish(server_config_t *cfg)
     if (cfg->max_subject_bytes > CONFIG_MAX_SUBJECT_BYTES) {
         log_error("config: max.subject.bytes: at most %d (PostgreSQL's index row limit)",
                   CONFIG_MAX_SUBJECT_BYTES);
+        return -1;
+    }
+    /* 0 would close every connection at once; h2o refuses streams beyond the 100 it announces. */
+    if (cfg->http1_request_timeout_ms < 100 || cfg->http2_idle_timeout_ms < 100) {
+        log_error("config: http1.request.timeout.ms and http2.idle.timeout.ms: at least 100");
+        return -1;
+    }
+    if (cfg->http2_max_concurrent_requests > 100) {
+        log_error("config: http2.max.concurrent.requests: at most 100 (the streams h2o allows)");
         return -1;
     }
     if ((cfg->tls_cert == NULL) != (cfg->tls_key == NULL)) {

@@ -29,6 +29,14 @@ typedef struct server_config {
     size_t max_subject_bytes;    /* longest subject name (42208 beyond), default 2048 */
     int changes_retention_s;     /* the change feed keeps this long (seconds); 0 = forever; 86400 */
 
+    /* Abuse limits per connection (docs/security.md, "HTTP/2 and HTTP/1.1 abuse"). */
+    int max_connection_resets;         /* requests gone before their reply, beyond replies delivered; 100 */
+    int max_request_headers;           /* header fields per request (431 and close beyond); 0 = no cap; 100 */
+    size_t max_request_header_bytes;   /* decoded header names + values per request (431 beyond); 65536 */
+    int http1_request_timeout_ms;      /* an HTTP/1.1 request (or the next one) must arrive within; 10000 */
+    int http2_idle_timeout_ms;         /* an HTTP/2 connection that sends no frame is closed after; 10000 */
+    int http2_max_concurrent_requests; /* HTTP/2 requests of one connection run at once (1-100); 100 */
+
     /* Authentication (docs/security.md). Off while no users file is set and
      * tls_client_auth is CONFIG_CLIENT_AUTH_NONE. */
     char *config_file;        /* the file read (--config), or NULL; server/authz.c reads its rules */

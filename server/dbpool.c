@@ -38,6 +38,9 @@ struct dbpool {
     int cancelling; /* dbpool_cancel: queued jobs run without a connection */
     int nworkers;
     dbpool_worker_t *workers;
+    /* Counted under the mutex for dbpool_stats (it is taken for each job anyway). */
+    size_t queued;
+    uint64_t jobs, connect_errors, reconnects;
 };
 
 static uint64_t dbpool_now_ms(void)
@@ -56,6 +59,8 @@ static void dbpool_connect(dbpool_worker_t *w)
     store_t *db = store_open(w->pool->conninfo, &error);
     pthread_mutex_lock(&w->pool->mutex);
     w->db = db;
+    if (db == NULL)
+        w->pool->connect_errors++;
     pthread_mutex_unlock(&w->pool->mutex);
     if (w->db != NULL) {
         if (w->backoff_ms > DBPOOL_BACKOFF_MIN_MS)
@@ -80,6 +85,7 @@ static void dbpool_disconnect(dbpool_worker_t *w)
     store_close(w->db);
     w->db = NULL;
     w->retry_at_ms = 0;
+    w->pool->reconnects++;
     log_warn("dbpool: worker %d lost its database connection; reconnecting", w->index);
 }
 
@@ -93,6 +99,8 @@ static dbpool_job_t *dbpool_pop(dbpool_t *pool)
         if (pool->head == NULL)
             pool->tail = NULL;
         job->next = NULL;
+        pool->queued--;
+        pool->jobs++;
     }
     return job;
 }
@@ -210,6 +218,7 @@ void dbpool_submit(dbpool_t *pool, dbpool_job_t *job)
     else
         pool->head = job;
     pool->tail = job;
+    pool->queued++;
     pthread_cond_signal(&pool->cond);
     pthread_mutex_unlock(&pool->mutex);
 }
@@ -222,6 +231,22 @@ void dbpool_cancel(dbpool_t *pool)
         if (pool->workers[i].busy && pool->workers[i].db != NULL)
             store_cancel(pool->workers[i].db);
     pthread_cond_broadcast(&pool->cond);
+    pthread_mutex_unlock(&pool->mutex);
+}
+
+void dbpool_stats(dbpool_t *pool, dbpool_stats_t *out)
+{
+    memset(out, 0, sizeof *out);
+    pthread_mutex_lock(&pool->mutex);
+    out->workers = pool->nworkers;
+    for (int i = 0; i < pool->nworkers; i++) {
+        out->connected += pool->workers[i].db != NULL;
+        out->busy += pool->workers[i].busy;
+    }
+    out->waiting = pool->queued;
+    out->jobs = pool->jobs;
+    out->connect_errors = pool->connect_errors;
+    out->reconnects = pool->reconnects;
     pthread_mutex_unlock(&pool->mutex);
 }
 

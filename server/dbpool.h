@@ -10,6 +10,9 @@
 #ifndef SERVER_DBPOOL_H
 #define SERVER_DBPOOL_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "store/store.h"
 
 typedef struct dbpool dbpool_t;
@@ -45,6 +48,19 @@ void dbpool_submit(dbpool_t *pool, dbpool_job_t *job);
  * without a connection, so every job comes back within moments.
  */
 void dbpool_cancel(dbpool_t *pool);
+
+/* What GET /metrics shows of the pool (server/metrics.c), read under its lock. */
+typedef struct dbpool_stats {
+    int workers;
+    int connected;           /* workers holding a connection */
+    int busy;                /* workers running a job */
+    size_t waiting;          /* jobs queued, not taken yet */
+    uint64_t jobs;           /* jobs taken since start */
+    uint64_t connect_errors; /* connection attempts that failed */
+    uint64_t reconnects;     /* connections found broken after a job, closed to connect afresh */
+} dbpool_stats_t;
+
+void dbpool_stats(dbpool_t *pool, dbpool_stats_t *out);
 
 /* Runs every job still queued, stops and joins the workers, closes their connections. */
 void dbpool_free(dbpool_t *pool);

@@ -16,6 +16,9 @@ extern const http_handler_t handle_metadata_version;
 extern const http_handler_t handle_metadata_deployment;
 extern const http_handler_t handle_schema_types;
 
+/* handler_metrics.c */
+extern const http_handler_t handle_metrics;
+
 /* handler_schemas.c */
 extern const http_handler_t handle_schemas;
 extern const http_handler_t handle_schema_by_id;
@@ -38,6 +41,7 @@ extern const http_handler_t handle_version_get;
 extern const http_handler_t handle_version_schema;
 extern const http_handler_t handle_version_referencedby;
 extern const http_handler_t handle_version_delete;
+extern const http_handler_t handle_version_tags;
 
 /* handler_compat.c */
 extern const http_handler_t handle_compat_version;
@@ -54,5 +58,8 @@ extern const http_handler_t handle_config_delete;
 extern const http_handler_t handle_mode_get;
 extern const http_handler_t handle_mode_put;
 extern const http_handler_t handle_mode_delete;
+
+/* handler_audit.c */
+extern const http_handler_t handle_audit;
 
 #endif

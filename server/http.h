@@ -26,6 +26,7 @@
 
 #include "registry/registry.h"
 #include "server/config.h"
+#include "server/request_id.h"
 #include "store/store.h"
 
 /* ---- 1. The call ------------------------------------------------------- */
@@ -67,6 +68,7 @@ typedef struct http_call {
     /* Context, borrowed. */
     registry_t *reg;
     const server_config_t *cfg;
+    struct metrics *metrics; /* the server's counters (server/metrics.h), for GET /metrics */
 
     /* Who asks (server/auth.h), set before routing. principal: the user of
      * HTTP Basic, the client certificate's name or the anonymous principal;
@@ -79,6 +81,9 @@ typedef struct http_call {
      * ends, so a SIGHUP during the request changes nothing of it; NULL = no
      * authorization. */
     struct authz_rules *authz;
+    /* The request's id (server/request_id.h), set before anything else:
+     * echoed as X-Request-Id, logged, stored in its audit rows. */
+    char request_id[REQUEST_ID_MAX + 1];
 
     /* Reply, set by the handler through the helpers of section 4. */
     int status;  /* 0 until replied */
@@ -105,10 +110,15 @@ typedef http_outcome_t (*http_loop_fn)(http_call_t *c);
 /* The database part: on a worker thread; db is never NULL. Always replies. */
 typedef void (*http_db_fn)(http_call_t *c, store_t *db);
 
-/* loop NULL: straight to the database part. db NULL: the loop always answers. */
+/* loop NULL: straight to the database part. db NULL: the loop always answers.
+ * media NULL: the reply is JSON in the type negotiated from Accept (406 when
+ * none is acceptable); else the handler's own type (static), whatever Accept
+ * says (a Prometheus scraper asks for text/plain), used for its 2xx replies;
+ * its errors stay JSON. */
 typedef struct http_handler {
     http_loop_fn loop;
     http_db_fn db;
+    const char *media;
 } http_handler_t;
 
 /* Keeps a decoded request for the database part; the server frees it with
@@ -127,6 +137,9 @@ void http_call_normalize_subject(http_call_t *c);
 int http_has_param(const http_call_t *c, const char *name);
 /* The first value of a query parameter, or NULL when absent. */
 const char *http_query(const http_call_t *c, const char *name);
+/* Every value of a repeated query parameter, in order (JAX-RS's List<String>),
+ * appended to out as copies. */
+void http_query_all(const http_call_t *c, const char *name, strlist_t *out);
 /* "true" (any case) is true; any other value false; absent -> dflt (docs/api.md). */
 int http_query_bool(const http_call_t *c, const char *name, int dflt);
 /* Decimal int; absent -> dflt. Returns 0, or -1 when present but unparseable. */
@@ -172,6 +185,8 @@ typedef enum http_scope {
     HTTP_SCOPE_MODE,     /* /mode */
     HTTP_SCOPE_SCHEMAS,  /* /schemas (by guid) */
     HTTP_SCOPE_CONTEXTS, /* /contexts */
+    HTTP_SCOPE_METRICS,  /* /metrics */
+    HTTP_SCOPE_AUDIT,    /* /audit: the audit trail (docs/security.md "Audit trail") */
 } http_scope_t;
 
 typedef struct http_need {

@@ -5,12 +5,15 @@
  * Contents
  *   1. Types
  *   2. Jobs: one request on its way through a handler
- *   3. Replying and the request log
+ *   3. Replying, counting (metrics.h) and the request log
  *   4. Requests: h2o -> http_call_t -> handler
  *   5. Database round trips: loop -> dbpool -> loop
  *   6. Listening socket, TLS and h2o settings
  *   7. Loops: setup, run, drain, dispose
  *   8. Start and stop
+ *
+ * Abuse (docs/security.md): every connection carries an http_abuse ledger
+ * (section 4); h2o's own limits are set in section 6.
  *
  * Memory: a request's http_call_t lives in a malloc'd job, not in h2o's
  * request pool, because a database worker may still be using it after h2o
@@ -50,8 +53,11 @@
 #include "server/auth.h"
 #include "server/authz.h"
 #include "server/dbpool.h"
+#include "server/http_abuse.h"
+#include "server/http_audit.h"
 #include "server/http_charset.h"
 #include "server/http_framing.h"
+#include "server/metrics.h"
 #include "server/tls.h"
 
 /* Handlers parse JSON nested up to 2048 levels; jansson needs ~1 MB for that. */
@@ -72,6 +78,7 @@
 
 typedef struct http_loop http_loop_t;
 typedef struct http_job http_job_t;
+typedef struct http_mark http_mark_t;
 
 /*
  * Everything h2o a loop owns (evloop, context, its wake-up queue, the
@@ -106,6 +113,7 @@ struct http_loop {
     int tls_msg_queued;           /* under srv->ready_lock: tls_msg is on its way */
     char log_lines[LOG_LINE_MAX]; /* the request log's lines not written yet (section 3) */
     size_t log_len;
+    metrics_shard_t *metrics; /* this loop's counters; written by this loop only */
 };
 
 struct http_server {
@@ -119,14 +127,36 @@ struct http_server {
     int listen_fd;
     char address[INET6_ADDRSTRLEN + 8];
     dbpool_t *pool;
+    metrics_t *metrics; /* GET /metrics: one shard per loop */
     size_t nloops;
     http_loop_t *loops;
     atomic_int connections;     /* open client connections, every loop */
     int max_connections;        /* resolved: never 0 */
     pthread_mutex_t ready_lock; /* loops report their set-up here */
     pthread_cond_t ready_cond;
+    atomic_int audit_pending; /* refused attempts' audit rows queued from the loops (http_audit.h) */
     size_t nready;
     char *ready_error; /* the first loop's failure, malloc'd */
+    http_abuse_limits_t abuse;
+};
+
+/* One accepted client connection: the socket's on_close data, freed with the socket. */
+typedef struct http_conn {
+    http_loop_t *loop;
+    http_abuse_conn_t abuse;
+} http_conn_t;
+
+/*
+ * Lives in each request's pool: when h2o frees the request, whether its
+ * reply went out decides the connection's reset budget (http_abuse.h). A
+ * stream reset before h2o wrote the reply's DATA frames counts req->bytes_sent
+ * short of the reply, on either protocol and in either request path.
+ */
+struct http_mark {
+    http_conn_t *conn; /* alive as long as the request: h2o frees requests before the socket */
+    h2o_req_t *req;
+    size_t expect; /* body bytes of the reply sent; 0 = none sent yet */
+    int replied;
 };
 
 /* The guard lives in the request's pool; h2o disposes it with the request. */
@@ -145,7 +175,8 @@ struct http_job {
     h2o_conn_t *conn;         /* a key into owner->conn_jobs only; never dereferenced */
     atomic_int gone;          /* set on the loop when h2o frees the request; read by the worker */
     http_guard_t *guard;
-    char *log_target; /* method and path, copied when the job leaves the loop */
+    http_mark_t *mark; /* in the request's pool; NULL when not counted */
+    char *log_target;  /* method and path, copied when the job leaves the loop */
     struct timespec started;
 };
 
@@ -158,6 +189,7 @@ static http_job_t *http_job_new(http_loop_t *loop)
     job->owner = loop;
     job->call.reg = loop->srv->reg;
     job->call.cfg = loop->srv->cfg;
+    job->call.metrics = loop->srv->metrics;
     job->content_type = HTTP_MEDIA_V1;
     return job;
 }
@@ -180,7 +212,7 @@ static uint64_t http_job_elapsed_us(const http_job_t *job)
     return us > 0 ? (uint64_t)us : 0;
 }
 
-/* ---- 3. Replying and the request log ------------------------------------------ */
+/* ---- 3. Replying, counting and the request log -------------------------------- */
 
 static const char *http_reason(int status)
 {
@@ -200,6 +232,7 @@ static const char *http_reason(int status)
     case 415: return "Unsupported Media Type";
     case 422: return "Unprocessable Entity";
     case 429: return "Too Many Requests";
+    case 431: return "Request Header Fields Too Large";
     case 500: return "Internal Server Error";
     case 503: return "Service Unavailable";
     default: return status < 400 ? "OK" : "Error";
@@ -274,30 +307,34 @@ static size_t http_log_append(char *line, size_t n, const char *text, size_t max
  * of the event loop (http_loop_main), or sooner when LOG_LINE_MAX bytes are
  * waiting: no line waits longer than the turn that produced it.
  */
-static void http_log_request(http_job_t *job, const char *target, const char *note)
+static void http_log_request(http_job_t *job, const char *target, const char *note, uint64_t us)
 {
     http_loop_t *loop = job->owner;
     char line[LOG_LINE_MAX];
-    /* The line log_info("%s %d %" PRIu64 "us from=%s principal=%s%s") would
+    /* The line log_info("%s %d %" PRIu64 "us from=%s principal=%s rid=%s%s") would
      * write, without printf: the target is escaped already (http_log_target),
      * note is a literal, the principal never a password (auth.h). */
     size_t n = log_prefix(line, LOG_INFO);
     if (!target)
         target = "-";
     size_t tlen = strlen(target), nlen = strlen(note);
-    size_t room = 48 + sizeof job->call.remote + 24 + HTTP_LOG_PRINCIPAL_MAX; /* all but the target */
+    size_t room = 48 + sizeof job->call.remote + 24 + HTTP_LOG_PRINCIPAL_MAX + 8 +
+                  sizeof job->call.request_id; /* all but the target */
     if (n + tlen + nlen + room > sizeof line)
         tlen = sizeof line - n - nlen - room;
     memcpy(line + n, target, tlen);
     n += tlen;
     n += (size_t)http_format_u64(line + n, ' ', (uint64_t)(job->call.status < 0 ? 0 : job->call.status));
-    n += (size_t)http_format_u64(line + n, ' ', http_job_elapsed_us(job));
+    n += (size_t)http_format_u64(line + n, ' ', us);
     memcpy(line + n, "us from=", 8);
     n += 8;
     n = http_log_append(line, n, job->call.remote[0] ? job->call.remote : "-", sizeof job->call.remote);
     memcpy(line + n, " principal=", 11);
     n += 11;
     n = http_log_append(line, n, job->call.principal ? job->call.principal : "-", HTTP_LOG_PRINCIPAL_MAX);
+    memcpy(line + n, " rid=", 5);
+    n += 5;
+    n = http_log_append(line, n, job->call.request_id, sizeof job->call.request_id);
     memcpy(line + n, note, nlen);
     n += nlen;
     line[n++] = '\n';
@@ -305,6 +342,21 @@ static void http_log_request(http_job_t *job, const char *target, const char *no
         http_log_flush(loop);
     memcpy(loop->log_lines + loop->log_len, line, n);
     loop->log_len += n;
+}
+
+/*
+ * Counts the finished request (server/metrics.h) on its loop, before its
+ * reply leaves: a client that reads the reply and then scrapes, on any
+ * connection, finds it counted. Returns the time taken, which the log shows too.
+ */
+static uint64_t http_count(http_job_t *job)
+{
+    http_call_t *c = &job->call;
+    if (c->status == 0)
+        http_reply_error(c, 500, "The request handler did not reply");
+    uint64_t us = http_job_elapsed_us(job);
+    metrics_count(job->owner->metrics, c->route, c->method, c->status, us);
+    return us;
 }
 
 /* Sends the job's reply on req (which must be alive, on its own loop). */
@@ -318,10 +370,22 @@ static void http_send(http_job_t *job, h2o_req_t *req)
     http_call_t *c = &job->call;
     if (c->status == 0)
         http_reply_error(c, 500, "The request handler did not reply");
+    int head = h2o_memis(req->input.method.base, req->input.method.len, H2O_STRLIT("HEAD"));
+    if (job->mark != NULL) {
+        job->mark->replied = 1;
+        job->mark->expect = head ? 0 : c->reply_len;
+    }
     req->res.status = c->status;
     req->res.reason = http_reason(c->status);
-    h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CONTENT_TYPE, NULL, job->content_type,
-                   strlen(job->content_type));
+    /* A handler with a media type of its own (GET /metrics) sends its 2xx in it; errors are JSON. */
+    const char *type = job->handler && job->handler->media && c->status >= 200 && c->status < 300
+                           ? job->handler->media
+                           : job->content_type;
+    h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CONTENT_TYPE, NULL, type, strlen(type));
+    /* In the request's pool: h2o keeps the pointer, and the job may go first. */
+    h2o_iovec_t rid = h2o_strdup(&req->pool, c->request_id, strlen(c->request_id));
+    h2o_add_header_by_str(&req->pool, &req->res.headers, H2O_STRLIT("x-request-id"), 0, NULL, rid.base,
+                          rid.len);
     for (size_t i = 0; i < c->nreply_headers; i++)
         h2o_add_header_by_str(&req->pool, &req->res.headers, c->reply_headers[i].name,
                               strlen(c->reply_headers[i].name), 0, NULL, c->reply_headers[i].value,
@@ -340,7 +404,7 @@ static void http_send(http_job_t *job, h2o_req_t *req)
     static h2o_generator_t generator = {NULL, NULL};
     h2o_iovec_t buf = h2o_iovec_init(c->reply, c->reply_len);
     h2o_start_response(req, &generator);
-    if (h2o_memis(req->input.method.base, req->input.method.len, H2O_STRLIT("HEAD")))
+    if (head)
         h2o_send(req, NULL, 0, H2O_SEND_STATE_FINAL);
     else
         h2o_send(req, &buf, 1, H2O_SEND_STATE_FINAL);
@@ -351,8 +415,14 @@ static void http_finish_on_loop(http_job_t *job, h2o_req_t *req)
 {
     char target[HTTP_LOG_TARGET_MAX + 8];
     http_log_target(req, target);
+    uint64_t us = http_count(job);
     http_send(job, req);
-    http_log_request(job, target, "");
+    http_log_request(job, target, "", us);
+    http_audit_job_t *refused = http_audit_refusal(&job->call);
+    if (refused != NULL) {
+        http_server_t *srv = job->owner->srv;
+        http_audit_submit(refused, srv->pool, srv->reg, &srv->audit_pending);
+    }
     http_job_free(job);
 }
 
@@ -395,22 +465,28 @@ static SSL *http_socket_ssl(h2o_socket_t *sock)
     return ssl;
 }
 
-/*
- * What auth.h needs of the connection: the peer's address (into the call),
- * the Authorization header, the client certificate's principal.
- */
-static int http_authenticate(http_job_t *job, h2o_req_t *req)
+/* The peer's address as text into out (cap bytes), "?" when unknown: taken first for each
+ * request, since every log line and audit row names it. */
+static void http_peer_address(h2o_req_t *req, char *out, size_t cap)
 {
-    http_call_t *c = &job->call;
     struct sockaddr_storage ss;
-    snprintf(c->remote, sizeof c->remote, "?");
+    snprintf(out, cap, "?");
     if (req->conn->callbacks->get_peername(req->conn, (struct sockaddr *)&ss) != 0) {
         const void *at = ss.ss_family == AF_INET6 ? (const void *)&((struct sockaddr_in6 *)&ss)->sin6_addr
                                                   : (const void *)&((struct sockaddr_in *)&ss)->sin_addr;
         if ((ss.ss_family != AF_INET && ss.ss_family != AF_INET6) ||
-            inet_ntop(ss.ss_family, at, c->remote, sizeof c->remote) == NULL)
-            snprintf(c->remote, sizeof c->remote, "?");
+            inet_ntop(ss.ss_family, at, out, (socklen_t)cap) == NULL)
+            snprintf(out, cap, "?");
     }
+}
+
+/*
+ * What auth.h needs of the connection: the Authorization header, the client
+ * certificate's principal.
+ */
+static int http_authenticate(http_job_t *job, h2o_req_t *req)
+{
+    http_call_t *c = &job->call;
     if (!auth_enabled(job->owner->srv->auth))
         return 0;
     h2o_iovec_t authorization = http_header(req, H2O_TOKEN_AUTHORIZATION);
@@ -420,6 +496,31 @@ static int http_authenticate(http_job_t *job, h2o_req_t *req)
     in.cert = tls_peer_principal(ssl, (config_principal_t)job->owner->srv->cfg->tls_client_principal,
                                  &in.cert_name);
     return auth_authenticate(job->owner->srv->auth, c, &in);
+}
+
+/*
+ * For a request refused before routing (413, 401): its route, only to tell
+ * whether the refusal hit a write route (its audit row, http_audit.h). The
+ * reply stays what it is.
+ */
+static void http_route_for_audit(http_job_t *job, const h2o_req_t *req)
+{
+    http_call_t *c = &job->call;
+    c->method = http_method_parse(req->method.base, req->method.len);
+    if (c->seg == NULL) {
+        size_t path_len = req->query_at == SIZE_MAX ? req->path.len : req->query_at;
+        if (http_call_parse_path(c, req->path.base, path_len) != 0)
+            return;
+        if (req->query_at != SIZE_MAX && http_call_parse_query(c, req->path.base + req->query_at + 1,
+                                                               req->path.len - req->query_at - 1) != 0)
+            return;
+    }
+    const http_handler_t *ignored;
+    if (http_route_lookup(http_routes, http_route_count, c->method, c->seg, c->nseg, &c->route, &ignored) ==
+        200)
+        http_call_normalize_subject(c);
+    else
+        c->route = NULL;
 }
 
 /*
@@ -440,6 +541,8 @@ static int http_decode(http_job_t *job, h2o_req_t *req)
     if (negotiated != NULL)
         job->content_type = negotiated;
 
+    /* First: every reply, the earliest refusals too, is counted by its method (metrics.h). */
+    c->method = http_method_parse(req->method.base, req->method.len);
     if (http_framing_check(req) != 0) {
         req->http1_is_persistent = 0; /* the body's end is unknown: nothing after it can be read */
         http_reply_error(c, 400, "Bad Request: the request has two different Content-Length headers");
@@ -448,9 +551,9 @@ static int http_decode(http_job_t *job, h2o_req_t *req)
     if (req->entity.len > srv->cfg->max_body_bytes) {
         http_reply_error(c, 413, "Request body is larger than the limit of %zu bytes",
                          srv->cfg->max_body_bytes);
+        http_route_for_audit(job, req);
         return -1;
     }
-    c->method = http_method_parse(req->method.base, req->method.len);
     size_t path_len = req->query_at == SIZE_MAX ? req->path.len : req->query_at;
     int rc = http_call_parse_path(c, req->path.base, path_len);
     if (rc == 0 && req->query_at != SIZE_MAX)
@@ -463,8 +566,10 @@ static int http_decode(http_job_t *job, h2o_req_t *req)
         http_reply_error(c, 400, "Invalid request target: bad percent-encoding or not UTF-8");
         return -1;
     }
-    if (http_authenticate(job, req) != 0)
+    if (http_authenticate(job, req) != 0) {
+        http_route_for_audit(job, req);
         return -1;
+    }
     c->authz = authz_current(srv->authz); /* the rules of this request, whatever SIGHUP does */
     if (http_call_apply_context(c, req->path.base, path_len,
                                 req->query_at == SIZE_MAX ? NULL : req->path.base + req->query_at + 1,
@@ -485,7 +590,7 @@ static int http_decode(http_job_t *job, h2o_req_t *req)
         http_reply_error(c, 415, "HTTP 415 Unsupported Media Type");
         return -1;
     }
-    if (negotiated == NULL) {
+    if (negotiated == NULL && job->handler->media == NULL) {
         http_reply_error(c, 406, "HTTP 406 Not Acceptable");
         return -1;
     }
@@ -495,14 +600,125 @@ static int http_decode(http_job_t *job, h2o_req_t *req)
     return http_charset_body(c); /* UTF-16 and UTF-32 bodies become UTF-8 (400 when invalid) */
 }
 
+/*
+ * Abuse: each request is entered in its connection's ledger (http_abuse.h)
+ * before anything is decoded, and the verdict is carried out here, inside
+ * h2o's request path, where h2o itself sends GOAWAY on protocol errors.
+ */
+static void http_on_conn_close(void *data);
+
+/* The connection a request came on; NULL for a socket this server did not accept. */
+static http_conn_t *http_conn_of(h2o_req_t *req)
+{
+    h2o_socket_t *sock =
+        req->conn->callbacks->get_socket ? req->conn->callbacks->get_socket(req->conn) : NULL;
+    if (sock == NULL || sock->on_close.cb != http_on_conn_close)
+        return NULL;
+    return sock->on_close.data;
+}
+
+static void http_mark_dispose(void *p)
+{
+    http_mark_t *m = p;
+    int delivered = m->replied && m->req->bytes_sent >= m->expect;
+    http_abuse_on_end(&m->conn->abuse, &m->conn->loop->srv->abuse, delivered);
+}
+
+/*
+ * Sends a connection away. HTTP/1.1: Connection: close after this reply.
+ * HTTP/2: h2o 2.2.5 has no call to close one connection, and its GOAWAY
+ * (enqueue_goaway) is static and needs h2o_http2_conn_t, whose header
+ * Debian does not ship whole (http2_internal.h includes the missing khash.h).
+ * So the socket is shut down under h2o: the client sees the connection end,
+ * h2o's next read or write on it fails and h2o closes the connection the
+ * way it closes one the peer dropped, freeing its streams. Input h2o read
+ * already is still parsed, and each request in it gets the same refusal.
+ */
+static void http_send_away(h2o_req_t *req)
+{
+    req->http1_is_persistent = 0;
+    if (req->version < 0x200)
+        return;
+    h2o_socket_t *sock =
+        req->conn->callbacks->get_socket ? req->conn->callbacks->get_socket(req->conn) : NULL;
+    int fd = sock ? h2o_socket_get_fd(sock) : -1;
+    if (fd >= 0)
+        shutdown(fd, SHUT_RDWR);
+}
+
+/* Decoded header bytes of a request, the way SETTINGS_MAX_HEADER_LIST_SIZE counts them. */
+static size_t http_header_bytes(const h2o_req_t *req)
+{
+    size_t n = req->input.method.len + req->input.path.len + req->input.authority.len + 3 * 32;
+    for (size_t i = 0; i < req->headers.size; i++)
+        n += req->headers.entries[i].name->len + req->headers.entries[i].value.len + 32;
+    return n;
+}
+
+/* Returns 0 to serve the request (job->mark set), -1 with a refusal in the call. */
+static int http_police(http_job_t *job, h2o_req_t *req)
+{
+    http_conn_t *hc = http_conn_of(req);
+    if (hc == NULL)
+        return 0;
+    const http_abuse_limits_t *lim = &job->owner->srv->abuse;
+    int before = hc->abuse.sent_away;
+    http_abuse_verdict_t v =
+        http_abuse_on_request(&hc->abuse, lim, req->headers.size, http_header_bytes(req));
+    if (v != HTTP_ABUSE_RESETS && v != HTTP_ABUSE_HEADERS) {
+        job->mark = h2o_mem_alloc_shared(&req->pool, sizeof *job->mark, http_mark_dispose);
+        *job->mark = (http_mark_t){.conn = hc, .req = req};
+        return 0;
+    }
+    /* Once per connection: the line first, then the close the client may be waiting on. */
+    if (before == 0) {
+        char from[INET6_ADDRSTRLEN + 8];
+        http_peer_address(req, from, sizeof from);
+        if (v == HTTP_ABUSE_RESETS)
+            log_warn("http: closing a connection from %s: %" PRIu64 " of its %" PRIu64
+                     " requests went away before their reply (max.connection.resets %d)",
+                     from, hc->abuse.resets, hc->abuse.requests, lim->max_resets);
+        else
+            log_warn("http: closing a connection from %s: a request with %zu header fields of %zu bytes "
+                     "(max.request.headers %zu, max.request.header.bytes %zu)",
+                     from, req->headers.size, http_header_bytes(req), lim->max_headers,
+                     lim->max_header_bytes);
+        http_send_away(req);
+    }
+    if (v == HTTP_ABUSE_RESETS)
+        http_reply_error(&job->call, 429,
+                         "Too many requests on this connection went away before their reply "
+                         "(max.connection.resets); the connection is closed");
+    else
+        http_reply_error(&job->call, 431,
+                         "Request header fields too large: at most %zu fields and %zu bytes "
+                         "(max.request.headers, max.request.header.bytes)",
+                         lim->max_headers, lim->max_header_bytes);
+    return -1;
+}
+
 static void http_submit(http_job_t *job, h2o_req_t *req);
 static int http_admit(http_job_t *job, h2o_req_t *req);
+
+/* The client's X-Request-Id when it is sane, else a new one (request_id.h). */
+static void http_request_id(http_job_t *job, const h2o_req_t *req)
+{
+    ssize_t i = h2o_find_header_by_str(&req->headers, H2O_STRLIT("x-request-id"), -1);
+    if (i >= 0 && request_id_sane(req->headers.entries[i].value.base, req->headers.entries[i].value.len)) {
+        memcpy(job->call.request_id, req->headers.entries[i].value.base, req->headers.entries[i].value.len);
+        job->call.request_id[req->headers.entries[i].value.len] = '\0';
+    } else {
+        request_id_new(job->call.request_id);
+    }
+}
 
 static int http_on_req(h2o_handler_t *self, h2o_req_t *req)
 {
     http_loop_t *loop = H2O_STRUCT_FROM_MEMBER(http_loop_t, ctx, req->conn->ctx);
     http_job_t *job = http_job_new(loop);
-    if (http_decode(job, req) == 0) {
+    http_request_id(job, req);
+    http_peer_address(req, job->call.remote, sizeof job->call.remote);
+    if (http_police(job, req) == 0 && http_decode(job, req) == 0) {
         const http_handler_t *h = job->handler;
         /* The memory part answers or declines; without one, straight to a worker. */
         http_outcome_t o = h->loop ? h->loop(&job->call) : HTTP_TO_DB;
@@ -524,6 +740,7 @@ static void http_guard_dispose(void *p)
     http_guard_t *guard = p;
     if (guard->job != NULL) {
         guard->job->req = NULL;
+        guard->job->mark = NULL; /* in the same pool */
         atomic_store(&guard->job->gone, 1);
     }
 }
@@ -583,10 +800,22 @@ static void http_job_run_db(dbpool_job_t *pool_job, store_t *db)
         http_reply_error(&job->call, 499, "The client went away before the request ran");
     else if (db == NULL)
         http_reply_error(&job->call, 50001, "Error while connecting to the database");
-    else
+    else {
+        /* Whom the changes on db are for: their audit rows name it (registry.h section 7). */
+        reg_actor_t who = {job->call.principal, job->call.remote[0] ? job->call.remote : NULL,
+                           job->call.request_id};
+        registry_act_as(db, &who);
         job->handler->db(&job->call, db);
+    }
+    http_audit_job_t *refused = db != NULL ? http_audit_refusal(&job->call) : NULL;
+    registry_t *reg = job->owner->srv->reg;
     /* The job belongs to the loop from here on. */
     h2o_multithread_send_message(&job->owner->done_recv, &job->msg);
+    /* A refusal's row after the reply has left: it never delays the answer. */
+    if (refused != NULL)
+        http_audit_write(refused, reg, db);
+    if (db != NULL)
+        registry_act_as(db, NULL);
 }
 
 /*
@@ -623,12 +852,13 @@ static void http_on_jobs_done(h2o_multithread_receiver_t *recv, h2o_linklist_t *
         http_job_t *job = H2O_STRUCT_FROM_MEMBER(http_job_t, msg, msg);
         loop->jobs_out--;
         http_conn_jobs_add(loop, job->conn, -1);
+        uint64_t us = http_count(job);
         if (job->req != NULL) {
             job->guard->job = NULL;
             http_send(job, job->req);
-            http_log_request(job, job->log_target, "");
+            http_log_request(job, job->log_target, "", us);
         } else {
-            http_log_request(job, job->log_target, " (client gone, reply dropped)");
+            http_log_request(job, job->log_target, " (client gone, reply dropped)", us);
         }
         http_job_free(job);
     }
@@ -764,6 +994,14 @@ static void http_h2o_config(http_server_t *srv)
      */
     srv->config.max_request_entity_size = 4 * srv->cfg->max_body_bytes;
     srv->config.http2.graceful_shutdown_timeout = HTTP_DRAIN_MS / 2;
+    /* Slowloris: h2o arms the HTTP/1.1 timer when a request (or the wait for the
+     * next one) begins and does not re-arm it per byte, so a client dripping a
+     * header byte at a time is closed when it runs out. HTTP/2's idle timer is
+     * re-armed by every frame (docs/security.md: what remains). */
+    srv->config.http1.req_timeout = (uint64_t)srv->cfg->http1_request_timeout_ms;
+    srv->config.http2.idle_timeout = (uint64_t)srv->cfg->http2_idle_timeout_ms;
+    srv->config.http2.max_concurrent_requests_per_connection =
+        (size_t)srv->cfg->http2_max_concurrent_requests;
     h2o_hostconf_t *host =
         h2o_config_register_host(&srv->config, h2o_iovec_init(H2O_STRLIT("default")), 65535);
     h2o_pathconf_t *path = h2o_config_register_path(host, "/", 0);
@@ -800,7 +1038,9 @@ static void http_pause_accepting(http_loop_t *loop, const char *why)
 /* On the loop that accepted the connection (h2o closes a socket on its own loop). */
 static void http_on_conn_close(void *data)
 {
-    http_loop_t *loop = data;
+    http_conn_t *hc = data;
+    http_loop_t *loop = hc->loop;
+    free(hc);
     loop->nconns--;
     atomic_fetch_sub(&loop->srv->connections, 1);
 }
@@ -835,8 +1075,11 @@ static void http_on_accept(h2o_socket_t *listener, const char *err)
         }
         atomic_fetch_add(&srv->connections, 1);
         loop->nconns++;
+        http_conn_t *hc = xmalloc(sizeof *hc);
+        hc->loop = loop;
+        http_abuse_conn_init(&hc->abuse, &srv->abuse);
         sock->on_close.cb = http_on_conn_close;
-        sock->on_close.data = loop;
+        sock->on_close.data = hc;
         h2o_accept(&loop->accept_ctx, sock);
     }
 }
@@ -1029,6 +1272,7 @@ static int http_spawn_loops(http_server_t *srv, char **error)
     for (size_t i = 0; i < srv->nloops; i++) {
         srv->loops[i].srv = srv;
         srv->loops[i].index = (int)i;
+        srv->loops[i].metrics = metrics_shard(srv->metrics, i);
         int rc = pthread_create(&srv->loops[i].thread, &attr, http_loop_main, &srv->loops[i]);
         if (rc != 0) {
             *error = http_error_new("cannot start HTTP thread: %s", strerror(rc));
@@ -1098,6 +1342,7 @@ static void http_teardown(http_server_t *srv)
 {
     int leftovers = 0;
     http_stop_loops(srv); /* each loop waits for its jobs, so the pool's queue is empty now */
+    metrics_use_pool(srv->metrics, NULL);
     dbpool_free(srv->pool);
     srv->pool = NULL;
     for (size_t i = 0; i < srv->nloops; i++)
@@ -1114,6 +1359,7 @@ static void http_teardown(http_server_t *srv)
     SSL_CTX_free(srv->ssl_ctx);
     pthread_mutex_destroy(&srv->ready_lock);
     pthread_cond_destroy(&srv->ready_cond);
+    metrics_free(srv->metrics);
     free(srv->loops);
     free(srv);
 }
@@ -1126,6 +1372,9 @@ http_server_t *http_server_new(const server_config_t *cfg, char **error)
     srv->listen_fd = -1;
     srv->nloops = cfg->threads > 0 ? (size_t)cfg->threads : 1;
     srv->max_connections = cfg->max_connections;
+    srv->abuse = (http_abuse_limits_t){.max_resets = cfg->max_connection_resets,
+                                       .max_headers = (size_t)cfg->max_request_headers,
+                                       .max_header_bytes = cfg->max_request_header_bytes};
     if (srv->max_connections <= 0) {
         struct rlimit nofile;
         long soft = getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur != RLIM_INFINITY
@@ -1134,6 +1383,8 @@ http_server_t *http_server_new(const server_config_t *cfg, char **error)
         srv->max_connections = soft - HTTP_FD_RESERVE > 16 ? (int)(soft - HTTP_FD_RESERVE) : 16;
     }
     srv->loops = xcalloc(srv->nloops, sizeof *srv->loops);
+    srv->metrics = metrics_new(srv->nloops, http_routes, http_route_count);
+    metrics_use_connections(srv->metrics, &srv->connections);
     pthread_mutex_init(&srv->ready_lock, NULL);
     pthread_cond_init(&srv->ready_cond, NULL);
     http_h2o_config(srv);
@@ -1151,6 +1402,7 @@ int http_server_start(http_server_t *srv, registry_t *reg, const char *conninfo,
     srv->pool = dbpool_new(conninfo, srv->cfg->db_threads, error);
     if (srv->pool == NULL)
         return -1;
+    metrics_use_pool(srv->metrics, srv->pool);
     return http_spawn_loops(srv, error);
 }
 

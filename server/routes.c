@@ -24,6 +24,8 @@ const http_route_t http_routes[] = {
     ROUTE("/", ON(&handle_root, READ, ANY), ON(&handle_root, READ, ANY), NO, NO),
     ROUTE("/health/live", ON(&handle_health_live, READ, ANY), NO, NO, NO),
     ROUTE("/health/ready", ON(&handle_health_ready, READ, ANY), NO, NO, NO),
+    /* Prometheus: admin on /metrics once rules exist (docs/operations.md "Metrics"). */
+    ROUTE("/metrics", ON(&handle_metrics, ADMIN, METRICS), NO, NO, NO),
     ROUTE("/v1/metadata/id", ON(&handle_metadata_id, READ, ANY), NO, NO, NO),
     ROUTE("/v1/metadata/version", ON(&handle_metadata_version, READ, ANY), NO, NO, NO),
     ROUTE("/v1/metadata/deployment", ON(&handle_metadata_deployment, READ, ANY), NO, NO, NO),
@@ -54,6 +56,8 @@ const http_route_t http_routes[] = {
     /* SUBJECT, and the ids listed are filtered as a listing's. */
     ROUTE("/subjects/{subject}/versions/{version}/referencedby",
           ON(&handle_version_referencedby, READ, SUBJECT), NO, NO, NO),
+    ROUTE("/subjects/{subject}/versions/{version}/tags", NO, ON(&handle_version_tags, WRITE, SUBJECT), NO,
+          NO),
 
     /* A check changes nothing: reading the subject is enough. */
     ROUTE("/compatibility/subjects/{subject}/versions", NO, ON(&handle_compat_all, READ, SUBJECT), NO, NO),
@@ -76,6 +80,7 @@ const http_route_t http_routes[] = {
           ON(&handle_mode_delete, ADMIN, MODE)),
     ROUTE("/mode/{subject}", ON(&handle_mode_get, READ, SUBJECT), NO, ON(&handle_mode_put, ADMIN, SUBJECT),
           ON(&handle_mode_delete, ADMIN, SUBJECT)),
+    ROUTE("/audit", ON(&handle_audit, ADMIN, AUDIT), NO, NO, NO),
 };
 
 const size_t http_route_count = sizeof http_routes / sizeof *http_routes;

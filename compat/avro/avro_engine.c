@@ -124,6 +124,11 @@ static int engine_changes(const void *old_model, const void *new_model, change_l
     return avro_changes(old_model, new_model, out);
 }
 
+static int engine_tagged(const void *model, schema_tagged_t **out, size_t *n)
+{
+    return avro_tags_list(model, out, n);
+}
+
 const schema_engine_t avro_engine = {
     .type = SCHEMA_AVRO,
     .parse = engine_parse,
@@ -133,4 +138,6 @@ const schema_engine_t avro_engine = {
     .equivalent = engine_equivalent,
     .has_top_level_field = engine_has_top_level_field,
     .changes = engine_changes,
+    .tags_edit = avro_tags_edit,
+    .tagged = engine_tagged,
 };

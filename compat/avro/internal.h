@@ -9,7 +9,7 @@
  *   5. Name tables (avro_hash.c; base/hmap.h)
  *   6. Names (avro_names.c, avro_unicode.c)
  *   7. The model: nodes, fields, properties
- *   8. Operations on models, one file each
+ *   8. Operations on models, one file each (inline tags: avro_tags.c)
  *
  * The model mirrors what Avro Java builds (org.apache.avro.Schema), because
  * the canonical text, the checker's locations and even its duplicates
@@ -300,5 +300,9 @@ void avro_write_parsing_form(strbuf_t *b, const avro_node_t *root);
 /* avro_normalize.c: Confluent's normalized text (re-parsed by the caller);
  * returns -1 (with *error) where Confluent's normalizer throws. */
 int avro_write_normalized(strbuf_t *b, const avro_model_t *m, char **error);
+
+/* Inline tags (avro_tags.c): schema_engine_t.tags_edit and .tagged (compat/schema.h, section 5). */
+char *avro_tags_edit(const char *text, size_t len, const schema_tag_edit_t *edits, size_t n, char **error);
+int avro_tags_list(const avro_model_t *m, schema_tagged_t **out, size_t *n);
 
 #endif

@@ -293,4 +293,5 @@ const schema_engine_t jsonschema_engine = {
     .backward_lenient = engine_backward_lenient,
     .has_top_level_field = engine_has_top_level_field,
     .changes = engine_changes,
+    .tags_edit = jsonschema_tags_edit,
 };
