@@ -279,8 +279,8 @@ static void walk_types(walk_t *w, const char *path, const avro_node_t *o, const 
              reads(w, n, o, NULL));
         o = ob;
         n = nb;
-    } else if (o_null == n_null && o_null) {
-        o = ob;
+    } else if (o_null && n_null && ob->kind != AVRO_KIND_NULL && nb->kind != AVRO_KIND_NULL) {
+        o = ob; /* both nullable: what is compared is what the null is joined to */
         n = nb;
     }
     if (o->kind == AVRO_KIND_RECORD && n->kind == AVRO_KIND_RECORD) {

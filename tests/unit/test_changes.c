@@ -166,6 +166,13 @@ static void test_avro_fields(void **state)
            "NULLABILITY_CHANGED a union<null,int> -> int [nullable -> required] f1 b0\n"
            "DEFAULT_CHANGED a union<null,int> -> int f1 b1\n",
            NULL);
+    /* null alone, then joined to a type: the union reads more than null did. */
+    expect(SCHEMA_AVRO, AREC("{\"name\":\"a\",\"type\":\"null\"}"),
+           AREC("{\"name\":\"a\",\"type\":[\"null\",\"int\"]}"),
+           "TYPE_WIDENED a null -> union<null,int> f0 b1\n", "1 column widened; backward compatible");
+    /* Both nullable: the types joined to null are compared. */
+    expect(SCHEMA_AVRO, AREC("{\"name\":\"a\",\"type\":[\"null\",\"int\"]}"),
+           AREC("{\"name\":\"a\",\"type\":[\"long\",\"null\"]}"), "TYPE_WIDENED a int -> long f0 b1\n", NULL);
     expect(SCHEMA_AVRO, AREC("{\"name\":\"a\",\"type\":\"int\",\"doc\":\"x\"}"),
            AREC("{\"name\":\"a\",\"type\":\"int\",\"doc\":\"y\"}"), "DOC_CHANGED a - -> - f1 b1\n",
            "1 doc changed; fully compatible");
