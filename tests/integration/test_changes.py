@@ -181,6 +181,28 @@ class PostChanges(harness.RegistryTestCase):
         self.assert_ok(self.compare(side(old, references=refs), side(new, references=refs)), {
             "schemaType": "AVRO", "summary": "1 column added; forward compatible", "backward": False,
             "forward": True, "changes": [change("FIELD_ADDED", "since", None, "long", backward=False)]})
+        # JSON Schema: a $ref to a registered schema; the column through it is named by the referrer.
+        jaddr = self.sub("jaddress")
+        self.register_ok(jaddr, json.dumps({"type": "object", "properties": {"zip": {"type": "integer"}}}),
+                         schema_type="JSON")
+        jrefs = [{"name": "address.json", "subject": jaddr, "version": 1}]
+        jold = json.dumps({"type": "object", "properties": {"home": {"$ref": "address.json"}}})
+        jnew = json.dumps({"type": "object", "properties": {"home": {"$ref": "address.json"},
+                                                            "since": {"type": "integer"}}})
+        self.assert_ok(self.compare(side(jold, "JSON", jrefs), side(jnew, "JSON", jrefs)), {
+            "schemaType": "JSON", "summary": "1 column added; forward compatible", "backward": False,
+            "forward": True, "changes": [change("FIELD_ADDED", "since", None, "integer", backward=False)]})
+        # Protobuf: an import of a registered file.
+        money = self.sub("money")
+        self.register_ok(money, 'syntax = "proto3";\nmessage Money {\n  int64 units = 1;\n}\n',
+                         schema_type="PROTOBUF")
+        prefs = [{"name": "money.proto", "subject": money, "version": 1}]
+        pold = 'syntax = "proto3";\nimport "money.proto";\nmessage Order {\n  Money total = 1;\n}\n'
+        pnew = ('syntax = "proto3";\nimport "money.proto";\nmessage Order {\n  Money total = 1;\n'
+                '  repeated string notes = 2;\n}\n')
+        self.assert_ok(self.compare(side(pold, "PROTOBUF", prefs), side(pnew, "PROTOBUF", prefs)), {
+            "schemaType": "PROTOBUF", "summary": "1 column added; fully compatible", "backward": True,
+            "forward": True, "changes": [change("FIELD_ADDED", "Order.notes", None, "repeated string")]})
         missing = [{"name": "Address", "subject": self.sub("nowhere"), "version": 1}]
         r = self.compare(side(old, references=missing), side(new, references=refs))
         self.assert_error(r, 422, 42201)
