@@ -38,11 +38,13 @@ RUN=(postgresql-15)
 # docker-compose: parses docker-compose.yml in a test (no daemon is started).
 # python3-yaml, python3-jsonschema: test_openapi reads docs/openapi.yaml and
 # checks the server's answers against its schemas.
+# man-db (man, with groff-base's groff) and mandoc (mandoc -T lint): the man page test.
 TEST=(
   libcmocka-dev clang-14 libclang-rt-14-dev protobuf-compiler
   curl nghttp2-client openssl procps util-linux passwd sudo
   python3 python3-confluent-kafka python3-requests python3-avro python3-h2
   python3-prometheus-client docker-compose python3-yaml python3-jsonschema
+  man-db groff-base mandoc
 )
 # test_openapi runs an OpenAPI 3.1 validator from the npm registry (Debian has
 # none for 3.1; tests/openapi/package.json pins it), so the test group needs
