@@ -183,6 +183,15 @@ static void register_db(http_call_t *c, store_t *db)
     if (rc == REG_OK)
         register_reply(c, &view);
     reg_view_clear(&view);
+    /* ?verbose=true&changes=true: the 409 says what changed against the latest version
+     * (docs/evolution.md). */
+    json_t *message = rc == REG_INCOMPATIBLE && api_wants_changes(c) ? json_string(err.message) : NULL;
+    if (message) {
+        json_t *reply = json_pack("{s:i, s:o}", "error_code", (int)rc, "message", message);
+        api_add_candidate_changes(c, reply, subject(c), NULL, &api_body_kept(c)->req);
+        http_reply_json(c, 409, reply);
+        return;
+    }
     api_done(c, rc, &err);
 }
 

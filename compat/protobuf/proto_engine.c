@@ -53,6 +53,11 @@ static int engine_has_top_level_field(const void *model, const char *name)
     return 0;
 }
 
+static int engine_changes(const void *old_model, const void *new_model, change_list_t *out)
+{
+    return proto_changes(old_model, new_model, out);
+}
+
 const schema_engine_t protobuf_engine = {
     .type = SCHEMA_PROTOBUF,
     .parse = engine_parse,
@@ -60,4 +65,5 @@ const schema_engine_t protobuf_engine = {
     .backward = engine_backward,
     .format = engine_format,
     .has_top_level_field = engine_has_top_level_field,
+    .changes = engine_changes,
 };
