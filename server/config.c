@@ -82,6 +82,7 @@ static const config_key_t config_keys[] = {
     {"auth.realm", CFG_STRING, FIELD(auth_realm)},
     {"auth.anonymous", CFG_STRING, FIELD(auth_anonymous)},
     {"auth.max.failures", CFG_LIMIT, FIELD(auth_max_failures)},
+    {"auth.max.verifications", CFG_LIMIT, FIELD(auth_max_verifications)},
     {"tls.client.auth", CFG_CLIENT_AUTH, FIELD(tls_client_auth)},
     {"tls.client.ca", CFG_STRING, FIELD(tls_client_ca)},
     {"tls.client.crl", CFG_STRING, FIELD(tls_client_crl)},
@@ -260,6 +261,7 @@ static void config_defaults(server_config_t *cfg)
     cfg->changes_retention_s = 86400;
     cfg->auth_realm = xstrdup("SchemaRegistry");
     cfg->auth_max_failures = 10;
+    cfg->auth_max_verifications = 32;
 }
 
 /* The realm goes into a quoted header value: no quote, backslash or control byte. */

@@ -40,6 +40,10 @@ typedef struct server_config {
     char *tls_client_ca;      /* PEM CA bundle that client certificates must chain to */
     char *tls_client_crl;     /* PEM CRLs checked for every certificate of the chain */
     int tls_client_principal; /* config_principal_t: what of the certificate names the principal */
+
+    /* Basic passwords being verified (waiting or running) at once, server-wide:
+     * 503 beyond; default 32; 0 = no cap (docs/security.md). */
+    int auth_max_verifications;
 } server_config_t;
 
 typedef enum config_client_auth {
