@@ -7,6 +7,7 @@
 #   make asan    build-asan/ (Debug, -DSR_SANITIZE=ON)
 #   make fuzz    build tests/fuzz/*.c with libFuzzer (clang-14) and run each for FUZZ_SECONDS
 #   make bench   Release build; load runs (wrk, h2load, pgbench) as ratios to same-run baselines
+#   make abuse   Release build; HTTP/2 and HTTP/1.1 attacks next to a well-behaved client (not in make test)
 #   make tsan    build-tsan/ (-DSR_SANITIZE=thread), integration suite under ThreadSanitizer
 #   make fresh-check  the README's commands on a debootstrap'd Debian 12 (root, 3-5 min)
 #   make clean   remove the build directories
@@ -25,11 +26,12 @@ FUZZ_DIR     := build-fuzz
 TSAN_DIR     := build-tsan
 BENCH_DIR    := build-release
 BENCH_ARGS   ?=
+ABUSE_ARGS   ?=
 FUZZ_SECONDS ?= 20
 FUZZ_CC      ?= clang-14
 RUN_ARGS     ?=
 
-.PHONY: deps build asan run test fuzz bench clean fresh-check tsan
+.PHONY: deps build asan run test fuzz bench abuse clean fresh-check tsan
 
 deps:
 	./scripts/install-deps.sh
@@ -131,6 +133,15 @@ bench:
 	cmake --build $(BENCH_DIR) -j$(JOBS) --target schema-registry bench-constant
 	/usr/bin/python3 bench/bench.py --binary $(BENCH_DIR)/schema-registry \
 	  --constant $(BENCH_DIR)/bench-constant $(BENCH_ARGS)
+
+# Release build of the server, then bench/abuse.py: rapid reset, HPACK bomb, CONTINUATION,
+# SETTINGS and PING floods, slowloris, each with mitigations off and on, as ratios to the
+# same client without the attack (docs/security.md). ABUSE_ARGS: e.g. '--seconds 2 --only reset'.
+abuse:
+	./scripts/install-deps.sh build run test
+	cmake -S . -B $(BENCH_DIR) -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(BENCH_DIR) -j$(JOBS) --target schema-registry
+	/usr/bin/python3 bench/abuse.py --binary $(BENCH_DIR)/schema-registry $(ABUSE_ARGS)
 
 clean:
 	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR) $(TSAN_DIR) $(BENCH_DIR) tests/integration/.tmp*

@@ -4,6 +4,7 @@
  */
 #include "compat/schema.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,4 +139,45 @@ int schema_equivalent(const schema_t *a, const schema_t *b)
     if (a->engine->equivalent)
         return a->engine->equivalent(a->model, b->model);
     return a->canonical_len == b->canonical_len && memcmp(a->canonical, b->canonical, a->canonical_len) == 0;
+}
+
+/* ---- 5. Inline tags ------------------------------------------------------ */
+
+void schema_tagged_free(schema_tagged_t *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(t[i].path);
+        strlist_clear(&t[i].tags);
+    }
+    free(t);
+}
+
+char *schema_tags_edit(schema_type_t type, const char *text, size_t len, const schema_tag_edit_t *edits,
+                       size_t n, char **error)
+{
+    const schema_engine_t *e = schema_engine(type);
+    *error = NULL;
+    if (e && e->tags_edit)
+        return e->tags_edit(text, len, edits, n, error);
+    /* Confluent edits every format; this registry not yet (docs/api.md, "Tags"). With
+     * nothing to edit, ParsedSchema.copy gives the schema back unchanged. */
+    if (n == 0) {
+        char *copy = malloc(len + 1);
+        if (copy) {
+            memcpy(copy, text, len);
+            copy[len] = '\0';
+        }
+        return copy;
+    }
+    if (asprintf(error, "Tags are not supported for schema type %s by this registry",
+                 schema_type_name(type)) < 0)
+        *error = NULL;
+    return NULL;
+}
+
+int schema_tagged(const schema_t *s, schema_tagged_t **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    return s->engine->tagged ? s->engine->tagged(s->model, out, n) : 0;
 }

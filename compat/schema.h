@@ -6,6 +6,7 @@
  *   2. References handed to a parser
  *   3. The engine table (what every format implements)
  *   4. Parsed schemas: parse, canonical text, formats, the backward check, equivalence
+ *   5. Inline tags: editing them into a schema's text, listing the tagged entities
  *
  * A parsed schema_t is immutable once schema_parse() returns it, so one
  * parsed schema may be shared by many threads (the registry caches them per
@@ -63,6 +64,9 @@ enum {
     SCHEMA_PARSE_VALIDATE_FIELDS = 4,
 };
 
+struct schema_tag_edit; /* section 5 */
+struct schema_tagged;
+
 typedef struct schema_engine {
     schema_type_t type;
     /*
@@ -110,6 +114,22 @@ typedef struct schema_engine {
      * top-level Protobuf message, oneof members aside). 1 or 0; may be NULL (0).
      */
     int (*has_top_level_field)(const void *model, const char *name);
+    /*
+     * ParsedSchema.copy(tagsToAdd, tagsToRemove): text (a stored canonical
+     * text, len bytes) with each edit applied in order, as new text to
+     * register (malloc'd); NULL and *error (malloc'd, the message of
+     * Confluent's IllegalArgumentException, e.g. "No matching path 'x' found
+     * in the schema") when an entity is not in the schema. Pure. May be NULL:
+     * the format has no tag edits here (section 5).
+     */
+    char *(*tags_edit)(const char *text, size_t len, const struct schema_tag_edit *edits, size_t n,
+                       char **error);
+    /*
+     * ParsedSchema.inlineTaggedEntities: the records and fields carrying
+     * inline tags, in Confluent's order. Returns 0 (*out malloc'd, free with
+     * schema_tagged_free), or -1 when out of memory. May be NULL (none).
+     */
+    int (*tagged)(const void *model, struct schema_tagged **out, size_t *n);
 } schema_engine_t;
 
 /* The engine for a type, or NULL when the type is not compiled in. */
@@ -142,5 +162,44 @@ char *schema_format(const schema_t *s, const char *format);
 
 /* ParsedSchema.equivalent (see schema_engine_t.equivalent); 0 for different types. */
 int schema_equivalent(const schema_t *a, const schema_t *b);
+
+/* ---- 5. Inline tags ---------------------------------------------------- */
+
+/* SchemaEntity.EntityType: "sr_record", "sr_field". */
+typedef enum schema_entity_kind {
+    SCHEMA_ENTITY_RECORD = 0,
+    SCHEMA_ENTITY_FIELD = 1,
+} schema_entity_kind_t;
+
+/*
+ * One entity of a TagSchemaRequest with what to do to its tags, as
+ * TagSchemaRequest.schemaTagsListToMap merges the lists: entities equal by
+ * kind and by path without a leading "." are one edit (the first path as
+ * sent kept), edits ordered as the entities first appear in tagsToAdd, then
+ * in tagsToRemove; each list without duplicates. The engine adds, then
+ * removes (copy's addBeforeRemove = true). All borrowed.
+ */
+typedef struct schema_tag_edit {
+    const char *path; /* entityPath as sent: Avro splits it as sent, leading "." included */
+    schema_entity_kind_t kind;
+    const strlist_t *add;
+    const strlist_t *remove;
+} schema_tag_edit_t;
+
+/* One SchemaTags of an answer's "schemaTags". */
+typedef struct schema_tagged {
+    char *path;
+    schema_entity_kind_t kind;
+    strlist_t tags; /* in the schema's order, without duplicates */
+} schema_tagged_t;
+
+void schema_tagged_free(schema_tagged_t *t, size_t n);
+
+/* The engine's tags_edit for type. An engine without one: NULL and *error
+ * "Tags are not supported for schema type X by this registry" (docs/api.md). */
+char *schema_tags_edit(schema_type_t type, const char *text, size_t len, const schema_tag_edit_t *edits,
+                       size_t n, char **error);
+/* The engine's tagged (none for an engine without one). 0, or -1 out of memory. */
+int schema_tagged(const schema_t *s, schema_tagged_t **out, size_t *n);
 
 #endif

@@ -69,6 +69,14 @@ static reg_code_t delete_subject_tx(registry_t *reg, store_t *db, void *arg, reg
     /* A hard-deleted subject takes its settings with it. */
     if (rc == REG_OK && d->permanent)
         rc = drop_settings(db, d->subject, err);
+    if (rc == REG_OK) {
+        json_t *versions = json_array();
+        for (size_t i = 0; i < d->n; i++)
+            json_array_append_new(versions, json_integer(d->versions[i]));
+        json_t *details = json_pack("{s:o}", "versions", versions);
+        rc = reg_audit_change(db, REG_AUDIT_DELETE_SUBJECT, d->subject, 0, 0, d->permanent, details, err);
+        json_decref(details);
+    }
     reg_subject_free(fresh);
     return rc;
 }
@@ -132,6 +140,9 @@ static reg_code_t delete_version_tx(registry_t *reg, store_t *db, void *arg, reg
                                     : store_version_soft_delete(db, d->subject, v->version));
         if (rc == REG_OK && d->permanent && last)
             rc = drop_settings(db, d->subject, err);
+        if (rc == REG_OK)
+            rc = reg_audit_change(db, REG_AUDIT_DELETE_VERSION, d->subject, v->version, v->schema_id,
+                                  d->permanent, NULL, err);
     }
     reg_subject_free(fresh);
     return rc;
@@ -165,6 +176,8 @@ static reg_code_t delete_context_tx(registry_t *reg, store_t *db, void *arg, reg
         return reg_fail(err, REG_CONTEXT_NOT_EMPTY, "The specified context '%s' is not empty.", d->delimited);
     if (rc == REG_OK && strcmp(d->name, ".") != 0)
         rc = reg_store(err, db, store_context_unlist(db, d->name));
+    if (rc == REG_OK)
+        rc = reg_audit_change(db, REG_AUDIT_CONTEXT_DELETE, d->name, 0, 0, -1, NULL, err);
     return rc;
 }
 

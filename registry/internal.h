@@ -12,6 +12,7 @@
  *   8. Metadata (registry/metadata.c)
  *   9. Group commit of one-statement registrations (registry/group.c)
  *  10. Counters (registry/stats.c)
+ *  11. The audit trail (registry/audit.c)
  */
 #ifndef REGISTRY_INTERNAL_H
 #define REGISTRY_INTERNAL_H
@@ -209,5 +210,17 @@ void reg_count_registration(registry_t *reg, reg_code_t rc, int created);
 void reg_count_check(registry_t *reg, schema_type_t type, compat_level_t level, int compatible);
 /* The wall clock in ms (the feed's times are shown as Unix times). */
 int64_t reg_wall_ms(void);
+
+/* ---- 11. The audit trail ---------------------------------------------------------------- */
+
+/*
+ * A change's audit row (outcome ok, the connection's actor), inside the
+ * change's transaction: called from the registry_write_tx bodies after the
+ * change itself, so the row commits exactly when the change does.
+ * subject "" = the global scope (NULL in the row); version, id 0 = none;
+ * permanent -1 = not a delete; details: an object (borrowed) or NULL.
+ */
+reg_code_t reg_audit_change(store_t *db, const char *action, const char *subject, int version, int id,
+                            int permanent, const json_t *details, reg_error_t *err);
 
 #endif

@@ -11,6 +11,7 @@
  *   5. Config and mode
  *   6. Contexts
  *   7. Statistics (what GET /metrics shows)
+ *   8. The audit trail
  *
  * Calling convention: a function without a `db` parameter answers from
  * memory and never blocks (event-loop threads call it). A function with one
@@ -225,6 +226,26 @@ reg_code_t registry_latest_with_metadata(registry_t *reg, const char *subject, c
                                          const char *const *values, size_t n, int deleted, reg_view_t *out,
                                          reg_error_t *err);
 
+/* POST /subjects/{s}/versions/{v}/tags: a TagSchemaRequest (docs/api.md, "Tags"). */
+typedef struct reg_tag_request {
+    const schema_tag_edit_t *edits; /* merged as compat/schema.h says */
+    size_t nedits;
+    int new_version;        /* "newVersion"; 0 = none (the next one) */
+    const json_t *metadata; /* canonical "metadata"; NULL = the edited version's */
+} reg_tag_request_t;
+
+/* AbstractSchemaRegistry.modifySchemaTags: the live version's schema with the
+ * edits, registered as a new version of the subject with the request's (else
+ * that version's) metadata and confluent:version; out as registry_register's.
+ * 42201 "java.lang.IllegalArgumentException: ..." for a path not in the schema. */
+reg_code_t registry_modify_tags(registry_t *reg, store_t *db, const char *subject, const char *version_text,
+                                const reg_tag_request_t *req, reg_view_t *out, reg_error_t *err);
+/* ?findTags= on reads (AbstractSchemaRegistry.extractSchemaTags): the schema's
+ * tagged entities carrying one of find's tags, or all with "*". 0 (*out the
+ * caller's, schema_tagged_free), or -1 with err when the schema does not parse. */
+int registry_schema_tags(registry_t *reg, reg_schema_t *s, const strlist_t *find, schema_tagged_t **out,
+                         size_t *n, reg_error_t *err);
+
 /* ---- 5. Config and mode ------------------------------------------------- */
 
 /* Each write has a memory part (_check: the answer when it is an error,
@@ -336,5 +357,61 @@ size_t registry_refusal_reasons(void);
 const char *registry_refusal_reason(size_t i);
 /* "compatible", "incompatible", "failed". */
 const char *registry_check_outcome_name(reg_check_outcome_t o);
+
+/* ---- 8. The audit trail (docs/security.md "Audit trail") ----------------- */
+
+/*
+ * Who the worker's connection db works for until the next call (NULL:
+ * nobody known). Every change a registry write makes on db writes its audit
+ * row (action, subject, version, id, outcome ok) in the change's own
+ * transaction, naming who; a registration that finds its content already
+ * registered changes nothing and writes none. Strings are copied.
+ */
+typedef struct reg_actor {
+    const char *principal; /* NULL: no authentication configured (or none established) */
+    const char *remote;
+    const char *request_id;
+} reg_actor_t;
+void registry_act_as(store_t *db, const reg_actor_t *who);
+
+/* The actions a row names (REG_AUDIT_*); a refused attempt names the one it
+ * was refused, or the route's pattern for a write route without one. */
+#define REG_AUDIT_REGISTER       "register"
+#define REG_AUDIT_IMPORT         "import" /* a registration in IMPORT mode */
+#define REG_AUDIT_DELETE_VERSION "delete_version"
+#define REG_AUDIT_DELETE_SUBJECT "delete_subject"
+#define REG_AUDIT_CONFIG_PUT     "config_put"
+#define REG_AUDIT_CONFIG_DELETE  "config_delete"
+#define REG_AUDIT_MODE_PUT       "mode_put"
+#define REG_AUDIT_MODE_DELETE    "mode_delete"
+#define REG_AUDIT_CONTEXT_DELETE "context_delete"
+
+/* A refused attempt (borrowed fields; NULL/0 when unknown). */
+typedef struct reg_refusal {
+    const char *action;
+    const char *subject;
+    int version;   /* 0: none or not a number */
+    int permanent; /* -1: not a delete */
+    int status;
+    int error_code;
+    const char *message;
+} reg_refusal_t;
+/* Its row (outcome refused, db's actor), in a transaction of its own. */
+reg_code_t registry_audit_refused(registry_t *reg, store_t *db, const reg_refusal_t *r, reg_error_t *err);
+
+/* GET /audit: newest first; NULL filters and has_* 0 are off. */
+typedef struct reg_audit_query {
+    const char *subject;
+    const char *principal;
+    const char *action;
+    int has_since, has_until;
+    int64_t since_us, until_us; /* microseconds since the epoch, inclusive */
+    int offset;
+    int limit; /* 1..REG_AUDIT_LIMIT_MAX */
+} reg_audit_query_t;
+#define REG_AUDIT_LIMIT_MAX 1000
+/* *out: a JSON array of rows (the caller's). */
+reg_code_t registry_audit_list(registry_t *reg, store_t *db, const reg_audit_query_t *q, json_t **out,
+                               reg_error_t *err);
 
 #endif

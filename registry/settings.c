@@ -180,7 +180,14 @@ typedef struct config_write {
 static reg_code_t config_write_tx(registry_t *reg, store_t *db, void *arg, reg_error_t *err)
 {
     config_write_t *w = arg;
-    return reg_store(err, db, store_config_set(db, w->scope, w->config));
+    reg_code_t rc = reg_store(err, db, store_config_set(db, w->scope, w->config));
+    if (rc != REG_OK)
+        return rc;
+    json_t *details = w->config ? json_pack("{s:O}", "config", w->config) : NULL;
+    rc = reg_audit_change(db, w->config ? REG_AUDIT_CONFIG_PUT : REG_AUDIT_CONFIG_DELETE, w->scope, 0, 0, -1,
+                          details, err);
+    json_decref(details);
+    return rc;
 }
 
 /* CompatibilityPolicy.forName: the name in capitals, NULL when it names none. */
@@ -415,7 +422,14 @@ static reg_code_t mode_write_tx(registry_t *reg, store_t *db, void *arg, reg_err
         if (rc != REG_OK)
             return rc;
     }
-    return reg_store(err, db, store_mode_set(db, w->scope, w->mode));
+    reg_code_t rc = reg_store(err, db, store_mode_set(db, w->scope, w->mode));
+    if (rc != REG_OK)
+        return rc;
+    json_t *details = w->mode ? json_pack("{s:s}", "mode", w->mode) : NULL;
+    rc = reg_audit_change(db, w->mode ? REG_AUDIT_MODE_PUT : REG_AUDIT_MODE_DELETE, w->scope, 0, 0, -1,
+                          details, err);
+    json_decref(details);
+    return rc;
 }
 
 typedef struct purge_search {

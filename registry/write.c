@@ -800,6 +800,9 @@ static reg_code_t register_in_tx(registry_t *reg, store_t *db, void *arg, reg_er
         rc = reg_fail(err, REG_SCHEMA_TOO_LARGE, "Register operation failed because schema is too large");
     if (rc == REG_OK)
         rc = reg_store(err, db, store_version_insert(db, tx->subject, version, tx->id));
+    if (rc == REG_OK)
+        rc = reg_audit_change(db, tx->import ? REG_AUDIT_IMPORT : REG_AUDIT_REGISTER, tx->subject, version,
+                              tx->id, -1, NULL, err);
     tx->created = rc == REG_OK;
     reg_subject_free(fresh);
     return rc;
@@ -854,7 +857,12 @@ static reg_code_t register_append(registry_t *reg, store_t *db, const char *subj
     }
     reg_schema_t *row = candidate_row(c, 0);
     char *expect = store_versions_text(seen);
-    store_append_t a = {.subject = subject, .expect = expect, .row = row};
+    /* The audit row goes into the same statement: it commits iff the version does. */
+    store_append_t a = {.subject = subject,
+                        .expect = expect,
+                        .row = row,
+                        .audit_action = REG_AUDIT_REGISTER,
+                        .actor = store_actor(db)};
     store_rc_t src = registry_group_append(reg, db, &a);
     free(expect);
     if (src == STORE_OK && a.applied) {

@@ -326,8 +326,8 @@ _Static_assert(2 * sizeof api_formats / sizeof api_formats[0] == REG_BODY_VARIAN
 int api_variant(http_call_t *c)
 {
     const char *format = http_query(c, "format");
-    if (http_query(c, "referenceFormat"))
-        return -1; /* references rendered as asked: not kept */
+    if (http_query(c, "referenceFormat") || http_query(c, "findTags"))
+        return -1; /* references or tags rendered as asked: not kept */
     for (size_t i = 0; i < sizeof api_formats / sizeof api_formats[0]; i++)
         if (strcmp(format ? format : "", api_formats[i]) == 0)
             return (int)i * 2 + (c->extended ? 1 : 0);
@@ -340,6 +340,30 @@ int api_schema_string_variant(http_call_t *c)
     if (http_query_bool(c, "fetchMaxId", 0) || http_query(c, "subject"))
         return -1;
     return api_variant(c);
+}
+
+void api_add_schema_tags(http_call_t *c, json_t *o, reg_schema_t *s)
+{
+    strlist_t find = {0};
+    http_query_all(c, "findTags", &find);
+    schema_tagged_t *t = NULL;
+    size_t n = 0;
+    reg_error_t err;
+    if (find.n > 0 && registry_schema_tags(c->reg, s, &find, &t, &n, &err) == 0 && n > 0) {
+        static const char *const kinds[] = {
+            [SCHEMA_ENTITY_RECORD] = "sr_record", [SCHEMA_ENTITY_FIELD] = "sr_field"};
+        json_t *arr = json_array();
+        for (size_t i = 0; i < n; i++) {
+            json_t *tags = json_array();
+            for (size_t j = 0; j < t[i].tags.n; j++)
+                json_array_append_new(tags, json_string(t[i].tags.items[j]));
+            json_array_append_new(arr, json_pack("{s:{s:s,s:s},s:o}", "schemaEntity", "entityPath", t[i].path,
+                                                 "entityType", kinds[t[i].kind], "tags", tags));
+        }
+        json_object_set_new(o, "schemaTags", arr);
+    }
+    schema_tagged_free(t, n);
+    strlist_clear(&find);
 }
 
 json_t *api_int_array(const int *v, size_t n)

@@ -60,6 +60,11 @@ int api_variant(http_call_t *c);
 /* The same for a SchemaString: also -1 when the body depends on more than the
  * schema of the default context (?fetchMaxId=true; any ?subject=). */
 int api_schema_string_variant(http_call_t *c);
+/* ?findTags= (docs/api.md, "Tags"): when the request names tags, adds the
+ * "schemaTags" Confluent shows (its tagged entities with one of those tags,
+ * or all with "*"; none: no member). GET /subjects/{s}/versions/{v} and
+ * GET /schemas/ids/{id} only, as SubjectVersionsResource and SchemasResource. */
+void api_add_schema_tags(http_call_t *c, json_t *o, reg_schema_t *s);
 /* The "references" array of a schema, or NULL when it has none. */
 json_t *api_references(const reg_schema_t *s);
 /* The same in a ?referenceFormat= ("qualified": with the context; NULL: as stored). */

@@ -36,6 +36,7 @@
 #define AUTHZ_G_SCHEMAS  4u
 #define AUTHZ_G_CONTEXTS 8u
 #define AUTHZ_G_METRICS  16u
+#define AUTHZ_G_AUDIT    32u
 
 typedef struct authz_rule {
     char *who; /* a principal, a group name (group 1), or NULL for "*" */
@@ -161,19 +162,20 @@ static int authz_parse_rule(authz_rules_t *r, char *value, char **error)
         static const struct {
             const char *name;
             unsigned bits;
-        } globals[] = {
-            {"/config", AUTHZ_G_CONFIG},
-            {"/mode", AUTHZ_G_MODE},
-            {"/schemas", AUTHZ_G_SCHEMAS},
-            {"/contexts", AUTHZ_G_CONTEXTS},
-            {"/metrics", AUTHZ_G_METRICS},
-            {"/*", AUTHZ_G_CONFIG | AUTHZ_G_MODE | AUTHZ_G_SCHEMAS | AUTHZ_G_CONTEXTS | AUTHZ_G_METRICS}};
+        } globals[] = {{"/config", AUTHZ_G_CONFIG},
+                       {"/mode", AUTHZ_G_MODE},
+                       {"/schemas", AUTHZ_G_SCHEMAS},
+                       {"/contexts", AUTHZ_G_CONTEXTS},
+                       {"/metrics", AUTHZ_G_METRICS},
+                       {"/audit", AUTHZ_G_AUDIT},
+                       {"/*", AUTHZ_G_CONFIG | AUTHZ_G_MODE | AUTHZ_G_SCHEMAS | AUTHZ_G_CONTEXTS |
+                                  AUTHZ_G_METRICS | AUTHZ_G_AUDIT}};
         for (size_t i = 0; i < sizeof globals / sizeof *globals; i++)
             if (strcmp(pattern, globals[i].name) == 0)
                 rule.globals = globals[i].bits;
         if (rule.globals == 0) {
-            *error = xasprintf("pattern '%s': /config, /mode, /schemas, /contexts, /metrics or /* (a "
-                               "subject glob beginning with '/' is written subject:GLOB)",
+            *error = xasprintf("pattern '%s': /config, /mode, /schemas, /contexts, /metrics, /audit or /* "
+                               "(a subject glob beginning with '/' is written subject:GLOB)",
                                pattern);
             return -1;
         }
@@ -349,6 +351,7 @@ static unsigned authz_global_bit(http_scope_t scope)
     case HTTP_SCOPE_SCHEMAS: return AUTHZ_G_SCHEMAS;
     case HTTP_SCOPE_CONTEXTS: return AUTHZ_G_CONTEXTS;
     case HTTP_SCOPE_METRICS: return AUTHZ_G_METRICS;
+    case HTTP_SCOPE_AUDIT: return AUTHZ_G_AUDIT;
     default: return 0;
     }
 }
@@ -397,6 +400,7 @@ static const char *authz_scope_name(int scope)
     case HTTP_SCOPE_SCHEMAS: return "/schemas";
     case HTTP_SCOPE_CONTEXTS: return "/contexts";
     case HTTP_SCOPE_METRICS: return "/metrics";
+    case HTTP_SCOPE_AUDIT: return "/audit";
     default: return "this route";
     }
 }

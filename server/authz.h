@@ -2,7 +2,7 @@
  * authz: what an authenticated principal may do (docs/security.md
  * "Authorization"). Rules from the config file grant permissions (read,
  * write, delete, admin) on subject patterns or on the global resources
- * /config, /mode, /schemas and /contexts to principals and groups; every
+ * /config, /mode, /schemas, /contexts and /audit to principals and groups; every
  * route declares what it needs (server/routes.c) and the server checks it
  * in one place, after routing (http_server.c). Listings and by-id reads ask
  * per subject (authz_may_read, authz_may_read_id).
@@ -33,7 +33,7 @@ typedef struct authz_rules authz_rules_t;
  *   auth.group = NAME MEMBER[,MEMBER...]
  *   auth.rule  = PRINCIPAL|@GROUP|* PERM[,PERM...] PATTERN
  * PERM: read, write, delete, admin (implies the other three). PATTERN: one of
- * /config, /mode, /schemas, /contexts, /metrics, slash-star (all five), or a subject glob
+ * /config, /mode, /schemas, /contexts, /metrics, /audit, slash-star (all six), or a subject glob
  * (fnmatch: "*", "?", "[...]"; "orders-*" is a prefix), optionally written
  * "subject:GLOB".
  */

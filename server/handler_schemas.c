@@ -29,7 +29,9 @@ static int path_id(http_call_t *c, int *id)
 static void reply_schema_string(http_call_t *c, const reg_view_t *v)
 {
     int variant = api_schema_string_variant(c);
-    http_reply_json(c, 200, api_schema_string(c, v));
+    json_t *o = api_schema_string(c, v);
+    api_add_schema_tags(c, o, v->schema);
+    http_reply_json(c, 200, o);
     /* Kept per id of the default context only: a guid may lead to a named one. */
     if (variant >= 0 && c->status == 200 && strcmp(v->schema->context, ".") == 0) {
         int deleted = registry_schema_deleted(c->reg, v->schema->context, v->id);

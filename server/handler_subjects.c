@@ -188,6 +188,180 @@ static void register_db(http_call_t *c, store_t *db)
 
 const http_handler_t handle_register = {register_loop, register_db};
 
+/* ---- Tags ------------------------------------------------------------------------ */
+
+/*
+ * POST /subjects/{s}/versions/{v}/tags: a TagSchemaRequest (docs/api.md,
+ * "Tags"). The body's shape is checked here, as Jackson would refuse it (400);
+ * a missing schemaEntity, entityPath or tags list, which Confluent only meets
+ * later as a NullPointerException (a 500), is a 400 too. The entities are
+ * merged as TagSchemaRequest.schemaTagsListToMap does (compat/schema.h). The
+ * community server drops "ruleSet" (RuleSetHandler); "rulesToMerge" and
+ * "rulesToRemove" act on rule sets, which this registry never stores, so they
+ * are checked for shape and change nothing either.
+ */
+typedef struct tags_body {
+    json_t *json;
+    json_t *metadata; /* canonical, or NULL */
+    schema_tag_edit_t *edits;
+    strlist_t *lists; /* two per edit: add, remove */
+    size_t n;
+    int new_version;
+} tags_body_t;
+
+static void tags_body_free(void *p)
+{
+    tags_body_t *b = p;
+    if (!b)
+        return;
+    for (size_t i = 0; i < 2 * b->n; i++)
+        strlist_clear(&b->lists[i]);
+    free(b->lists);
+    free(b->edits);
+    json_decref(b->metadata);
+    json_decref(b->json);
+    free(b);
+}
+
+/* SchemaEntity equality: the kind and the path without one leading ".". */
+static const char *normalized_path(const char *path)
+{
+    return path[0] == '.' ? path + 1 : path;
+}
+
+static int list_has(const strlist_t *l, const char *s)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->items[i], s) == 0)
+            return 1;
+    return 0;
+}
+
+/* Adds one SchemaTags list ("tagsToAdd": slot 0, "tagsToRemove": slot 1). 0, or -1 after replying. */
+static int tags_decode_list(http_call_t *c, tags_body_t *b, const char *field, int slot)
+{
+    json_t *arr = json_object_get(b->json, field);
+    if (!arr || json_is_null(arr))
+        return 0;
+    if (!json_is_array(arr)) {
+        http_reply_error(c, 400, "Field '%s' must be an array", field);
+        return -1;
+    }
+    size_t i;
+    json_t *st;
+    json_array_foreach(arr, i, st)
+    {
+        json_t *entity = json_is_object(st) ? json_object_get(st, "schemaEntity") : NULL;
+        json_t *path = json_object_get(entity, "entityPath");
+        json_t *type = json_object_get(entity, "entityType");
+        json_t *tags = json_is_object(st) ? json_object_get(st, "tags") : NULL;
+        const char *t = json_string_value(type);
+        if (!json_is_object(entity) || !json_is_string(path) || (type && !json_is_null(type) && !t) ||
+            (t && strcmp(t, "sr_record") != 0 && strcmp(t, "sr_field") != 0) || !json_is_array(tags)) {
+            http_reply_error(
+                c, 400,
+                "Each element of '%s' must be an object with a schemaEntity (entityPath, entityType "
+                "sr_record or sr_field) and an array of tags",
+                field);
+            return -1;
+        }
+        for (size_t j = 0; j < json_array_size(tags); j++) {
+            if (!json_is_string(json_array_get(tags, j))) {
+                http_reply_error(c, 400, "Each tag of '%s' must be a string", field);
+                return -1;
+            }
+        }
+        /* No entityType reads as null, which every engine takes as a field. */
+        schema_entity_kind_t kind =
+            t && strcmp(t, "sr_record") == 0 ? SCHEMA_ENTITY_RECORD : SCHEMA_ENTITY_FIELD;
+        const char *p = json_string_value(path);
+        size_t k;
+        for (k = 0; k < b->n; k++)
+            if (b->edits[k].kind == kind &&
+                strcmp(normalized_path(b->edits[k].path), normalized_path(p)) == 0)
+                break;
+        if (k == b->n) {
+            b->edits = xrealloc(b->edits, (b->n + 1) * sizeof *b->edits);
+            b->lists = xrealloc(b->lists, 2 * (b->n + 1) * sizeof *b->lists);
+            b->lists[2 * k] = (strlist_t){0};
+            b->lists[2 * k + 1] = (strlist_t){0};
+            b->edits[k] = (schema_tag_edit_t){p, kind, NULL, NULL};
+            b->n++;
+        }
+        strlist_t *l = &b->lists[2 * k + slot];
+        for (size_t j = 0; j < json_array_size(tags); j++) {
+            const char *tag = json_string_value(json_array_get(tags, j));
+            if (!list_has(l, tag) && strlist_push(l, tag) != 0)
+                base_oom(0);
+        }
+    }
+    return 0;
+}
+
+static tags_body_t *tags_body_new(http_call_t *c)
+{
+    json_t *json = api_json_object(c);
+    if (!json)
+        return NULL;
+    tags_body_t *b = xcalloc(1, sizeof *b);
+    b->json = json;
+    reg_error_t err;
+    json_t *nv = json_object_get(json, "newVersion");
+    json_t *rs = json_object_get(json, "ruleSet"), *merge = json_object_get(json, "rulesToMerge");
+    json_t *drop = json_object_get(json, "rulesToRemove");
+    if (nv && !json_is_null(nv) &&
+        (!json_is_integer(nv) || json_integer_value(nv) > INT32_MAX || json_integer_value(nv) < INT32_MIN)) {
+        http_reply_error(c, 400, "Field 'newVersion' must be a 32-bit integer");
+    } else if (registry_metadata_read(json_object_get(json, "metadata"), &b->metadata, &err) != REG_OK) {
+        http_reply_reg_error(c, &err);
+    } else if ((rs && !json_is_null(rs) && !json_is_object(rs)) ||
+               (merge && !json_is_null(merge) && !json_is_object(merge))) {
+        http_reply_error(c, 400, "Field '%s' must be an object",
+                         rs && !json_is_null(rs) && !json_is_object(rs) ? "ruleSet" : "rulesToMerge");
+    } else if (drop && !json_is_null(drop) && !json_is_array(drop)) {
+        http_reply_error(c, 400, "Field 'rulesToRemove' must be an array");
+    } else if (tags_decode_list(c, b, "tagsToAdd", 0) == 0 &&
+               tags_decode_list(c, b, "tagsToRemove", 1) == 0) {
+        b->new_version = json_is_integer(nv) ? (int)json_integer_value(nv) : 0;
+        for (size_t k = 0; k < b->n; k++) {
+            b->edits[k].add = &b->lists[2 * k];
+            b->edits[k].remove = &b->lists[2 * k + 1];
+        }
+        return b;
+    }
+    tags_body_free(b);
+    return NULL;
+}
+
+static http_outcome_t tags_loop(http_call_t *c)
+{
+    reg_error_t err;
+    if (registry_check_subject_name(subject(c), c->cfg->max_subject_bytes, &err) != REG_OK) {
+        http_reply_reg_error(c, &err);
+        return HTTP_DONE;
+    }
+    tags_body_t *b = tags_body_new(c);
+    if (!b)
+        return HTTP_DONE;
+    http_call_keep(c, b, tags_body_free);
+    return HTTP_TO_DB;
+}
+
+static void tags_db(http_call_t *c, store_t *db)
+{
+    tags_body_t *b = c->kept;
+    reg_tag_request_t req = {b->edits, b->n, b->new_version, b->metadata};
+    reg_view_t view = {0};
+    reg_error_t err;
+    reg_code_t rc = registry_modify_tags(c->reg, db, subject(c), http_param(c, "version"), &req, &view, &err);
+    if (rc == REG_OK)
+        register_reply(c, &view);
+    reg_view_clear(&view);
+    api_done(c, rc, &err);
+}
+
+const http_handler_t handle_version_tags = {tags_loop, tags_db};
+
 /* ---- Versions -------------------------------------------------------------------- */
 
 static http_outcome_t versions_list(http_call_t *c)
@@ -226,7 +400,9 @@ static http_outcome_t version_get(http_call_t *c)
     } else if (rc == REG_OK && body) {
         http_reply_body(c, 200, body);
     } else if (rc == REG_OK) {
-        http_reply_json(c, 200, api_schema_object(c, &view));
+        json_t *o = api_schema_object(c, &view);
+        api_add_schema_tags(c, o, view.schema);
+        http_reply_json(c, 200, o);
         if (variant >= 0 && c->status == 200)
             http_reply_body(c, 200,
                             registry_version_body_put(c->reg, &view, variant, c->reply, c->reply_len));

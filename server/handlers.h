@@ -41,6 +41,7 @@ extern const http_handler_t handle_version_get;
 extern const http_handler_t handle_version_schema;
 extern const http_handler_t handle_version_referencedby;
 extern const http_handler_t handle_version_delete;
+extern const http_handler_t handle_version_tags;
 
 /* handler_compat.c */
 extern const http_handler_t handle_compat_version;
@@ -53,5 +54,8 @@ extern const http_handler_t handle_config_delete;
 extern const http_handler_t handle_mode_get;
 extern const http_handler_t handle_mode_put;
 extern const http_handler_t handle_mode_delete;
+
+/* handler_audit.c */
+extern const http_handler_t handle_audit;
 
 #endif

@@ -26,6 +26,7 @@
 
 #include "registry/registry.h"
 #include "server/config.h"
+#include "server/request_id.h"
 #include "store/store.h"
 
 /* ---- 1. The call ------------------------------------------------------- */
@@ -80,6 +81,9 @@ typedef struct http_call {
      * ends, so a SIGHUP during the request changes nothing of it; NULL = no
      * authorization. */
     struct authz_rules *authz;
+    /* The request's id (server/request_id.h), set before anything else:
+     * echoed as X-Request-Id, logged, stored in its audit rows. */
+    char request_id[REQUEST_ID_MAX + 1];
 
     /* Reply, set by the handler through the helpers of section 4. */
     int status;  /* 0 until replied */
@@ -133,6 +137,9 @@ void http_call_normalize_subject(http_call_t *c);
 int http_has_param(const http_call_t *c, const char *name);
 /* The first value of a query parameter, or NULL when absent. */
 const char *http_query(const http_call_t *c, const char *name);
+/* Every value of a repeated query parameter, in order (JAX-RS's List<String>),
+ * appended to out as copies. */
+void http_query_all(const http_call_t *c, const char *name, strlist_t *out);
 /* "true" (any case) is true; any other value false; absent -> dflt (docs/api.md). */
 int http_query_bool(const http_call_t *c, const char *name, int dflt);
 /* Decimal int; absent -> dflt. Returns 0, or -1 when present but unparseable. */
@@ -179,6 +186,7 @@ typedef enum http_scope {
     HTTP_SCOPE_SCHEMAS,  /* /schemas (by guid) */
     HTTP_SCOPE_CONTEXTS, /* /contexts */
     HTTP_SCOPE_METRICS,  /* /metrics */
+    HTTP_SCOPE_AUDIT,    /* /audit: the audit trail (docs/security.md "Audit trail") */
 } http_scope_t;
 
 typedef struct http_need {

@@ -461,6 +461,13 @@ const char *http_query(const http_call_t *c, const char *name)
     return NULL;
 }
 
+void http_query_all(const http_call_t *c, const char *name, strlist_t *out)
+{
+    for (size_t i = 0; i < c->nquery; i++)
+        if (strcmp(c->query[i].name, name) == 0 && strlist_push(out, c->query[i].value) != 0)
+            base_oom(0);
+}
+
 int http_query_bool(const http_call_t *c, const char *name, int dflt)
 {
     const char *v = http_query(c, name);

@@ -12,6 +12,9 @@
  *   7. Loops: setup, run, drain, dispose
  *   8. Start and stop
  *
+ * Abuse (docs/security.md): every connection carries an http_abuse ledger
+ * (section 4); h2o's own limits are set in section 6.
+ *
  * Memory: a request's http_call_t lives in a malloc'd job, not in h2o's
  * request pool, because a database worker may still be using it after h2o
  * has freed an HTTP/2 request whose client reset the stream. The job points
@@ -50,6 +53,8 @@
 #include "server/auth.h"
 #include "server/authz.h"
 #include "server/dbpool.h"
+#include "server/http_abuse.h"
+#include "server/http_audit.h"
 #include "server/http_charset.h"
 #include "server/http_framing.h"
 #include "server/metrics.h"
@@ -75,6 +80,7 @@
 
 typedef struct http_loop http_loop_t;
 typedef struct http_job http_job_t;
+typedef struct http_mark http_mark_t;
 
 /*
  * Everything h2o a loop owns (evloop, context, its wake-up queue, the
@@ -131,8 +137,29 @@ struct http_server {
     int max_connections;        /* resolved: never 0 */
     pthread_mutex_t ready_lock; /* loops report their set-up here */
     pthread_cond_t ready_cond;
+    atomic_int audit_pending; /* refused attempts' audit rows queued from the loops (http_audit.h) */
     size_t nready;
     char *ready_error; /* the first loop's failure, malloc'd */
+    http_abuse_limits_t abuse;
+};
+
+/* One accepted client connection: the socket's on_close data, freed with the socket. */
+typedef struct http_conn {
+    http_loop_t *loop;
+    http_abuse_conn_t abuse;
+} http_conn_t;
+
+/*
+ * Lives in each request's pool: when h2o frees the request, whether its
+ * reply went out decides the connection's reset budget (http_abuse.h). A
+ * stream reset before h2o wrote the reply's DATA frames counts req->bytes_sent
+ * short of the reply, on either protocol and in either request path.
+ */
+struct http_mark {
+    http_conn_t *conn; /* alive as long as the request: h2o frees requests before the socket */
+    h2o_req_t *req;
+    size_t expect; /* body bytes of the reply sent; 0 = none sent yet */
+    int replied;
 };
 
 /* The guard lives in the request's pool; h2o disposes it with the request. */
@@ -151,6 +178,7 @@ struct http_job {
     h2o_conn_t *conn;         /* a key into owner->conn_jobs only; never dereferenced */
     atomic_int gone;          /* set on the loop when h2o frees the request; read by the worker */
     http_guard_t *guard;
+    http_mark_t *mark;   /* in the request's pool; NULL when not counted */
     auth_check_t *check; /* out on srv->verifier: http_decode goes on when it is back */
     char *log_target;    /* method and path, copied when the job leaves the loop */
     struct timespec started;
@@ -208,14 +236,15 @@ static const char *http_reason(int status)
     case 415: return "Unsupported Media Type";
     case 422: return "Unprocessable Entity";
     case 429: return "Too Many Requests";
+    case 431: return "Request Header Fields Too Large";
     case 500: return "Internal Server Error";
     case 503: return "Service Unavailable";
     default: return status < 400 ? "OK" : "Error";
     }
 }
 
-/* "METHOD /raw/target?q" with bytes a terminal should not see escaped as \xNN, cut short,
- * into out (HTTP_LOG_TARGET_MAX + 8 bytes). */
+/* "METHOD /raw/target?q" with bytes a terminal should not see (and a space in
+ * the method) escaped as \xNN, cut short, into out (HTTP_LOG_TARGET_MAX + 8 bytes). */
 static void http_log_target(const h2o_req_t *req, char *out)
 {
     size_t cap = HTTP_LOG_TARGET_MAX;
@@ -226,7 +255,7 @@ static void http_log_target(const h2o_req_t *req, char *out)
             out[o++] = ' ';
         for (size_t i = 0; i < parts[p].len && o < cap; i++) {
             unsigned char c = (unsigned char)parts[p].base[i];
-            if (c >= 0x20 && c < 0x7f && c != '\\')
+            if (c >= 0x20 && c < 0x7f && c != '\\' && (p == 1 || c != ' '))
                 out[o++] = (char)c;
             else
                 o += (size_t)snprintf(out + o, 5, "\\x%02x", c);
@@ -275,6 +304,66 @@ static size_t http_log_append(char *line, size_t n, const char *text, size_t max
     return n;
 }
 
+/* The text line: what log_info("%s %d %" PRIu64 "us from=%s principal=%s rid=%s%s") would
+ * write, without printf: the target is escaped already (http_log_target), note
+ * is a literal, the principal never a password (auth.h). Its length. */
+static size_t http_log_text(const http_job_t *job, const char *target, const char *note, uint64_t us,
+                            char *line)
+{
+    size_t n = log_prefix(line, LOG_INFO);
+    size_t tlen = strlen(target), nlen = strlen(note);
+    size_t room = 48 + sizeof job->call.remote + 24 + HTTP_LOG_PRINCIPAL_MAX + 8 +
+                  sizeof job->call.request_id; /* all but the target */
+    if (n + tlen + nlen + room > LOG_LINE_MAX)
+        tlen = LOG_LINE_MAX - n - nlen - room;
+    memcpy(line + n, target, tlen);
+    n += tlen;
+    n += (size_t)http_format_u64(line + n, ' ', (uint64_t)(job->call.status < 0 ? 0 : job->call.status));
+    n += (size_t)http_format_u64(line + n, ' ', us);
+    memcpy(line + n, "us from=", 8);
+    n += 8;
+    n = http_log_append(line, n, job->call.remote[0] ? job->call.remote : "-", sizeof job->call.remote);
+    memcpy(line + n, " principal=", 11);
+    n += 11;
+    n = http_log_append(line, n, job->call.principal ? job->call.principal : "-", HTTP_LOG_PRINCIPAL_MAX);
+    memcpy(line + n, " rid=", 5);
+    n += 5;
+    n = http_log_append(line, n, job->call.request_id, sizeof job->call.request_id);
+    memcpy(line + n, note, nlen);
+    n += nlen;
+    line[n++] = '\n';
+    return n;
+}
+
+/* The json line (log.format json, docs/operations.md): msg is the text line's
+ * "METHOD TARGET STATUS DURATIONus[ note]", and each part is a member too.
+ * target is http_log_target's escaped form, so both formats show a request's
+ * bytes the same way. Its length. */
+static size_t http_log_json(const http_job_t *job, const char *target, const char *note, uint64_t us,
+                            char *line)
+{
+    char msg[HTTP_LOG_TARGET_MAX + 128];
+    uint64_t status = (uint64_t)(job->call.status < 0 ? 0 : job->call.status);
+    int m = snprintf(msg, sizeof msg, "%s %" PRIu64 " %" PRIu64 "us%s", target, status, us, note);
+    size_t msg_len = m < 0 ? 0 : (size_t)m < sizeof msg ? (size_t)m : sizeof msg - 1;
+    /* The method never holds a space as logged (http_log_target), so the first one ends it. */
+    const char *space = strchr(target, ' ');
+    const char *principal = job->call.principal;
+    log_field_t fields[8];
+    size_t nf = 0;
+    fields[nf++] = LOG_FIELD_STR("method", space ? target : NULL, space ? (size_t)(space - target) : 0);
+    fields[nf++] = LOG_FIELD_STR("target", space ? space + 1 : NULL, space ? strlen(space + 1) : 0);
+    fields[nf++] = LOG_FIELD_NUM("status", status);
+    fields[nf++] = LOG_FIELD_NUM("duration_us", us);
+    fields[nf++] = LOG_FIELD_STR("remote", job->call.remote[0] ? job->call.remote : NULL,
+                                 strnlen(job->call.remote, sizeof job->call.remote));
+    fields[nf++] =
+        LOG_FIELD_STR("principal", principal, principal ? strnlen(principal, HTTP_LOG_PRINCIPAL_MAX) : 0);
+    fields[nf++] = LOG_FIELD_STR("request_id", job->call.request_id[0] ? job->call.request_id : NULL,
+                                 strnlen(job->call.request_id, sizeof job->call.request_id));
+    return log_format_json(line, LOG_INFO, msg, msg_len, fields, nf);
+}
+
 /*
  * One line per request, as log_info would write it. A write(2) per request
  * costs more than the rest of a by-id read (docs/performance.md), so the
@@ -286,29 +375,10 @@ static void http_log_request(http_job_t *job, const char *target, const char *no
 {
     http_loop_t *loop = job->owner;
     char line[LOG_LINE_MAX];
-    /* The line log_info("%s %d %" PRIu64 "us from=%s principal=%s%s") would
-     * write, without printf: the target is escaped already (http_log_target),
-     * note is a literal, the principal never a password (auth.h). */
-    size_t n = log_prefix(line, LOG_INFO);
     if (!target)
         target = "-";
-    size_t tlen = strlen(target), nlen = strlen(note);
-    size_t room = 48 + sizeof job->call.remote + 24 + HTTP_LOG_PRINCIPAL_MAX; /* all but the target */
-    if (n + tlen + nlen + room > sizeof line)
-        tlen = sizeof line - n - nlen - room;
-    memcpy(line + n, target, tlen);
-    n += tlen;
-    n += (size_t)http_format_u64(line + n, ' ', (uint64_t)(job->call.status < 0 ? 0 : job->call.status));
-    n += (size_t)http_format_u64(line + n, ' ', us);
-    memcpy(line + n, "us from=", 8);
-    n += 8;
-    n = http_log_append(line, n, job->call.remote[0] ? job->call.remote : "-", sizeof job->call.remote);
-    memcpy(line + n, " principal=", 11);
-    n += 11;
-    n = http_log_append(line, n, job->call.principal ? job->call.principal : "-", HTTP_LOG_PRINCIPAL_MAX);
-    memcpy(line + n, note, nlen);
-    n += nlen;
-    line[n++] = '\n';
+    size_t n = log_get_format() == LOG_FORMAT_JSON ? http_log_json(job, target, note, us, line)
+                                                   : http_log_text(job, target, note, us, line);
     if (loop->log_len + n > sizeof loop->log_lines)
         http_log_flush(loop);
     memcpy(loop->log_lines + loop->log_len, line, n);
@@ -341,6 +411,11 @@ static void http_send(http_job_t *job, h2o_req_t *req)
     http_call_t *c = &job->call;
     if (c->status == 0)
         http_reply_error(c, 500, "The request handler did not reply");
+    int head = h2o_memis(req->input.method.base, req->input.method.len, H2O_STRLIT("HEAD"));
+    if (job->mark != NULL) {
+        job->mark->replied = 1;
+        job->mark->expect = head ? 0 : c->reply_len;
+    }
     req->res.status = c->status;
     req->res.reason = http_reason(c->status);
     /* A handler with a media type of its own (GET /metrics) sends its 2xx in it; errors are JSON. */
@@ -348,6 +423,10 @@ static void http_send(http_job_t *job, h2o_req_t *req)
                            ? job->handler->media
                            : job->content_type;
     h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CONTENT_TYPE, NULL, type, strlen(type));
+    /* In the request's pool: h2o keeps the pointer, and the job may go first. */
+    h2o_iovec_t rid = h2o_strdup(&req->pool, c->request_id, strlen(c->request_id));
+    h2o_add_header_by_str(&req->pool, &req->res.headers, H2O_STRLIT("x-request-id"), 0, NULL, rid.base,
+                          rid.len);
     for (size_t i = 0; i < c->nreply_headers; i++)
         h2o_add_header_by_str(&req->pool, &req->res.headers, c->reply_headers[i].name,
                               strlen(c->reply_headers[i].name), 0, NULL, c->reply_headers[i].value,
@@ -366,7 +445,7 @@ static void http_send(http_job_t *job, h2o_req_t *req)
     static h2o_generator_t generator = {NULL, NULL};
     h2o_iovec_t buf = h2o_iovec_init(c->reply, c->reply_len);
     h2o_start_response(req, &generator);
-    if (h2o_memis(req->input.method.base, req->input.method.len, H2O_STRLIT("HEAD")))
+    if (head)
         h2o_send(req, NULL, 0, H2O_SEND_STATE_FINAL);
     else
         h2o_send(req, &buf, 1, H2O_SEND_STATE_FINAL);
@@ -380,6 +459,11 @@ static void http_finish_on_loop(http_job_t *job, h2o_req_t *req)
     uint64_t us = http_count(job);
     http_send(job, req);
     http_log_request(job, target, "", us);
+    http_audit_job_t *refused = http_audit_refusal(&job->call);
+    if (refused != NULL) {
+        http_server_t *srv = job->owner->srv;
+        http_audit_submit(refused, srv->pool, srv->reg, &srv->audit_pending);
+    }
     http_job_free(job);
 }
 
@@ -422,23 +506,29 @@ static SSL *http_socket_ssl(h2o_socket_t *sock)
     return ssl;
 }
 
-/*
- * What auth.h needs of the connection: the peer's address (into the call),
- * the Authorization header, the client certificate's principal. 0, -1 with
- * the reply set, or 1 with job->check to verify off the loop (section 5).
- */
-static int http_authenticate(http_job_t *job, h2o_req_t *req)
+/* The peer's address as text into out (cap bytes), "?" when unknown: taken first for each
+ * request, since every log line and audit row names it. */
+static void http_peer_address(h2o_req_t *req, char *out, size_t cap)
 {
-    http_call_t *c = &job->call;
     struct sockaddr_storage ss;
-    snprintf(c->remote, sizeof c->remote, "?");
+    snprintf(out, cap, "?");
     if (req->conn->callbacks->get_peername(req->conn, (struct sockaddr *)&ss) != 0) {
         const void *at = ss.ss_family == AF_INET6 ? (const void *)&((struct sockaddr_in6 *)&ss)->sin6_addr
                                                   : (const void *)&((struct sockaddr_in *)&ss)->sin_addr;
         if ((ss.ss_family != AF_INET && ss.ss_family != AF_INET6) ||
-            inet_ntop(ss.ss_family, at, c->remote, sizeof c->remote) == NULL)
-            snprintf(c->remote, sizeof c->remote, "?");
+            inet_ntop(ss.ss_family, at, out, (socklen_t)cap) == NULL)
+            snprintf(out, cap, "?");
     }
+}
+
+/*
+ * What auth.h needs of the connection: the Authorization header, the client
+ * certificate's principal. 0, -1 with the reply set, or 1 with job->check
+ * to verify off the loop (section 5).
+ */
+static int http_authenticate(http_job_t *job, h2o_req_t *req)
+{
+    http_call_t *c = &job->call;
     if (!auth_enabled(job->owner->srv->auth))
         return 0;
     h2o_iovec_t authorization = http_header(req, H2O_TOKEN_AUTHORIZATION);
@@ -448,6 +538,31 @@ static int http_authenticate(http_job_t *job, h2o_req_t *req)
     in.cert = tls_peer_principal(ssl, (config_principal_t)job->owner->srv->cfg->tls_client_principal,
                                  &in.cert_name);
     return auth_authenticate(job->owner->srv->auth, c, &in, &job->check);
+}
+
+/*
+ * For a request refused before routing (413, 401): its route, only to tell
+ * whether the refusal hit a write route (its audit row, http_audit.h). The
+ * reply stays what it is.
+ */
+static void http_route_for_audit(http_job_t *job, const h2o_req_t *req)
+{
+    http_call_t *c = &job->call;
+    c->method = http_method_parse(req->method.base, req->method.len);
+    if (c->seg == NULL) {
+        size_t path_len = req->query_at == SIZE_MAX ? req->path.len : req->query_at;
+        if (http_call_parse_path(c, req->path.base, path_len) != 0)
+            return;
+        if (req->query_at != SIZE_MAX && http_call_parse_query(c, req->path.base + req->query_at + 1,
+                                                               req->path.len - req->query_at - 1) != 0)
+            return;
+    }
+    const http_handler_t *ignored;
+    if (http_route_lookup(http_routes, http_route_count, c->method, c->seg, c->nseg, &c->route, &ignored) ==
+        200)
+        http_call_normalize_subject(c);
+    else
+        c->route = NULL;
 }
 
 /*
@@ -481,6 +596,7 @@ static int http_decode(http_job_t *job, h2o_req_t *req)
     if (req->entity.len > srv->cfg->max_body_bytes) {
         http_reply_error(c, 413, "Request body is larger than the limit of %zu bytes",
                          srv->cfg->max_body_bytes);
+        http_route_for_audit(job, req);
         return -1;
     }
     size_t path_len = req->query_at == SIZE_MAX ? req->path.len : req->query_at;
@@ -496,6 +612,8 @@ static int http_decode(http_job_t *job, h2o_req_t *req)
         return -1;
     }
     rc = http_authenticate(job, req);
+    if (rc < 0)
+        http_route_for_audit(job, req);
     return rc != 0 ? rc : http_decode_routed(job, req);
 }
 
@@ -536,15 +654,126 @@ static int http_decode_routed(http_job_t *job, h2o_req_t *req)
     return http_charset_body(c); /* UTF-16 and UTF-32 bodies become UTF-8 (400 when invalid) */
 }
 
+/*
+ * Abuse: each request is entered in its connection's ledger (http_abuse.h)
+ * before anything is decoded, and the verdict is carried out here, inside
+ * h2o's request path, where h2o itself sends GOAWAY on protocol errors.
+ */
+static void http_on_conn_close(void *data);
+
+/* The connection a request came on; NULL for a socket this server did not accept. */
+static http_conn_t *http_conn_of(h2o_req_t *req)
+{
+    h2o_socket_t *sock =
+        req->conn->callbacks->get_socket ? req->conn->callbacks->get_socket(req->conn) : NULL;
+    if (sock == NULL || sock->on_close.cb != http_on_conn_close)
+        return NULL;
+    return sock->on_close.data;
+}
+
+static void http_mark_dispose(void *p)
+{
+    http_mark_t *m = p;
+    int delivered = m->replied && m->req->bytes_sent >= m->expect;
+    http_abuse_on_end(&m->conn->abuse, &m->conn->loop->srv->abuse, delivered);
+}
+
+/*
+ * Sends a connection away. HTTP/1.1: Connection: close after this reply.
+ * HTTP/2: h2o 2.2.5 has no call to close one connection, and its GOAWAY
+ * (enqueue_goaway) is static and needs h2o_http2_conn_t, whose header
+ * Debian does not ship whole (http2_internal.h includes the missing khash.h).
+ * So the socket is shut down under h2o: the client sees the connection end,
+ * h2o's next read or write on it fails and h2o closes the connection the
+ * way it closes one the peer dropped, freeing its streams. Input h2o read
+ * already is still parsed, and each request in it gets the same refusal.
+ */
+static void http_send_away(h2o_req_t *req)
+{
+    req->http1_is_persistent = 0;
+    if (req->version < 0x200)
+        return;
+    h2o_socket_t *sock =
+        req->conn->callbacks->get_socket ? req->conn->callbacks->get_socket(req->conn) : NULL;
+    int fd = sock ? h2o_socket_get_fd(sock) : -1;
+    if (fd >= 0)
+        shutdown(fd, SHUT_RDWR);
+}
+
+/* Decoded header bytes of a request, the way SETTINGS_MAX_HEADER_LIST_SIZE counts them. */
+static size_t http_header_bytes(const h2o_req_t *req)
+{
+    size_t n = req->input.method.len + req->input.path.len + req->input.authority.len + 3 * 32;
+    for (size_t i = 0; i < req->headers.size; i++)
+        n += req->headers.entries[i].name->len + req->headers.entries[i].value.len + 32;
+    return n;
+}
+
+/* Returns 0 to serve the request (job->mark set), -1 with a refusal in the call. */
+static int http_police(http_job_t *job, h2o_req_t *req)
+{
+    http_conn_t *hc = http_conn_of(req);
+    if (hc == NULL)
+        return 0;
+    const http_abuse_limits_t *lim = &job->owner->srv->abuse;
+    int before = hc->abuse.sent_away;
+    http_abuse_verdict_t v =
+        http_abuse_on_request(&hc->abuse, lim, req->headers.size, http_header_bytes(req));
+    if (v != HTTP_ABUSE_RESETS && v != HTTP_ABUSE_HEADERS) {
+        job->mark = h2o_mem_alloc_shared(&req->pool, sizeof *job->mark, http_mark_dispose);
+        *job->mark = (http_mark_t){.conn = hc, .req = req};
+        return 0;
+    }
+    /* Once per connection: the line first, then the close the client may be waiting on. */
+    if (before == 0) {
+        char from[INET6_ADDRSTRLEN + 8];
+        http_peer_address(req, from, sizeof from);
+        if (v == HTTP_ABUSE_RESETS)
+            log_warn("http: closing a connection from %s: %" PRIu64 " of its %" PRIu64
+                     " requests went away before their reply (max.connection.resets %d)",
+                     from, hc->abuse.resets, hc->abuse.requests, lim->max_resets);
+        else
+            log_warn("http: closing a connection from %s: a request with %zu header fields of %zu bytes "
+                     "(max.request.headers %zu, max.request.header.bytes %zu)",
+                     from, req->headers.size, http_header_bytes(req), lim->max_headers,
+                     lim->max_header_bytes);
+        http_send_away(req);
+    }
+    if (v == HTTP_ABUSE_RESETS)
+        http_reply_error(&job->call, 429,
+                         "Too many requests on this connection went away before their reply "
+                         "(max.connection.resets); the connection is closed");
+    else
+        http_reply_error(&job->call, 431,
+                         "Request header fields too large: at most %zu fields and %zu bytes "
+                         "(max.request.headers, max.request.header.bytes)",
+                         lim->max_headers, lim->max_header_bytes);
+    return -1;
+}
+
 static void http_submit(http_job_t *job, h2o_req_t *req);
 static int http_admit(http_job_t *job, h2o_req_t *req);
 static void http_dispatch(http_job_t *job, h2o_req_t *req, int decoded);
+
+/* The client's X-Request-Id when it is sane, else a new one (request_id.h). */
+static void http_request_id(http_job_t *job, const h2o_req_t *req)
+{
+    ssize_t i = h2o_find_header_by_str(&req->headers, H2O_STRLIT("x-request-id"), -1);
+    if (i >= 0 && request_id_sane(req->headers.entries[i].value.base, req->headers.entries[i].value.len)) {
+        memcpy(job->call.request_id, req->headers.entries[i].value.base, req->headers.entries[i].value.len);
+        job->call.request_id[req->headers.entries[i].value.len] = '\0';
+    } else {
+        request_id_new(job->call.request_id);
+    }
+}
 
 static int http_on_req(h2o_handler_t *self, h2o_req_t *req)
 {
     http_loop_t *loop = H2O_STRUCT_FROM_MEMBER(http_loop_t, ctx, req->conn->ctx);
     http_job_t *job = http_job_new(loop);
-    int decoded = http_decode(job, req);
+    http_request_id(job, req);
+    http_peer_address(req, job->call.remote, sizeof job->call.remote);
+    int decoded = http_police(job, req) == 0 ? http_decode(job, req) : -1;
     if (decoded == 1)
         http_submit(job, req); /* to the verifier; back in http_on_verified */
     else
@@ -576,6 +805,7 @@ static void http_guard_dispose(void *p)
     http_guard_t *guard = p;
     if (guard->job != NULL) {
         guard->job->req = NULL;
+        guard->job->mark = NULL; /* in the same pool */
         atomic_store(&guard->job->gone, 1);
     }
 }
@@ -635,10 +865,22 @@ static void http_job_run_db(dbpool_job_t *pool_job, store_t *db)
         http_reply_error(&job->call, 499, "The client went away before the request ran");
     else if (db == NULL)
         http_reply_error(&job->call, 50001, "Error while connecting to the database");
-    else
+    else {
+        /* Whom the changes on db are for: their audit rows name it (registry.h section 7). */
+        reg_actor_t who = {job->call.principal, job->call.remote[0] ? job->call.remote : NULL,
+                           job->call.request_id};
+        registry_act_as(db, &who);
         job->handler->db(&job->call, db);
+    }
+    http_audit_job_t *refused = db != NULL ? http_audit_refusal(&job->call) : NULL;
+    registry_t *reg = job->owner->srv->reg;
     /* The job belongs to the loop from here on. */
     h2o_multithread_send_message(&job->owner->done_recv, &job->msg);
+    /* A refusal's row after the reply has left: it never delays the answer. */
+    if (refused != NULL)
+        http_audit_write(refused, reg, db);
+    if (db != NULL)
+        registry_act_as(db, NULL);
 }
 
 /*
@@ -695,7 +937,8 @@ static void http_submit(http_job_t *job, h2o_req_t *req)
 /*
  * Loop thread: a verification is back. The request goes on from where
  * http_decode left it (it may go to the database pool next, with a new
- * guard), or, its client gone, ends here.
+ * guard), or, its client gone, ends here (and a refusal nobody receives
+ * gets no audit row, like a database job that never ran).
  */
 static void http_on_verified(http_job_t *job)
 {
@@ -714,6 +957,8 @@ static void http_on_verified(http_job_t *job)
     job->req = NULL;
     free(job->log_target);
     job->log_target = NULL;
+    if (rc != 0)
+        http_route_for_audit(job, req);
     http_dispatch(job, req, rc == 0 ? http_decode_routed(job, req) : -1);
 }
 
@@ -874,6 +1119,14 @@ static void http_h2o_config(http_server_t *srv)
      */
     srv->config.max_request_entity_size = 4 * srv->cfg->max_body_bytes;
     srv->config.http2.graceful_shutdown_timeout = HTTP_DRAIN_MS / 2;
+    /* Slowloris: h2o arms the HTTP/1.1 timer when a request (or the wait for the
+     * next one) begins and does not re-arm it per byte, so a client dripping a
+     * header byte at a time is closed when it runs out. HTTP/2's idle timer is
+     * re-armed by every frame (docs/security.md: what remains). */
+    srv->config.http1.req_timeout = (uint64_t)srv->cfg->http1_request_timeout_ms;
+    srv->config.http2.idle_timeout = (uint64_t)srv->cfg->http2_idle_timeout_ms;
+    srv->config.http2.max_concurrent_requests_per_connection =
+        (size_t)srv->cfg->http2_max_concurrent_requests;
     h2o_hostconf_t *host =
         h2o_config_register_host(&srv->config, h2o_iovec_init(H2O_STRLIT("default")), 65535);
     h2o_pathconf_t *path = h2o_config_register_path(host, "/", 0);
@@ -910,7 +1163,9 @@ static void http_pause_accepting(http_loop_t *loop, const char *why)
 /* On the loop that accepted the connection (h2o closes a socket on its own loop). */
 static void http_on_conn_close(void *data)
 {
-    http_loop_t *loop = data;
+    http_conn_t *hc = data;
+    http_loop_t *loop = hc->loop;
+    free(hc);
     loop->nconns--;
     atomic_fetch_sub(&loop->srv->connections, 1);
 }
@@ -945,8 +1200,11 @@ static void http_on_accept(h2o_socket_t *listener, const char *err)
         }
         atomic_fetch_add(&srv->connections, 1);
         loop->nconns++;
+        http_conn_t *hc = xmalloc(sizeof *hc);
+        hc->loop = loop;
+        http_abuse_conn_init(&hc->abuse, &srv->abuse);
         sock->on_close.cb = http_on_conn_close;
-        sock->on_close.data = loop;
+        sock->on_close.data = hc;
         h2o_accept(&loop->accept_ctx, sock);
     }
 }
@@ -1211,9 +1469,9 @@ static void http_teardown(http_server_t *srv)
     http_stop_loops(srv); /* each loop waits for its jobs, so the pool's queue is empty now */
     metrics_use_pool(srv->metrics, NULL);
     dbpool_free(srv->pool);
-    srv->pool = NULL;
     dbpool_free(srv->verifier);
     srv->verifier = NULL;
+    srv->pool = NULL;
     for (size_t i = 0; i < srv->nloops; i++)
         leftovers |= srv->loops[i].leftover;
     if (leftovers) {
@@ -1241,6 +1499,9 @@ http_server_t *http_server_new(const server_config_t *cfg, char **error)
     srv->listen_fd = -1;
     srv->nloops = cfg->threads > 0 ? (size_t)cfg->threads : 1;
     srv->max_connections = cfg->max_connections;
+    srv->abuse = (http_abuse_limits_t){.max_resets = cfg->max_connection_resets,
+                                       .max_headers = (size_t)cfg->max_request_headers,
+                                       .max_header_bytes = cfg->max_request_header_bytes};
     if (srv->max_connections <= 0) {
         struct rlimit nofile;
         long soft = getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur != RLIM_INFINITY

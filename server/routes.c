@@ -56,6 +56,8 @@ const http_route_t http_routes[] = {
     /* SUBJECT, and the ids listed are filtered as a listing's. */
     ROUTE("/subjects/{subject}/versions/{version}/referencedby",
           ON(&handle_version_referencedby, READ, SUBJECT), NO, NO, NO),
+    ROUTE("/subjects/{subject}/versions/{version}/tags", NO, ON(&handle_version_tags, WRITE, SUBJECT), NO,
+          NO),
 
     /* A check changes nothing: reading the subject is enough. */
     ROUTE("/compatibility/subjects/{subject}/versions", NO, ON(&handle_compat_all, READ, SUBJECT), NO, NO),
@@ -70,6 +72,7 @@ const http_route_t http_routes[] = {
           ON(&handle_mode_delete, ADMIN, MODE)),
     ROUTE("/mode/{subject}", ON(&handle_mode_get, READ, SUBJECT), NO, ON(&handle_mode_put, ADMIN, SUBJECT),
           ON(&handle_mode_delete, ADMIN, SUBJECT)),
+    ROUTE("/audit", ON(&handle_audit, ADMIN, AUDIT), NO, NO, NO),
 };
 
 const size_t http_route_count = sizeof http_routes / sizeof *http_routes;

@@ -22,7 +22,8 @@ struct store {
     int in_tx;   /* between a successful BEGIN and its COMMIT or ROLLBACK */
     /* store_cancel runs on another thread than the connection's user. */
     pthread_mutex_t cancel_lock;
-    PGcancel *cancel; /* for the current backend; renewed after a reset */
+    PGcancel *cancel;    /* for the current backend; renewed after a reset */
+    store_actor_t actor; /* who the worker's request is for (section 6) */
 };
 
 /* After a connect or reset: the backend (and its cancel key) is new. */
@@ -153,6 +154,7 @@ void store_close(store_t *db)
     if (db->cancel)
         PQfreeCancel(db->cancel);
     pthread_mutex_destroy(&db->cancel_lock);
+    store_set_actor(db, NULL, NULL, NULL);
     free(db->error);
     free(db);
 }
@@ -650,6 +652,8 @@ char *store_versions_text(const reg_subject_t *subj)
     return text;
 }
 
+static json_t *audit_json(const store_actor_t *who, const store_audit_t *a);
+
 static json_t *append_json(const store_append_t *a)
 {
     char hex[2 * REG_KEY_LEN + 1];
@@ -666,6 +670,13 @@ static json_t *append_json(const store_append_t *a)
     if (metadata)
         json_object_set_new(o, "metadata", json_string(metadata));
     free(metadata);
+    /* Built here, on the writing connection's thread, from plain strings: no
+     * json_t crosses threads (docs/architecture.md). The version and id are
+     * filled in by sr_register_append_many. */
+    if (a->audit_action) {
+        store_audit_t row = {.action = a->audit_action, .subject = a->subject, .permanent = -1};
+        json_object_set_new(o, "audit", audit_json(a->actor, &row));
+    }
     return o;
 }
 
@@ -864,4 +875,113 @@ store_rc_t store_changes_pruned_upto(store_t *db, int64_t *seq)
 {
     return store_query_int64(db, "SELECT pruned_upto FROM changes_horizon",
                              "reading the change feed's horizon", seq);
+}
+
+/* ---- 6. The audit trail ------------------------------------------------------ */
+
+static void actor_field_set(char **field, const char *value)
+{
+    free(*field);
+    *field = value ? xstrdup(value) : NULL;
+}
+
+void store_set_actor(store_t *db, const char *principal, const char *remote, const char *request_id)
+{
+    actor_field_set(&db->actor.principal, principal);
+    actor_field_set(&db->actor.remote, remote);
+    actor_field_set(&db->actor.request_id, request_id);
+}
+
+const store_actor_t *store_actor(const store_t *db)
+{
+    return &db->actor;
+}
+
+static void json_set_text(json_t *o, const char *key, const char *value)
+{
+    if (value)
+        json_object_set_new(o, key, json_string(value));
+}
+
+static void json_set_int(json_t *o, const char *key, int value)
+{
+    if (value)
+        json_object_set_new(o, key, json_integer(value));
+}
+
+/* sr_audit's argument (migrations/0009). */
+static json_t *audit_json(const store_actor_t *who, const store_audit_t *a)
+{
+    json_t *o = json_object();
+    if (who) {
+        json_set_text(o, "principal", who->principal);
+        json_set_text(o, "remote", who->remote);
+        json_set_text(o, "request_id", who->request_id);
+    }
+    json_set_text(o, "action", a->action);
+    json_set_text(o, "subject", a->subject);
+    json_set_int(o, "version", a->version);
+    json_set_int(o, "id", a->schema_id);
+    if (a->permanent >= 0)
+        json_object_set_new(o, "permanent", json_boolean(a->permanent));
+    json_object_set_new(o, "outcome", json_string(a->refused ? "refused" : "ok"));
+    json_set_int(o, "status", a->refused ? a->status : 200);
+    json_set_int(o, "error_code", a->error_code);
+    json_set_text(o, "message", a->message);
+    if (a->messages)
+        json_object_set_new(o, "messages", json_deep_copy(a->messages));
+    if (a->details)
+        json_object_set_new(o, "details", json_deep_copy(a->details));
+    if (!o)
+        base_oom(0);
+    return o;
+}
+
+store_rc_t store_audit_insert(store_t *db, const store_audit_t *a)
+{
+    json_t *o = audit_json(&db->actor, a);
+    char *text = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    if (!text)
+        base_oom(0);
+    const char *p[1] = {text};
+    store_rc_t rc = store_query(db, "SELECT sr_audit($1::jsonb)", 1, p, NULL, "writing the audit trail");
+    free(text);
+    return rc;
+}
+
+store_rc_t store_audit_list(store_t *db, const store_audit_query_t *q, json_t **out)
+{
+    char since[32], until[32], off[16], lim[16];
+    snprintf(since, sizeof since, "%lld", (long long)q->since_us);
+    snprintf(until, sizeof until, "%lld", (long long)q->until_us);
+    snprintf(off, sizeof off, "%d", q->offset);
+    snprintf(lim, sizeof lim, "%d", q->limit);
+    const char *p[7] = {
+        q->subject, q->principal, q->action, q->has_since ? since : NULL, q->has_until ? until : NULL,
+        off,        lim};
+    /* Each filter is "off" when its parameter is NULL; times in RFC 3339 UTC
+     * with microseconds, as they were given. */
+    PGresult *res = NULL;
+    store_rc_t rc = store_query(
+        db,
+        "SELECT coalesce(jsonb_agg(r ORDER BY r.id DESC), '[]')::text FROM ("
+        " SELECT a.id, to_char(a.at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') AS at,"
+        "  a.principal, a.remote, a.request_id AS \"requestId\", a.action, a.subject, a.version,"
+        "  a.schema_id AS \"schemaId\", a.permanent, a.outcome, a.status, a.error_code AS \"errorCode\","
+        "  a.message, a.messages, a.details"
+        " FROM audit_log a"
+        " WHERE ($1::text IS NULL OR a.subject = $1) AND ($2::text IS NULL OR a.principal = $2)"
+        "  AND ($3::text IS NULL OR a.action = $3)"
+        "  AND ($4::bigint IS NULL OR a.at >= timestamptz 'epoch' + $4::bigint * interval '1 microsecond')"
+        "  AND ($5::bigint IS NULL OR a.at <= timestamptz 'epoch' + $5::bigint * interval '1 microsecond')"
+        " ORDER BY a.id DESC OFFSET $6::int LIMIT $7::int) r",
+        7, p, &res, "reading the audit trail");
+    if (rc != STORE_OK)
+        return rc;
+    *out = json_loads(PQntuples(res) > 0 ? PQgetvalue(res, 0, 0) : "[]", 0, NULL);
+    PQclear(res);
+    if (!*out)
+        return store_fail_with(db, STORE_ERROR, "reading the audit trail", "unreadable rows");
+    return STORE_OK;
 }

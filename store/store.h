@@ -10,6 +10,7 @@
  *   3. Loading records
  *   4. Writes (inside a transaction)
  *   5. The change feed
+ *   6. The audit trail
  *
  * Every function returns a store_rc_t decided here, from the SQLSTATE and
  * the constraint name; the text of the last failure is on the connection
@@ -129,6 +130,12 @@ typedef struct store_append {
     int version;
     int inserted;
     int64_t ts_ms;
+    /* In: the action of its audit row (section 6), written with the version
+     * when it applies; NULL = none. actor: who it is for (borrowed, the
+     * caller's connection's: store_actor), also when another connection
+     * writes the group. */
+    const char *audit_action;
+    const struct store_actor *actor;
 } store_append_t;
 
 /* Runs n appends; any failure writes none of them. */
@@ -164,5 +171,52 @@ store_rc_t store_changes_pruned_upto(store_t *db, int64_t *seq);
 /* Every scope the database has state for: subjects with versions, config or
  * mode (not the global scope ""). */
 store_rc_t store_scopes(store_t *db, strlist_t *out);
+
+/* ---- 6. The audit trail (migrations/0009, docs/security.md "Audit trail") ---- */
+
+/* Who a connection works for: set by its worker for each request. Fields
+ * NULL when unknown; never a password. */
+typedef struct store_actor {
+    char *principal;
+    char *remote;
+    char *request_id;
+} store_actor_t;
+
+/* Copies who (NULL clears) onto db; every audit row db writes names it. */
+void store_set_actor(store_t *db, const char *principal, const char *remote, const char *request_id);
+/* db's actor (borrowed: valid until the next store_set_actor on db). */
+const store_actor_t *store_actor(const store_t *db);
+
+/* One audit row, with db's actor. Absent fields: NULL, version/id 0, permanent -1. */
+typedef struct store_audit {
+    const char *action;
+    const char *subject;
+    int version;
+    int schema_id;
+    int permanent; /* -1 = not a delete */
+    int refused;   /* 0 = outcome ok (status 200) */
+    int status;
+    int error_code;
+    const char *message;
+    const json_t *messages; /* an array, or NULL */
+    const json_t *details;  /* an object, or NULL */
+} store_audit_t;
+
+/* Inside the caller's transaction when there is one (a change's own row), else alone. */
+store_rc_t store_audit_insert(store_t *db, const store_audit_t *a);
+
+/* GET /audit: rows newest first (by id); NULL/0 filters are off. since_us and
+ * until_us: microseconds since the epoch, inclusive. */
+typedef struct store_audit_query {
+    const char *subject;
+    const char *principal;
+    const char *action;
+    int has_since, has_until;
+    int64_t since_us, until_us;
+    int offset, limit;
+} store_audit_query_t;
+
+/* *out: a JSON array of row objects (the caller's). */
+store_rc_t store_audit_list(store_t *db, const store_audit_query_t *q, json_t **out);
 
 #endif

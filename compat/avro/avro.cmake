@@ -1,5 +1,6 @@
 # compat_avro: the Avro engine (included by compat/compat.cmake).
 add_library(compat_avro STATIC
+  ${CMAKE_CURRENT_LIST_DIR}/avro_access.c
   ${CMAKE_CURRENT_LIST_DIR}/avro_check.c
   ${CMAKE_CURRENT_LIST_DIR}/avro_default.c
   ${CMAKE_CURRENT_LIST_DIR}/avro_engine.c
@@ -14,6 +15,7 @@ add_library(compat_avro STATIC
   ${CMAKE_CURRENT_LIST_DIR}/avro_normalize.c
   ${CMAKE_CURRENT_LIST_DIR}/avro_number.c
   ${CMAKE_CURRENT_LIST_DIR}/avro_parse.c
+  ${CMAKE_CURRENT_LIST_DIR}/avro_tags.c
   ${CMAKE_CURRENT_LIST_DIR}/avro_text.c
   ${CMAKE_CURRENT_LIST_DIR}/avro_unicode.c
   ${CMAKE_CURRENT_LIST_DIR}/avro_write.c)

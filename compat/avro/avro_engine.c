@@ -119,6 +119,11 @@ static int engine_has_top_level_field(const void *model, const char *name)
     return 0;
 }
 
+static int engine_tagged(const void *model, schema_tagged_t **out, size_t *n)
+{
+    return avro_tags_list(model, out, n);
+}
+
 const schema_engine_t avro_engine = {
     .type = SCHEMA_AVRO,
     .parse = engine_parse,
@@ -127,4 +132,6 @@ const schema_engine_t avro_engine = {
     .format = engine_format,
     .equivalent = engine_equivalent,
     .has_top_level_field = engine_has_top_level_field,
+    .tags_edit = avro_tags_edit,
+    .tagged = engine_tagged,
 };

@@ -260,4 +260,8 @@ void jsonschema_diff_additional(jsonschema_ctx_t *ctx, const jsonschema_node_t *
 void jsonschema_diff_unevaluated(jsonschema_ctx_t *ctx, const jsonschema_node_t *original,
                                  const jsonschema_node_t *update, int items);
 
+/* Inline tags (jsonschema_tags.c): schema_engine_t.tags_edit (compat/schema.h, section 5). */
+char *jsonschema_tags_edit(const char *text, size_t len, const schema_tag_edit_t *edits, size_t n,
+                           char **error);
+
 #endif

@@ -287,4 +287,5 @@ const schema_engine_t jsonschema_engine = {
     .format = NULL,
     .backward_lenient = engine_backward_lenient,
     .has_top_level_field = engine_has_top_level_field,
+    .tags_edit = jsonschema_tags_edit,
 };

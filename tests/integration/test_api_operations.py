@@ -36,7 +36,8 @@ QUERY_VALUES = {"deleted": "true", "deletedOnly": "false", "deletedAsNegative": 
                 "subject": "s", "normalize": "true", "verbose": "true", "permanent": "false",
                 "force": "false", "defaultToGlobal": "true", "recursive": "false", "key": "k",
                 "value": "v", "contextPrefix": ".", "context": ".", "dryRun": "true",
-                "cascadeLifecycle": "false"}
+                "cascadeLifecycle": "false", "principal": "p", "action": "register",
+                "since": "2026-01-01T00:00:00Z", "until": "2026-01-02T00:00:00Z"}
 
 
 def load_list():

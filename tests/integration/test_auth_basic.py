@@ -264,7 +264,7 @@ class OffTheLoop(AuthCase):
             self.assertEqual((status, json.loads(body)), (401, UNAUTHORIZED))
             h2_get(s, conn, 7, "/subjects", basic("alice", "h2-closed"))
         assert_logged(self, self.server, r"GET /subjects (401|499) \d+us from=127\.0\.0\.1 principal=- "
-                                         r"\(client gone, reply dropped\)")
+                                         r"rid=\w+ \(client gone, reply dropped\)")
         self.assertEqual(self.as_user("alice").get("/subjects").status, 200)
         self.server.assert_running()
 

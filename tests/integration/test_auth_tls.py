@@ -220,7 +220,7 @@ class MtlsRequired(MtlsCase):
     def test_good_certificate_is_the_principal(self):
         r = self.client(self.good).get("/schemas/types")
         self.assertEqual(r.status, 200, r)
-        assert_logged(self, self.server, r"GET /schemas/types 200 \d+us from=127\.0\.0\.1 principal=svc-a\n")
+        assert_logged(self, self.server, r"GET /schemas/types 200 \d+us from=127\.0\.0\.1 principal=svc-a rid=")
 
     def test_bad_certificates_fail_the_handshake(self):
         for cert in (self.stranger, self.expired, self.revoked, None):

@@ -413,6 +413,18 @@ class ResponsesMatchSchemas(harness.RegistryTestCase):
         self.call("DELETE", "/contexts/{context}", f"/contexts/{ctx}", expect=42211)
         self.call("DELETE", "/contexts/{context}", "/contexts/.empty", expect=204)
 
+    def test_audit(self):
+        s = self.sub("audit")
+        self.call("POST", "/subjects/{subject}/versions", f"/subjects/{quote(s)}/versions", {"schema": '"int"'})
+        self.call("POST", "/subjects/{subject}/versions", f"/subjects/{quote(s)}/versions", {"schema": "{"},
+                  expect=42201)
+        r = self.call("GET", "/audit", params={"subject": s, "limit": 10, "offset": 0, "action": "register",
+                                               "since": "2020-01-01T00:00:00Z", "until": "2999-01-01T00:00:00Z"})
+        # The refused row is written after its reply, so it may or may not be there yet.
+        self.assertIn("ok", [row["outcome"] for row in r.body])
+        self.call("GET", "/audit", params={"limit": "x"}, expect=400)
+        self.call("GET", "/audit", params={"limit": 0}, expect=422)
+
 
 if __name__ == "__main__":
     harness.main()

@@ -144,7 +144,8 @@ class PreparedBodies(harness.RegistryTestCase):
             t.join()
         self.assertEqual(self.get(f"/schemas/ids/{schema_id}/x?{tag}=bad%0a\\").status, 404)
         line = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z INFO GET /schemas/ids/%d(/x)?\?%s="
-                          r"(\d+-\d+ 200|bad%%0a\\x5c 404) \d+us from=127\.0\.0\.1 principal=-" % (schema_id, tag))
+                          r"(\d+-\d+ 200|bad%%0a\\x5c 404) \d+us from=127\.0\.0\.1 principal=- rid=[0-9a-f]{32}"
+                          % (schema_id, tag))
         deadline = time.monotonic() + 5
         while True:
             mine = [l for l in self.server.log_text().splitlines() if tag in l]

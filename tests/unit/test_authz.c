@@ -145,6 +145,23 @@ static void test_metrics_scope(void **state)
     authz_rules_release(r);
 }
 
+/* /audit is a global resource of its own, and one of the six of slash-star. */
+static void test_audit_scope(void **state)
+{
+    char *error;
+    authz_rules_t *r = load("auth.rule = root admin /*\n"
+                            "auth.rule = auditor admin /audit\n"
+                            "auth.rule = ops admin /config\n",
+                            &error);
+    assert_null(error);
+    assert_true(authz_allows(r, "root", HTTP_PERM_ADMIN, HTTP_SCOPE_AUDIT, NULL));
+    assert_true(authz_allows(r, "auditor", HTTP_PERM_ADMIN, HTTP_SCOPE_AUDIT, NULL));
+    assert_false(authz_allows(r, "auditor", HTTP_PERM_ADMIN, HTTP_SCOPE_CONFIG, NULL));
+    assert_false(authz_allows(r, "ops", HTTP_PERM_ADMIN, HTTP_SCOPE_AUDIT, NULL));
+    authz_rules_release(r);
+    (void)state;
+}
+
 static void test_bad_rules_name_the_line(void **state)
 {
     static const struct {
@@ -178,6 +195,7 @@ int main(void)
         cmocka_unit_test(test_undeclared_is_refused),
         cmocka_unit_test(test_rules_grant),
         cmocka_unit_test(test_metrics_scope),
+        cmocka_unit_test(test_audit_scope),
         cmocka_unit_test(test_bad_rules_name_the_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,349 @@
+/*
+ * jsonschema_tags: inline tags -- the "confluent:tags" keyword of a schema
+ * object -- edited into a schema's text as Confluent's JsonSchema.copy(tagsToAdd,
+ * tagsToRemove) does, with JsonSchemaUtils.findMatchingEntity.
+ *
+ * Chapters: 1. finding an entity  2. editing
+ *
+ * An entity path names the way down from the root, one step per part:
+ * "object" (then a property name, or "definitions"/"$defs" and a
+ * definition name; a name may itself contain dots: parts are joined until
+ * the object has such a member), "array" (items), "not", "anyof"/"allof"/
+ * "oneof" followed by an index into the subschemas, "allof.N.conditional.if"
+ * for a conditional. Confluent indexes the subschemas of anyOf/allOf/oneOf in
+ * the order of its JsonSchemaComparator, not as written; that order is not
+ * reproduced here, so a step through such a list of more than one subschema
+ * is refused (docs/api.md, "Tags"). Where Confluent's walk meets a missing
+ * node it throws a NullPointerException (a 500); here that is "No matching
+ * path", like every other path that leads nowhere.
+ */
+#include "compat/jsonschema/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/strbuf.h"
+#include "base/strlist.h"
+
+#define TAGS "confluent:tags" /* JsonSchema.TAGS */
+
+/* ---- 1. Finding an entity ------------------------------------------------------------ */
+
+/* The path's parts (Java's split on ".", trailing empty parts dropped) as a queue. */
+typedef struct parts {
+    strlist_t l;
+    size_t next;
+} parts_t;
+
+static const char *peek(const parts_t *p)
+{
+    return p->next < p->l.n ? p->l.items[p->next] : NULL;
+}
+
+static const char *poll(parts_t *p)
+{
+    return p->next < p->l.n ? p->l.items[p->next++] : NULL;
+}
+
+static int has_member(const jsonschema_json_t *obj, const char *key, size_t len)
+{
+    if (!obj || obj->kind != JSONSCHEMA_JSON_OBJECT)
+        return 0;
+    for (size_t i = 0; i < obj->n; i++)
+        if (obj->members[i].key_len == len && memcmp(obj->members[i].key, key, len) == 0)
+            return 1;
+    return 0;
+}
+
+static jsonschema_json_t *member(const jsonschema_json_t *obj, const char *key, size_t len)
+{
+    if (!obj || obj->kind != JSONSCHEMA_JSON_OBJECT)
+        return NULL;
+    for (size_t i = 0; i < obj->n; i++)
+        if (obj->members[i].key_len == len && memcmp(obj->members[i].key, key, len) == 0)
+            return obj->members[i].value;
+    return NULL;
+}
+
+static jsonschema_json_t *get(const jsonschema_json_t *obj, const char *key)
+{
+    return member(obj, key, strlen(key));
+}
+
+/* findNodeFromNameBuilder: parts joined with "." until node has that member. */
+static jsonschema_json_t *by_name(const jsonschema_json_t *node, parts_t *p, int *oom)
+{
+    if (!peek(p) || !node)
+        return NULL;
+    strbuf_t name = {0};
+    strbuf_puts(&name, poll(p));
+    while (!has_member(node, name.data ? name.data : "", name.len) && peek(p)) {
+        strbuf_putc(&name, '.');
+        strbuf_puts(&name, poll(p));
+    }
+    if (name.failed) {
+        *oom = 1;
+        strbuf_free(&name);
+        return NULL;
+    }
+    jsonschema_json_t *v = member(node, name.data ? name.data : "", name.len);
+    strbuf_free(&name);
+    return v;
+}
+
+/* Why a path failed other than by leading nowhere (static text), or NULL. */
+typedef struct find {
+    schema_entity_kind_t kind;
+    int oom;
+    const char *refused;
+} find_t;
+
+static jsonschema_json_t *helper(jsonschema_json_t *node, find_t *f, parts_t *p);
+
+/* findSubSchemasFromIndex. */
+static jsonschema_json_t *by_index(jsonschema_json_t *node, find_t *f, const char *keyword, parts_t *p)
+{
+    const char *index = poll(p);
+    jsonschema_json_t *list = get(node, keyword);
+    if (!index || !list || list->kind != JSONSCHEMA_JSON_ARRAY)
+        return NULL;
+    if (list->n > 1) {
+        f->refused = "Tag paths through anyOf, allOf or oneOf with more than one subschema are not supported "
+                     "by this registry";
+        return NULL;
+    }
+    if (strcmp(index, "0") != 0 || list->n == 0)
+        return NULL;
+    return helper(list->elems[0], f, p);
+}
+
+static jsonschema_json_t *helper(jsonschema_json_t *node, find_t *f, parts_t *p)
+{
+    const char *type = poll(p);
+    if (!type || !node || f->refused || f->oom)
+        return NULL;
+    if (strcmp(type, "object") == 0) {
+        if (f->kind == SCHEMA_ENTITY_RECORD && !peek(p))
+            return node;
+        const char *word = peek(p);
+        if (!word)
+            return NULL;
+        jsonschema_json_t *result;
+        if (strcmp(word, "definitions") == 0 || strcmp(word, "$defs") == 0) {
+            poll(p);
+            result = by_name(get(node, word), p, &f->oom);
+        } else {
+            result = by_name(get(node, "properties"), p, &f->oom);
+        }
+        if (!result || !peek(p))
+            return result;
+        return helper(result, f, p);
+    }
+    if (strcmp(type, "array") == 0)
+        return helper(get(node, "items"), f, p);
+    if (strcmp(type, "anyof") == 0) {
+        if (get(node, "anyOf"))
+            return by_index(node, f, "anyOf", p);
+        poll(p); /* "type": ["null", "object"] and the like */
+        return helper(node, f, p);
+    }
+    if (strcmp(type, "allof") == 0) {
+        if (get(node, "allOf"))
+            return by_index(node, f, "allOf", p);
+        poll(p);
+        if (peek(p) && strcmp(peek(p), "conditional") == 0) {
+            poll(p);
+            const char *branch = poll(p); /* "if", "then" or "else" */
+            return branch ? helper(get(node, branch), f, p) : NULL;
+        }
+        return helper(node, f, p);
+    }
+    if (strcmp(type, "oneof") == 0)
+        return by_index(node, f, "oneOf", p);
+    if (strcmp(type, "not") == 0)
+        return helper(get(node, "not"), f, p);
+    return NULL;
+}
+
+static int split_path(const char *path, strlist_t *out)
+{
+    const char *s = path;
+    for (;;) {
+        const char *dot = strchr(s, '.');
+        size_t len = dot ? (size_t)(dot - s) : strlen(s);
+        char *part = strndup(s, len);
+        if (!part || strlist_push_owned(out, part) != 0)
+            return -1;
+        if (!dot)
+            break;
+        s = dot + 1;
+    }
+    if (out->n == 1 && out->items[0][0] == '\0')
+        return 0;
+    while (out->n > 0 && out->items[out->n - 1][0] == '\0')
+        free(out->items[--out->n]);
+    return 0;
+}
+
+/* The entity's object (borrowed), or NULL and *error (NULL: out of memory). */
+static jsonschema_json_t *find_entity(jsonschema_json_t *doc, const schema_tag_edit_t *e, char **error)
+{
+    parts_t p = {{0}, 0};
+    find_t f = {e->kind, 0, NULL};
+    *error = NULL;
+    if (split_path(e->path, &p.l) != 0) {
+        strlist_clear(&p.l);
+        return NULL;
+    }
+    jsonschema_json_t *node = helper(doc, &f, &p);
+    strlist_clear(&p.l);
+    if (f.oom)
+        return NULL;
+    if (f.refused) {
+        *error = strdup(f.refused);
+        return NULL;
+    }
+    if (!node || node->kind != JSONSCHEMA_JSON_OBJECT) {
+        if (asprintf(error, "No matching path '%s' found in the schema", e->path) < 0)
+            *error = NULL;
+        return NULL;
+    }
+    return node;
+}
+
+/* ---- 2. Editing (JsonSchema.modifySchemaTags) --------------------------------------------- */
+
+/* JsonNode.asText of a tag: a string's or number's text, true/false/null, "" else. */
+static const char *tag_text(const jsonschema_json_t *v, size_t *len)
+{
+    switch (v->kind) {
+    case JSONSCHEMA_JSON_STRING:
+    case JSONSCHEMA_JSON_NUMBER: *len = v->len; return v->str;
+    case JSONSCHEMA_JSON_TRUE: *len = 4; return "true";
+    case JSONSCHEMA_JSON_FALSE: *len = 5; return "false";
+    case JSONSCHEMA_JSON_NULL: *len = 4; return "null";
+    default: *len = 0; return "";
+    }
+}
+
+static int list_has(const strlist_t *l, const char *s)
+{
+    for (size_t i = 0; l && i < l->n; i++)
+        if (strcmp(l->items[i], s) == 0)
+            return 1;
+    return 0;
+}
+
+static jsonschema_json_t *string_value(const char *s)
+{
+    jsonschema_json_t *v = calloc(1, sizeof *v);
+    if (!v || !(v->str = strdup(s))) {
+        free(v);
+        return NULL;
+    }
+    v->kind = JSONSCHEMA_JSON_STRING;
+    v->len = strlen(s);
+    return v;
+}
+
+/* The tags of node, plus add, minus remove (a LinkedHashSet), written in
+ * place, appended as the last member, or the member removed when none is left. */
+static int edit_entity(jsonschema_json_t *node, const schema_tag_edit_t *e, char **error)
+{
+    strlist_t tags = {0};
+    jsonschema_json_t *old = get(node, TAGS);
+    *error = NULL;
+    if (old && old->kind != JSONSCHEMA_JSON_ARRAY) {
+        if (asprintf(error, "The %s of '%s' is not an array", TAGS, e->path) < 0)
+            *error = NULL;
+        return -1;
+    }
+    for (size_t i = 0; old && i < old->n; i++) {
+        size_t len;
+        const char *t = tag_text(old->elems[i], &len);
+        char *copy = strndup(t, len);
+        if (!copy)
+            goto oom;
+        if (list_has(&tags, copy))
+            free(copy);
+        else if (strlist_push_owned(&tags, copy) != 0)
+            goto oom;
+    }
+    for (size_t i = 0; e->add && i < e->add->n; i++)
+        if (!list_has(&tags, e->add->items[i]) && strlist_push(&tags, e->add->items[i]) != 0)
+            goto oom;
+    jsonschema_json_t *arr = calloc(1, sizeof *arr);
+    if (!arr || !(arr->elems = calloc(tags.n ? tags.n : 1, sizeof *arr->elems))) {
+        free(arr);
+        goto oom;
+    }
+    arr->kind = JSONSCHEMA_JSON_ARRAY;
+    for (size_t i = 0; i < tags.n; i++) {
+        if (list_has(e->remove, tags.items[i]))
+            continue;
+        if (!(arr->elems[arr->n] = string_value(tags.items[i]))) {
+            jsonschema_json_free(arr);
+            goto oom;
+        }
+        arr->n++;
+    }
+    strlist_clear(&tags);
+    size_t at = node->n;
+    for (size_t i = 0; i < node->n; i++)
+        if (node->members[i].value == old)
+            at = i;
+    if (arr->n == 0) {
+        jsonschema_json_free(arr);
+        if (at < node->n) {
+            free(node->members[at].key);
+            jsonschema_json_free(node->members[at].value);
+            memmove(&node->members[at], &node->members[at + 1], (node->n - at - 1) * sizeof *node->members);
+            node->n--;
+        }
+        return 0;
+    }
+    if (at < node->n) { /* ObjectNode.replace keeps the member's place */
+        jsonschema_json_free(node->members[at].value);
+        node->members[at].value = arr;
+        return 0;
+    }
+    jsonschema_member_t *members = realloc(node->members, (node->n + 1) * sizeof *members);
+    char *key = strdup(TAGS);
+    if (!members || !key) {
+        if (members)
+            node->members = members;
+        free(key);
+        jsonschema_json_free(arr);
+        return -1;
+    }
+    node->members = members;
+    node->members[node->n++] = (jsonschema_member_t){key, strlen(TAGS), arr};
+    return 0;
+oom:
+    strlist_clear(&tags);
+    return -1;
+}
+
+char *jsonschema_tags_edit(const char *text, size_t len, const schema_tag_edit_t *edits, size_t n,
+                           char **error)
+{
+    *error = NULL;
+    jsonschema_json_t *doc = jsonschema_json_parse(text, len, error);
+    if (!doc)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        jsonschema_json_t *node = find_entity(doc, &edits[i], error);
+        if (!node || edit_entity(node, &edits[i], error) != 0) {
+            jsonschema_json_free(doc);
+            if (!*error)
+                *error = strdup("out of memory");
+            return NULL;
+        }
+    }
+    char *out = jsonschema_json_dump(doc);
+    jsonschema_json_free(doc);
+    if (!out)
+        *error = strdup("out of memory");
+    return out;
+}

@@ -1,0 +1,212 @@
+/*
+ * Inline tag edits and listings of the engines (compat/schema.h, section 5),
+ * against what Confluent's AvroSchema and JsonSchema give for the same
+ * TagSchemaRequest (ParsedSchema.copy(tagsToAdd, tagsToRemove),
+ * AvroSchemaUtils/JsonSchemaUtils.findMatchingEntity, inlineTaggedEntities).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "compat/schema.h"
+
+#define REC "{\"type\":\"record\",\"name\":\"myrecord\",\"fields\":[{\"name\":\"f1\",\"type\":\"string\"}]}"
+
+static strlist_t list_of(const char *a, const char *b)
+{
+    strlist_t l = {0};
+    if (a)
+        strlist_push(&l, a);
+    if (b)
+        strlist_push(&l, b);
+    return l;
+}
+
+/* The canonical text of type's edit of text, or NULL with *error. */
+static char *edit(schema_type_t type, const char *text, const schema_tag_edit_t *edits, size_t n,
+                  char **error)
+{
+    char *out = schema_tags_edit(type, text, strlen(text), edits, n, error);
+    if (!out)
+        return NULL;
+    char *perr = NULL;
+    schema_t *s = schema_parse(type, out, strlen(out), NULL, 0, 0, &perr);
+    free(out);
+    assert_non_null(s);
+    char *canonical = strdup(schema_canonical(s));
+    schema_free(s);
+    return canonical;
+}
+
+/* RestApiRegisterSchemaTagsTest.testRegisterSchemaTagsBasic: record tags after the fields. */
+static void test_avro_record_tags_add_then_remove(void **state)
+{
+    (void)state;
+    strlist_t add = list_of("TAG1", "TAG2"), remove = list_of("TAG2", NULL);
+    schema_tag_edit_t e = {"myrecord", SCHEMA_ENTITY_RECORD, &add, NULL};
+    char *error = NULL;
+    char *out = edit(SCHEMA_AVRO, REC, &e, 1, &error);
+    assert_string_equal(out,
+                        "{\"type\":\"record\",\"name\":\"myrecord\",\"fields\":[{\"name\":\"f1\",\"type\":"
+                        "\"string\"}],\"confluent:tags\":[\"TAG1\",\"TAG2\"]}");
+    schema_tag_edit_t r = {"myrecord", SCHEMA_ENTITY_RECORD, NULL, &remove};
+    char *again = edit(SCHEMA_AVRO, out, &r, 1, &error);
+    assert_string_equal(again,
+                        "{\"type\":\"record\",\"name\":\"myrecord\",\"fields\":[{\"name\":\"f1\",\"type\":"
+                        "\"string\"}],\"confluent:tags\":[\"TAG1\"]}");
+    /* Removing the last tag removes the property. */
+    strlist_t one = list_of("TAG1", NULL);
+    schema_tag_edit_t last = {"myrecord", SCHEMA_ENTITY_RECORD, NULL, &one};
+    char *bare = edit(SCHEMA_AVRO, again, &last, 1, &error);
+    assert_string_equal(bare, REC);
+    /* Add and remove of the same tag in one edit: added, then removed. */
+    schema_tag_edit_t both = {"myrecord", SCHEMA_ENTITY_RECORD, &add, &remove};
+    char *mixed = edit(SCHEMA_AVRO, REC, &both, 1, &error);
+    assert_non_null(strstr(mixed, "\"confluent:tags\":[\"TAG1\"]"));
+    free(out);
+    free(again);
+    free(bare);
+    free(mixed);
+    strlist_clear(&add);
+    strlist_clear(&remove);
+    strlist_clear(&one);
+}
+
+static void test_avro_field_and_nested_paths(void **state)
+{
+    (void)state;
+    const char *text =
+        "{\"type\":\"record\",\"name\":\"R\",\"namespace\":\"com.x\",\"fields\":["
+        "{\"name\":\"a\",\"type\":\"string\"},"
+        "{\"name\":\"n\",\"type\":[\"null\",{\"type\":\"record\",\"name\":\"Inner\",\"fields\":["
+        "{\"name\":\"b\",\"type\":{\"type\":\"array\",\"items\":\"int\"}}]}]}]}";
+    strlist_t pii = list_of("PII", NULL);
+    char *error = NULL;
+    /* The namespace of the path is the top-level one, for nested records too. */
+    schema_tag_edit_t edits[] = {{"com.x.R.a", SCHEMA_ENTITY_FIELD, &pii, NULL},
+                                 {"com.x.Inner.b", SCHEMA_ENTITY_FIELD, &pii, NULL},
+                                 {"Inner", SCHEMA_ENTITY_RECORD, &pii, NULL}};
+    char *out = edit(SCHEMA_AVRO, text, edits, 3, &error);
+    assert_non_null(out);
+    assert_non_null(strstr(out, "{\"name\":\"a\",\"type\":\"string\",\"confluent:tags\":[\"PII\"]}"));
+    assert_non_null(strstr(out, "\"items\":\"int\"},\"confluent:tags\":[\"PII\"]}]"));
+    assert_non_null(strstr(out, "}],\"confluent:tags\":[\"PII\"]}]}]}"));
+
+    /* The listing, in inlineTaggedEntities' order (depth first from the root). */
+    schema_t *s = schema_parse(SCHEMA_AVRO, out, strlen(out), NULL, 0, 0, &error);
+    assert_non_null(s);
+    schema_tagged_t *t;
+    size_t n;
+    assert_int_equal(schema_tagged(s, &t, &n), 0);
+    assert_int_equal(n, 3);
+    assert_string_equal(t[0].path, "com.x.R.a");
+    assert_int_equal(t[0].kind, SCHEMA_ENTITY_FIELD);
+    assert_string_equal(t[1].path, "com.x.Inner");
+    assert_int_equal(t[1].kind, SCHEMA_ENTITY_RECORD);
+    assert_string_equal(t[2].path, "com.x.Inner.b");
+    assert_string_equal(t[2].tags.items[0], "PII");
+    schema_tagged_free(t, n);
+    schema_free(s);
+    free(out);
+
+    /* Paths that lead nowhere, with Confluent's messages. */
+    schema_tag_edit_t bad = {"does.not.exist", SCHEMA_ENTITY_FIELD, &pii, NULL};
+    assert_null(edit(SCHEMA_AVRO, text, &bad, 1, &error));
+    assert_string_equal(error, "No matching path 'does.not.exist' found in the schema");
+    free(error);
+    schema_tag_edit_t wrong_ns = {"org.R.a", SCHEMA_ENTITY_FIELD, &pii, NULL};
+    assert_null(edit(SCHEMA_AVRO, text, &wrong_ns, 1, &error));
+    free(error);
+    schema_tag_edit_t short_field = {"a", SCHEMA_ENTITY_FIELD, &pii, NULL};
+    assert_null(edit(SCHEMA_AVRO, text, &short_field, 1, &error));
+    assert_string_equal(error, "0 > -1"); /* Arrays.copyOfRange(ids, 0, -1) */
+    free(error);
+    strlist_clear(&pii);
+}
+
+static void test_json_schema_paths(void **state)
+{
+    (void)state;
+    const char *text =
+        "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"},"
+        "\"addr\":{\"type\":\"object\",\"properties\":{\"zip.code\":{\"type\":\"string\"}}},"
+        "\"list\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"x\":{}}}}},"
+        "\"definitions\":{\"D\":{\"type\":\"object\",\"properties\":{\"y\":{\"type\":\"integer\"}}}}}";
+    strlist_t pii = list_of("PII", "X");
+    char *error = NULL;
+    schema_tag_edit_t edits[] = {
+        {"object", SCHEMA_ENTITY_RECORD, &pii, NULL},
+        {"object.a", SCHEMA_ENTITY_FIELD, &pii, NULL},
+        {"object.addr.object.zip.code", SCHEMA_ENTITY_FIELD, &pii, NULL},
+        {"object.list.array.object.x", SCHEMA_ENTITY_FIELD, &pii, NULL},
+        {"object.definitions.D.object.y", SCHEMA_ENTITY_FIELD, &pii, NULL},
+    };
+    char *out = edit(SCHEMA_JSON, text, edits, 5, &error);
+    assert_non_null(out);
+    assert_non_null(strstr(out, "\"a\":{\"type\":\"string\",\"confluent:tags\":[\"PII\",\"X\"]}"));
+    assert_non_null(strstr(out, "\"zip.code\":{\"type\":\"string\",\"confluent:tags\":[\"PII\",\"X\"]}"));
+    assert_non_null(strstr(out, "\"x\":{\"confluent:tags\":[\"PII\",\"X\"]}"));
+    assert_non_null(strstr(out, "\"y\":{\"type\":\"integer\",\"confluent:tags\":[\"PII\",\"X\"]}"));
+    size_t len = strlen(out);
+    assert_string_equal(out + len - strlen(",\"confluent:tags\":[\"PII\",\"X\"]}"),
+                        ",\"confluent:tags\":[\"PII\",\"X\"]}");
+
+    /* Removing keeps the others in place. */
+    strlist_t x = list_of("X", NULL);
+    schema_tag_edit_t rm = {"object.a", SCHEMA_ENTITY_FIELD, NULL, &x};
+    char *less = edit(SCHEMA_JSON, out, &rm, 1, &error);
+    assert_non_null(strstr(less, "\"a\":{\"type\":\"string\",\"confluent:tags\":[\"PII\"]}"));
+    assert_non_null(strstr(less, "\"x\":{\"confluent:tags\":[\"PII\",\"X\"]}"));
+    free(less);
+
+    schema_tag_edit_t bad = {"object.nope", SCHEMA_ENTITY_FIELD, &pii, NULL};
+    assert_null(edit(SCHEMA_JSON, text, &bad, 1, &error));
+    assert_string_equal(error, "No matching path 'object.nope' found in the schema");
+    free(error);
+    /* JsonSchemaUtils splits the path as sent: a leading "." is an empty first step. */
+    schema_tag_edit_t dotted = {".object.a", SCHEMA_ENTITY_FIELD, &pii, NULL};
+    assert_null(edit(SCHEMA_JSON, text, &dotted, 1, &error));
+    assert_string_equal(error, "No matching path '.object.a' found in the schema");
+    free(error);
+    /* Through a combination of two subschemas: Confluent's order is not reproduced. */
+    const char *any = "{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"object\",\"properties\":{\"q\":{}}}]}";
+    schema_tag_edit_t through = {"anyof.1.object.q", SCHEMA_ENTITY_FIELD, &pii, NULL};
+    assert_null(edit(SCHEMA_JSON, any, &through, 1, &error));
+    assert_non_null(strstr(error, "not supported by this registry"));
+    free(error);
+    free(out);
+    strlist_clear(&pii);
+    strlist_clear(&x);
+}
+
+static void test_protobuf_refused_unless_nothing_to_do(void **state)
+{
+    (void)state;
+    const char *text = "syntax = \"proto3\";\nmessage M {\n  string a = 1;\n}\n";
+    strlist_t pii = list_of("PII", NULL);
+    schema_tag_edit_t e = {"M.a", SCHEMA_ENTITY_FIELD, &pii, NULL};
+    char *error = NULL;
+    assert_null(schema_tags_edit(SCHEMA_PROTOBUF, text, strlen(text), &e, 1, &error));
+    assert_string_equal(error, "Tags are not supported for schema type PROTOBUF by this registry");
+    free(error);
+    char *same = schema_tags_edit(SCHEMA_PROTOBUF, text, strlen(text), NULL, 0, &error);
+    assert_string_equal(same, text);
+    free(same);
+    strlist_clear(&pii);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_avro_record_tags_add_then_remove),
+        cmocka_unit_test(test_avro_field_and_nested_paths),
+        cmocka_unit_test(test_json_schema_paths),
+        cmocka_unit_test(test_protobuf_refused_unless_nothing_to_do),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
