@@ -184,29 +184,12 @@ static void test_json_schema_paths(void **state)
     strlist_clear(&x);
 }
 
-static void test_protobuf_refused_unless_nothing_to_do(void **state)
-{
-    (void)state;
-    const char *text = "syntax = \"proto3\";\nmessage M {\n  string a = 1;\n}\n";
-    strlist_t pii = list_of("PII", NULL);
-    schema_tag_edit_t e = {"M.a", SCHEMA_ENTITY_FIELD, &pii, NULL};
-    char *error = NULL;
-    assert_null(schema_tags_edit(SCHEMA_PROTOBUF, text, strlen(text), &e, 1, &error));
-    assert_string_equal(error, "Tags are not supported for schema type PROTOBUF by this registry");
-    free(error);
-    char *same = schema_tags_edit(SCHEMA_PROTOBUF, text, strlen(text), NULL, 0, &error);
-    assert_string_equal(same, text);
-    free(same);
-    strlist_clear(&pii);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_avro_record_tags_add_then_remove),
         cmocka_unit_test(test_avro_field_and_nested_paths),
         cmocka_unit_test(test_json_schema_paths),
-        cmocka_unit_test(test_protobuf_refused_unless_nothing_to_do),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
