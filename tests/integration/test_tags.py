@@ -229,5 +229,70 @@ class Tags(harness.RegistryTestCase):
         self.assertEqual(self.count_versions(s), "2")
 
 
+    def test_registration_tag_fields(self):
+        """RestApiRegisterSchemaTagsTest.testRegisterSchemaTagsBasic: schemaTagsToAdd and
+        schemaTagsToRemove on a registration edit the sent schema (toSchemaWithTags) and
+        set confluent:version; propagateSchemaTags adds the latest version's inline tags
+        to the new schema (maybePropagateSchemaTags)."""
+        s = self.sub()
+        self.register_ok(s, REC)
+        r = self.register(s, REC, version=2, schemaTagsToAdd=[entity("myrecord", "sr_record", ["TAG1", "TAG2"])])
+        self.assert_ok(r)
+        v = self.latest(s, ["*"])
+        self.assertEqual(v["schema"], TAGGED)
+        self.assertEqual(v["version"], 2)
+        self.assertEqual(v["metadata"], {"properties": {"confluent:version": "2"}})
+        self.assertEqual(v["schemaTags"], [entity("myrecord", "sr_record", ["TAG1", "TAG2"])])
+        tag1 = TAGGED.replace(',"TAG2"', "")
+        r = self.register(s, TAGGED, version=3,
+                          schemaTagsToRemove=[entity("myrecord", "sr_record", ["TAG2"])])
+        self.assert_ok(r)
+        v = self.latest(s, ["*"])
+        self.assertEqual((v["schema"], v["version"]), (tag1, 3))
+        self.assertEqual(v["metadata"], {"properties": {"confluent:version": "3"}})
+        evolved = ('{"type":"record","name":"myrecord","fields":[{"name":"f1","type":"string"},'
+                   '{"name":"f2","type":"string","default":"hi"}]}')
+        r = self.register(s, evolved, propagateSchemaTags=True)
+        self.assert_ok(r)
+        v = self.latest(s, ["*"])
+        self.assertEqual(v["schema"], evolved[:-1] + ',"confluent:tags":["TAG1"]}')
+        self.assertEqual(v["version"], 4)
+        self.assertEqual(v["schemaTags"], [entity("myrecord", "sr_record", ["TAG1"])])
+        evolved = evolved.replace('"string"}', '"string","confluent:tags":["TAG2"]}', 1)
+        r = self.register(s, evolved, propagateSchemaTags=True)
+        self.assert_ok(r)
+        v = self.latest(s, ["*"])
+        self.assertEqual(v["schema"], evolved[:-1] + ',"confluent:tags":["TAG1"]}')
+        self.assertEqual(v["version"], 5)
+        self.assertEqual(v["schemaTags"], [entity("myrecord", "sr_record", ["TAG1"]),
+                                           entity("myrecord.f1", "sr_field", ["TAG2"])])
+
+    def test_registration_tag_fields_without_version(self):
+        """RestApiRegisterSchemaTagsTest.testRegisterSchemaWithoutNewVersionInput and
+        protobuf.RestApiTest.testRegisterSchemaTagsBasic: no version sent, confluent:version
+        set all the same; a bad path is 42201 and registers nothing."""
+        s = self.sub()
+        self.register_ok(s, PROTO, schema_type="PROTOBUF")
+        r = self.register(s, PROTO, schema_type="PROTOBUF", schemaTagsToAdd=[
+            entity("Message1.f1", "sr_field", ["TAG1"]), entity(".Message1.f1", "sr_field", ["TAG2"])])
+        self.assert_ok(r)
+        v = self.latest(s)
+        self.assertEqual(v["schema"], PROTO_TAGGED.format(tags='      "TAG1",\n      "TAG2"\n'))
+        self.assertEqual(v["version"], 2)
+        self.assertEqual(v["metadata"], {"properties": {"confluent:version": "2"}})
+        r = self.register(s, PROTO, schema_type="PROTOBUF", schemaTagsToAdd=[entity("Message1.f9", "sr_field", ["X"])])
+        self.assert_error(r, 422, 42201)
+        self.assertEqual(r.body["message"], "java.lang.IllegalArgumentException: "
+                                            "No matching Field with name 'f9' found in the schema")
+        r = self.register(s, PROTO, schema_type="PROTOBUF", propagateSchemaTags="yes")
+        self.assert_error(r, 400, 400)
+        # A schema that does not parse fails as its registration would (parseSchema before copy).
+        bad = 'syntax = "proto3";\nmessage Message1 {\n  string f1 = ;\n}\n'
+        plain = self.register(s, bad, schema_type="PROTOBUF")
+        self.assert_error(plain, 422, 42201)
+        r = self.register(s, bad, schema_type="PROTOBUF", schemaTagsToAdd=[entity("Message1.f1", "sr_field", ["X"])])
+        self.assertEqual((r.status, r.body), (plain.status, plain.body))
+        self.assertEqual(self.count_versions(s), "2")
+
 if __name__ == "__main__":
     harness.main()
