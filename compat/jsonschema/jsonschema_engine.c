@@ -279,6 +279,11 @@ static int engine_has_top_level_field(const void *model, const char *name)
     return 0;
 }
 
+static int engine_tagged(const void *model, schema_tagged_t **out, size_t *n)
+{
+    return jsonschema_tags_list(model, out, n);
+}
+
 const schema_engine_t jsonschema_engine = {
     .type = SCHEMA_JSON,
     .parse = engine_parse,
@@ -288,4 +293,5 @@ const schema_engine_t jsonschema_engine = {
     .backward_lenient = engine_backward_lenient,
     .has_top_level_field = engine_has_top_level_field,
     .tags_edit = jsonschema_tags_edit,
+    .tagged = engine_tagged,
 };

@@ -149,6 +149,13 @@ class Tags(harness.RegistryTestCase):
             "type": "object", "properties": {"name": {"type": "string", "confluent:tags": ["PII"]}},
             "confluent:tags": ["R"]})
         self.assertEqual(v["version"], 2)
+        # JsonSchema.inlineTaggedEntities: the record, then its properties.
+        v = self.latest(s, ["*"])
+        self.assertEqual(v["schemaTags"], [entity("object", "sr_record", ["R"]),
+                                           entity("object.name", "sr_field", ["PII"])])
+        sid = v["id"]
+        r = self.get(f"/schemas/ids/{sid}", params=[("findTags", "PII")])
+        self.assertEqual(self.assert_ok(r)["schemaTags"], [entity("object.name", "sr_field", ["PII"])])
 
     def test_errors_change_nothing(self):
         """modifyTags' errors: 40401 / 40402 (getUsingContexts, hasSubjects), 42202
