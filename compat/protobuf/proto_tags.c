@@ -75,8 +75,7 @@ static proto_message_t *find_message(proto_type_t *const *types, size_t n, const
  * ProtobufSchemaUtils.findMatchingElement: the message (record) or field an
  * entity names, or NULL with *error set to Confluent's message.
  */
-static void *find_element(arena_t *arena, proto_file_t *file, const char *const *ids, size_t n,
-                          int field_path, char **error)
+static void *find_element(proto_file_t *file, const char *const *ids, size_t n, int field_path, char **error)
 {
     proto_message_t *m = NULL;
     size_t end = field_path ? (n > 0 ? n - 1 : 0) : n;
@@ -117,7 +116,6 @@ static void *find_element(arena_t *arena, proto_file_t *file, const char *const 
             if (strcmp(oneof->fields[j]->name, name) == 0)
                 return oneof->fields[j];
     }
-    (void)arena;
     proto_error_set(error, "No matching Field with name '%s' found in the schema", name);
     return NULL;
 }
@@ -442,7 +440,7 @@ static int edit_one(proto_file_t *file, const schema_tag_edit_t *edit, cached_t 
     if (split_path(arena, path, &ids, &nids) != 0)
         return -1;
     int field = edit->kind == SCHEMA_ENTITY_FIELD;
-    void *element = find_element(arena, file, ids, nids, field, error);
+    void *element = find_element(file, ids, nids, field, error);
     if (!element)
         return *error ? 1 : -1;
     proto_options_t *options =
@@ -502,6 +500,20 @@ char *proto_tags_edit(const char *text, size_t len, const schema_tag_edit_t *edi
 {
     *error = NULL;
     proto_file_t *file = proto_parse(text, len, error);
+    if (!file && proto_looks_like_base64(text, len)) {
+        /* A registration's schema may be a base64 FileDescriptorProto: edit
+         * its .proto text, as Confluent edits the file it was read into. */
+        char *canonical = NULL, *perr = NULL;
+        proto_schema_t *schema = proto_schema_new(text, len, NULL, 0, 0, &canonical, &perr);
+        free(perr);
+        if (schema && canonical) {
+            free(*error);
+            *error = NULL;
+            file = proto_parse(canonical, strlen(canonical), error);
+        }
+        free(canonical);
+        proto_schema_free(schema);
+    }
     if (!file)
         return NULL; /* a stored text always parses; *error says why if not */
     cached_t *cache = calloc(n ? n : 1, sizeof *cache);

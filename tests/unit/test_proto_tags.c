@@ -477,12 +477,40 @@ static void test_edited_options_in_hashmap_order(void **state)
     strlist_clear(&pii);
 }
 
+/* A registration's schema sent as a base64 FileDescriptorProto (format=serialized)
+ * is edited as the .proto text it stands for (protobuf.RestApiTest.testRegisterSchemaTagsBasic's schema). */
+static void test_serialized_schema(void **state)
+{
+    (void)state;
+    const char *text =
+        "syntax = \"proto3\";\npackage com.example;\n\nmessage Message1 {\n  string f1 = 1;\n  "
+        "string f2 = 2;\n}\n";
+    char *perr = NULL;
+    schema_t *s = schema_parse(SCHEMA_PROTOBUF, text, strlen(text), NULL, 0, 0, &perr);
+    assert_non_null(s);
+    char *b64 = schema_format(s, "serialized");
+    schema_free(s);
+    assert_non_null(b64);
+    strlist_t t1 = one("TAG1");
+    schema_tag_edit_t e = {"Message1.f1", SCHEMA_ENTITY_FIELD, &t1, NULL};
+    char *error = NULL;
+    char *out = edit(b64, &e, 1, &error);
+    assert_string_equal(
+        out, "syntax = \"proto3\";\npackage com.example;\n\nmessage Message1 {\n"
+             "  string f1 = 1 [(confluent.field_meta) = {\n    tags: [\n      \"TAG1\"\n    ]\n  }];\n"
+             "  string f2 = 2;\n}\n");
+    free(out);
+    free(b64);
+    strlist_clear(&t1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_basic_add_and_remove), cmocka_unit_test(test_add_duplicate),
         cmocka_unit_test(test_complex_remove),       cmocka_unit_test(test_oneof_member_paths),
         cmocka_unit_test(test_invalid_paths),        cmocka_unit_test(test_edited_options_in_hashmap_order),
+        cmocka_unit_test(test_serialized_schema),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
