@@ -12,6 +12,7 @@
  *   6. Contexts
  *   7. Statistics (what GET /metrics shows)
  *   8. The audit trail
+ *   9. Changes between versions (docs/evolution.md)
  *
  * Calling convention: a function without a `db` parameter answers from
  * memory and never blocks (event-loop threads call it). A function with one
@@ -29,6 +30,7 @@
 
 #include <jansson.h>
 
+#include "compat/change.h"
 #include "compat/level.h"
 #include "compat/schema.h"
 #include "registry/bodies.h"
@@ -431,5 +433,29 @@ typedef struct reg_audit_query {
 /* *out: a JSON array of rows (the caller's). */
 reg_code_t registry_audit_list(registry_t *reg, store_t *db, const reg_audit_query_t *q, json_t **out,
                                reg_error_t *err);
+
+/* ---- 9. Changes between versions (docs/evolution.md) -------------------- */
+
+/* A change list (compat/change.h) with its summary line. */
+typedef struct reg_changes {
+    int from_version; /* the version compared from; 0 for schemas sent */
+    int version;      /* the version compared to; 0 for a schema sent */
+    schema_type_t type;
+    change_list_t list;
+    char *summary;
+} reg_changes_t;
+
+void reg_changes_clear(reg_changes_t *c);
+/* GET /subjects/{s}/versions/{v}/changes?from={u}: live versions only; from
+ * NULL = the live version before v (40402 when v is the first). */
+reg_code_t registry_version_changes(registry_t *reg, const char *subject, const char *version_text,
+                                    const char *from_text, reg_changes_t *out, reg_error_t *err);
+/* POST /changes: two schemas as lookups parse them, references in the default context. */
+reg_code_t registry_request_changes(registry_t *reg, const reg_request_t *old_req,
+                                    const reg_request_t *new_req, reg_changes_t *out, reg_error_t *err);
+/* A registration or compatibility request against the subject's version
+ * (version_text NULL = the latest live one): the ?changes=true extension. */
+reg_code_t registry_candidate_changes(registry_t *reg, const char *subject, const char *version_text,
+                                      const reg_request_t *req, reg_changes_t *out, reg_error_t *err);
 
 #endif

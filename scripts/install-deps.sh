@@ -20,11 +20,13 @@ set -euo pipefail
 # Compiling: the toolchain and the -dev packages of the chosen libraries.
 # libgoogle-common-protos-java: its jar carries google/type/*.proto as sources,
 # embedded at build time as built-in Protobuf imports (compat/protobuf/protobuf.cmake).
+# libcurl4-openssl-dev: the HTTP client of client/ (HTTP/2, TLS, connection reuse;
+# libh2o 2.2.5 has no HTTP/2 client), docs/architecture.md.
 BUILD=(
   build-essential cmake pkg-config
   libh2o-evloop-dev libssl-dev libpq-dev
   libjansson-dev libprotobuf-c-dev protobuf-c-compiler libprotobuf-dev
-  libgoogle-common-protos-java
+  libgoogle-common-protos-java libcurl4-openssl-dev
 )
 # Serving: the embedded database's server binaries (initdb, pg_ctl, postgres).
 RUN=(postgresql-15)
@@ -38,11 +40,13 @@ RUN=(postgresql-15)
 # docker-compose: parses docker-compose.yml in a test (no daemon is started).
 # python3-yaml, python3-jsonschema: test_openapi reads docs/openapi.yaml and
 # checks the server's answers against its schemas.
+# man-db (man, with groff-base's groff) and mandoc (mandoc -T lint): the man page test.
 TEST=(
   libcmocka-dev clang-14 libclang-rt-14-dev protobuf-compiler
   curl nghttp2-client openssl procps util-linux passwd sudo
   python3 python3-confluent-kafka python3-requests python3-avro python3-h2
   python3-prometheus-client docker-compose python3-yaml python3-jsonschema
+  man-db groff-base mandoc
 )
 # test_openapi runs an OpenAPI 3.1 validator from the npm registry (Debian has
 # none for 3.1; tests/openapi/package.json pins it), so the test group needs
@@ -59,7 +63,7 @@ fi
 # (pgbench comes with postgresql-15, h2load with nghttp2-client).
 BENCH=(wrk nginx-light)
 # A built binary's shared libraries, and curl for container health checks.
-IMAGE=(libh2o-evloop0.13 libssl3 libpq5 libjansson4 libprotobuf-c1 ca-certificates curl)
+IMAGE=(libh2o-evloop0.13 libssl3 libpq5 libjansson4 libprotobuf-c1 libcurl4 ca-certificates curl)
 
 list=0
 if [[ "${1:-}" == "--list" ]]; then

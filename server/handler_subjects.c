@@ -425,16 +425,28 @@ static void register_db(http_call_t *c, store_t *db)
     reg_view_t view = {0};
     reg_error_t err;
     reg_code_t rc;
+    const reg_request_t *req;
     if (c->kept_free == register_tagged_free) {
         register_tagged_t *t = c->kept;
         reg_register_tags_t tags = {t->tags->edits, t->tags->n, t->propagate};
-        rc = registry_register_tagged(c->reg, db, subject(c), &t->body->req, &tags, &view, &err);
+        req = &t->body->req;
+        rc = registry_register_tagged(c->reg, db, subject(c), req, &tags, &view, &err);
     } else {
-        rc = registry_register(c->reg, db, subject(c), &api_body_kept(c)->req, &view, &err);
+        req = &api_body_kept(c)->req;
+        rc = registry_register(c->reg, db, subject(c), req, &view, &err);
     }
     if (rc == REG_OK)
         register_reply(c, &view);
     reg_view_clear(&view);
+    /* ?verbose=true&changes=true: the 409 says what changed against the latest version
+     * (docs/evolution.md); with tag fields, of the schema as sent (tags are no change). */
+    json_t *message = rc == REG_INCOMPATIBLE && api_wants_changes(c) ? json_string(err.message) : NULL;
+    if (message) {
+        json_t *reply = json_pack("{s:i, s:o}", "error_code", (int)rc, "message", message);
+        api_add_candidate_changes(c, reply, subject(c), NULL, req);
+        http_reply_json(c, 409, reply);
+        return;
+    }
     api_done(c, rc, &err);
 }
 

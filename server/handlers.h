@@ -47,6 +47,10 @@ extern const http_handler_t handle_version_tags;
 extern const http_handler_t handle_compat_version;
 extern const http_handler_t handle_compat_all;
 
+/* handler_changes.c */
+extern const http_handler_t handle_version_changes;
+extern const http_handler_t handle_changes;
+
 /* handler_config.c */
 extern const http_handler_t handle_config_get;
 extern const http_handler_t handle_config_put;

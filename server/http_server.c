@@ -239,8 +239,8 @@ static const char *http_reason(int status)
     }
 }
 
-/* "METHOD /raw/target?q" with bytes a terminal should not see escaped as \xNN, cut short,
- * into out (HTTP_LOG_TARGET_MAX + 8 bytes). */
+/* "METHOD /raw/target?q" with bytes a terminal should not see (and a space in
+ * the method) escaped as \xNN, cut short, into out (HTTP_LOG_TARGET_MAX + 8 bytes). */
 static void http_log_target(const h2o_req_t *req, char *out)
 {
     size_t cap = HTTP_LOG_TARGET_MAX;
@@ -251,7 +251,7 @@ static void http_log_target(const h2o_req_t *req, char *out)
             out[o++] = ' ';
         for (size_t i = 0; i < parts[p].len && o < cap; i++) {
             unsigned char c = (unsigned char)parts[p].base[i];
-            if (c >= 0x20 && c < 0x7f && c != '\\')
+            if (c >= 0x20 && c < 0x7f && c != '\\' && (p == 1 || c != ' '))
                 out[o++] = (char)c;
             else
                 o += (size_t)snprintf(out + o, 5, "\\x%02x", c);
@@ -300,28 +300,18 @@ static size_t http_log_append(char *line, size_t n, const char *text, size_t max
     return n;
 }
 
-/*
- * One line per request, as log_info would write it. A write(2) per request
- * costs more than the rest of a by-id read (docs/performance.md), so the
- * loop collects its lines and writes them together at the end of each turn
- * of the event loop (http_loop_main), or sooner when LOG_LINE_MAX bytes are
- * waiting: no line waits longer than the turn that produced it.
- */
-static void http_log_request(http_job_t *job, const char *target, const char *note, uint64_t us)
+/* The text line: what log_info("%s %d %" PRIu64 "us from=%s principal=%s rid=%s%s") would
+ * write, without printf: the target is escaped already (http_log_target), note
+ * is a literal, the principal never a password (auth.h). Its length. */
+static size_t http_log_text(const http_job_t *job, const char *target, const char *note, uint64_t us,
+                            char *line)
 {
-    http_loop_t *loop = job->owner;
-    char line[LOG_LINE_MAX];
-    /* The line log_info("%s %d %" PRIu64 "us from=%s principal=%s rid=%s%s") would
-     * write, without printf: the target is escaped already (http_log_target),
-     * note is a literal, the principal never a password (auth.h). */
     size_t n = log_prefix(line, LOG_INFO);
-    if (!target)
-        target = "-";
     size_t tlen = strlen(target), nlen = strlen(note);
     size_t room = 48 + sizeof job->call.remote + 24 + HTTP_LOG_PRINCIPAL_MAX + 8 +
                   sizeof job->call.request_id; /* all but the target */
-    if (n + tlen + nlen + room > sizeof line)
-        tlen = sizeof line - n - nlen - room;
+    if (n + tlen + nlen + room > LOG_LINE_MAX)
+        tlen = LOG_LINE_MAX - n - nlen - room;
     memcpy(line + n, target, tlen);
     n += tlen;
     n += (size_t)http_format_u64(line + n, ' ', (uint64_t)(job->call.status < 0 ? 0 : job->call.status));
@@ -338,6 +328,53 @@ static void http_log_request(http_job_t *job, const char *target, const char *no
     memcpy(line + n, note, nlen);
     n += nlen;
     line[n++] = '\n';
+    return n;
+}
+
+/* The json line (log.format json, docs/operations.md): msg is the text line's
+ * "METHOD TARGET STATUS DURATIONus[ note]", and each part is a member too.
+ * target is http_log_target's escaped form, so both formats show a request's
+ * bytes the same way. Its length. */
+static size_t http_log_json(const http_job_t *job, const char *target, const char *note, uint64_t us,
+                            char *line)
+{
+    char msg[HTTP_LOG_TARGET_MAX + 128];
+    uint64_t status = (uint64_t)(job->call.status < 0 ? 0 : job->call.status);
+    int m = snprintf(msg, sizeof msg, "%s %" PRIu64 " %" PRIu64 "us%s", target, status, us, note);
+    size_t msg_len = m < 0 ? 0 : (size_t)m < sizeof msg ? (size_t)m : sizeof msg - 1;
+    /* The method never holds a space as logged (http_log_target), so the first one ends it. */
+    const char *space = strchr(target, ' ');
+    const char *principal = job->call.principal;
+    log_field_t fields[8];
+    size_t nf = 0;
+    fields[nf++] = LOG_FIELD_STR("method", space ? target : NULL, space ? (size_t)(space - target) : 0);
+    fields[nf++] = LOG_FIELD_STR("target", space ? space + 1 : NULL, space ? strlen(space + 1) : 0);
+    fields[nf++] = LOG_FIELD_NUM("status", status);
+    fields[nf++] = LOG_FIELD_NUM("duration_us", us);
+    fields[nf++] = LOG_FIELD_STR("remote", job->call.remote[0] ? job->call.remote : NULL,
+                                 strnlen(job->call.remote, sizeof job->call.remote));
+    fields[nf++] =
+        LOG_FIELD_STR("principal", principal, principal ? strnlen(principal, HTTP_LOG_PRINCIPAL_MAX) : 0);
+    fields[nf++] = LOG_FIELD_STR("request_id", job->call.request_id[0] ? job->call.request_id : NULL,
+                                 strnlen(job->call.request_id, sizeof job->call.request_id));
+    return log_format_json(line, LOG_INFO, msg, msg_len, fields, nf);
+}
+
+/*
+ * One line per request, as log_info would write it. A write(2) per request
+ * costs more than the rest of a by-id read (docs/performance.md), so the
+ * loop collects its lines and writes them together at the end of each turn
+ * of the event loop (http_loop_main), or sooner when LOG_LINE_MAX bytes are
+ * waiting: no line waits longer than the turn that produced it.
+ */
+static void http_log_request(http_job_t *job, const char *target, const char *note, uint64_t us)
+{
+    http_loop_t *loop = job->owner;
+    char line[LOG_LINE_MAX];
+    if (!target)
+        target = "-";
+    size_t n = log_get_format() == LOG_FORMAT_JSON ? http_log_json(job, target, note, us, line)
+                                                   : http_log_text(job, target, note, us, line);
     if (loop->log_len + n > sizeof loop->log_lines)
         http_log_flush(loop);
     memcpy(loop->log_lines + loop->log_len, line, n);

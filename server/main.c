@@ -6,6 +6,8 @@
  *   schema-registry passwd USER [flags]  set USER's password in the users file
  *   schema-registry export [--output FILE] [flags]   the registry as JSON lines
  *   schema-registry import [FILE] [--delimiter D] [flags]  an export or a _schemas dump
+ *   schema-registry config --print-defaults | --print-man   the reference (server/config.c)
+ *   schema-registry decode|encode [flags]  framed records <-> JSON rows (cmd/, docs/decoder.md)
  *   schema-registry --help | --version
  *
  * Exit status: 0 clean stop, 1 runtime or start-up failure, 2 bad usage or
@@ -16,9 +18,12 @@
 #include <pthread.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -34,141 +39,198 @@
 #include "server/config.h"
 #include "server/http_server.h"
 #include "base/log.h"
+#include "cmd/cmd.h"
 
-static const char main_usage[] =
-    "Usage:\n"
-    "  schema-registry [serve] [flags]   run the server (the default command)\n"
-    "  schema-registry migrate [flags]   apply database migrations, then exit\n"
-    "  schema-registry passwd USER [flags]\n"
-    "                                    set USER's password in auth.basic.users.file:\n"
-    "                                    read from the terminal (no echo, twice) or one\n"
-    "                                    line of stdin, never from the command line\n"
-    "  schema-registry export [--output FILE] [flags]\n"
-    "                                    write every context, subject, version, schema,\n"
-    "                                    config and mode as JSON lines (stdout by default)\n"
-    "  schema-registry import [FILE] [--delimiter D] [flags]\n"
-    "                                    read an export, or a dump of Confluent's _schemas\n"
-    "                                    topic as `kcat -C -K '\\t'` prints it (stdin by\n"
-    "                                    default), and write what is missing in IMPORT mode,\n"
-    "                                    ids and versions kept; see docs/operations.md\n"
-    "  schema-registry --help            this text\n"
-    "  schema-registry --version         version and build commit\n"
-    "\n"
-    "Settings. Each has a flag, an environment variable and a config file key;\n"
-    "flags win over the environment, the environment over the file, the file\n"
-    "over the defaults. Flags take '--flag VALUE' or '--flag=VALUE'.\n"
-    "\n"
-    "  --config FILE                      SCHEMA_REGISTRY_CONFIG\n"
-    "      Config file of 'key = value' lines; '#' starts a comment line.\n"
-    "  --listen HOST:PORT                 SCHEMA_REGISTRY_LISTEN                      listen\n"
-    "      Address to serve on; [::]:PORT for IPv6, port 0 picks a free port.\n"
-    "      Default 0.0.0.0:8081.\n"
-    "  --database-url URL                 SCHEMA_REGISTRY_DATABASE_URL                database.url\n"
-    "      PostgreSQL as a libpq URL or conninfo. Unset: an embedded PostgreSQL\n"
-    "      cluster under data.dir, started and stopped with the server.\n"
-    "  --data-dir DIR                     SCHEMA_REGISTRY_DATA_DIR                    data.dir\n"
-    "      Home of the embedded cluster. Default ./var.\n"
-    "  --threads N                        SCHEMA_REGISTRY_THREADS                     threads\n"
-    "      HTTP event-loop threads; 0 = one per CPU core (the default).\n"
-    "  --db-threads N                     SCHEMA_REGISTRY_DB_THREADS                  db.threads\n"
-    "      Database worker threads, one connection each. Default 4.\n"
-    "  --tls-cert FILE                    SCHEMA_REGISTRY_TLS_CERT                    tls.cert\n"
-    "  --tls-key FILE                     SCHEMA_REGISTRY_TLS_KEY                     tls.key\n"
-    "      PEM certificate chain and private key; both set = HTTPS only\n"
-    "      (TLS 1.2+, ALPN h2 and http/1.1). Default: plain HTTP/1.1 and h2c.\n"
-    "  --max-schema-bytes N               SCHEMA_REGISTRY_MAX_SCHEMA_BYTES            max.schema.bytes\n"
-    "      Largest schema text accepted (error 42209 above). Request bodies may\n"
-    "      be 8 times this (413 above). Default 1048576.\n"
-    "  --response-profile classic|extended  SCHEMA_REGISTRY_RESPONSE_PROFILE          response.profile\n"
-    "      extended always sends the Confluent 8.x response fields; classic\n"
-    "      only when the request asks (Confluent-Accept-Unknown-Properties).\n"
-    "      Default classic.\n"
-    "  --kafka-cluster-id ID              SCHEMA_REGISTRY_KAFKA_CLUSTER_ID            kafka.cluster.id\n"
-    "      Reported by GET /v1/metadata/id. Default: derived from the database.\n"
-    "  --group-id ID                      SCHEMA_REGISTRY_GROUP_ID                    group.id\n"
-    "      schema-registry-cluster in GET /v1/metadata/id. Default schema-registry.\n"
-    "  --schema-compatibility-level LEVEL SCHEMA_REGISTRY_SCHEMA_COMPATIBILITY_LEVEL  "
-    "schema.compatibility.level\n"
-    "      Global compatibility until PUT /config sets one: NONE, BACKWARD,\n"
-    "      BACKWARD_TRANSITIVE, FORWARD, FORWARD_TRANSITIVE, FULL, FULL_TRANSITIVE.\n"
-    "      Default BACKWARD.\n"
-    "  --feed-interval-ms N               SCHEMA_REGISTRY_FEED_INTERVAL_MS            feed.interval.ms\n"
-    "      How often a node polls the database for other nodes' changes;\n"
-    "      0 = never (single node). Default 500.\n"
-    "  --max-connections N                SCHEMA_REGISTRY_MAX_CONNECTIONS             max.connections\n"
-    "      Open client connections at once; 0 = the open-file limit less 64.\n"
-    "  --max-connection-jobs N            SCHEMA_REGISTRY_MAX_CONNECTION_JOBS         max.connection.jobs\n"
-    "      Database requests in flight per connection (429 beyond). Default 100.\n"
-    "  --max-queued-jobs N                SCHEMA_REGISTRY_MAX_QUEUED_JOBS             max.queued.jobs\n"
-    "      Database requests in flight per HTTP thread (503 beyond). Default 1000.\n"
-    "  --max-subject-bytes N              SCHEMA_REGISTRY_MAX_SUBJECT_BYTES           max.subject.bytes\n"
-    "      Longest subject name in bytes (42208 beyond; at most 2600). Default 2048.\n"
-    "  --changes-retention-seconds N      SCHEMA_REGISTRY_CHANGES_RETENTION_SECONDS   "
-    "changes.retention.seconds\n"
-    "      How long the change feed between nodes keeps a change; a node that\n"
-    "      falls further behind reloads everything. 0 = forever. Default 86400.\n"
-    "  --max-connection-resets N          SCHEMA_REGISTRY_MAX_CONNECTION_RESETS       max.connection.resets\n"
-    "      Requests one connection may reset (or drop) before their reply beyond\n"
-    "      the replies it read; then 429 and the connection closed. 0 = off. Default 100.\n"
-    "  --max-request-headers N            SCHEMA_REGISTRY_MAX_REQUEST_HEADERS         max.request.headers\n"
-    "      Header fields per request (431 and the connection closed beyond);\n"
-    "      0 = no cap. Default 100.\n"
-    "  --max-request-header-bytes N       SCHEMA_REGISTRY_MAX_REQUEST_HEADER_BYTES    "
-    "max.request.header.bytes\n"
-    "      Decoded header bytes per request (431 beyond). Default 65536.\n"
-    "  --http1-request-timeout-ms N       SCHEMA_REGISTRY_HTTP1_REQUEST_TIMEOUT_MS    "
-    "http1.request.timeout.ms\n"
-    "      An HTTP/1.1 request (or the next on a kept-alive connection) must\n"
-    "      arrive whole within this (slowloris). Default 10000.\n"
-    "  --http2-idle-timeout-ms N          SCHEMA_REGISTRY_HTTP2_IDLE_TIMEOUT_MS       http2.idle.timeout.ms\n"
-    "      An HTTP/2 connection that sends no frame for this long is closed. Default 10000.\n"
-    "  --http2-max-concurrent-requests N  SCHEMA_REGISTRY_HTTP2_MAX_CONCURRENT_REQUESTS "
-    "http2.max.concurrent.requests\n"
-    "      HTTP/2 requests of one connection run at once (1 to 100). Default 100.\n"
-    "\n"
-    "Authentication (docs/security.md). With a users file or tls.client.auth,\n"
-    "every request but /health/live and /health/ready needs credentials (401).\n"
-    "  --auth-basic-users-file FILE       SCHEMA_REGISTRY_AUTH_BASIC_USERS_FILE       auth.basic.users.file\n"
-    "      HTTP Basic users, 'user:hash' lines made by 'schema-registry passwd'.\n"
-    "  --auth-realm NAME                  SCHEMA_REGISTRY_AUTH_REALM                  auth.realm\n"
-    "      realm of WWW-Authenticate: Basic. Default SchemaRegistry.\n"
-    "  --auth-anonymous PRINCIPAL         SCHEMA_REGISTRY_AUTH_ANONYMOUS              auth.anonymous\n"
-    "      principal of requests without credentials. Default unset (401).\n"
-    "  --auth-max-failures N              SCHEMA_REGISTRY_AUTH_MAX_FAILURES           auth.max.failures\n"
-    "      failed attempts per minute per client address (429 beyond); 0 = no cap.\n"
-    "      Default 10.\n"
-    "  auth.rule = WHO PERMISSIONS PATTERN, auth.group = NAME MEMBER,...\n"
-    "      config file only, repeatable: who may read, write, delete or admin\n"
-    "      which subjects, /config, /mode, /schemas, /contexts. No rule: every\n"
-    "      authenticated principal may do everything (403 beyond the rules).\n"
-    "  --tls-client-auth MODE             SCHEMA_REGISTRY_TLS_CLIENT_AUTH             tls.client.auth\n"
-    "      none, optional or required client certificates. Default none.\n"
-    "  --tls-client-ca FILE               SCHEMA_REGISTRY_TLS_CLIENT_CA               tls.client.ca\n"
-    "  --tls-client-crl FILE              SCHEMA_REGISTRY_TLS_CLIENT_CRL              tls.client.crl\n"
-    "      PEM CAs client certificates must chain to; PEM CRLs checked for them.\n"
-    "  --tls-client-principal WHAT        SCHEMA_REGISTRY_TLS_CLIENT_PRINCIPAL        tls.client.principal\n"
-    "      the certificate's cn, san-dns, san-email or san-uri names the principal.\n"
-    "      Default cn.\n"
-    "\n"
-    "Running as root. PostgreSQL refuses root, so the embedded cluster runs as\n"
-    "the user 'postgres' (else 'nobody'); when that user cannot enter the data\n"
-    "directory (a parent of mode 700, such as /root), the cluster lives in\n"
-    "/var/lib/schema-registry/clusters/ and DATA_DIR/cluster records where.\n"
-    "Started through sudo (SUDO_UID set), the server drops to the invoking user\n"
-    "before it touches any file, so ./var belongs to that user.\n"
-    "\n"
-    "Signals. SIGINT (Ctrl-C) and SIGTERM stop the server: no new connections,\n"
-    "requests in flight finish (after 5 s the queries still running are\n"
-    "cancelled), then the embedded PostgreSQL stops. SIGHUP reloads the TLS\n"
-    "certificate, key, client CA and CRL files, the users file and the\n"
-    "auth.rule and auth.group lines of the config file; other settings are\n"
-    "read at start only.\n"
-    "\n"
-    "Exit status. 0 after a clean stop; 1 when start-up or the server fails\n"
-    "(port in use, database unreachable, unreadable TLS files); 2 for bad\n"
-    "usage or configuration.\n"
-    "\n"
-    "Logs go to stderr, one line per event and per request. See docs/operations.md.\n";
+/* ---- The reference: what --help and schema-registry(1) say besides the settings ---- */
+
+/* The settings themselves come from server/config.c's key table (config_print_help, _man). */
+static const config_doc_item_t main_commands[] = {
+    {"`schema-registry` [`serve`] [flags]",
+     "Run the server (the default command): connect to (or start) PostgreSQL, apply pending "
+     "migrations, load the registry, serve HTTP until SIGINT or SIGTERM."},
+    {"`schema-registry migrate` [flags]", "Apply the database migrations, then exit."},
+    {"`schema-registry passwd` USER [flags]",
+     "Set USER's password in `auth.basic.users.file`: read from the terminal (no echo, twice) or one "
+     "line of stdin, never from the command line. A running server reads the file on SIGHUP."},
+    {"`schema-registry export` [`--output` FILE] [flags]",
+     "Write every context, subject, version, schema, config and mode as JSON lines (stdout by "
+     "default)."},
+    {"`schema-registry import` [FILE] [`--delimiter` D] [flags]",
+     "Read an export, or a dump of Confluent's `_schemas` topic as `kcat -C -K '\\t'` prints it (stdin "
+     "by default), and write what is missing in IMPORT mode, ids and versions kept; see "
+     "docs/operations.md."},
+    {"`schema-registry decode` [flags]",
+     "Framed records (magic byte 0, 4-byte schema id, payload) to JSON rows, read with a reader "
+     "schema from a registry; `decode --help` lists its flags (docs/decoder.md)."},
+    {"`schema-registry encode` [flags]",
+     "JSON rows to framed Avro records for a subject's schema; `encode --help` lists its flags."},
+    {"`schema-registry config --print-defaults`",
+     "Print every setting (key, environment variable, flag, default, meaning) as a Markdown table."},
+    {"`schema-registry config --print-man`", "Print this manual page (roff)."},
+    {"`schema-registry --help`", "Print the usage, every flag, variable and key."},
+    {"`schema-registry --version`", "Print the version and the build's commit."},
+    {NULL, NULL},
+};
+
+static const config_doc_item_t main_environment[] = {
+    {"`SCHEMA_REGISTRY_CONFIG`", "The config file, when `--config` is not given."},
+    {"`PGCONNECT_TIMEOUT`",
+     "libpq's connection timeout; 10 seconds unless set. Every other libpq variable (`PGSSLMODE`, "
+     "`PGPASSFILE`, ...) works as usual."},
+    {"`NOTIFY_SOCKET`",
+     "Set by systemd for `Type=notify` services: the server sends `READY=1` once it listens and the "
+     "registry is loaded, and `STOPPING=1` when a stop begins. Unset for the processes it starts."},
+    {"`SUDO_UID`, `SUDO_GID`", "Started through sudo, the server becomes that user (see RUNNING AS ROOT)."},
+    {NULL, NULL},
+};
+
+static const config_doc_item_t main_files[] = {
+    {"/etc/schema-registry/schema-registry.conf",
+     "The config file of the systemd unit (deploy/schema-registry.service): `key = value` lines, "
+     "`#` starts a comment line, an empty value unsets a setting."},
+    {"DATA_DIR/pgdata/", "The embedded PostgreSQL cluster (without `database.url`)."},
+    {"DATA_DIR/run/", "Its unix socket; it listens on no TCP port."},
+    {"DATA_DIR/log/postgresql.log", "PostgreSQL's own log."},
+    {"DATA_DIR/lock", "Held by the running server: one server per data directory."},
+    {"/var/lib/schema-registry/clusters/",
+     "Where a server started as root keeps the cluster when the user `postgres` cannot enter "
+     "DATA_DIR; DATA_DIR/cluster names the directory."},
+    {NULL, NULL},
+};
+
+static const config_doc_item_t main_options[] = {
+    {"`--help`, `-h`", "Print the usage and exit."},
+    {"`--version`", "Print the version and exit."},
+    {NULL, NULL},
+};
+
+static const config_doc_section_t main_doc_sections[] = {
+    {"Usage", CONFIG_DOC_HELP, NULL, main_commands},
+    {"Synopsis", CONFIG_DOC_MAN,
+     "`schema-registry` [`serve`] [OPTIONS]\n\n`schema-registry migrate` [OPTIONS]\n\n"
+     "`schema-registry passwd` USER [OPTIONS]\n\n"
+     "`schema-registry export` [`--output` FILE] [OPTIONS]\n\n"
+     "`schema-registry import` [FILE] [`--delimiter` D] [OPTIONS]\n\n"
+     "`schema-registry decode`|`encode` [FLAGS]\n\n`schema-registry config` "
+     "`--print-defaults`|`--print-man`",
+     NULL},
+    {"Description", CONFIG_DOC_MAN,
+     "A schema registry that speaks the REST API of Confluent Schema Registry (Avro, Protobuf and "
+     "JSON Schema), keeping its state in PostgreSQL: an external database, or a private cluster it "
+     "starts itself. Any number of servers may share one database.",
+     NULL},
+    {"Commands", CONFIG_DOC_MAN, NULL, main_commands},
+    {"Settings", CONFIG_DOC_HELP | CONFIG_DOC_SETTINGS,
+     "Each has a flag, an environment variable and a config file key; flags win over the environment, "
+     "the environment over the file, the file over the defaults. Flags take `--flag VALUE` or "
+     "`--flag=VALUE`.",
+     NULL},
+    {"Options", CONFIG_DOC_MAN | CONFIG_DOC_SETTINGS,
+     "Every setting has a flag, an environment variable and a config file key: the flag is the key "
+     "with dots turned into dashes, the variable `SCHEMA_REGISTRY_` and the key in upper case with "
+     "dots turned into underscores. Flags win over the environment, the environment over the config "
+     "file, the file over the defaults. Flags take `--flag VALUE` or `--flag=VALUE`; an empty value "
+     "unsets a setting. Unknown keys and flags and invalid values stop the server (exit status 2).",
+     main_options},
+    {"Environment", CONFIG_DOC_MAN | CONFIG_DOC_ENVIRONMENT,
+     "Unknown `SCHEMA_REGISTRY_*` variables only warn: Confluent's container images use the same "
+     "prefix.",
+     main_environment},
+    {"Files", CONFIG_DOC_MAN, NULL, main_files},
+    {"Exit status", CONFIG_DOC_HELP | CONFIG_DOC_MAN,
+     "0 after a clean stop; 1 when start-up or the server fails (port in use, database unreachable, "
+     "unreadable TLS files); 2 for bad usage or configuration.",
+     NULL},
+    {"Signals", CONFIG_DOC_HELP | CONFIG_DOC_MAN,
+     "SIGINT (Ctrl-C) and SIGTERM stop the server: no new connections, requests in flight finish "
+     "(after 5 s the queries still running are cancelled), then the embedded PostgreSQL stops. SIGHUP "
+     "reloads the TLS certificate, key, client CA and CRL files, the users file and the `auth.rule` "
+     "and `auth.group` lines of the config file; other settings are read at start only.",
+     NULL},
+    {"Running as root", CONFIG_DOC_HELP | CONFIG_DOC_MAN,
+     "PostgreSQL refuses root, so the embedded cluster runs as the user `postgres` (else `nobody`); "
+     "when that user cannot enter the data directory (a parent of mode 700, such as /root), the "
+     "cluster lives in /var/lib/schema-registry/clusters/ and DATA_DIR/cluster records where. Started "
+     "through sudo (`SUDO_UID` set), the server drops to the invoking user before it touches any "
+     "file, so ./var belongs to that user.",
+     NULL},
+    {"Logs", CONFIG_DOC_HELP | CONFIG_DOC_MAN,
+     "Everything goes to stderr, one line per event and per request: `TIME LEVEL message` text, or one "
+     "JSON object per line with `--log-format json`. See docs/operations.md.",
+     NULL},
+    {"See also", CONFIG_DOC_MAN,
+     "`systemd.service`(5), `postgres`(1); docs/operations.md, docs/api.md and docs/security.md of "
+     "the source.",
+     NULL},
+    {NULL, 0, NULL, NULL},
+};
+
+static const config_doc_t main_doc = {
+    "schema-registry", "a Confluent-compatible schema registry on PostgreSQL", SR_VERSION, SR_DATE,
+    main_doc_sections,
+};
+
+/* schema-registry config --print-defaults | --print-man */
+static int main_config(int argc, char **argv)
+{
+    if (argc == 1 && strcmp(argv[0], "--print-defaults") == 0) {
+        config_print_defaults(stdout);
+        return 0;
+    }
+    if (argc == 1 && strcmp(argv[0], "--print-man") == 0) {
+        config_print_man(stdout, &main_doc);
+        return 0;
+    }
+    fprintf(stderr, "schema-registry config: takes --print-defaults or --print-man (see --help)\n");
+    return 2;
+}
+
+/* ---- The service manager: sd_notify readiness ---------------------------------- */
+
+/*
+ * systemd's notify protocol (sd_notify(3)) without libsystemd: one datagram
+ * to the unix socket $NOTIFY_SOCKET names, a path or, after '@', an abstract
+ * name. main() takes the variable out of the environment before any process
+ * is started: the embedded PostgreSQL would otherwise announce its own
+ * readiness to the same socket, before the registry is loaded.
+ */
+static char main_notify_socket[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+static int main_notify_unusable; /* set, but no path or @name that fits: said once, at READY */
+
+static void main_notify_take(void)
+{
+    const char *path = getenv("NOTIFY_SOCKET");
+    if (path == NULL)
+        return;
+    if ((path[0] == '/' || path[0] == '@') && strlen(path) < sizeof main_notify_socket - 1)
+        snprintf(main_notify_socket, sizeof main_notify_socket, "%s", path);
+    else
+        main_notify_unusable = 1;
+    unsetenv("NOTIFY_SOCKET");
+}
+
+static void main_notify(const char *state)
+{
+    if (main_notify_unusable) {
+        log_warn("NOTIFY_SOCKET is no unix socket path or @name that fits; no readiness sent");
+        main_notify_unusable = 0;
+    }
+    if (main_notify_socket[0] == '\0')
+        return;
+    struct sockaddr_un addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sun_family = AF_UNIX;
+    size_t len = strlen(main_notify_socket);
+    memcpy(addr.sun_path, main_notify_socket, len);
+    if (addr.sun_path[0] == '@')
+        addr.sun_path[0] = '\0'; /* abstract: the name is the bytes after the NUL, not NUL-ended */
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&addr,
+                         (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) < 0)
+        log_warn("NOTIFY_SOCKET %s: cannot send %s: %s", main_notify_socket, state, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+}
 
 /* ---- The database: embedded or external, connected and migrated ------------ */
 
@@ -500,6 +562,7 @@ static int main_serve(const server_config_t *cfg)
     log_info("schema-registry %s listening on %s (%s; %d HTTP threads, %d database threads)", SR_VERSION,
              http_server_address(srv), cfg->tls_cert ? "HTTPS, ALPN h2 + http/1.1" : "HTTP/1.1 + h2c",
              cfg->threads, cfg->db_threads);
+    main_notify("READY=1"); /* the port answers and the registry is loaded */
 
     if (auth_enabled(auth))
         log_info("authentication: %s%s%s%s", cfg->auth_users_file ? "HTTP Basic" : "",
@@ -510,6 +573,7 @@ static int main_serve(const server_config_t *cfg)
                  cfg->auth_anonymous ? ", anonymous allowed" : "");
 
     int sig = main_wait_for_signal(srv, auth, authz);
+    main_notify("STOPPING=1");
     log_info("received %s, shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
     http_server_stop(srv);
     authz_free(authz);
@@ -569,9 +633,15 @@ static int main_is(const char *arg, const char *a, const char *b)
 
 int main(int argc, char **argv)
 {
+    main_notify_take(); /* first: no thread or child process exists yet */
+    /* The consumer's commands have their own flags and help (cmd/cmd.h). */
+    if (argc > 1 && strcmp(argv[1], "decode") == 0)
+        return cmd_decode(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "encode") == 0)
+        return cmd_encode(argc - 1, argv + 1);
     for (int i = 1; i < argc; i++) {
         if (main_is(argv[i], "--help", "-h")) {
-            fputs(main_usage, stdout);
+            config_print_help(stdout, &main_doc);
             return 0;
         }
         if (main_is(argv[i], "--version", NULL)) {
@@ -585,6 +655,8 @@ int main(int argc, char **argv)
         command = argv[1];
         first = 2;
     }
+    if (strcmp(command, "config") == 0)
+        return main_config(argc - first, argv + first);
     int transfer = main_is(command, "export", "import");
     if (!main_is(command, "serve", "migrate") && strcmp(command, "passwd") != 0 && !transfer) {
         fprintf(stderr, "schema-registry: unknown command '%s' (see --help)\n", command);
@@ -627,6 +699,7 @@ int main(int argc, char **argv)
     server_config_t cfg;
     if (config_load(&cfg, argc - first + 1, argv + first - 1) != 0)
         return 2;
+    log_set_format((log_format_t)cfg.log_format);
     int rc = transfer                          ? main_transfer(command, &xfer, &cfg)
              : passwd_user != NULL             ? main_passwd(passwd_user, &cfg)
              : strcmp(command, "migrate") == 0 ? main_migrate(&cfg)

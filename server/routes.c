@@ -64,6 +64,14 @@ const http_route_t http_routes[] = {
     ROUTE("/compatibility/subjects/{subject}/versions/{version}", NO,
           ON(&handle_compat_version, READ, SUBJECT), NO, NO),
 
+    /* Changes between versions (docs/evolution.md): reading the subject is enough. POST /changes
+     * compares two schemas the client sends and stores nothing: any principal may (READ on ANY,
+     * as /schemas/types); the subjects its references name must each be readable, checked by the
+     * handler. */
+    ROUTE("/subjects/{subject}/versions/{version}/changes", ON(&handle_version_changes, READ, SUBJECT), NO,
+          NO, NO),
+    ROUTE("/changes", NO, ON(&handle_changes, READ, ANY), NO, NO),
+
     ROUTE("/config", ON(&handle_config_get, READ, CONFIG), NO, ON(&handle_config_put, ADMIN, CONFIG),
           ON(&handle_config_delete, ADMIN, CONFIG)),
     ROUTE("/config/{subject}", ON(&handle_config_get, READ, SUBJECT), NO,

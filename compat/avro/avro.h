@@ -6,6 +6,8 @@
  *   1. The engine (plugged into compat/schema.h)
  *   2. Direct use: parse, canonical text, Parsing Canonical Form, fingerprint
  *   3. The reader/writer check with typed incompatibilities
+ *   4. The model, read-only: what a data decoder walks (client/)
+ *   5. The change list (compat/change.h)
  *
  * Documented in docs/compatibility.md "Avro". The behaviour reproduced
  * is Avro Java 1.12 (org.apache.avro.Schema, SchemaCompatibility) as wrapped
@@ -99,5 +101,88 @@ typedef struct avro_issues {
  */
 int avro_check(const avro_model_t *reader, const avro_model_t *writer, avro_issues_t *out);
 void avro_issues_free(avro_issues_t *issues);
+
+/* ---- 4. The model, read-only --------------------------------------------------- */
+
+/*
+ * A decoder of Avro data (client/avro_decode.c) walks the same parsed model
+ * the checker does, so a schema is parsed by one piece of code. Nodes are
+ * borrowed from their model and live as long as it; named types are shared
+ * nodes, so a recursive schema is a cycle (walk it with a depth limit).
+ */
+typedef enum avro_kind {
+    AVRO_KIND_NULL,
+    AVRO_KIND_BOOLEAN,
+    AVRO_KIND_INT,
+    AVRO_KIND_LONG,
+    AVRO_KIND_FLOAT,
+    AVRO_KIND_DOUBLE,
+    AVRO_KIND_BYTES,
+    AVRO_KIND_STRING,
+    AVRO_KIND_RECORD,
+    AVRO_KIND_ENUM,
+    AVRO_KIND_ARRAY,
+    AVRO_KIND_MAP,
+    AVRO_KIND_UNION,
+    AVRO_KIND_FIXED,
+    AVRO_KIND_UNRESOLVED, /* a name used before its definition; gone after parsing */
+} avro_kind_t;
+
+/* Only valid logical types are recorded; invalid ones stay plain properties. */
+typedef enum avro_logical {
+    AVRO_LOGICAL_NONE,
+    AVRO_LOGICAL_DECIMAL,
+    AVRO_LOGICAL_BIG_DECIMAL,
+    AVRO_LOGICAL_UUID,
+    AVRO_LOGICAL_DURATION,
+    AVRO_LOGICAL_DATE,
+    AVRO_LOGICAL_TIME_MILLIS,
+    AVRO_LOGICAL_TIME_MICROS,
+    AVRO_LOGICAL_TIMESTAMP_MILLIS,
+    AVRO_LOGICAL_TIMESTAMP_MICROS,
+    AVRO_LOGICAL_TIMESTAMP_NANOS,
+    AVRO_LOGICAL_LOCAL_TIMESTAMP_MILLIS,
+    AVRO_LOGICAL_LOCAL_TIMESTAMP_MICROS,
+    AVRO_LOGICAL_LOCAL_TIMESTAMP_NANOS,
+} avro_logical_t;
+
+typedef struct avro_node avro_node_t;
+
+const avro_node_t *avro_model_root(const avro_model_t *model);
+avro_kind_t avro_node_kind(const avro_node_t *n);
+/* AVRO_LOGICAL_NONE when the node carries no valid logical type. */
+avro_logical_t avro_node_logical(const avro_node_t *n);
+const char *avro_logical_name(avro_logical_t l);
+/* decimal: precision and scale (0 for other nodes). */
+int avro_node_precision(const avro_node_t *n);
+int avro_node_scale(const avro_node_t *n);
+/* Named types (record, enum, fixed): the full name and the aliases as full
+ * names; NULL and 0 for other nodes. */
+const char *avro_node_fullname(const avro_node_t *n);
+size_t avro_node_n_aliases(const avro_node_t *n);
+const char *avro_node_alias(const avro_node_t *n, size_t i);
+/* Fields of a record, symbols of an enum, branches of a union; the size of a fixed. */
+size_t avro_node_size(const avro_node_t *n);
+/* Array items, map values. */
+const avro_node_t *avro_node_items(const avro_node_t *n);
+const avro_node_t *avro_node_branch(const avro_node_t *n, size_t i);
+/* Enum symbols: the i-th, the index of a name (-1 when absent), the default (NULL when none). */
+const char *avro_node_symbol(const avro_node_t *n, size_t i);
+long avro_node_symbol_index(const avro_node_t *n, const char *name);
+const char *avro_node_enum_default(const avro_node_t *n);
+/* Record fields: name, type, default (a jansson json_t, borrowed; NULL when
+ * none), aliases; the index of a field by name (-1 when absent). */
+const char *avro_field_name(const avro_node_t *record, size_t i);
+const avro_node_t *avro_field_type(const avro_node_t *record, size_t i);
+const struct json_t *avro_field_default(const avro_node_t *record, size_t i);
+size_t avro_field_n_aliases(const avro_node_t *record, size_t i);
+const char *avro_field_alias(const avro_node_t *record, size_t i, size_t j);
+long avro_field_index(const avro_node_t *record, const char *name);
+
+/* ---- 5. The change list ---------------------------------------------------------- */
+
+/* The changes from old to new (docs/evolution.md "Avro"), each direction
+ * decided by avro_check. Returns 0, or -1 when out of memory. */
+int avro_changes(const avro_model_t *old_model, const avro_model_t *new_model, change_list_t *out);
 
 #endif

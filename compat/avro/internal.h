@@ -115,23 +115,7 @@ int avro_unicode_is_digit(uint32_t cp);
 
 /* ---- 7. The model ------------------------------------------------------------ */
 
-typedef enum avro_kind {
-    AVRO_KIND_NULL,
-    AVRO_KIND_BOOLEAN,
-    AVRO_KIND_INT,
-    AVRO_KIND_LONG,
-    AVRO_KIND_FLOAT,
-    AVRO_KIND_DOUBLE,
-    AVRO_KIND_BYTES,
-    AVRO_KIND_STRING,
-    AVRO_KIND_RECORD,
-    AVRO_KIND_ENUM,
-    AVRO_KIND_ARRAY,
-    AVRO_KIND_MAP,
-    AVRO_KIND_UNION,
-    AVRO_KIND_FIXED,
-    AVRO_KIND_UNRESOLVED, /* a name used before its definition; gone after parsing */
-} avro_kind_t;
+/* avro_kind_t, avro_logical_t and avro_node_t are public (avro.h, section 4). */
 
 /* "int", "record", ... (Schema.Type.getName) */
 const char *avro_kind_name(avro_kind_t k);
@@ -144,26 +128,6 @@ typedef enum avro_order {
     AVRO_ORDER_DESCENDING,
     AVRO_ORDER_IGNORE,
 } avro_order_t;
-
-/* Only valid logical types are recorded; invalid ones stay plain properties. */
-typedef enum avro_logical {
-    AVRO_LOGICAL_NONE,
-    AVRO_LOGICAL_DECIMAL,
-    AVRO_LOGICAL_BIG_DECIMAL,
-    AVRO_LOGICAL_UUID,
-    AVRO_LOGICAL_DURATION,
-    AVRO_LOGICAL_DATE,
-    AVRO_LOGICAL_TIME_MILLIS,
-    AVRO_LOGICAL_TIME_MICROS,
-    AVRO_LOGICAL_TIMESTAMP_MILLIS,
-    AVRO_LOGICAL_TIMESTAMP_MICROS,
-    AVRO_LOGICAL_TIMESTAMP_NANOS,
-    AVRO_LOGICAL_LOCAL_TIMESTAMP_MILLIS,
-    AVRO_LOGICAL_LOCAL_TIMESTAMP_MICROS,
-    AVRO_LOGICAL_LOCAL_TIMESTAMP_NANOS,
-} avro_logical_t;
-
-const char *avro_logical_name(avro_logical_t l);
 
 /* A custom property; the value is borrowed from the model's documents. */
 typedef struct avro_prop {
@@ -182,8 +146,6 @@ typedef struct avro_name {
     const char *space;
     const char *full;
 } avro_name_t;
-
-typedef struct avro_node avro_node_t;
 
 typedef struct avro_field {
     const char *name;

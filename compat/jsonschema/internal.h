@@ -211,6 +211,11 @@ typedef struct jsonschema_mark {
 } jsonschema_mark_t;
 
 void jsonschema_difflist_clear(jsonschema_difflist_t *l);
+/* The typed differences of compare(original, update) (jsonschema_diff.c): what
+ * jsonschema_diff prints and the change list (jsonschema_changes.c) maps.
+ * Returns 0, -1 or JSONSCHEMA_DIFF_TOO_COMPLEX; *out is empty on failure. */
+int jsonschema_diff_list(const jsonschema_t *original, const jsonschema_t *update, jsonschema_policy_t policy,
+                         jsonschema_difflist_t *out);
 /* Appends (type, owned_path), taking the path; a NULL path or no memory fails the run. */
 void jsonschema_difflist_push(jsonschema_diffrun_t *run, jsonschema_difflist_t *l, jsonschema_change_t type,
                               char *owned_path);

@@ -1,10 +1,12 @@
 """The floor plan, checked on the built objects and the sources
 (docs/architecture.md, "Layers").
 
-- Layers only include downwards: server -> registry -> store -> compat -> base;
-  only server includes h2o, only store includes libpq, base includes neither
-  jansson nor any layer; an engine folder includes no other engine, and only
-  compat/schema.c sees all three.
+- Layers only include downwards: server -> registry -> store -> compat -> base,
+  and the consumer's side: server (main.c's dispatch) -> cmd -> client ->
+  compat -> base, where client and cmd never see server, registry or store;
+  only server includes h2o, only store includes libpq, only client includes
+  curl, base includes neither jansson nor any layer; an engine folder
+  includes no other engine, and only compat/schema.c sees all three.
 - No call circle between files (from the objects' symbol tables, nm) but the
   two recursive descents that are circles by nature: the JSON Schema loader
   (a $ref loads its target) and the JSON Schema diff (a subschema is diffed
@@ -22,7 +24,18 @@ import unittest
 import harness
 
 TOP = os.path.abspath(os.path.join(harness.HERE, "..", ".."))
-LAYERS = ["server", "registry", "store", "compat", "base"]          # top to bottom
+LAYERS = ["server", "cmd", "client", "registry", "store", "compat", "base"]
+# What each layer may include (itself included): not a line but a tree, since
+# the consumer's client/ must not reach the registry's store.
+BELOW = {
+    "server": {"server", "cmd", "registry", "store", "compat", "base"},
+    "cmd": {"cmd", "client", "compat", "base"},
+    "client": {"client", "compat", "base"},
+    "registry": {"registry", "store", "compat", "base"},
+    "store": {"store", "compat", "base"},
+    "compat": {"compat", "base"},
+    "base": {"base"},
+}
 ALLOWED_CYCLES = [
     {"compat/jsonschema/jsonschema_load.c", "compat/jsonschema/jsonschema_load_modern.c",
      "compat/jsonschema/jsonschema_ref.c"},
@@ -82,7 +95,7 @@ class Layers(unittest.TestCase):
         bad = []
         for rel in sources():
             layer = rel.split("/")[0]
-            below = LAYERS[LAYERS.index(layer):]
+            below = BELOW[layer]
             for inc in includes(rel):
                 top = inc.split("/")[0]
                 if top in LAYERS and top not in below:
@@ -91,6 +104,8 @@ class Layers(unittest.TestCase):
                     bad.append(f"{rel} includes h2o")
                 if "libpq-fe" in inc and layer != "store":
                     bad.append(f"{rel} includes libpq")
+                if inc.startswith("curl/") and layer != "client":
+                    bad.append(f"{rel} includes curl")
                 if layer == "base" and inc.startswith("jansson"):
                     bad.append(f"{rel} includes jansson")
         self.assertEqual(bad, [])

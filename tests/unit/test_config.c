@@ -392,6 +392,44 @@ static void test_auth_refusals(void **state)
     }
 }
 
+/* ---- log.format (docs/operations.md section 5) ----------------------------------- */
+
+static void test_log_format(void **state)
+{
+    server_config_t cfg;
+    assert_int_equal(load(&cfg, NULL), 0);
+    assert_int_equal(cfg.log_format, 0); /* LOG_FORMAT_TEXT */
+    config_free(&cfg);
+    write_config("log.format = json\n");
+    const char *file[] = {"--config", config_path, NULL};
+    assert_int_equal(load(&cfg, file), 0);
+    assert_int_equal(cfg.log_format, 1); /* LOG_FORMAT_JSON */
+    config_free(&cfg);
+    setenv("SCHEMA_REGISTRY_LOG_FORMAT", "JSON", 1);
+    assert_int_equal(load(&cfg, NULL), 0);
+    assert_int_equal(cfg.log_format, 1);
+    config_free(&cfg);
+    const char *flag[] = {"--log-format=text", NULL}; /* over the environment */
+    assert_int_equal(load(&cfg, flag), 0);
+    assert_int_equal(cfg.log_format, 0);
+    config_free(&cfg);
+    unsetenv("SCHEMA_REGISTRY_LOG_FORMAT");
+    const char *bad[] = {"--log-format", "yaml", NULL};
+    expect_flags_rejected(bad);
+}
+
+/* auth.rule and auth.group are lines of the file (server/authz.c), not flags. */
+static void test_file_only_keys(void **state)
+{
+    write_config("auth.rule = alice read *\nauth.group = ops alice,bob\nauth.rule = @ops admin *\n");
+    const char *file[] = {"--config", config_path, NULL};
+    server_config_t cfg;
+    assert_int_equal(load(&cfg, file), 0);
+    config_free(&cfg);
+    const char *flag[] = {"--auth-rule", "alice read *", NULL};
+    expect_flags_rejected(flag);
+}
+
 static void test_embedded_database_needs_data_dir(void **state)
 {
     const char *no_dir[] = {"--data-dir", "", NULL};
@@ -421,6 +459,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_embedded_database_needs_data_dir, setup, teardown),
         cmocka_unit_test_setup_teardown(test_auth_keys, setup, teardown),
         cmocka_unit_test_setup_teardown(test_auth_refusals, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_log_format, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_file_only_keys, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,227 @@
+/*
+ * client: the consumer's side of the registry, as a C library. Fetches
+ * schemas over HTTP (libcurl), reads the Confluent wire format and turns
+ * Avro records into JSON rows read into the schema the consumer expects
+ * (Spark's from_avro). Documented in docs/decoder.md.
+ *
+ * Contents
+ *   1. The registry client: options, schemas by id, subject versions, register
+ *   2. The wire format: magic byte, schema id, Protobuf message indexes
+ *   3. Avro data: a bounded decoder with reader-schema projection, an encoder
+ *   4. The decoder: framed records -> JSON rows, writer schemas cached by id
+ *
+ * Layering: client/ links compat/ and base/ only (never server/, registry/ or
+ * store/): a consumer needs no database and no HTTP server.
+ *
+ * Threads: a srclient_t and a srclient_decoder_t may be shared by any
+ * number of threads; their caches have their own locks. Results are the
+ * caller's unless marked borrowed. Every call that can fail takes a
+ * srclient_error_t * (may be NULL) and returns -1 on failure.
+ */
+#ifndef CLIENT_CLIENT_H
+#define CLIENT_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/strbuf.h"
+#include "compat/avro/avro.h"
+
+/* ---- 1. The registry client ---------------------------------------------- */
+
+typedef struct srclient srclient_t;
+
+typedef struct srclient_options {
+    const char *url;        /* "http://host:8081" or "https://..."; required */
+    const char *basic_auth; /* "user:secret" (HTTP Basic), or NULL */
+    const char *ca_file;    /* TLS: CA bundle (PEM) to verify the server; NULL: the system's */
+    const char *cert_file;  /* TLS client certificate (PEM), or NULL */
+    const char *key_file;   /* its private key (PEM), or NULL */
+    int insecure;           /* 1: do not verify the server's certificate (tests only) */
+    int h2c;            /* 1: HTTP/2 over cleartext by prior knowledge; TLS negotiates h2 by ALPN anyway */
+    long timeout_ms;    /* per request; 0: 30000 */
+    long latest_ttl_ms; /* how long a subject's latest version is trusted; 0: 30000, <0: never cached */
+} srclient_options_t;
+
+/* Why a call failed: the HTTP status (0: no answer), the registry's
+ * error_code (0 when none) and one line of text. */
+typedef struct srclient_error {
+    int status;
+    int code;
+    char message[512];
+} srclient_error_t;
+
+/* SRCLIENT_ERR_* codes for failures that are not the registry's. */
+#define SRCLIENT_ERR_NETWORK (-1) /* no HTTP answer: connect, TLS, timeout */
+#define SRCLIENT_ERR_REPLY   (-2) /* an answer that is not the registry's JSON */
+#define SRCLIENT_ERR_SCHEMA  (-3) /* a schema the model rejects */
+#define SRCLIENT_ERR_FRAME   (-4) /* a record that is not in the wire format */
+#define SRCLIENT_ERR_DATA    (-5) /* a payload that does not decode with its schema */
+
+/* NULL and *error (malloc'd) on a bad URL or options. */
+srclient_t *srclient_new(const srclient_options_t *opts, char **error);
+void srclient_free(srclient_t *c);
+
+typedef enum srclient_type {
+    SRCLIENT_AVRO,
+    SRCLIENT_PROTOBUF,
+    SRCLIENT_JSON,
+} srclient_type_t;
+
+/* A registered schema: immutable and refcounted, so any thread may hold it. */
+typedef struct srclient_schema srclient_schema_t;
+
+srclient_schema_t *srclient_schema_retain(srclient_schema_t *s);
+void srclient_schema_release(srclient_schema_t *s);
+int srclient_schema_id(const srclient_schema_t *s);
+srclient_type_t srclient_schema_type(const srclient_schema_t *s);
+/* The text with references resolved (?format=resolved). Borrowed. */
+const char *srclient_schema_text(const srclient_schema_t *s);
+/* The parsed Avro model (NULL for other types). Borrowed. */
+const avro_model_t *srclient_schema_avro(const srclient_schema_t *s);
+
+/*
+ * GET /schemas/ids/{id}: the schema, from the cache when it has been seen
+ * (ids are immutable, so entries never expire), and an unknown id (40403) is
+ * remembered too, so a stream of records with a bad id costs one request.
+ * *out is retained for the caller.
+ */
+int srclient_schema_by_id(srclient_t *c, int id, srclient_schema_t **out, srclient_error_t *err);
+
+/* A subject's version: number, id and schema (retained for the caller). */
+typedef struct srclient_version {
+    int version;
+    int id;
+    srclient_schema_t *schema;
+} srclient_version_t;
+
+void srclient_version_clear(srclient_version_t *v);
+
+/* GET /subjects/{subject}/versions/{version}; version <= 0 is "latest",
+ * kept for latest_ttl_ms. */
+int srclient_subject_version(srclient_t *c, const char *subject, int version, srclient_version_t *out,
+                             srclient_error_t *err);
+
+/* The version under which subject carries id (GET /schemas/ids/{id}/versions),
+ * or 0 when it carries none; cached (an id's versions only grow, and a version
+ * never moves to another id). */
+int srclient_id_version(srclient_t *c, int id, const char *subject, int *version, srclient_error_t *err);
+
+/* POST /subjects/{subject}/versions: the id of schema text under subject. */
+int srclient_register(srclient_t *c, const char *subject, srclient_type_t type, const char *text, int *id,
+                      srclient_error_t *err);
+
+/* ---- 2. The wire format ------------------------------------------------------ */
+
+/*
+ * Confluent's framing: byte 0 (the magic byte), the schema id as 4 bytes
+ * big-endian, then the payload. Protobuf payloads start with the message
+ * indexes (a zigzag varint count, then each index; [0] is the single byte 0).
+ */
+typedef struct srclient_frame {
+    int id;
+    const uint8_t *payload; /* borrowed from the record */
+    size_t len;
+} srclient_frame_t;
+
+/* 0, or -1 with a message in err (SRCLIENT_ERR_FRAME). */
+int srclient_frame_parse(const uint8_t *data, size_t len, srclient_frame_t *out, srclient_error_t *err);
+/* Appends the 5-byte header. */
+void srclient_frame_header(strbuf_t *out, int id);
+/* Reads the message indexes: up to max of them into idx, their number in *n;
+ * returns the bytes consumed, or -1 (truncated, too many, negative). */
+long srclient_proto_indexes(const uint8_t *data, size_t len, int64_t *idx, size_t max, size_t *n);
+/* Base64 (RFC 4648, padded), as records travel in text and bytes in rows:
+ * appends; decode returns 0, or -1 on anything but whole padded groups. */
+void srclient_base64_encode(strbuf_t *out, const uint8_t *s, size_t n);
+int srclient_base64_decode(const char *s, size_t n, strbuf_t *out);
+
+/* ---- 3. Avro data ------------------------------------------------------------ */
+
+/* Bounds on one record (0: the default). Inputs are never trusted: every
+ * length is checked against the bytes left before anything is read. */
+typedef struct srclient_avro_limits {
+    size_t max_depth;  /* nested values; default 256 */
+    size_t max_output; /* bytes of JSON one record may produce; default 64 MiB */
+    size_t max_values; /* values decoded or skipped per record; default 16 Mi */
+} srclient_avro_limits_t;
+
+/*
+ * A resolution plan from a writer schema to a reader schema, by the Avro
+ * specification's "Schema Resolution" (Avro Java's ResolvingDecoder): reader
+ * fields missing from the writer take their defaults, fields match by name
+ * or by the reader's aliases, int -> long -> float -> double and string <->
+ * bytes are promoted, writer fields missing from the reader are skipped,
+ * unions resolve branch by branch, an unknown enum symbol takes the reader's
+ * default. A pair that cannot be resolved fails only when a record reaches it
+ * (as in Avro). Both models must outlive the plan. reader NULL: the writer.
+ */
+typedef struct srclient_avro_reader srclient_avro_reader_t;
+
+srclient_avro_reader_t *srclient_avro_reader_new(const avro_model_t *writer, const avro_model_t *reader,
+                                                 const srclient_avro_limits_t *limits, char **error);
+void srclient_avro_reader_free(srclient_avro_reader_t *r);
+
+/*
+ * Appends one record (len bytes, all of them: trailing bytes are an error)
+ * as a JSON row: records are objects in the reader's field order, unions are
+ * the value of their branch, bytes and fixed are base64, logical types render
+ * (decimal as an exact JSON number, date "2024-01-31", time-* "12:00:00.000",
+ * timestamp-* "2024-01-31T12:00:00.000Z", local-timestamp-* without the Z,
+ * duration {"months","days","milliseconds"}), NaN and infinities as strings.
+ * Returns 0, or -1 with *error (malloc'd) and out as it was.
+ */
+int srclient_avro_decode(const srclient_avro_reader_t *r, const uint8_t *data, size_t len, strbuf_t *out,
+                         char **error);
+
+/* The other way: a JSON row (the form srclient_avro_decode writes, plus
+ * {"branch": value} for unions) as Avro binary. 0, or -1 with *error. */
+int srclient_avro_encode(const avro_model_t *writer, const char *json, size_t len, strbuf_t *out,
+                         char **error);
+
+/* ---- 4. The decoder ---------------------------------------------------------- */
+
+typedef enum srclient_evolution {
+    SRCLIENT_EVOLUTION_NONE,    /* every record is read with the reader chosen at start */
+    SRCLIENT_EVOLUTION_RESTART, /* a record of a newer version of the subject stops the stream */
+} srclient_evolution_t;
+
+typedef struct srclient_decoder_options {
+    const char *subject; /* the subject the reader comes from (required for "latest", VERSION, restart) */
+    int reader_version;  /* >0: that version; 0: latest at start; -1: reader_text; -2: each writer's own */
+    const char *reader_text; /* an Avro schema as text, with reader_version -1 */
+    srclient_evolution_t evolution;
+    srclient_avro_limits_t limits;
+} srclient_decoder_options_t;
+
+typedef struct srclient_decoder srclient_decoder_t;
+
+srclient_decoder_t *srclient_decoder_new(srclient_t *c, const srclient_decoder_options_t *opts,
+                                         srclient_error_t *err);
+void srclient_decoder_free(srclient_decoder_t *d);
+
+/* The reader's version and id (0 when the reader came from text or is the writer's). */
+int srclient_decoder_reader_version(const srclient_decoder_t *d);
+int srclient_decoder_reader_id(const srclient_decoder_t *d);
+
+/* What srclient_decode returns. */
+#define SRCLIENT_DECODED      0
+#define SRCLIENT_BAD_RECORD   (-1) /* err says why; the stream may go on (PERMISSIVE) */
+#define SRCLIENT_NEWER_SCHEMA (-2) /* restart: the record's writer is a newer version; see *newer */
+#define SRCLIENT_REGISTRY_FAILED                                                                             \
+    (-3) /* the registry did not answer (network, 401, 5xx): not the record's fault */
+
+/* What a newer writer is. */
+typedef struct srclient_newer {
+    int id;
+    int version;
+} srclient_newer_t;
+
+/* One framed record -> one JSON row appended to out. Avro records are read
+ * into the reader; JSON Schema records pass through (the payload is the
+ * JSON text: checked to be one value, written compact); Protobuf records
+ * are refused (not decoded yet). */
+int srclient_decode(srclient_decoder_t *d, const uint8_t *data, size_t len, strbuf_t *out,
+                    srclient_newer_t *newer, srclient_error_t *err);
+
+#endif

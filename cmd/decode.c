@@ -1,0 +1,246 @@
+/*
+ * decode: `schema-registry decode`, framed records in, JSON rows out
+ * (docs/decoder.md). One record per input line, hex or base64; one row per
+ * output line, in input order.
+ */
+#include "cmd/cmd.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+
+static const char decode_usage[] =
+    "Usage: schema-registry decode --registry URL [flags] [FILE...]\n"
+    "Reads framed records (magic byte 0, 4-byte schema id, an Avro or JSON payload), one per line\n"
+    "in hex or base64, from the FILEs or stdin; writes one JSON row per line.\n"
+    "%s"
+    "  --subject S             the subject the reader schema comes from\n"
+    "  --reader R              latest (default with --subject), VERSION, a FILE with an\n"
+    "                          Avro schema, or writer (each record's own schema; default without --subject)\n"
+    "  --evolution E           none (default) or restart: exit 3 at the first record of a\n"
+    "                          newer version of the subject than the reader\n"
+    "  --mode M                FAILFAST (default: exit 1 at the first bad record) or\n"
+    "                          PERMISSIVE (a null row for it, and a count at the end)\n"
+    "  --input F               hex (default) or base64\n"
+    "  --stats                 records, records/s and MB/s on stderr at the end (on a\n"
+    "                          terminal a progress line shows every second anyway)\n"
+    "Exit status: 0 done, 1 a bad record (FAILFAST) or the registry failed, 2 bad usage,\n"
+    "3 restart (--evolution restart).\n";
+
+static char *decode_read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    strbuf_t b = {0};
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+        strbuf_put(&b, buf, n);
+    fclose(f);
+    return strbuf_take(&b);
+}
+
+static double decode_now(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+int cmd_decode(int argc, char **argv)
+{
+    srclient_options_t copts = {.url = getenv("SCHEMA_REGISTRY_URL"),
+                                .basic_auth = getenv("SCHEMA_REGISTRY_BASIC_AUTH")};
+    const char *subject = NULL, *reader = NULL, *evolution = "none", *mode = "FAILFAST", *input = "hex";
+    int stats = 0, nfiles = 0;
+    char **files = xcalloc((size_t)argc + 1, sizeof(char *));
+    for (int i = 1; i < argc; i++) {
+        int c = cmd_client_flag(argc, argv, &i, &copts);
+        const char **slot = NULL;
+        if (c < 0)
+            goto missing;
+        if (c > 0)
+            continue;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf(decode_usage, cmd_client_usage);
+            free(files);
+            return CMD_EXIT_OK;
+        }
+        if (strcmp(argv[i], "--stats") == 0) {
+            stats = 1;
+            continue;
+        }
+        if (strcmp(argv[i], "--subject") == 0)
+            slot = &subject;
+        else if (strcmp(argv[i], "--reader") == 0)
+            slot = &reader;
+        else if (strcmp(argv[i], "--evolution") == 0)
+            slot = &evolution;
+        else if (strcmp(argv[i], "--mode") == 0)
+            slot = &mode;
+        else if (strcmp(argv[i], "--input") == 0)
+            slot = &input;
+        if (slot) {
+            if (i + 1 >= argc)
+                goto missing;
+            *slot = argv[++i];
+            continue;
+        }
+        if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "schema-registry decode: unknown flag %s (see --help)\n", argv[i]);
+            free(files);
+            return CMD_EXIT_USAGE;
+        }
+        files[nfiles++] = argv[i];
+    }
+    srclient_decoder_options_t dopts = {.subject = subject};
+    cmd_lines_t lines;
+    int permissive = strcasecmp(mode, "PERMISSIVE") == 0;
+    const char *usage_error = NULL;
+    char *reader_text = NULL;
+    if (!copts.url)
+        usage_error = "--registry URL is required";
+    else if (!permissive && strcasecmp(mode, "FAILFAST") != 0)
+        usage_error = "--mode is FAILFAST or PERMISSIVE";
+    else if (strcmp(evolution, "none") != 0 && strcmp(evolution, "restart") != 0)
+        usage_error = "--evolution is none or restart";
+    else if (cmd_lines_parse(input, &lines) != 0)
+        usage_error = "--input is hex or base64";
+    if (!usage_error) {
+        dopts.evolution =
+            strcmp(evolution, "restart") == 0 ? SRCLIENT_EVOLUTION_RESTART : SRCLIENT_EVOLUTION_NONE;
+        if (!reader)
+            reader = subject ? "latest" : "writer";
+        char *end;
+        long v = strtol(reader, &end, 10);
+        if (strcmp(reader, "latest") == 0)
+            dopts.reader_version = 0;
+        else if (strcmp(reader, "writer") == 0)
+            dopts.reader_version = -2;
+        else if (*reader && !*end && v > 0 && v < 1L << 31)
+            dopts.reader_version = (int)v;
+        else if ((reader_text = decode_read_file(reader)) != NULL) {
+            dopts.reader_version = -1;
+            dopts.reader_text = reader_text;
+        } else
+            usage_error = "--reader is latest, writer, a version number or a readable schema file";
+        if (!usage_error && dopts.reader_version >= 0 && !subject)
+            usage_error = "--reader latest or VERSION needs --subject";
+        if (!usage_error && dopts.evolution == SRCLIENT_EVOLUTION_RESTART && !subject)
+            usage_error = "--evolution restart needs --subject";
+    }
+    if (usage_error) {
+        fprintf(stderr, "schema-registry decode: %s (see --help)\n", usage_error);
+        free(reader_text);
+        free(files);
+        return CMD_EXIT_USAGE;
+    }
+    char *error = NULL;
+    srclient_t *client = srclient_new(&copts, &error);
+    if (!client) {
+        fprintf(stderr, "schema-registry decode: %s\n", error);
+        free(error);
+        free(reader_text);
+        free(files);
+        return CMD_EXIT_USAGE;
+    }
+    srclient_error_t err = {0};
+    srclient_decoder_t *dec = srclient_decoder_new(client, &dopts, &err);
+    free(reader_text);
+    int rc = CMD_EXIT_OK;
+    if (!dec) {
+        fprintf(stderr, "schema-registry decode: %s\n", err.message);
+        srclient_free(client);
+        free(files);
+        return CMD_EXIT_FAIL;
+    }
+    long records = 0, bad = 0, lineno = 0;
+    size_t bytes = 0;
+    double t0 = decode_now(), shown = t0;
+    int progress = isatty(STDERR_FILENO);
+    strbuf_t rec = {0}, row = {0};
+    char *line = NULL;
+    size_t cap = 0;
+    for (int fi = 0; fi < (nfiles ? nfiles : 1) && rc == CMD_EXIT_OK; fi++) {
+        const char *name = nfiles && strcmp(files[fi], "-") != 0 ? files[fi] : "stdin";
+        FILE *in = nfiles && strcmp(files[fi], "-") != 0 ? fopen(files[fi], "r") : stdin;
+        if (!in) {
+            fprintf(stderr, "schema-registry decode: cannot open %s\n", files[fi]);
+            rc = CMD_EXIT_FAIL;
+            break;
+        }
+        lineno = 0;
+        ssize_t n;
+        while (rc == CMD_EXIT_OK && (n = getline(&line, &cap, in)) >= 0) {
+            lineno++;
+            rec.len = 0;
+            row.len = 0;
+            if (strspn(line, " \t\r\n") == (size_t)n)
+                continue; /* blank lines are no records */
+            records++;
+            bytes += (size_t)n;
+            if (progress && records % 4096 == 0 && decode_now() - shown >= 1.0) {
+                /* A line rewritten in place, on a terminal only (never in a log). */
+                shown = decode_now();
+                fprintf(stderr, "\rschema-registry decode: %ld records, %.0f records/s ", records,
+                        (double)records / (shown - t0));
+            }
+            srclient_newer_t newer = {0};
+            int r;
+            if (cmd_line_bytes(lines, line, (size_t)n, &rec) != 0) {
+                r = SRCLIENT_BAD_RECORD;
+                snprintf(err.message, sizeof(err.message), "not a %s line", input);
+            } else
+                r = srclient_decode(dec, (const uint8_t *)(rec.data ? rec.data : ""), rec.len, &row, &newer,
+                                    &err);
+            if (r == SRCLIENT_DECODED) {
+                fwrite(row.data, 1, row.len, stdout);
+                fputc('\n', stdout);
+            } else if (r == SRCLIENT_NEWER_SCHEMA) {
+                fflush(stdout);
+                fprintf(stderr, "schema-registry decode: restart: %s line %ld: %s\n", name, lineno,
+                        err.message);
+                rc = CMD_EXIT_RESTART;
+            } else if (permissive && r == SRCLIENT_BAD_RECORD) {
+                bad++;
+                fputs("null\n", stdout);
+            } else {
+                fflush(stdout);
+                fprintf(stderr, "schema-registry decode: %s line %ld: %s\n", name, lineno, err.message);
+                rc = CMD_EXIT_FAIL;
+            }
+        }
+        if (in != stdin)
+            fclose(in);
+    }
+    fflush(stdout);
+    if (bad)
+        fprintf(stderr, "schema-registry decode: %ld bad records of %ld (PERMISSIVE: a null row each)\n", bad,
+                records);
+    if (progress && shown > t0)
+        fputs("\r\033[K", stderr); /* the progress line gives way to what follows */
+    if (stats) {
+        double dt = decode_now() - t0;
+        if (dt <= 0)
+            dt = 1e-9;
+        fprintf(stderr,
+                "schema-registry decode: %ld records, %zu bytes in %.3f s: %.0f records/s, %.2f MB/s\n",
+                records, bytes, dt, (double)records / dt, (double)bytes / dt / 1e6);
+    }
+    free(line);
+    strbuf_free(&rec);
+    strbuf_free(&row);
+    srclient_decoder_free(dec);
+    srclient_free(client);
+    free(files);
+    return rc;
+missing:
+    fprintf(stderr, "schema-registry decode: %s needs a value (see --help)\n", argv[argc - 1]);
+    free(files);
+    return CMD_EXIT_USAGE;
+}
