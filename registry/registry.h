@@ -242,6 +242,24 @@ typedef struct reg_tag_request {
  * 42201 "java.lang.IllegalArgumentException: ..." for a path not in the schema. */
 reg_code_t registry_modify_tags(registry_t *reg, store_t *db, const char *subject, const char *version_text,
                                 const reg_tag_request_t *req, reg_view_t *out, reg_error_t *err);
+
+/* A registration's "schemaTagsToAdd" / "schemaTagsToRemove" (merged as
+ * compat/schema.h says) and "propagateSchemaTags" (RegisterSchemaRequest). */
+typedef struct reg_register_tags {
+    const schema_tag_edit_t *edits;
+    size_t nedits;
+    int propagate;
+} reg_register_tags_t;
+
+/* POST /subjects/{s}/versions with tag fields (AbstractSchemaRegistry.toSchemaWithTags,
+ * maybePropagateSchemaTags): the request's schema with the edits, then with the
+ * latest live version's inline tags added when propagate (not in IMPORT mode),
+ * registered as registry_register does; with edits, the metadata (the request's,
+ * else the latest live version's) gets confluent:version. 42201
+ * "java.lang.IllegalArgumentException: ..." for a path not in the schema. */
+reg_code_t registry_register_tagged(registry_t *reg, store_t *db, const char *subject,
+                                    const reg_request_t *req, const reg_register_tags_t *tags,
+                                    reg_view_t *out, reg_error_t *err);
 /* ?findTags= on reads (AbstractSchemaRegistry.extractSchemaTags): the schema's
  * tagged entities carrying one of find's tags, or all with "*". 0 (*out the
  * caller's, schema_tagged_free), or -1 with err when the schema does not parse. */
