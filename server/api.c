@@ -152,15 +152,21 @@ static int decode_metadata_rule_set(http_call_t *c, api_body_t *b)
 
 api_body_t *api_body_new(http_call_t *c)
 {
-    api_body_t *b = xcalloc(1, sizeof *b);
-    b->req.id = -1;
     /* The schema text may hold U+0000 once decoded (Jackson decodes \u0000);
      * the engine decides, with the length carried (reg_request_t.schema_len). */
-    b->json = json_object_body(c, JSON_ALLOW_NUL);
-    if (!b->json) {
-        free(b);
+    json_t *json = json_object_body(c, JSON_ALLOW_NUL);
+    if (!json)
         return NULL;
-    }
+    api_body_t *b = api_body_from(c, json);
+    json_decref(json);
+    return b;
+}
+
+api_body_t *api_body_from(http_call_t *c, json_t *json)
+{
+    api_body_t *b = xcalloc(1, sizeof *b);
+    b->req.id = -1;
+    b->json = json_incref(json);
     if (field_string_n(c, b->json, "schema", &b->req.schema, &b->req.schema_len) != 0 ||
         field_string(c, b->json, "schemaType", &b->req.schema_type) != 0 ||
         field_int(c, b->json, "id", -1, &b->req.id) != 0 ||
