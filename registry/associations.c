@@ -43,7 +43,9 @@ reg_code_t registry_assoc_list(registry_t *reg, store_t *db, const reg_assoc_que
     (void)reg;
     *out = NULL;
     store_assoc_query_t sq = {
-        .resource_type = assoc_type_or_topic(q->resource_type), .types = q->types, .lifecycle = q->lifecycle};
+        .resource_type = q->any_type && !q->resource_type ? NULL : assoc_type_or_topic(q->resource_type),
+        .types = q->types,
+        .lifecycle = q->lifecycle};
     switch (q->by) {
     case REG_ASSOC_BY_SUBJECT: sq.subject = q->key; break;
     case REG_ASSOC_BY_RESOURCE_ID: sq.resource_id = q->key; break;

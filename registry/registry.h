@@ -438,7 +438,8 @@ typedef enum reg_assoc_by {
 typedef struct reg_assoc_query {
     reg_assoc_by_t by;
     const char *key, *ns;
-    const char *resource_type; /* NULL or "" = "topic" */
+    const char *resource_type; /* NULL or "" = "topic", unless any_type */
+    int any_type;              /* resource_type NULL: every type (GET /schemas's filter) */
     const strlist_t *types;    /* associationType values; NULL or empty = all */
     const char *lifecycle;     /* NULL, "STRONG" or "WEAK" */
 } reg_assoc_query_t;

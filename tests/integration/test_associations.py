@@ -330,6 +330,49 @@ class Associations(harness.RegistryTestCase):
         self.assertEqual(self.db.count("subject_versions",
                                        f"subject = {harness.sql_literal(dflt)}"), 0)
 
+    def test_schemas_filtered_by_association(self):
+        """testGetSchemasWithSubjectPrefixAndAssociations, ...AndLifecycleFilter,
+        ...AndAssociationTypeFilter (SchemasResource.getSchemas): with an association filter a
+        version is listed with its subject's matching associations; lifecycle=NONE lists the
+        subjects without any."""
+        p = self.sub("prefix")
+        s1, s2, s3 = p + "1", p + "2", self.sub("other")
+        for i, s in enumerate((s1, s2, s3)):
+            self.register_ok(s, rec(f"r{i}"))
+        name = self.sub("t")
+        self.assert_ok(self.create({
+            "resourceName": name, "resourceNamespace": "default", "resourceId": self.rid("1"),
+            "associations": [{"subject": s1, "associationType": "key"},
+                             {"subject": s2, "associationType": "value"}]}))
+        self.assert_ok(self.create(self.weak(self.sub("t"), self.rid("2"), s3)))
+        strong = self.sub("ts")
+        self.assert_ok(self.create({"resourceName": strong, "resourceNamespace": "default",
+                                    "resourceId": self.rid("3"),
+                                    "associations": [{"schema": {"schema": rec("x")}}]}))
+        unassociated = p + "3"
+        self.register_ok(unassociated, rec("u"))
+
+        def listed(*params):
+            body = self.assert_ok(self.get("/schemas", params=list(params)))
+            return [(v["subject"], [(a["associationType"], a["lifecycle"], a["resourceId"])
+                                    for a in v.get("associations", [])]) for v in body]
+        self.assertEqual(listed(("subjectPrefix", p), ("resourceType", "topic"),
+                                ("associationType", "key"), ("associationType", "value")),
+                         [(s1, [("key", "WEAK", self.rid("1"))]),
+                          (s2, [("value", "WEAK", self.rid("1"))])])
+        self.assertEqual(listed(("subjectPrefix", p), ("associationType", "key")),
+                         [(s1, [("key", "WEAK", self.rid("1"))])])
+        self.assertEqual(listed(("subjectPrefix", p), ("lifecycle", "NONE")), [(unassociated, [])])
+        self.assertEqual(listed(("subjectPrefix", p), ("lifecycle", "STRONG")), [])
+        self.assertEqual(listed(("subjectPrefix", p), ("lifecycle", "WEAK"), ("lifecycle", "NONE")),
+                         [(s1, [("key", "WEAK", self.rid("1"))]),
+                          (s2, [("value", "WEAK", self.rid("1"))]), (unassociated, [])])
+        self.assertEqual(listed(("subjectPrefix", f":.default:{strong}"), ("lifecycle", "STRONG")),
+                         [(f":.default:{strong}-value", [("value", "STRONG", self.rid("3"))])])
+        # Without a filter no associations are shown.
+        self.assertNotIn("associations", self.assert_ok(self.get("/schemas",
+                                                                 params={"subjectPrefix": s1}))[0])
+
     def test_not_found_and_bad_parameters(self):
         """40410 for a resource without associations; a lifecycle or int query parameter that
         does not convert is JAX-RS's plain 404."""
