@@ -11,7 +11,9 @@
  *   2. Validating a create request (AssociationCreateOrUpdateRequest.validate)
  *   3. Creating
  *   4. Deleting
- *   5. Guards of subject and version deletes
+ *
+ * The guards of subject and version deletes (an associated subject stays)
+ * are delete.c's: this file calls its deletes for cascadeLifecycle.
  *
  * Every write runs in one transaction under one advisory lock for all
  * association writes (Confluent's lockForAssociation), checks against what
@@ -579,7 +581,7 @@ reg_code_t registry_assoc_delete(registry_t *reg, store_t *db, const char *resou
         store_rollback(db);
     /* cascadeLifecycle: a STRONG association's subject goes with it, soft
      * then hard (deleteSubject twice), after the association is gone so the
-     * subject delete's own guard (section 5) lets it through. */
+     * subject delete's own guard (delete.c) lets it through. */
     json_array_foreach(old, i, v)
     {
         if (rc != REG_OK || dry_run || !cascade)
@@ -597,17 +599,5 @@ reg_code_t registry_assoc_delete(registry_t *reg, store_t *db, const char *resou
         free(versions);
     }
     json_decref(old);
-    return rc;
-}
-
-/* ---- 5. Guards of subject and version deletes -------------------------------------- */
-
-reg_code_t reg_assoc_subject_has(store_t *db, const char *subject, int *has, reg_error_t *err)
-{
-    json_t *list = NULL;
-    store_assoc_query_t q = {.subject = subject};
-    reg_code_t rc = reg_store(err, db, store_assoc_list(db, &q, &list));
-    *has = rc == REG_OK && json_array_size(list) > 0;
-    json_decref(list);
     return rc;
 }

@@ -223,10 +223,4 @@ int64_t reg_wall_ms(void);
 reg_code_t reg_audit_change(store_t *db, const char *action, const char *subject, int version, int id,
                             int permanent, const json_t *details, reg_error_t *err);
 
-/* ---- 12. Associations (registry/associations.c) ------------------------------------------ */
-
-/* *has = 1 when some association names subject (read on db, inside the
- * caller's transaction when there is one). */
-reg_code_t reg_assoc_subject_has(store_t *db, const char *subject, int *has, reg_error_t *err);
-
 #endif
