@@ -38,6 +38,14 @@ static void assoc_kept_free(void *p)
 
 /* JAX-RS turns a query parameter it cannot convert (a LifecyclePolicy, an
  * int) into a plain 404, as api_page does for offset and limit. */
+static http_outcome_t assoc_types_loop(http_call_t *c)
+{
+    assoc_kept_t *k = xcalloc(1, sizeof *k);
+    http_query_all(c, "associationType", &k->types);
+    http_call_keep(c, k, assoc_kept_free);
+    return HTTP_TO_DB;
+}
+
 static http_outcome_t assoc_query_loop(http_call_t *c)
 {
     const char *l = http_query(c, "lifecycle");
@@ -45,10 +53,7 @@ static http_outcome_t assoc_query_loop(http_call_t *c)
         http_reply_error(c, 404, "HTTP 404 Not Found");
         return HTTP_DONE;
     }
-    assoc_kept_t *k = xcalloc(1, sizeof *k);
-    http_query_all(c, "associationType", &k->types);
-    http_call_keep(c, k, assoc_kept_free);
-    return HTTP_TO_DB;
+    return assoc_types_loop(c);
 }
 
 static reg_assoc_query_t assoc_query(http_call_t *c, reg_assoc_by_t by, const char *key, const char *ns)
@@ -274,4 +279,5 @@ static void assoc_delete_db(http_call_t *c, store_t *db)
     api_done(c, rc, &err);
 }
 
-const http_handler_t handle_assoc_delete = {assoc_query_loop, assoc_delete_db};
+/* DELETE reads no lifecycle (deleteAssociations has none). */
+const http_handler_t handle_assoc_delete = {assoc_types_loop, assoc_delete_db};

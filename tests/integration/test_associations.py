@@ -13,6 +13,7 @@ RestInvalidAssociationException.
 """
 
 import re
+import time
 
 import harness
 from harness import quote
@@ -381,6 +382,67 @@ class Associations(harness.RegistryTestCase):
         for r in (self.by_id("x", lifecycle="weak"), self.by_subject("s", offset="a"),
                   self.by_name("ns", "n", limit="z")):
             self.assert_refused(r, 404, 404, "HTTP 404 Not Found")
+
+
+class Authorization(harness.RegistryTestCase):
+    """docs/security.md "Authorization": the listings show only the associations of readable
+    subjects; a create needs write on every subject it names, a delete delete on every subject
+    it unbinds, checked before anything is written."""
+
+    RULES = ("auth.rule = root admin *\nauth.rule = root admin /*\n"
+             "auth.rule = alice read,write orders-*\n"
+             "auth.rule = carol read,write,delete orders-*\nauth.rule = carol read,write pay-*\n")
+
+    @classmethod
+    def setUpClass(cls):
+        from test_authz import start_server
+        start_server(cls, cls.RULES)
+
+    def as_user(self, user):
+        from test_auth_basic import basic
+        from test_authz import USERS
+        return harness.Client("127.0.0.1", self.server.port, headers=basic(user, USERS[user]))
+
+    def test_permissions(self):
+        root, alice, carol = self.as_user("root"), self.as_user("alice"), self.as_user("carol")
+        for s in ("orders-key", "pay-value"):
+            self.assertEqual(root.post(f"/subjects/{s}/versions", {"schema": rec("r")}).status, 200)
+        body = {"resourceName": "t1", "resourceNamespace": "ns", "resourceId": "id-1",
+                "associations": [{"subject": "orders-key", "associationType": "key"},
+                                 {"subject": "pay-value", "associationType": "value"}]}
+        before = self.db.count("associations")
+        r = alice.post("/associations", body)
+        self.assert_error(r, 403, 403)
+        self.assertEqual(r.body["message"],
+                         "Forbidden: principal 'alice' has no write permission on subject 'pay-value'")
+        self.assertEqual(self.db.count("associations"), before)
+        self.assertEqual(carol.post("/associations", body).status, 200)
+        # alice reads orders-* only: the listings leave pay-value's association out.
+        r = alice.get("/associations/resources/id-1")
+        self.assertEqual([a["subject"] for a in self.assert_ok(r)], ["orders-key"])
+        r = alice.get("/associations/resources/ns/t1")
+        self.assertEqual([a["subject"] for a in self.assert_ok(r)], ["orders-key"])
+        self.assert_error(alice.get("/associations/subjects/pay-value"), 403, 403)
+        # carol may delete under orders-* only.
+        r = carol.delete("/associations/resources/id-1")
+        self.assert_error(r, 403, 403)
+        self.assertEqual(r.body["message"],
+                         "Forbidden: principal 'carol' has no delete permission on subject 'pay-value'")
+        self.assertEqual(self.db.count("associations"), before + 2)
+        r = carol.delete("/associations/resources/id-1", params={"associationType": "key"})
+        self.assertEqual(r.status, 204, r)
+        self.assertEqual(self.db.count("associations"), before + 1)
+        # Refused attempts on the write routes have their audit rows (written after the
+        # reply, by a worker: waited for).
+        want = [("association_create", "alice", "403"), ("association_delete", "carol", "403")]
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            rows = self.db.sql("SELECT action, principal, status FROM audit_log"
+                               " WHERE outcome = 'refused' ORDER BY id")
+            if rows == want:
+                break
+            time.sleep(0.05)
+        self.assertEqual(rows, want)
 
 
 if __name__ == "__main__":
