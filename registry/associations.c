@@ -512,6 +512,22 @@ reg_code_t registry_assoc_create(registry_t *reg, store_t *db, const char *conte
      * checks run again with the rows written. Without, one transaction. */
     if (rc == REG_OK && (dry_run || any_schema))
         rc = assoc_create_tx(reg, db, &a, 0, err);
+    /* A dry run still parses and checks each schema (isCompatible), as a
+     * registration would: 42201 for an invalid one, 40901 for an incompatible one. */
+    for (size_t i = 0; rc == REG_OK && dry_run && i < a.n; i++) {
+        if (!a.infos[i].has_schema)
+            continue;
+        int compatible = 1;
+        strlist_t messages = {0};
+        rc = registry_check(reg, db, a.infos[i].subject, NULL, a.infos[i].schema, 0, &compatible, &messages,
+                            err);
+        if (rc == REG_OK && !compatible)
+            rc = reg_fail(err, REG_INCOMPATIBLE,
+                          "Schema being registered is incompatible with an earlier schema for "
+                          "subject \"%s\"",
+                          a.infos[i].subject);
+        strlist_clear(&messages);
+    }
     for (size_t i = 0; rc == REG_OK && !dry_run && i < a.n; i++)
         if (a.infos[i].has_schema) {
             reg_request_t req = *a.infos[i].schema;

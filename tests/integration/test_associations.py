@@ -297,6 +297,13 @@ class Associations(harness.RegistryTestCase):
 
         name = self.sub("t")
         dflt = f":.default:{name}-key"
+        # A dry run parses the schema as the registration would.
+        before = self.state()
+        r = self.create({"resourceName": name, "resourceNamespace": "default",
+                         "associations": [{"associationType": "key",
+                                           "schema": {"schema": "{not json"}}]}, dryRun="true")
+        self.assert_error(r, 422, 42201)
+        self.assertEqual(self.state(), before)
         r = self.create({"resourceName": name, "resourceNamespace": "default",
                          "resourceId": "frozen-1",
                          "associations": [{"associationType": "key",
