@@ -13,6 +13,7 @@
  *   7. Statistics (what GET /metrics shows)
  *   8. The audit trail
  *   9. Changes between versions (docs/evolution.md)
+ *  10. Associations
  *
  * Calling convention: a function without a `db` parameter answers from
  * memory and never blocks (event-loop threads call it). A function with one
@@ -406,6 +407,10 @@ void registry_act_as(store_t *db, const reg_actor_t *who);
 #define REG_AUDIT_MODE_DELETE    "mode_delete"
 #define REG_AUDIT_CONTEXT_DELETE "context_delete"
 
+/* Associations (section 9): one row per association written or deleted. */
+#define REG_AUDIT_ASSOCIATION_CREATE "association_create"
+#define REG_AUDIT_ASSOCIATION_DELETE "association_delete"
+
 /* A refused attempt (borrowed fields; NULL/0 when unknown). */
 typedef struct reg_refusal {
     const char *action;
@@ -457,5 +462,51 @@ reg_code_t registry_request_changes(registry_t *reg, const reg_request_t *old_re
  * (version_text NULL = the latest live one): the ?changes=true extension. */
 reg_code_t registry_candidate_changes(registry_t *reg, const char *subject, const char *version_text,
                                       const reg_request_t *req, reg_changes_t *out, reg_error_t *err);
+
+/* ---- 10. Associations (registry/associations.c, docs/api.md "Associations") ---- */
+
+/*
+ * A subject tied to a resource (a topic) as its key or value schema, as the
+ * community server's AssociationsResource answers it. Read from the
+ * database on every call (no node holds a copy); results are JSON the
+ * caller owns.
+ */
+typedef enum reg_assoc_by {
+    REG_ASSOC_BY_SUBJECT,       /* key: the subject */
+    REG_ASSOC_BY_RESOURCE_ID,   /* key: the resource id */
+    REG_ASSOC_BY_RESOURCE_NAME, /* key: the name ("-": any), ns: the namespace ("-": any) */
+} reg_assoc_by_t;
+
+#define REG_ASSOC_LIMIT_MAX 1000 /* schema.search.max.limit's default */
+
+typedef struct reg_assoc_query {
+    reg_assoc_by_t by;
+    const char *key, *ns;
+    const char *resource_type; /* NULL or "" = "topic", unless any_type */
+    int any_type;              /* resource_type NULL: every type (GET /schemas's filter) */
+    const strlist_t *types;    /* associationType values; NULL or empty = all */
+    const char *lifecycle;     /* NULL, "STRONG" or "WEAK" */
+} reg_assoc_query_t;
+
+/* GET /associations/...: a JSON array of Association objects, sorted as
+ * Association.compareTo sorts them (the caller pages: offset, and a limit
+ * outside 1..REG_ASSOC_LIMIT_MAX is REG_ASSOC_LIMIT_MAX). */
+reg_code_t registry_assoc_list(registry_t *reg, store_t *db, const reg_assoc_query_t *q, json_t **out,
+                               reg_error_t *err);
+/* POST /associations: an AssociationCreateOrUpdateRequest body, validated
+ * and applied as createOrUpdateAssociation(isCreate = true) does; *out the
+ * AssociationResponse without its schemas. context: the ?context=
+ * parameter (NULL: none). schemas[i]: entry i's "schema" decoded (NULL:
+ * none); registered[i] (n zeroed views, the caller clears them) gets the
+ * version it registered, for the response's "schema". */
+reg_code_t registry_assoc_create(registry_t *reg, store_t *db, const char *context, int dry_run,
+                                 const json_t *body, const reg_request_t *const *schemas, json_t **out,
+                                 reg_view_t *registered, reg_error_t *err);
+/* DELETE /associations/resources/{id}: 40410 when none matches; 40908 for a
+ * frozen one without cascade; with cascade a STRONG one's subject is
+ * deleted too (soft, then permanently). */
+reg_code_t registry_assoc_delete(registry_t *reg, store_t *db, const char *resource_id,
+                                 const char *resource_type, const strlist_t *types, int cascade, int dry_run,
+                                 reg_error_t *err);
 
 #endif
