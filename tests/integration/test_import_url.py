@@ -156,6 +156,34 @@ class ImportFromUrl(harness.RegistryTestCase):
         self.assertEqual(after, before)
 
 
+class ImportFromUrlTls(harness.RegistryTestCase):
+    """A source over TLS: --ca verifies it; without it the certificate is refused."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = harness.make_temp_dir("import-url-tls")
+        cls.cert = harness.make_self_signed_cert(cls.dir)
+        cls.pg = harness.cluster()
+        cls.db = cls.pg.new_database()
+        cls.server = harness.Server(database_url=cls.db.url, name="import-url-tls", tls=cls.cert).start()
+
+    def test_https_source_with_ca(self):
+        r = self.http.post("/subjects/t/versions", {"schema": '"string"'})
+        self.assertEqual(r.status, 200, r)
+        target = self.pg.new_database()
+        self.assertEqual(run("migrate", target.url).returncode, 0)
+        before = target.state()
+        untrusted = run("import", target.url, "--from-url", self.server.base_url)
+        self.assertEqual(untrusted.returncode, 1)
+        self.assertIn(b"SSL", untrusted.stderr)
+        self.assertIn(b"; nothing was imported", untrusted.stderr)
+        self.assertEqual(target.state(), before)
+        ok = run("import", target.url, "--from-url", self.server.base_url, "--ca", self.cert[0])
+        self.assertEqual(ok.returncode, 0, ok.stderr.decode())
+        self.assertIn(b": 1 created, 0 already present, 0 deleted, 0 config, 0 mode, 0 refused", ok.stderr)
+        self.assertEqual(target.sql("SELECT subject, version, deleted FROM subject_versions"), [("t", "1", "f")])
+
+
 def tei_ctx(subject):
     """The context of a qualified subject name (":.ctx:name" -> ".ctx")."""
     if subject.startswith(":.") and ":" in subject[2:]:
