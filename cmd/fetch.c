@@ -3,7 +3,7 @@
  * (cmd/fetch.h).
  *
  * Contents
- *   1. Requests: one GET, its failure as one line
+ *   1. Requests: one GET, its failure as one line; listings page by page
  *   2. Records: SCHEMA, CONFIG, MODE
  *   3. The walk
  *
@@ -55,6 +55,42 @@ static int fetch_bad_(fetch_walk_t *w, const char *path, const char *what)
 {
     w->error = xasprintf("%s%s: the reply is not %s", w->url, path, what);
     return -1;
+}
+
+/*
+ * A listing (GET /contexts, GET /subjects) page by page: a registry may cap
+ * one answer (Confluent's context.search.max.limit and
+ * subject.search.max.limit), so offset moves on until a page is empty. A
+ * registry that ignores offset answers the first page again, which ends it
+ * too (names in a listing are distinct). absent as for fetch_get_.
+ */
+static int fetch_list_(fetch_walk_t *w, const char *path, int absent, json_t **out)
+{
+    *out = NULL;
+    json_t *all = json_array();
+    for (size_t offset = 0;;) {
+        char *page_path =
+            offset ? xasprintf("%s%coffset=%zu", path, strchr(path, '?') ? '&' : '?', offset) : xstrdup(path);
+        json_t *page = NULL;
+        int rc = fetch_get_(w, page_path, offset ? 0 : absent, &page);
+        if (rc == 0 && !json_is_array(page))
+            rc = fetch_bad_(w, page_path, "an array");
+        free(page_path);
+        if (rc != 0) {
+            json_decref(all);
+            return rc;
+        }
+        size_t n = json_array_size(page);
+        int again = offset > 0 && n > 0 && json_equal(json_array_get(page, 0), json_array_get(all, 0));
+        if (n == 0 || again) {
+            json_decref(page);
+            *out = all;
+            return 0;
+        }
+        json_array_extend(all, page);
+        json_decref(page);
+        offset += n;
+    }
 }
 
 /* ---- 2. Records --------------------------------------------------------------------- */
@@ -218,7 +254,7 @@ long cmd_fetch_registry(const cmd_fetch_options_t *opts, cmd_fetch_emit_t emit, 
     size_t nnames = 0, nctxs = 0;
     /* A registry older than contexts (Confluent < 7.0) has no /contexts:
      * its only context is the default one. */
-    int rc = fetch_get_(&w, "/contexts", 40401, &contexts);
+    int rc = fetch_list_(&w, "/contexts", 40401, &contexts);
     if (rc == -1 && strstr(w.error, "HTTP 404:")) {
         free(w.error);
         w.error = NULL;
@@ -226,12 +262,8 @@ long cmd_fetch_registry(const cmd_fetch_options_t *opts, cmd_fetch_emit_t emit, 
     }
     if (rc == 1)
         rc = 0, contexts = json_array();
-    if (rc == 0 && !json_is_array(contexts))
-        rc = fetch_bad_(&w, "/contexts", "an array of contexts");
     if (rc == 0)
-        rc = fetch_get_(&w, "/subjects?subjectPrefix=%3A%2A%3A&deleted=true", 0, &subjects);
-    if (rc == 0 && !json_is_array(subjects))
-        rc = fetch_bad_(&w, "/subjects", "an array of subjects");
+        rc = fetch_list_(&w, "/subjects?subjectPrefix=%3A%2A%3A&deleted=true", 0, &subjects);
     if (rc == 0) {
         names = fetch_names_(subjects, &nnames);
         ctxs = fetch_names_(contexts, &nctxs);

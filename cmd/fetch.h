@@ -37,7 +37,8 @@ typedef int (*cmd_fetch_emit_t)(void *arg, const json_t *key, const json_t *valu
 
 /*
  * Walks the registry at opts->url: GET /contexts; GET /subjects with
- * subjectPrefix=:*: and deleted=true (every context); per subject its
+ * subjectPrefix=:*: and deleted=true (every context), both page by page
+ * (offset); per subject its
  * versions with and without deleted=true (a version only the first lists is
  * soft-deleted) and each version with deleted=true; GET /config and /mode
  * of each subject, each context (":.ctx:") and the global scope. Emits a
