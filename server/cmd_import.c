@@ -600,11 +600,16 @@ static int imp_read_(FILE *in, const char *name, const char *delim, imp_model_t 
 }
 
 /* A record of the walk over a running registry: the same _schemas record
- * a dump holds, read by the same code. */
+ * a dump holds, read by the same code. On a terminal the walk, which
+ * writes nothing yet and may take a while, counts what it has read. */
 static int imp_fetched_(void *arg, const json_t *key, const json_t *value, char **error)
 {
     imp_model_t *m = arg;
     m->records++;
+    if (isatty(STDERR_FILENO)) {
+        fprintf(stderr, "\rfetch %zu records", m->records);
+        fflush(stderr);
+    }
     return imp_confluent_record_(m, key, value, error);
 }
 
@@ -1070,7 +1075,10 @@ int cmd_import(store_t *db, const registry_options_t *reg_opts, const cmd_import
         }
         char *error = NULL;
         m.confluent = 1;
-        if (cmd_fetch_registry(&opts->from, imp_fetched_, &m, &error) < 0) {
+        long got = cmd_fetch_registry(&opts->from, imp_fetched_, &m, &error);
+        if (got > 0 && isatty(STDERR_FILENO))
+            fputc('\n', stderr);
+        if (got < 0) {
             fprintf(stderr, "schema-registry import: %s; nothing was imported\n", error);
             free(error);
             imp_model_clear_(&m);

@@ -19,6 +19,8 @@ config and mode at the global, context and subject levels.
 import base64
 import json
 import os
+import pty
+import subprocess
 
 import harness
 import test_export_import as tei
@@ -77,6 +79,7 @@ class ImportFromUrl(harness.RegistryTestCase):
         self.assertIn(f"records read ({self.server.base_url}): {n} created, 0 already present, ".encode(),
                       r.stderr)
         self.assertIn(b" 0 refused", r.stderr)
+        self.assertNotIn(b"\r", r.stderr)            # no counter, no bar when stderr is no TTY
         source = self.comparable(source_dump)
         self.assertEqual(self.comparable(tei.export(target)), source)
         # The soft-deleted versions came flagged; the hard-deleted one is absent.
@@ -102,6 +105,30 @@ class ImportFromUrl(harness.RegistryTestCase):
         self.assertIn(b"nothing to change", again.stderr)
         self.assertEqual(target.state(), before)
         self.assertEqual(target.sql("SELECT seq, scope FROM changes ORDER BY seq"), feed)
+
+    def test_progress_on_a_terminal(self):
+        """stderr a TTY: the walk counts its records, then the write's bar, then the summary."""
+        target = self.target()
+        master, slave = pty.openpty()
+        proc = subprocess.Popen([harness.server_binary(), "import", "--from-url", self.server.base_url,
+                                 "--basic-auth", f"{USER}:{SECRET}", "--database-url", target.url],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave)
+        os.close(slave)
+        out = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+        os.close(master)
+        self.assertEqual(proc.wait(timeout=60), 0, out)
+        self.assertRegex(out, rb"\rfetch 1 records\rfetch 2 records")
+        self.assertRegex(out, rb"\rfetch \d+ records\r?\n")
+        self.assertIn(b"\rimport [########################################]", out)
+        self.assertIn(b" 0 refused", out)
 
     def test_wrong_or_missing_credentials_write_nothing(self):
         target = self.target()
