@@ -73,12 +73,44 @@ static int feed_reload_all(registry_t *reg, store_t *db, int64_t *seq)
     return rc;
 }
 
+/*
+ * The database this connection reaches may not be the one the index was read
+ * from: a failover promoted a standby (a new timeline), or the change log ends
+ * before *seq (writes this node saw were lost, or another database). Then the
+ * feed cannot prove that replaying from *seq gives the database's state: what
+ * this node holds may name ids the new primary never stored, or will hand out
+ * again for other content. Everything is loaded again and replaces the index
+ * in one step; *seq moves to the log's end as it was before the load.
+ * Returns 1 when continuity holds, 0 after a reload, -1 on a database error.
+ */
+static int feed_check_continuity(registry_t *reg, store_t *db, int64_t *seq)
+{
+    int64_t timeline, end;
+    if (store_timeline(db, &timeline) != STORE_OK || store_last_change(db, &end) != STORE_OK)
+        return -1;
+    if (timeline == reg->timeline && end >= *seq)
+        return 1;
+    store_snapshot_t snap;
+    if (store_load_all(db, &snap) != STORE_OK)
+        return -1;
+    index_replace_snapshot(reg->idx, &snap);
+    log_warn("feed: the database changed under this node (timeline %lld -> %lld, change log at %lld, this "
+             "node at %lld: a failover); reloaded everything from the new primary",
+             (long long)reg->timeline, (long long)timeline, (long long)end, (long long)*seq);
+    reg->timeline = timeline;
+    *seq = end;
+    return 0;
+}
+
 /* Reloads the scopes changed after *seq; advances *seq past what is settled.
  * Returns -1 when the database could not be read (the caller reconnects). */
 static int feed_poll(registry_t *reg, store_t *db, int64_t *seq, int64_t *gap_since)
 {
     reg_error_t err;
     int64_t pruned;
+    int continuous = feed_check_continuity(reg, db, seq);
+    if (continuous <= 0)
+        return continuous;
     if (store_changes_pruned_upto(db, &pruned) != STORE_OK)
         return -1;
     if (pruned > *seq)
@@ -156,7 +188,8 @@ static void *feed_main(void *arg)
         pthread_mutex_lock(&reg->feed_lock);
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
-        int64_t wait_ms = reg->opts.feed_interval_ms > 0 ? reg->opts.feed_interval_ms : feed_prune_every_ms(reg);
+        int64_t wait_ms =
+            reg->opts.feed_interval_ms > 0 ? reg->opts.feed_interval_ms : feed_prune_every_ms(reg);
         int64_t ns = until.tv_nsec + wait_ms * 1000000;
         until.tv_sec += ns / 1000000000;
         until.tv_nsec = ns % 1000000000;

@@ -55,6 +55,7 @@ struct registry {
 
     /* The change feed between nodes. */
     int64_t feed_start; /* last change seq seen before the initial load */
+    int64_t timeline;   /* the server's timeline the index was loaded from (feed thread after start) */
     pthread_t feed_thread;
     int feed_started;
     int feed_stop; /* atomic */

@@ -37,6 +37,8 @@ registry_t *registry_new(const registry_options_t *opts, store_t *db, char **err
     store_snapshot_t snap;
     store_rc_t rc = store_last_change(db, &reg->feed_start);
     if (rc == STORE_OK)
+        rc = store_timeline(db, &reg->timeline);
+    if (rc == STORE_OK)
         rc = store_cluster_id(db, &reg->cluster_id);
     if (rc == STORE_OK)
         rc = store_load_all(db, &snap);

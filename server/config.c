@@ -86,6 +86,7 @@ static const config_key_t config_keys[] = {
     {"tls.client.ca", CFG_STRING, FIELD(tls_client_ca)},
     {"tls.client.crl", CFG_STRING, FIELD(tls_client_crl)},
     {"tls.client.principal", CFG_PRINCIPAL, FIELD(tls_client_principal)},
+    {"database.timeout.ms", CFG_MILLIS, FIELD(database_timeout_ms)},
 };
 #define CONFIG_KEY_COUNT (sizeof config_keys / sizeof config_keys[0])
 
@@ -254,6 +255,7 @@ static void config_defaults(server_config_t *cfg)
     cfg->group_id = xstrdup("schema-registry");
     cfg->default_compatibility = xstrdup("BACKWARD");
     cfg->feed_interval_ms = 500;
+    cfg->database_timeout_ms = 10000;
     cfg->max_connection_jobs = 100;
     cfg->max_queued_jobs = 1000;
     cfg->max_subject_bytes = 2048;

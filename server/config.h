@@ -27,6 +27,7 @@ typedef struct server_config {
     int max_connection_jobs;     /* database jobs in flight per connection (429 beyond), default 100 */
     int max_queued_jobs;         /* database jobs in flight per event loop (503 beyond), default 1000 */
     size_t max_subject_bytes;    /* longest subject name (42208 beyond), default 2048 */
+    int database_timeout_ms;     /* connect, statement and unacknowledged-send bound; 0 = none; 10000 */
     int changes_retention_s;     /* the change feed keeps this long (seconds); 0 = forever; 86400 */
 
     /* Authentication (docs/security.md). Off while no users file is set and

@@ -72,6 +72,9 @@ static const char main_usage[] =
     "      HTTP event-loop threads; 0 = one per CPU core (the default).\n"
     "  --db-threads N                     SCHEMA_REGISTRY_DB_THREADS                  db.threads\n"
     "      Database worker threads, one connection each. Default 4.\n"
+    "  --database-timeout-ms N            SCHEMA_REGISTRY_DATABASE_TIMEOUT_MS         database.timeout.ms\n"
+    "      Longest wait for the database: a connect per host, a request's statement,\n"
+    "      an unanswered send. 0 = none. Default 10000.\n"
     "  --tls-cert FILE                    SCHEMA_REGISTRY_TLS_CERT                    tls.cert\n"
     "  --tls-key FILE                     SCHEMA_REGISTRY_TLS_KEY                     tls.key\n"
     "      PEM certificate chain and private key; both set = HTTPS only\n"
@@ -185,6 +188,7 @@ static int main_db_open(const server_config_t *cfg, main_db_t *db)
 {
     char *error = NULL;
     memset(db, 0, sizeof *db);
+    store_set_timeout(cfg->database_timeout_ms); /* before the first connection: every one takes it */
     if (cfg->database_url != NULL) {
         db->conninfo = cfg->database_url;
         log_info("database: external PostgreSQL");
@@ -601,8 +605,8 @@ int main(int argc, char **argv)
     }
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
-    /* libpq waits forever for an unreachable host unless told otherwise. */
-    setenv("PGCONNECT_TIMEOUT", "10", 0);
+    /* libpq waits forever for an unreachable host unless told otherwise:
+     * database.timeout.ms tells it (store_set_timeout), PGCONNECT_TIMEOUT wins. */
 
     if (main_drop_sudo() != 0)
         return 1;

@@ -20,6 +20,7 @@ struct store {
     PGconn *conn;
     char *error; /* the last failure's message, malloc'd; NULL when none */
     int in_tx;   /* between a successful BEGIN and its COMMIT or ROLLBACK */
+    int limited; /* store_limit_statements: statement_timeout set after each (re)connect */
     /* store_cancel runs on another thread than the connection's user. */
     pthread_mutex_t cancel_lock;
     PGcancel *cancel; /* for the current backend; renewed after a reset */
@@ -34,6 +35,9 @@ static void store_renew_cancel(store_t *db)
     db->cancel = PQgetCancel(db->conn);
     pthread_mutex_unlock(&db->cancel_lock);
 }
+
+/* store_set_timeout, written once before any thread connects. */
+static int store_timeout_ms;
 
 /* ---- 1. Result codes ------------------------------------------------------ */
 
@@ -89,6 +93,28 @@ static void store_notice_quiet(void *arg, const char *message)
     (void)message; /* NOTICEs ("already exists, skipping") are not events */
 }
 
+static void store_apply_limit(store_t *db)
+{
+    if (!db->limited || store_timeout_ms <= 0)
+        return;
+    char sql[64];
+    snprintf(sql, sizeof sql, "SET statement_timeout = %d", store_timeout_ms);
+    PQclear(PQexec(db->conn, sql));
+}
+
+/* A new backend (with a multi-host conninfo maybe another server): session
+ * state is gone. 0 when connected again. */
+static int store_reset(store_t *db)
+{
+    PQreset(db->conn);
+    if (PQstatus(db->conn) != CONNECTION_OK)
+        return -1;
+    PQsetNoticeProcessor(db->conn, store_notice_quiet, NULL);
+    store_renew_cancel(db);
+    store_apply_limit(db);
+    return 0;
+}
+
 /*
  * A pooled connection whose server restarted looks fine until it is used.
  * Outside a transaction nothing was committed by a statement that failed for
@@ -103,11 +129,8 @@ static PGresult *store_exec_retrying(store_t *db, const char *sql, int n, const 
     if ((st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) || db->in_tx || PQstatus(db->conn) == CONNECTION_OK)
         return res;
     PQclear(res);
-    PQreset(db->conn);
-    if (PQstatus(db->conn) != CONNECTION_OK)
+    if (store_reset(db) != 0)
         return NULL;
-    PQsetNoticeProcessor(db->conn, store_notice_quiet, NULL);
-    store_renew_cancel(db);
     return PQexecParams(db->conn, sql, n, NULL, params, NULL, NULL, 0);
 }
 
@@ -128,9 +151,45 @@ static store_rc_t store_query(store_t *db, const char *sql, int n, const char *c
 
 /* ---- 2. Connection, transactions, migrations --------------------------------- */
 
+void store_set_timeout(int ms)
+{
+    store_timeout_ms = ms;
+}
+
+void store_limit_statements(store_t *db)
+{
+    db->limited = 1;
+    store_apply_limit(db);
+}
+
+/* conninfo with the timeout's defaults before it: libpq takes the last value
+ * of a repeated key word, so the conninfo's own settings win. Export and
+ * import connect the same way. */
+static PGconn *store_connect(const char *conninfo)
+{
+    if (store_timeout_ms <= 0)
+        return PQconnectdb(conninfo);
+    char connect_s[16], user_ms[16], idle_s[16];
+    int seconds = (store_timeout_ms + 999) / 1000;
+    snprintf(connect_s, sizeof connect_s, "%d", seconds < 2 ? 2 : seconds); /* libpq's minimum */
+    snprintf(user_ms, sizeof user_ms, "%d", store_timeout_ms);
+    snprintf(idle_s, sizeof idle_s, "%d", seconds);
+    const char *const keys[] = {"connect_timeout",
+                                "tcp_user_timeout",
+                                "keepalives_idle",
+                                "keepalives_interval",
+                                "keepalives_count",
+                                "dbname",
+                                NULL};
+    /* NULL defers to the environment: a PGCONNECT_TIMEOUT set by the operator wins. */
+    const char *env = getenv("PGCONNECT_TIMEOUT");
+    const char *const values[] = {env && *env ? NULL : connect_s, user_ms, idle_s, "1", "3", conninfo, NULL};
+    return PQconnectdbParams(keys, values, 1);
+}
+
 store_t *store_open(const char *conninfo, char **error)
 {
-    PGconn *conn = PQconnectdb(conninfo);
+    PGconn *conn = store_connect(conninfo);
     if (PQstatus(conn) != CONNECTION_OK) {
         if (error)
             *error = xstrdup(PQerrorMessage(conn));
@@ -178,12 +237,8 @@ static store_rc_t store_exec_script(store_t *db, const char *sql)
 
 store_rc_t store_begin(store_t *db)
 {
-    if (PQstatus(db->conn) != CONNECTION_OK) {
-        PQreset(db->conn);
-        if (PQstatus(db->conn) != CONNECTION_OK)
-            return store_fail_with(db, STORE_CONN_LOST, "connecting to the database", NULL);
-        store_renew_cancel(db);
-    }
+    if (PQstatus(db->conn) != CONNECTION_OK && store_reset(db) != 0)
+        return store_fail_with(db, STORE_CONN_LOST, "connecting to the database", NULL);
     store_rc_t rc = store_query(db, "BEGIN", 0, NULL, NULL, "starting a transaction");
     db->in_tx = rc == STORE_OK;
     return rc;
@@ -822,6 +877,15 @@ static store_rc_t store_query_int64(store_t *db, const char *sql, const char *wh
 store_rc_t store_last_change(store_t *db, int64_t *seq)
 {
     return store_query_int64(db, "SELECT coalesce(max(seq), 0) FROM changes", "reading the change feed", seq);
+}
+
+store_rc_t store_timeline(store_t *db, int64_t *out)
+{
+    /* A WAL file's name starts with its timeline, 8 hex digits; every role may call both. */
+    return store_query_int64(db,
+                             "SELECT CASE WHEN pg_is_in_recovery() THEN 0 ELSE ('x' || "
+                             "substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint END",
+                             "reading the server's timeline", out);
 }
 
 store_rc_t store_changes_since(store_t *db, int64_t after, int limit, int64_t **seqs, strlist_t *scopes)

@@ -155,8 +155,10 @@ class Postgres:
     """A private cluster: initdb into a temp dir, trust auth, 127.0.0.1 and a
     unix socket dir, a random free port."""
 
-    def __init__(self, durable=False):
+    def __init__(self, durable=False, opts="", primary=None):
         self.durable = durable         # fsync and synchronous commit on (benchmarks)
+        self.opts = opts               # more "-c name=value" server options
+        self.primary = primary         # a Postgres to stream from (standby()), or None
         self.bindir = pg_bindir()
         self.dir = make_temp_dir("pg")
         self.data = os.path.join(self.dir, "data")
@@ -171,16 +173,26 @@ class Postgres:
     def start(self):
         os.mkdir(self.sock)
         give_to_pg_user(self.dir)
-        subprocess.run(as_pg_user([self._bin("initdb"), "-D", self.data, "-A", "trust",
-                                   "-U", "postgres", "--no-sync", "-E", "UTF8",
-                                   "--locale=C.UTF-8"]),
-                       check=True, capture_output=True)
+        if self.primary is not None:
+            # A streaming standby: a base backup with standby.signal and
+            # primary_conninfo written by -R (initdb's pg_hba trusts replication
+            # from 127.0.0.1).
+            subprocess.run(as_pg_user([self._bin("pg_basebackup"), "-h", "127.0.0.1",
+                                       "-p", str(self.primary.port), "-U", "postgres",
+                                       "-D", self.data, "-R", "-X", "stream", "--no-sync",
+                                       "--checkpoint=fast"]),
+                           check=True, capture_output=True)
+        else:
+            subprocess.run(as_pg_user([self._bin("initdb"), "-D", self.data, "-A", "trust",
+                                       "-U", "postgres", "--no-sync", "-E", "UTF8",
+                                       "--locale=C.UTF-8"]),
+                           check=True, capture_output=True)
         for attempt in range(5):
             self.port = free_port()
             speed = ("" if self.durable else
                      "-c fsync=off -c synchronous_commit=off -c full_page_writes=off ")
             opts = (f"-k {self.sock} -p {self.port} -c listen_addresses=127.0.0.1 "
-                    f"{speed}-c max_connections=200")
+                    f"{speed}-c max_connections=200 {self.opts}")
             run = subprocess.run(as_pg_user([self._bin("pg_ctl"), "-D", self.data, "-l", self.log,
                                              "-o", opts, "-w", "-t", "60", "start"]),
                                  capture_output=True, text=True)
@@ -195,6 +207,24 @@ class Postgres:
         subprocess.run(as_pg_user([self._bin("pg_ctl"), "-D", self.data, "-m", "fast", "-w", "stop"]),
                        capture_output=True)
         self.port = None
+
+    def standby(self, opts=""):
+        """A streaming standby of this (started) cluster, not yet started."""
+        return Postgres(durable=self.durable, opts=opts, primary=self)
+
+    def pg_ctl(self, *args, timeout=120):
+        run = subprocess.run(as_pg_user([self._bin("pg_ctl"), "-D", self.data, *args]),
+                             capture_output=True, text=True, timeout=timeout)
+        if run.returncode != 0:
+            raise RuntimeError(f"pg_ctl {args} failed: {run.stdout}{run.stderr}\n{tail(self.log)}")
+
+    def crash(self):
+        """Stops at once, as a lost machine would: no shutdown checkpoint."""
+        self.pg_ctl("-m", "immediate", "-w", "stop")
+        self.port = None
+
+    def promote(self):
+        self.pg_ctl("-w", "promote")
 
     def url(self, dbname="postgres"):
         return f"postgresql://postgres@127.0.0.1:{self.port}/{dbname}"
