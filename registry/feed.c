@@ -88,7 +88,8 @@ static int feed_check_continuity(registry_t *reg, store_t *db, int64_t *seq)
     int64_t timeline, end;
     if (store_timeline(db, &timeline) != STORE_OK || store_last_change(db, &end) != STORE_OK)
         return -1;
-    if (timeline == reg->timeline && end >= *seq)
+    int64_t loaded = __atomic_load_n(&reg->timeline, __ATOMIC_ACQUIRE);
+    if (timeline == loaded && end >= *seq)
         return 1;
     store_snapshot_t snap;
     if (store_load_all(db, &snap) != STORE_OK)
@@ -96,8 +97,9 @@ static int feed_check_continuity(registry_t *reg, store_t *db, int64_t *seq)
     index_replace_snapshot(reg->idx, &snap);
     log_warn("feed: the database changed under this node (timeline %lld -> %lld, change log at %lld, this "
              "node at %lld: a failover); reloaded everything from the new primary",
-             (long long)reg->timeline, (long long)timeline, (long long)end, (long long)*seq);
-    reg->timeline = timeline;
+             (long long)loaded, (long long)timeline, (long long)end, (long long)*seq);
+    /* After the index: a write let through by registry_check_primary sees the new state. */
+    __atomic_store_n(&reg->timeline, timeline, __ATOMIC_RELEASE);
     *seq = end;
     return 0;
 }

@@ -73,6 +73,19 @@ void registry_free(registry_t *reg)
     free(reg);
 }
 
+reg_code_t registry_check_primary(registry_t *reg, store_t *db, reg_error_t *err)
+{
+    int64_t loaded = __atomic_load_n(&reg->timeline, __ATOMIC_ACQUIRE);
+    int64_t now = store_connected_timeline(db);
+    if (!reg->feed_started || now == loaded || now <= 0)
+        return REG_OK; /* unknown (a standby, no rights): the write path's own checks decide */
+    return reg_fail(err, REG_STORE_ERROR,
+                    "The database failed over (timeline %lld, this node's memory is from timeline %lld): "
+                    "writes are refused until this node has reloaded from the new primary (within "
+                    "feed.interval.ms); retry",
+                    (long long)now, (long long)loaded);
+}
+
 const char *registry_cluster_id(const registry_t *reg)
 {
     return reg->cluster_id;

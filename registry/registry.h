@@ -58,6 +58,14 @@ registry_t *registry_new(const registry_options_t *opts, store_t *db, char **err
 void registry_free(registry_t *reg);
 /* A stable identifier of the backing database (borrowed). */
 const char *registry_cluster_id(const registry_t *reg);
+/*
+ * REG_OK when a write through db may trust this node's memory: db reaches the
+ * server timeline the index was last loaded from. After a failover the
+ * memory may name ids the new primary never stored (they would be handed out
+ * again for other content) until the change feed has reloaded everything from
+ * it; until then writes get a prompt 50001. Always REG_OK without a feed.
+ */
+reg_code_t registry_check_primary(registry_t *reg, store_t *db, reg_error_t *err);
 
 /* ---- 3. Reading --------------------------------------------------------- */
 

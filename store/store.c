@@ -18,9 +18,11 @@
 
 struct store {
     PGconn *conn;
-    char *error; /* the last failure's message, malloc'd; NULL when none */
-    int in_tx;   /* between a successful BEGIN and its COMMIT or ROLLBACK */
-    int limited; /* store_limit_statements: statement_timeout set after each (re)connect */
+    char *error;      /* the last failure's message, malloc'd; NULL when none */
+    int in_tx;        /* between a successful BEGIN and its COMMIT or ROLLBACK */
+    int limited;      /* store_limit_statements: statement_timeout set after each (re)connect */
+    int64_t timeline; /* store_connected_timeline */
+    int switched;     /* the last reset reached another timeline (store_exec_retrying) */
     /* store_cancel runs on another thread than the connection's user. */
     pthread_mutex_t cancel_lock;
     PGcancel *cancel; /* for the current backend; renewed after a reset */
@@ -82,6 +84,13 @@ static store_rc_t store_fail_with(store_t *db, store_rc_t rc, const char *what, 
 
 static store_rc_t store_failed(store_t *db, PGresult *res, const char *what)
 {
+    if (db->switched) {
+        db->switched = 0;
+        PQclear(res);
+        return store_fail_with(
+            db, STORE_CONN_LOST, what,
+            "the database failed over to another server; this request was not run, retry it");
+    }
     store_rc_t rc = store_classify(db, res);
     PQclear(res);
     return store_fail_with(db, rc, what, PQerrorMessage(db->conn));
@@ -92,6 +101,8 @@ static void store_notice_quiet(void *arg, const char *message)
     (void)arg;
     (void)message; /* NOTICEs ("already exists, skipping") are not events */
 }
+
+static void store_note_timeline(store_t *db);
 
 static void store_apply_limit(store_t *db)
 {
@@ -111,6 +122,7 @@ static int store_reset(store_t *db)
         return -1;
     PQsetNoticeProcessor(db->conn, store_notice_quiet, NULL);
     store_renew_cancel(db);
+    store_note_timeline(db);
     store_apply_limit(db);
     return 0;
 }
@@ -129,8 +141,16 @@ static PGresult *store_exec_retrying(store_t *db, const char *sql, int n, const 
     if ((st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) || db->in_tx || PQstatus(db->conn) == CONNECTION_OK)
         return res;
     PQclear(res);
+    int64_t before = db->timeline;
     if (store_reset(db) != 0)
         return NULL;
+    /* Another timeline: a failover (a multi-host conninfo moved on). What the
+     * caller decided from memory may predate it, so the statement is not sent
+     * again; the caller fails and the next job starts on the new primary. */
+    if (db->timeline != before) {
+        db->switched = 1;
+        return NULL;
+    }
     return PQexecParams(db->conn, sql, n, NULL, params, NULL, NULL, 0);
 }
 
@@ -201,6 +221,7 @@ store_t *store_open(const char *conninfo, char **error)
     db->conn = conn;
     pthread_mutex_init(&db->cancel_lock, NULL);
     store_renew_cancel(db);
+    store_note_timeline(db);
     return db;
 }
 
@@ -879,13 +900,30 @@ store_rc_t store_last_change(store_t *db, int64_t *seq)
     return store_query_int64(db, "SELECT coalesce(max(seq), 0) FROM changes", "reading the change feed", seq);
 }
 
+/* A WAL file's name starts with its timeline, 8 hex digits; every role may call both. */
+#define STORE_TIMELINE_SQL                                                                                   \
+    "SELECT CASE WHEN pg_is_in_recovery() THEN 0 ELSE ('x' || "                                              \
+    "substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint END"
+
 store_rc_t store_timeline(store_t *db, int64_t *out)
 {
-    /* A WAL file's name starts with its timeline, 8 hex digits; every role may call both. */
-    return store_query_int64(db,
-                             "SELECT CASE WHEN pg_is_in_recovery() THEN 0 ELSE ('x' || "
-                             "substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint END",
-                             "reading the server's timeline", out);
+    return store_query_int64(db, STORE_TIMELINE_SQL, "reading the server's timeline", out);
+}
+
+/* Straight on the connection: store_query would reset a broken one, and a
+ * reset notes the timeline itself. */
+static void store_note_timeline(store_t *db)
+{
+    PGresult *res = PQexec(db->conn, STORE_TIMELINE_SQL);
+    db->timeline = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1
+                       ? strtoll(PQgetvalue(res, 0, 0), NULL, 10)
+                       : -1;
+    PQclear(res);
+}
+
+int64_t store_connected_timeline(const store_t *db)
+{
+    return db->timeline;
 }
 
 store_rc_t store_changes_since(store_t *db, int64_t after, int limit, int64_t **seqs, strlist_t *scopes)

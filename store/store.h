@@ -174,6 +174,9 @@ store_rc_t store_changes_pruned_upto(store_t *db, int64_t *seq);
  * standby writes on a new one, so a change here is a failover, after which
  * what this node read before may hold writes the new primary never got. */
 store_rc_t store_timeline(store_t *db, int64_t *out);
+/* store_timeline as read when db last connected (a reset included); -1 when
+ * it could not be read. No query: cheap enough to check before every write. */
+int64_t store_connected_timeline(const store_t *db);
 /* Every scope the database has state for: subjects with versions, config or
  * mode (not the global scope ""). */
 store_rc_t store_scopes(store_t *db, strlist_t *out);

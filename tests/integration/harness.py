@@ -197,6 +197,7 @@ class Postgres:
                                              "-o", opts, "-w", "-t", "60", "start"]),
                                  capture_output=True, text=True)
             if run.returncode == 0:
+                self._opts = opts
                 at_exit(self.stop)
                 return self
         raise RuntimeError(f"PostgreSQL did not start:\n{run.stdout}{run.stderr}\n{tail(self.log)}")
@@ -217,6 +218,11 @@ class Postgres:
                              capture_output=True, text=True, timeout=timeout)
         if run.returncode != 0:
             raise RuntimeError(f"pg_ctl {args} failed: {run.stdout}{run.stderr}\n{tail(self.log)}")
+
+    def start_again(self):
+        """Starts a cluster stop() or crash() stopped, on its old port."""
+        self.pg_ctl("-l", self.log, "-o", self._opts, "-w", "-t", "60", "start")
+        self.port = int(self._opts.split(" -p ")[1].split()[0])
 
     def crash(self):
         """Stops at once, as a lost machine would: no shutdown checkpoint."""
