@@ -61,6 +61,10 @@ struct registry {
     int feed_stop; /* atomic */
     pthread_mutex_t feed_lock;
     pthread_cond_t feed_wake;
+
+    /* The read replica (registry_options_t.read_conninfo; owned copy, or NULL). */
+    char *read_conninfo;
+    int replica_behind; /* the last check found it behind (logged once per change) */
 };
 
 /* ---- 2. Store results -------------------------------------------------------- */
@@ -95,6 +99,14 @@ reg_code_t registry_write_tx(registry_t *reg, store_t *db, const char *scope, re
 
 void registry_feed_start(registry_t *reg);
 void registry_feed_stop(registry_t *reg);
+/*
+ * Where a load may read: *replica (opened on first use from read_conninfo,
+ * closed and set NULL when it fails) when it has replayed at least the
+ * primary's WAL position, read now from primary, so it holds every commit the
+ * primary had when this is called (everything this node saw until then);
+ * primary otherwise, or without a replica. Only for loads: never for writes.
+ */
+store_t *registry_read_source(registry_t *reg, store_t *primary, store_t **replica);
 
 /* ---- 5. References and parsed models ---------------------------------------------- */
 

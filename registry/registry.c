@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/log.h"
 
 int registry_migrate(store_t *db, char **error)
 {
@@ -24,6 +25,8 @@ registry_t *registry_new(const registry_options_t *opts, store_t *db, char **err
     reg->opts = *opts;
     reg->conninfo = xstrdup(opts->conninfo ? opts->conninfo : "");
     reg->opts.conninfo = reg->conninfo;
+    reg->read_conninfo = opts->read_conninfo && *opts->read_conninfo ? xstrdup(opts->read_conninfo) : NULL;
+    reg->opts.read_conninfo = reg->read_conninfo;
     reg->idx = index_new();
     pthread_mutex_init(&reg->cache_lock, NULL);
     for (int i = 0; i < RELOAD_STRIPES; i++)
@@ -40,14 +43,20 @@ registry_t *registry_new(const registry_options_t *opts, store_t *db, char **err
         rc = store_timeline(db, &reg->timeline);
     if (rc == STORE_OK)
         rc = store_cluster_id(db, &reg->cluster_id);
+    /* After feed_start: a current replica holds everything up to it. */
+    store_t *replica = NULL, *src = rc == STORE_OK ? registry_read_source(reg, db, &replica) : db;
     if (rc == STORE_OK)
-        rc = store_load_all(db, &snap);
+        rc = store_load_all(src, &snap);
     if (rc != STORE_OK) {
         if (error)
-            *error = xstrdup(store_error(db));
+            *error = xstrdup(store_error(src));
+        store_close(replica);
         registry_free(reg);
         return NULL;
     }
+    if (src != db)
+        log_info("registry: loaded from the read replica");
+    store_close(replica);
     index_publish_snapshot(reg->idx, &snap);
     if ((opts->feed_interval_ms > 0 || opts->changes_retention_s > 0) && opts->conninfo)
         registry_feed_start(reg);
@@ -70,6 +79,7 @@ void registry_free(registry_t *reg)
     registry_group_destroy(reg);
     free(reg->cluster_id);
     free(reg->conninfo);
+    free(reg->read_conninfo);
     free(reg);
 }
 

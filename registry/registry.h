@@ -48,6 +48,10 @@ typedef struct registry_options {
     int feed_interval_ms;         /* poll period of the change feed; 0 = no feed thread */
     size_t max_subject_bytes;     /* 42208 above this (a subject is an index key) */
     int changes_retention_s;      /* the change feed keeps this long; 0 = forever */
+    /* A read replica (multi-host allowed) or NULL: the start-up load and the
+     * feed's reloads read it when it has replayed past the primary's position
+     * this node last saw, else the primary. Never writes or id-miss lookups. */
+    const char *read_conninfo;
 } registry_options_t;
 
 /* Applies migrations/ under an advisory lock, each file once, in order.

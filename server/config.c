@@ -87,6 +87,7 @@ static const config_key_t config_keys[] = {
     {"tls.client.crl", CFG_STRING, FIELD(tls_client_crl)},
     {"tls.client.principal", CFG_PRINCIPAL, FIELD(tls_client_principal)},
     {"database.timeout.ms", CFG_MILLIS, FIELD(database_timeout_ms)},
+    {"database.read.url", CFG_STRING, FIELD(database_read_url)},
 };
 #define CONFIG_KEY_COUNT (sizeof config_keys / sizeof config_keys[0])
 
@@ -486,6 +487,7 @@ void config_free(server_config_t *cfg)
 {
     free(cfg->listen);
     free(cfg->database_url);
+    free(cfg->database_read_url);
     free(cfg->data_dir);
     free(cfg->tls_cert);
     free(cfg->tls_key);

@@ -9,12 +9,13 @@
 #include <stddef.h>
 
 typedef struct server_config {
-    char *listen;       /* "HOST:PORT", default "0.0.0.0:8081" */
-    char *database_url; /* libpq conninfo or URL; NULL = embedded PostgreSQL */
-    char *data_dir;     /* embedded cluster lives here, default "./var" */
-    int threads;        /* HTTP event-loop threads; default = number of cores */
-    int db_threads;     /* database worker threads (one connection each); default 4 */
-    char *tls_cert;     /* PEM chain; with tls_key enables TLS + ALPN (h2, http/1.1) */
+    char *listen;            /* "HOST:PORT", default "0.0.0.0:8081" */
+    char *database_url;      /* libpq conninfo or URL; NULL = embedded PostgreSQL */
+    char *database_read_url; /* a read replica for loads and catch-up; NULL = none */
+    char *data_dir;          /* embedded cluster lives here, default "./var" */
+    int threads;             /* HTTP event-loop threads; default = number of cores */
+    int db_threads;          /* database worker threads (one connection each); default 4 */
+    char *tls_cert;          /* PEM chain; with tls_key enables TLS + ALPN (h2, http/1.1) */
     char *tls_key;
     size_t max_schema_bytes;     /* schema text limit (42209), default 1 MiB */
     size_t max_body_bytes;       /* request body limit, default 8 x max_schema_bytes */

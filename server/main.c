@@ -72,6 +72,9 @@ static const char main_usage[] =
     "      HTTP event-loop threads; 0 = one per CPU core (the default).\n"
     "  --db-threads N                     SCHEMA_REGISTRY_DB_THREADS                  db.threads\n"
     "      Database worker threads, one connection each. Default 4.\n"
+    "  --database-read-url URL            SCHEMA_REGISTRY_DATABASE_READ_URL           database.read.url\n"
+    "      A read replica for start-up loads and catching up with other nodes,\n"
+    "      used only when it has replayed what the primary had. Unset: none.\n"
     "  --database-timeout-ms N            SCHEMA_REGISTRY_DATABASE_TIMEOUT_MS         database.timeout.ms\n"
     "      Longest wait for the database: a connect per host, a request's statement,\n"
     "      an unanswered send. 0 = none. Default 10000.\n"
@@ -464,7 +467,8 @@ static int main_serve(const server_config_t *cfg)
                                cfg->max_schema_bytes,
                                cfg->feed_interval_ms,
                                cfg->max_subject_bytes,
-                               cfg->changes_retention_s};
+                               cfg->changes_retention_s,
+                               cfg->database_read_url};
     registry_t *reg = registry_new(&opts, db.store, &error);
     if (reg == NULL) {
         http_server_stop(srv);

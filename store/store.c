@@ -905,6 +905,14 @@ store_rc_t store_last_change(store_t *db, int64_t *seq)
     "SELECT CASE WHEN pg_is_in_recovery() THEN 0 ELSE ('x' || "                                              \
     "substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint END"
 
+store_rc_t store_wal_position(store_t *db, int64_t *out)
+{
+    return store_query_int64(db,
+                             "SELECT coalesce((CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() "
+                             "ELSE pg_current_wal_insert_lsn() END - '0/0'::pg_lsn)::bigint, -1)",
+                             "reading the WAL position", out);
+}
+
 store_rc_t store_timeline(store_t *db, int64_t *out)
 {
     return store_query_int64(db, STORE_TIMELINE_SQL, "reading the server's timeline", out);

@@ -174,6 +174,11 @@ store_rc_t store_changes_pruned_upto(store_t *db, int64_t *seq);
  * standby writes on a new one, so a change here is a failover, after which
  * what this node read before may hold writes the new primary never got. */
 store_rc_t store_timeline(store_t *db, int64_t *out);
+/* How far the server's WAL goes, in bytes: inserted on a primary (with
+ * synchronous_commit off a commit returns before its WAL is written),
+ * replayed on a standby (-1 before its first replay). A replica at or past a position read
+ * from the primary holds every commit the primary had then. */
+store_rc_t store_wal_position(store_t *db, int64_t *out);
 /* store_timeline as read when db last connected (a reset included); -1 when
  * it could not be read. No query: cheap enough to check before every write. */
 int64_t store_connected_timeline(const store_t *db);
