@@ -37,11 +37,12 @@ RUN=(postgresql-15)
 # docker-compose: parses docker-compose.yml in a test (no daemon is started).
 # python3-yaml, python3-jsonschema: test_openapi reads docs/openapi.yaml and
 # checks the server's answers against its schemas.
+# pgbouncer: test_pgbouncer runs the nodes behind it in session and transaction pooling.
 TEST=(
   libcmocka-dev clang-14 libclang-rt-14-dev protobuf-compiler
   curl nghttp2-client openssl procps util-linux passwd sudo
   python3 python3-confluent-kafka python3-requests python3-avro python3-h2
-  docker-compose python3-yaml python3-jsonschema
+  docker-compose python3-yaml python3-jsonschema pgbouncer
 )
 # test_openapi runs an OpenAPI 3.1 validator from the npm registry (Debian has
 # none for 3.1; tests/openapi/package.json pins it), so the test group needs

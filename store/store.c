@@ -295,9 +295,35 @@ store_rc_t store_lock_scope(store_t *db, const char *scope)
                        "locking the subject");
 }
 
-/* Session-level advisory lock: several nodes starting together migrate once. */
-#define MIGRATION_LOCK_SQL   "SELECT pg_advisory_lock(4242001)"
-#define MIGRATION_UNLOCK_SQL "SELECT pg_advisory_unlock(4242001)"
+/*
+ * Several nodes starting together migrate once: each step is a transaction
+ * that first takes a transaction-level advisory lock. A session-level lock
+ * would not do behind PgBouncer's transaction pooling, where each
+ * transaction may run on another server connection: the lock would stay on
+ * whichever one took it, and the next statement would run unguarded.
+ */
+#define MIGRATION_LOCK_SQL "SELECT pg_advisory_xact_lock(4242001)"
+
+/* BEGIN, the lock, step, COMMIT; anything failing rolls back. */
+static store_rc_t migration_step(store_t *db, store_rc_t (*step)(store_t *db, const store_migration_t *m),
+                                 const store_migration_t *m)
+{
+    store_rc_t rc = store_begin(db);
+    if (rc != STORE_OK)
+        return rc;
+    if ((rc = store_exec_script(db, MIGRATION_LOCK_SQL)) != STORE_OK || (rc = step(db, m)) != STORE_OK ||
+        (rc = store_commit(db)) != STORE_OK)
+        store_rollback(db);
+    return rc;
+}
+
+static store_rc_t migration_table(store_t *db, const store_migration_t *m)
+{
+    (void)m;
+    return store_exec_script(db, "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                                 " name text PRIMARY KEY,"
+                                 " applied_at timestamptz NOT NULL DEFAULT now())");
+}
 
 static store_rc_t migration_apply(store_t *db, const store_migration_t *m)
 {
@@ -312,32 +338,18 @@ static store_rc_t migration_apply(store_t *db, const store_migration_t *m)
     PQclear(res);
     if (applied)
         return STORE_OK;
-    if ((rc = store_begin(db)) != STORE_OK)
+    if ((rc = store_exec_script(db, m->sql)) != STORE_OK)
         return rc;
-    if ((rc = store_exec_script(db, m->sql)) != STORE_OK ||
-        (rc = store_query(db, "INSERT INTO schema_migrations (name) VALUES ($1)", 1, p, NULL,
-                          "recording a migration")) != STORE_OK ||
-        (rc = store_commit(db)) != STORE_OK)
-        store_rollback(db);
-    return rc;
+    return store_query(db, "INSERT INTO schema_migrations (name) VALUES ($1)", 1, p, NULL,
+                       "recording a migration");
 }
 
 store_rc_t store_migrate(store_t *db)
 {
-    store_rc_t rc = store_exec_script(db, MIGRATION_LOCK_SQL);
-    if (rc == STORE_OK)
-        rc = store_exec_script(db, "CREATE TABLE IF NOT EXISTS schema_migrations ("
-                                   " name text PRIMARY KEY,"
-                                   " applied_at timestamptz NOT NULL DEFAULT now())");
+    store_rc_t rc = migration_step(db, migration_table, NULL);
     /* Names are compiled in (migrations/ file names), never request data. */
     for (size_t i = 0; rc == STORE_OK && i < store_migration_count; i++)
-        rc = migration_apply(db, &store_migrations[i]);
-    char *kept = rc == STORE_OK ? NULL : xstrdup(store_error(db));
-    PQclear(PQexec(db->conn, MIGRATION_UNLOCK_SQL));
-    if (kept) {
-        free(db->error);
-        db->error = kept;
-    }
+        rc = migration_step(db, migration_apply, &store_migrations[i]);
     return rc;
 }
 

@@ -72,7 +72,8 @@ store_rc_t store_ping(store_t *db);
 void store_cancel(store_t *db);
 /* Serializes writers of one subject (or scope) until the transaction ends. */
 store_rc_t store_lock_scope(store_t *db, const char *scope);
-/* Applies migrations/ under a session advisory lock, each file once, in order. */
+/* Applies migrations/ each file once, in order, each in a transaction under a
+ * transaction-level advisory lock (so also behind PgBouncer transaction pooling). */
 store_rc_t store_migrate(store_t *db);
 
 /* ---- 3. Loading ------------------------------------------------------------ */

@@ -256,6 +256,59 @@ class Postgres:
         return Database(self, name)
 
 
+class PgBouncer:
+    """Debian's pgbouncer in front of a Postgres on loopback, in pool_mode
+    "session" or "transaction"; trust auth, no unix socket."""
+
+    def __init__(self, cluster, pool_mode):
+        self.cluster = cluster
+        self.pool_mode = pool_mode
+        self.dir = make_temp_dir("pgbouncer")
+        self.log = os.path.join(self.dir, "pgbouncer.log")
+        self.port = None
+        self.proc = None
+
+    def start(self):
+        with open(os.path.join(self.dir, "users.txt"), "w") as f:
+            f.write('"postgres" ""\n')
+        for attempt in range(3):
+            self.port = free_port()
+            ini = os.path.join(self.dir, "pgbouncer.ini")
+            with open(ini, "w") as f:
+                f.write(f"[databases]\n* = host=127.0.0.1 port={self.cluster.port}\n"
+                        f"[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = {self.port}\n"
+                        f"unix_socket_dir =\nauth_type = trust\n"
+                        f"auth_file = {self.dir}/users.txt\npool_mode = {self.pool_mode}\n"
+                        f"max_client_conn = 500\ndefault_pool_size = 20\n"
+                        f"logfile = {self.log}\n")
+            give_to_pg_user(self.dir)
+            self.proc = subprocess.Popen(as_pg_user(["pgbouncer", ini]), stdin=subprocess.DEVNULL,
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and self.proc.poll() is None:
+                try:
+                    socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                    at_exit(self.stop)
+                    return self
+                except OSError:
+                    time.sleep(0.1)
+            self.stop()
+        raise RuntimeError(f"pgbouncer did not start:\n{tail(self.log)}")
+
+    def stop(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+    def url(self, dbname):
+        return f"postgresql://postgres@127.0.0.1:{self.port}/{dbname}"
+
+
 class Database:
     def __init__(self, cluster, name):
         self.cluster = cluster
