@@ -6,9 +6,12 @@
  */
 #include "store/store.h"
 
+#include <errno.h>
 #include <libpq-fe.h>
+#include <poll.h>
 #include <stdio.h>
 #include <pthread.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +23,8 @@ struct store {
     PGconn *conn;
     char *error;      /* the last failure's message, malloc'd; NULL when none */
     int in_tx;        /* between a successful BEGIN and its COMMIT or ROLLBACK */
-    int limited;      /* store_limit_statements: statement_timeout set after each (re)connect */
+    int limited;      /* store_limit_statements: statements bounded by store_timeout_ms */
+    int timed_out;    /* the current statement was cancelled at the bound */
     int64_t timeline; /* store_connected_timeline */
     int switched;     /* the last reset reached another timeline (store_exec_retrying) */
     /* store_cancel runs on another thread than the connection's user. */
@@ -104,13 +108,51 @@ static void store_notice_quiet(void *arg, const char *message)
 
 static void store_note_timeline(store_t *db);
 
-static void store_apply_limit(store_t *db)
+static uint64_t store_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * PQexecParams, bounded on a limited connection: past the timeout the query
+ * is cancelled and its (prompt) answer awaited. Bounded here, not by the
+ * server's statement_timeout, because that one is off while a COMMIT waits for
+ * a synchronous standby (PostgreSQL disables it before committing) and
+ * because it is session state, which PgBouncer's transaction pooling does not
+ * keep. A cancelled wait for a standby returns success with "committed
+ * locally"; db->timed_out makes the caller fail it (store_query).
+ */
+static PGresult *store_exec_params(store_t *db, const char *sql, int n, const char *const *params)
 {
     if (!db->limited || store_timeout_ms <= 0)
-        return;
-    char sql[64];
-    snprintf(sql, sizeof sql, "SET statement_timeout = %d", store_timeout_ms);
-    PQclear(PQexec(db->conn, sql));
+        return PQexecParams(db->conn, sql, n, NULL, params, NULL, NULL, 0);
+    if (!PQsendQueryParams(db->conn, sql, n, NULL, params, NULL, NULL, 0))
+        return NULL;
+    uint64_t deadline = store_now_ms() + (uint64_t)store_timeout_ms;
+    while (PQisBusy(db->conn)) {
+        uint64_t now = store_now_ms();
+        if (!db->timed_out && now >= deadline) {
+            db->timed_out = 1;
+            store_cancel(db);
+            deadline = now + (uint64_t)store_timeout_ms; /* for the answer to the cancel */
+            continue;
+        }
+        if (db->timed_out && now >= deadline)
+            break; /* no answer even to the cancel: PQgetResult sees a dead connection or waits on */
+        struct pollfd pfd = {PQsocket(db->conn), POLLIN, 0};
+        int r = poll(&pfd, 1, (int)(deadline - now));
+        if ((r < 0 && errno != EINTR) || (r > 0 && !PQconsumeInput(db->conn)))
+            break;
+    }
+    /* The last result, as PQexecParams returns it. */
+    PGresult *res = NULL, *next;
+    while ((next = PQgetResult(db->conn)) != NULL) {
+        PQclear(res);
+        res = next;
+    }
+    return res;
 }
 
 /* A new backend (with a multi-host conninfo maybe another server): session
@@ -123,7 +165,6 @@ static int store_reset(store_t *db)
     PQsetNoticeProcessor(db->conn, store_notice_quiet, NULL);
     store_renew_cancel(db);
     store_note_timeline(db);
-    store_apply_limit(db);
     return 0;
 }
 
@@ -136,7 +177,7 @@ static int store_reset(store_t *db)
  */
 static PGresult *store_exec_retrying(store_t *db, const char *sql, int n, const char *const *params)
 {
-    PGresult *res = PQexecParams(db->conn, sql, n, NULL, params, NULL, NULL, 0);
+    PGresult *res = store_exec_params(db, sql, n, params);
     ExecStatusType st = PQresultStatus(res);
     if ((st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) || db->in_tx || PQstatus(db->conn) == CONNECTION_OK)
         return res;
@@ -151,15 +192,24 @@ static PGresult *store_exec_retrying(store_t *db, const char *sql, int n, const 
         db->switched = 1;
         return NULL;
     }
-    return PQexecParams(db->conn, sql, n, NULL, params, NULL, NULL, 0);
+    return store_exec_params(db, sql, n, params);
 }
 
 /* Runs one parameterized statement; *out gets the result when it returned rows. */
 static store_rc_t store_query(store_t *db, const char *sql, int n, const char *const *params, PGresult **out,
                               const char *what)
 {
+    db->timed_out = 0;
     PGresult *res = store_exec_retrying(db, sql, n, params);
     ExecStatusType st = PQresultStatus(res);
+    if (db->timed_out && (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)) {
+        /* Done after all, once cancelled: only a wait for a synchronous standby ends so. */
+        PQclear(res);
+        return store_fail_with(
+            db, STORE_TIMEOUT, what,
+            "no answer within database.timeout.ms (cancelled): a write may be committed on "
+            "the primary without the synchronous standby's confirmation");
+    }
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
         return store_failed(db, res, what);
     if (out)
@@ -179,7 +229,6 @@ void store_set_timeout(int ms)
 void store_limit_statements(store_t *db)
 {
     db->limited = 1;
-    store_apply_limit(db);
 }
 
 /* conninfo with the timeout's defaults before it: libpq takes the last value

@@ -55,8 +55,9 @@ void store_close(store_t *db);
  * (tcp_user_timeout, keepalives), so a multi-host conninfo moves past a dead
  * primary; a conninfo's own values for these win. */
 void store_set_timeout(int ms);
-/* Bounds each statement on db by the same timeout (statement_timeout; kept
- * across resets): for connections that answer requests, whose clients wait. */
+/* Bounds each statement on db by the same timeout: past it the statement is
+ * cancelled and fails with STORE_TIMEOUT (a COMMIT waiting for a synchronous
+ * standby included). For connections that answer requests, whose clients wait. */
 void store_limit_statements(store_t *db);
 /* Reconnects if the connection broke, then BEGIN. */
 store_rc_t store_begin(store_t *db);

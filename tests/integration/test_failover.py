@@ -361,6 +361,50 @@ class IdsAcrossFailover(harness.unittest.TestCase):
         self.node.stop()
 
 
+class SynchronousStandbyLost(harness.unittest.TestCase):
+    """With synchronous replication, a COMMIT waits for the standby, and
+    PostgreSQL's statement_timeout does not cover that wait. The node bounds it
+    by database.timeout.ms itself: the write answers 50002, promptly."""
+
+    def test_commit_waiting_for_a_lost_standby_answers_in_time(self):
+        primary = harness.Postgres(opts="-c synchronous_commit=on").start()
+        self.addCleanup(primary.stop)
+        db = primary.new_database("syncloss")
+        standby = primary.standby().start()
+        self.addCleanup(standby.stop)
+        primary.sql("ALTER SYSTEM SET synchronous_standby_names = '*'")
+        primary.sql("SELECT pg_reload_conf()")
+        node = harness.Server(database_url=multi_host_url(primary, standby, db.name), name="syncloss",
+                              args=["--database-timeout-ms", str(TIMEOUT_MS)]).start()
+        self.addCleanup(node.kill)
+        c = node.client()
+        self.assertEqual(c.post("/subjects/before/versions",
+                                {"schema": avro_record("Before", [("a", "string")])}).status, 200)
+        standby.stop()
+        schema = avro_record("During", [("a", "string")])
+        started = time.monotonic()
+        r = c.post("/subjects/during/versions", {"schema": schema}, timeout=60)
+        took = time.monotonic() - started
+        self.assertLess(took, TIMEOUT_MS / 1000 + 2, f"the write took {took:.1f} s")
+        self.assertEqual(r.status, 500, r)
+        self.assertEqual(r.body["error_code"], 50002, r)
+        self.assertIn("synchronous standby", r.body["message"])
+        # Committed on the primary alone; once the standby is back the same
+        # request answers with the id that row has.
+        standby.start_again()
+        deadline = time.monotonic() + 30
+        while True:
+            r = c.post("/subjects/during/versions", {"schema": schema}, timeout=60)
+            if r.status == 200 or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual(db.value("SELECT schema_id FROM subject_versions WHERE subject = 'during'"),
+                         str(r.body["id"]))
+        self.assertEqual(db.count("subject_versions", "subject = 'during'"), 1)
+        node.stop()
+
+
 class FailoverAsync(Failover):
     """The same without synchronous replication: an acknowledged registration
     may be lost (printed), but no id is ever served bound to other content."""
