@@ -89,6 +89,12 @@ reg_code_t registry_check_primary(registry_t *reg, store_t *db, reg_error_t *err
     int64_t now = store_connected_timeline(db);
     if (!reg->feed_started || now == loaded || now <= 0)
         return REG_OK; /* unknown (a standby, no rights): the write path's own checks decide */
+    /* The connection may predate the failover, dead but not yet reset: ask it.
+     * A reset on the way notes the timeline it reaches (and fails this query). */
+    if (store_timeline(db, &now) != STORE_OK)
+        now = store_connected_timeline(db);
+    if (now == loaded)
+        return REG_OK;
     return reg_fail(err, REG_STORE_ERROR,
                     "The database failed over (timeline %lld, this node's memory is from timeline %lld): "
                     "writes are refused until this node has reloaded from the new primary (within "
