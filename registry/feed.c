@@ -88,12 +88,76 @@ static int feed_reload_all(registry_t *reg, store_t *db, int64_t *seq)
     return rc;
 }
 
+/*
+ * The database this connection reaches may not be the one the index was read
+ * from: a failover promoted a standby (a new timeline), or the change log ends
+ * before *seq (writes this node saw were lost, or another database). Then the
+ * feed cannot prove that replaying from *seq gives the database's state: what
+ * this node holds may name ids the new primary never stored, or will hand out
+ * again for other content. Everything is loaded again and replaces the index
+ * in one step; *seq moves to the log's end as it was before the load.
+ * Returns 1 when continuity holds, 0 after a reload, -1 on a database error.
+ */
+static int feed_check_continuity(registry_t *reg, store_t *db, int64_t *seq)
+{
+    int64_t timeline, end;
+    if (store_timeline(db, &timeline) != STORE_OK || store_last_change(db, &end) != STORE_OK)
+        return -1;
+    int64_t loaded = __atomic_load_n(&reg->timeline, __ATOMIC_ACQUIRE);
+    if (timeline == loaded && end >= *seq)
+        return 1;
+    store_snapshot_t snap;
+    if (store_load_all(db, &snap) != STORE_OK)
+        return -1;
+    index_replace_snapshot(reg->idx, &snap);
+    log_warn("feed: the database changed under this node (timeline %lld -> %lld, change log at %lld, this "
+             "node at %lld: a failover); reloaded everything from the new primary",
+             (long long)loaded, (long long)timeline, (long long)end, (long long)*seq);
+    /* After the index: a write let through by registry_check_primary sees the new state. */
+    __atomic_store_n(&reg->timeline, timeline, __ATOMIC_RELEASE);
+    *seq = end;
+    return 0;
+}
+
+store_t *registry_read_source(registry_t *reg, store_t *primary, store_t **replica)
+{
+    if (!reg->read_conninfo)
+        return primary;
+    char *error = NULL;
+    if (!*replica && !(*replica = store_open(reg->read_conninfo, &error))) {
+        if (!reg->replica_behind)
+            log_warn("feed: cannot reach the read replica (reading the primary): %s", error ? error : "?");
+        reg->replica_behind = 1;
+        free(error);
+        return primary;
+    }
+    int64_t want, have = -1;
+    if (store_wal_position(primary, &want) != STORE_OK)
+        return primary; /* the caller's next query on primary says why */
+    if (store_wal_position(*replica, &have) != STORE_OK) {
+        store_close(*replica);
+        *replica = NULL;
+    }
+    int behind = have < want;
+    if (behind != reg->replica_behind)
+        log_info(
+            behind
+                ? "feed: the read replica is behind the primary (replayed %lld < %lld): reading the primary"
+                : "feed: the read replica is current (replayed %lld >= %lld): loads read it",
+            (long long)have, (long long)want);
+    reg->replica_behind = behind;
+    return behind ? primary : *replica;
+}
+
 /* Reloads the scopes changed after *seq; advances *seq past what is settled.
  * Returns -1 when the database could not be read (the caller reconnects). */
-static int feed_poll(registry_t *reg, store_t *db, int64_t *seq, int64_t *gap_since)
+static int feed_poll(registry_t *reg, store_t *db, store_t **replica, int64_t *seq, int64_t *gap_since)
 {
     reg_error_t err;
     int64_t pruned;
+    int continuous = feed_check_continuity(reg, db, seq);
+    if (continuous <= 0)
+        return continuous;
     if (store_changes_pruned_upto(db, &pruned) != STORE_OK)
         return -1;
     if (pruned > *seq)
@@ -105,9 +169,16 @@ static int feed_poll(registry_t *reg, store_t *db, int64_t *seq, int64_t *gap_si
     int n = (int)scopes.n;
     int64_t settled = *seq;
     int gap = 0;
+    /* After reading the changes: a replica past the primary's position now has them. */
+    store_t *src = n > 0 ? registry_read_source(reg, db, replica) : db;
     for (int i = 0; i < n; i++) {
-        if (registry_reload_scope(reg, db, scopes.items[i], &err) != REG_OK)
+        if (registry_reload_scope(reg, src, scopes.items[i], &err) != REG_OK) {
+            if (src != db && store_is_broken(src)) {
+                store_close(src);
+                *replica = NULL;
+            }
             break;
+        }
         if (!gap && seqs[i] == settled + 1)
             settled = seqs[i];
         else
@@ -156,7 +227,7 @@ static store_t *feed_connect(registry_t *reg, int *failing)
 static void *feed_main(void *arg)
 {
     registry_t *reg = arg;
-    store_t *db = NULL;
+    store_t *db = NULL, *replica = NULL;
     int64_t seq = reg->feed_start, gap_since = 0, next_prune = 0;
     int failing = 0;
     while (!__atomic_load_n(&reg->feed_stop, __ATOMIC_ACQUIRE)) {
@@ -165,7 +236,7 @@ static void *feed_main(void *arg)
         __atomic_store_n(&reg->feed_connected, db != NULL, __ATOMIC_RELAXED);
         int rc = 0;
         if (db && reg->opts.feed_interval_ms > 0)
-            rc = feed_poll(reg, db, &seq, &gap_since);
+            rc = feed_poll(reg, db, &replica, &seq, &gap_since);
         if (db && rc == 0 && reg->opts.changes_retention_s > 0 && now_ms() >= next_prune) {
             rc = store_changes_prune(db, reg->opts.changes_retention_s) == STORE_OK ? 0 : -1;
             next_prune = now_ms() + feed_prune_every_ms(reg);
@@ -189,6 +260,7 @@ static void *feed_main(void *arg)
         pthread_mutex_unlock(&reg->feed_lock);
     }
     store_close(db);
+    store_close(replica);
     return NULL;
 }
 

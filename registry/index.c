@@ -110,10 +110,9 @@ static int plain_free(void *value, void *arg)
     return 0;
 }
 
-void index_free(reg_index_t *idx)
+/* Frees every entry, subject and shelf; the maps stay usable. */
+static void index_empty_locked(reg_index_t *idx)
 {
-    if (!idx)
-        return;
     map_each(&idx->by_id, entry_free, NULL);
     map_each(&idx->subjects, subject_free, NULL);
     map_each(&idx->max_ids, plain_free, NULL);
@@ -125,6 +124,15 @@ void index_free(reg_index_t *idx)
     hmap_clear(&idx->subjects);
     json_decref(idx->global_config);
     free(idx->global_mode);
+    idx->global_config = NULL;
+    idx->global_mode = NULL;
+}
+
+void index_free(reg_index_t *idx)
+{
+    if (!idx)
+        return;
+    index_empty_locked(idx);
     pthread_rwlock_destroy(&idx->lock);
     free(idx);
 }
@@ -238,19 +246,33 @@ static void publish_global_locked(reg_index_t *idx, json_t *config, char *mode)
     idx->global_mode = mode;
 }
 
-void index_publish_snapshot(reg_index_t *idx, store_snapshot_t *snap)
+static void publish_snapshot_locked(reg_index_t *idx, store_snapshot_t *snap)
 {
-    pthread_rwlock_wrlock(&idx->lock);
     for (size_t i = 0; i < snap->nschemas; i++)
         add_schema_locked(idx, snap->schemas[i]);
     for (size_t i = 0; i < snap->nsubjects; i++)
         publish_subject_locked(idx, snap->subjects[i]);
     publish_global_locked(idx, snap->global_config, snap->global_mode);
-    pthread_rwlock_unlock(&idx->lock);
     snap->nschemas = snap->nsubjects = 0;
     snap->global_config = NULL;
     snap->global_mode = NULL;
     store_snapshot_free(snap);
+}
+
+void index_publish_snapshot(reg_index_t *idx, store_snapshot_t *snap)
+{
+    pthread_rwlock_wrlock(&idx->lock);
+    publish_snapshot_locked(idx, snap);
+    pthread_rwlock_unlock(&idx->lock);
+}
+
+/* One lock hold: a reader sees the old state or the new one, never an empty index. */
+void index_replace_snapshot(reg_index_t *idx, store_snapshot_t *snap)
+{
+    pthread_rwlock_wrlock(&idx->lock);
+    index_empty_locked(idx);
+    publish_snapshot_locked(idx, snap);
+    pthread_rwlock_unlock(&idx->lock);
 }
 
 void index_publish_schema(reg_index_t *idx, reg_schema_t *s)

@@ -47,6 +47,10 @@ void index_free(reg_index_t *idx);
 void index_publish_snapshot(reg_index_t *idx, store_snapshot_t *snap);
 /* Adds a schema row if its id is unknown (takes ownership of s either way). */
 void index_publish_schema(reg_index_t *idx, reg_schema_t *s);
+/* Everything the index holds is dropped and snap published instead, in one
+ * write-locked step: after a failover the old state may name ids the new
+ * primary never stored (or bound to other content), so nothing of it is kept. */
+void index_replace_snapshot(reg_index_t *idx, store_snapshot_t *snap);
 /* Replaces (or removes, when fresh is empty) the subject; takes ownership of
  * fresh. Every schema the fresh subject names must already be published. */
 void index_publish_subject(reg_index_t *idx, reg_subject_t *fresh);

@@ -66,6 +66,7 @@ struct registry {
 
     /* The change feed between nodes. */
     int64_t feed_start; /* last change seq seen before the initial load */
+    int64_t timeline;   /* the server's timeline the index was loaded from (feed thread after start) */
     pthread_t feed_thread;
     int feed_started;
     int feed_stop; /* atomic */
@@ -79,6 +80,10 @@ struct registry {
     int feed_connected;
 
     reg_counters_t counters;
+
+    /* The read replica (registry_options_t.read_conninfo; owned copy, or NULL). */
+    char *read_conninfo;
+    int replica_behind; /* the last check found it behind (logged once per change) */
 };
 
 /* ---- 2. Store results -------------------------------------------------------- */
@@ -113,6 +118,14 @@ reg_code_t registry_write_tx(registry_t *reg, store_t *db, const char *scope, re
 
 void registry_feed_start(registry_t *reg);
 void registry_feed_stop(registry_t *reg);
+/*
+ * Where a load may read: *replica (opened on first use from read_conninfo,
+ * closed and set NULL when it fails) when it has replayed at least the
+ * primary's WAL position, read now from primary, so it holds every commit the
+ * primary had when this is called (everything this node saw until then);
+ * primary otherwise, or without a replica. Only for loads: never for writes.
+ */
+store_t *registry_read_source(registry_t *reg, store_t *primary, store_t **replica);
 
 /* ---- 5. References and parsed models ---------------------------------------------- */
 

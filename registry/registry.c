@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/log.h"
 
 int registry_migrate(store_t *db, char **error)
 {
@@ -24,6 +25,8 @@ registry_t *registry_new(const registry_options_t *opts, store_t *db, char **err
     reg->opts = *opts;
     reg->conninfo = xstrdup(opts->conninfo ? opts->conninfo : "");
     reg->opts.conninfo = reg->conninfo;
+    reg->read_conninfo = opts->read_conninfo && *opts->read_conninfo ? xstrdup(opts->read_conninfo) : NULL;
+    reg->opts.read_conninfo = reg->read_conninfo;
     reg->idx = index_new();
     pthread_mutex_init(&reg->cache_lock, NULL);
     for (int i = 0; i < RELOAD_STRIPES; i++)
@@ -37,15 +40,23 @@ registry_t *registry_new(const registry_options_t *opts, store_t *db, char **err
     store_snapshot_t snap;
     store_rc_t rc = store_last_change(db, &reg->feed_start);
     if (rc == STORE_OK)
-        rc = store_cluster_id(db, &reg->cluster_id);
+        rc = store_timeline(db, &reg->timeline);
     if (rc == STORE_OK)
-        rc = store_load_all(db, &snap);
+        rc = store_cluster_id(db, &reg->cluster_id);
+    /* After feed_start: a current replica holds everything up to it. */
+    store_t *replica = NULL, *src = rc == STORE_OK ? registry_read_source(reg, db, &replica) : db;
+    if (rc == STORE_OK)
+        rc = store_load_all(src, &snap);
     if (rc != STORE_OK) {
         if (error)
-            *error = xstrdup(store_error(db));
+            *error = xstrdup(store_error(src));
+        store_close(replica);
         registry_free(reg);
         return NULL;
     }
+    if (src != db)
+        log_info("registry: loaded from the read replica");
+    store_close(replica);
     index_publish_snapshot(reg->idx, &snap);
     reg->feed_applied = reg->feed_start;
     reg->feed_current_ms = reg->feed_poll_ms = reg_wall_ms(); /* the load is a poll that found it current */
@@ -70,7 +81,27 @@ void registry_free(registry_t *reg)
     registry_group_destroy(reg);
     free(reg->cluster_id);
     free(reg->conninfo);
+    free(reg->read_conninfo);
     free(reg);
+}
+
+reg_code_t registry_check_primary(registry_t *reg, store_t *db, reg_error_t *err)
+{
+    int64_t loaded = __atomic_load_n(&reg->timeline, __ATOMIC_ACQUIRE);
+    int64_t now = store_connected_timeline(db);
+    if (!reg->feed_started || now == loaded || now <= 0)
+        return REG_OK; /* unknown (a standby, no rights): the write path's own checks decide */
+    /* The connection may predate the failover, dead but not yet reset: ask it.
+     * A reset on the way notes the timeline it reaches (and fails this query). */
+    if (store_timeline(db, &now) != STORE_OK)
+        now = store_connected_timeline(db);
+    if (now == loaded)
+        return REG_OK;
+    return reg_fail(err, REG_STORE_ERROR,
+                    "The database failed over (timeline %lld, this node's memory is from timeline %lld): "
+                    "writes are refused until this node has reloaded from the new primary (within "
+                    "feed.interval.ms); retry",
+                    (long long)now, (long long)loaded);
 }
 
 const char *registry_cluster_id(const registry_t *reg)

@@ -54,6 +54,10 @@ typedef struct registry_options {
     int feed_interval_ms;         /* poll period of the change feed; 0 = no feed thread */
     size_t max_subject_bytes;     /* 42208 above this (a subject is an index key) */
     int changes_retention_s;      /* the change feed keeps this long; 0 = forever */
+    /* A read replica (multi-host allowed) or NULL: the start-up load and the
+     * feed's reloads read it when it has replayed past the primary's position
+     * this node last saw, else the primary. Never writes or id-miss lookups. */
+    const char *read_conninfo;
 } registry_options_t;
 
 /* Applies migrations/ under an advisory lock, each file once, in order.
@@ -64,6 +68,14 @@ registry_t *registry_new(const registry_options_t *opts, store_t *db, char **err
 void registry_free(registry_t *reg);
 /* A stable identifier of the backing database (borrowed). */
 const char *registry_cluster_id(const registry_t *reg);
+/*
+ * REG_OK when a write through db may trust this node's memory: db reaches the
+ * server timeline the index was last loaded from. After a failover the
+ * memory may name ids the new primary never stored (they would be handed out
+ * again for other content) until the change feed has reloaded everything from
+ * it; until then writes get a prompt 50001. Always REG_OK without a feed.
+ */
+reg_code_t registry_check_primary(registry_t *reg, store_t *db, reg_error_t *err);
 
 /* ---- 3. Reading --------------------------------------------------------- */
 

@@ -41,12 +41,13 @@ RUN=(postgresql-15)
 # python3-yaml, python3-jsonschema: test_openapi reads docs/openapi.yaml and
 # checks the server's answers against its schemas.
 # man-db (man, with groff-base's groff) and mandoc (mandoc -T lint): the man page test.
+# pgbouncer: test_pgbouncer runs the nodes behind it in session and transaction pooling.
 TEST=(
   libcmocka-dev clang-14 libclang-rt-14-dev protobuf-compiler
   curl nghttp2-client openssl procps util-linux passwd sudo
   python3 python3-confluent-kafka python3-requests python3-avro python3-h2
   python3-prometheus-client docker-compose python3-yaml python3-jsonschema
-  man-db groff-base mandoc
+  man-db groff-base mandoc pgbouncer
 )
 # test_openapi runs an OpenAPI 3.1 validator from the npm registry (Debian has
 # none for 3.1; tests/openapi/package.json pins it), so the test group needs

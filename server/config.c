@@ -80,6 +80,14 @@ static const config_key_t config_keys[] = {
     {"database.url", CFG_STRING, FIELD(database_url), "URL", "",
      "PostgreSQL, as a `postgresql://` URL or a libpq conninfo string. Unset: an embedded PostgreSQL "
      "under `data.dir`, started and stopped with the server."},
+    {"database.read.url", CFG_STRING, FIELD(database_read_url), "URL", "",
+     "A read replica (libpq URL or conninfo, multi-host allowed) for start-up loads and catching up "
+     "with other nodes, used only when it has replayed what the primary had; never for writes "
+     "(docs/operations.md, \"Replication and failover\"). Unset: none."},
+    {"database.timeout.ms", CFG_MILLIS, FIELD(database_timeout_ms), "N", "10000",
+     "Longest wait for the database: a connection attempt per host, a request's statement, an "
+     "unanswered send; then a 5xx error. `0` = none. `connect_timeout` in the URL or "
+     "`PGCONNECT_TIMEOUT` wins for connecting."},
     {"data.dir", CFG_STRING, FIELD(data_dir), "DIR", "./var",
      "Where the embedded database lives. Unused with `database.url`."},
     {"threads", CFG_THREADS, FIELD(threads), "N", "0",

@@ -21,12 +21,13 @@
 /* ---- 1. The settings ---------------------------------------------------- */
 
 typedef struct server_config {
-    char *listen;       /* "HOST:PORT" */
-    char *database_url; /* libpq conninfo or URL; NULL = embedded PostgreSQL */
-    char *data_dir;     /* embedded cluster lives here */
-    int threads;        /* HTTP event-loop threads (0 in the table: one per core) */
-    int db_threads;     /* database worker threads (one connection each) */
-    char *tls_cert;     /* PEM chain; with tls_key enables TLS + ALPN (h2, http/1.1) */
+    char *listen;            /* "HOST:PORT" */
+    char *database_url;      /* libpq conninfo or URL; NULL = embedded PostgreSQL */
+    char *database_read_url; /* a read replica for loads and catch-up; NULL = none */
+    char *data_dir;          /* embedded cluster lives here */
+    int threads;             /* HTTP event-loop threads (0 in the table: one per core) */
+    int db_threads;          /* database worker threads (one connection each) */
+    char *tls_cert;          /* PEM chain; with tls_key enables TLS + ALPN (h2, http/1.1) */
     char *tls_key;
     size_t max_schema_bytes;     /* schema text limit (42209) */
     size_t max_body_bytes;       /* request body limit: 8 x max_schema_bytes */
@@ -39,6 +40,7 @@ typedef struct server_config {
     int max_connection_jobs;     /* database jobs in flight per connection (429 beyond) */
     int max_queued_jobs;         /* database jobs in flight per event loop (503 beyond) */
     size_t max_subject_bytes;    /* longest subject name (42208 beyond) */
+    int database_timeout_ms;     /* connect, statement and unacknowledged-send bound; 0 = none */
     int changes_retention_s;     /* the change feed keeps this long (seconds); 0 = forever */
 
     /* Abuse limits per connection (docs/security.md, "HTTP/2 and HTTP/1.1 abuse"). */

@@ -36,6 +36,7 @@ struct dbpool {
     dbpool_job_t *head, *tail;
     int stopping;
     int cancelling; /* dbpool_cancel: queued jobs run without a connection */
+    int outage;     /* a worker lost or could not open its connection: logged once until one is back */
     int nworkers;
     dbpool_worker_t *workers;
     /* Counted under the mutex for dbpool_stats (it is taken for each job anyway). */
@@ -57,22 +58,27 @@ static void dbpool_connect(dbpool_worker_t *w)
 {
     char *error = NULL;
     store_t *db = store_open(w->pool->conninfo, &error);
+    if (db != NULL)
+        store_limit_statements(db); /* a request's client waits on these */
     pthread_mutex_lock(&w->pool->mutex);
     w->db = db;
     if (db == NULL)
         w->pool->connect_errors++;
+    /* One line per outage for the whole pool (a failover is one event, not
+     * one per worker and attempt): the first failure, and the first success. */
+    int was_out = w->pool->outage;
+    w->pool->outage = db == NULL;
     pthread_mutex_unlock(&w->pool->mutex);
     if (w->db != NULL) {
-        if (w->backoff_ms > DBPOOL_BACKOFF_MIN_MS)
-            log_info("dbpool: worker %d connected to the database again", w->index);
+        if (was_out)
+            log_info("dbpool: connected to the database again");
         w->backoff_ms = DBPOOL_BACKOFF_MIN_MS;
         free(error);
         return;
     }
-    /* Log the first failure of an outage and each time the wait hits its cap, not every try. */
-    if (w->backoff_ms == DBPOOL_BACKOFF_MIN_MS || w->backoff_ms == DBPOOL_BACKOFF_MAX_MS)
-        log_warn("dbpool: worker %d cannot connect to the database (retry in %u ms): %s", w->index,
-                 w->backoff_ms, error ? error : "unknown error");
+    if (!was_out)
+        log_warn("dbpool: cannot connect to the database (retrying with backoff up to %d ms): %s",
+                 DBPOOL_BACKOFF_MAX_MS, error ? error : "unknown error");
     free(error);
     w->retry_at_ms = dbpool_now_ms() + w->backoff_ms;
     w->backoff_ms = w->backoff_ms * 2 > DBPOOL_BACKOFF_MAX_MS ? DBPOOL_BACKOFF_MAX_MS : w->backoff_ms * 2;
@@ -86,7 +92,9 @@ static void dbpool_disconnect(dbpool_worker_t *w)
     w->db = NULL;
     w->retry_at_ms = 0;
     w->pool->reconnects++;
-    log_warn("dbpool: worker %d lost its database connection; reconnecting", w->index);
+    if (!w->pool->outage)
+        log_warn("dbpool: worker %d lost its database connection; reconnecting", w->index);
+    w->pool->outage = 1;
 }
 
 /* ---- The queue ------------------------------------------------------------- */

@@ -851,6 +851,17 @@ static int http_admit(http_job_t *job, h2o_req_t *req)
     return 0;
 }
 
+/* Writes (and lookups: anything but GET) wait for the node's memory to match the
+ * primary the connection reaches (registry_check_primary); 0 after the reply. */
+static int http_job_primary_ok(http_call_t *c, store_t *db)
+{
+    reg_error_t err;
+    if (registry_check_primary(c->reg, db, &err) == REG_OK)
+        return 1;
+    http_reply_reg_error(c, &err);
+    return 0;
+}
+
 /*
  * Worker thread: the handler's database part, then home to the owning loop.
  * A 5xx may mean the connection died, so the pool gets a fresh one; a
@@ -865,7 +876,7 @@ static void http_job_run_db(dbpool_job_t *pool_job, store_t *db)
         http_reply_error(&job->call, 499, "The client went away before the request ran");
     else if (db == NULL)
         http_reply_error(&job->call, 50001, "Error while connecting to the database");
-    else {
+    else if (job->call.method == HTTP_GET || http_job_primary_ok(&job->call, db)) {
         /* Whom the changes on db are for: their audit rows name it (registry.h section 7). */
         reg_actor_t who = {job->call.principal, job->call.remote[0] ? job->call.remote : NULL,
                            job->call.request_id};

@@ -80,9 +80,9 @@ static const config_doc_item_t main_commands[] = {
 
 static const config_doc_item_t main_environment[] = {
     {"`SCHEMA_REGISTRY_CONFIG`", "The config file, when `--config` is not given."},
-    {"`PGCONNECT_TIMEOUT`",
-     "libpq's connection timeout; 10 seconds unless set. Every other libpq variable (`PGSSLMODE`, "
-     "`PGPASSFILE`, ...) works as usual."},
+    {"`PGCONNECT_TIMEOUT`", "libpq's connection timeout; when set, it wins over `database.timeout.ms` for "
+                            "connecting. Every other libpq variable (`PGSSLMODE`, "
+                            "`PGPASSFILE`, ...) works as usual."},
     {"`NOTIFY_SOCKET`",
      "Set by systemd for `Type=notify` services: the server sends `READY=1` once it listens and the "
      "registry is loaded, and `STOPPING=1` when a stop begins. Unset for the processes it starts."},
@@ -273,6 +273,7 @@ static int main_db_open(const server_config_t *cfg, main_db_t *db)
 {
     char *error = NULL;
     memset(db, 0, sizeof *db);
+    store_set_timeout(cfg->database_timeout_ms); /* before the first connection: every one takes it */
     if (cfg->database_url != NULL) {
         db->conninfo = cfg->database_url;
         log_info("database: external PostgreSQL");
@@ -564,7 +565,8 @@ static int main_serve(const server_config_t *cfg)
                                cfg->max_schema_bytes,
                                cfg->feed_interval_ms,
                                cfg->max_subject_bytes,
-                               cfg->changes_retention_s};
+                               cfg->changes_retention_s,
+                               cfg->database_read_url};
     registry_t *reg = registry_new(&opts, db.store, &error);
     if (reg == NULL) {
         http_server_stop(srv);
@@ -715,8 +717,8 @@ int main(int argc, char **argv)
     }
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
-    /* libpq waits forever for an unreachable host unless told otherwise. */
-    setenv("PGCONNECT_TIMEOUT", "10", 0);
+    /* libpq waits forever for an unreachable host unless told otherwise:
+     * database.timeout.ms tells it (store_set_timeout), PGCONNECT_TIMEOUT wins. */
 
     if (main_drop_sudo() != 0)
         return 1;

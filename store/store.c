@@ -6,9 +6,12 @@
  */
 #include "store/store.h"
 
+#include <errno.h>
 #include <libpq-fe.h>
+#include <poll.h>
 #include <stdio.h>
 #include <pthread.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,8 +21,12 @@
 
 struct store {
     PGconn *conn;
-    char *error; /* the last failure's message, malloc'd; NULL when none */
-    int in_tx;   /* between a successful BEGIN and its COMMIT or ROLLBACK */
+    char *error;      /* the last failure's message, malloc'd; NULL when none */
+    int in_tx;        /* between a successful BEGIN and its COMMIT or ROLLBACK */
+    int limited;      /* store_limit_statements: statements bounded by store_timeout_ms */
+    int timed_out;    /* the current statement was cancelled at the bound */
+    int64_t timeline; /* store_connected_timeline */
+    int switched;     /* the last reset reached another timeline (store_exec_retrying) */
     /* store_cancel runs on another thread than the connection's user. */
     pthread_mutex_t cancel_lock;
     PGcancel *cancel;    /* for the current backend; renewed after a reset */
@@ -35,6 +42,9 @@ static void store_renew_cancel(store_t *db)
     db->cancel = PQgetCancel(db->conn);
     pthread_mutex_unlock(&db->cancel_lock);
 }
+
+/* store_set_timeout, written once before any thread connects. */
+static int store_timeout_ms;
 
 /* ---- 1. Result codes ------------------------------------------------------ */
 
@@ -79,6 +89,13 @@ static store_rc_t store_fail_with(store_t *db, store_rc_t rc, const char *what, 
 
 static store_rc_t store_failed(store_t *db, PGresult *res, const char *what)
 {
+    if (db->switched) {
+        db->switched = 0;
+        PQclear(res);
+        return store_fail_with(
+            db, STORE_CONN_LOST, what,
+            "the database failed over to another server; this request was not run, retry it");
+    }
     store_rc_t rc = store_classify(db, res);
     PQclear(res);
     return store_fail_with(db, rc, what, PQerrorMessage(db->conn));
@@ -90,6 +107,68 @@ static void store_notice_quiet(void *arg, const char *message)
     (void)message; /* NOTICEs ("already exists, skipping") are not events */
 }
 
+static void store_note_timeline(store_t *db);
+
+static uint64_t store_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * PQexecParams, bounded on a limited connection: past the timeout the query
+ * is cancelled and its (prompt) answer awaited. Bounded here, not by the
+ * server's statement_timeout, because that one is off while a COMMIT waits for
+ * a synchronous standby (PostgreSQL disables it before committing) and
+ * because it is session state, which PgBouncer's transaction pooling does not
+ * keep. A cancelled wait for a standby returns success with "committed
+ * locally"; db->timed_out makes the caller fail it (store_query).
+ */
+static PGresult *store_exec_params(store_t *db, const char *sql, int n, const char *const *params)
+{
+    if (!db->limited || store_timeout_ms <= 0)
+        return PQexecParams(db->conn, sql, n, NULL, params, NULL, NULL, 0);
+    if (!PQsendQueryParams(db->conn, sql, n, NULL, params, NULL, NULL, 0))
+        return NULL;
+    uint64_t deadline = store_now_ms() + (uint64_t)store_timeout_ms;
+    while (PQisBusy(db->conn)) {
+        uint64_t now = store_now_ms();
+        if (!db->timed_out && now >= deadline) {
+            db->timed_out = 1;
+            store_cancel(db);
+            deadline = now + (uint64_t)store_timeout_ms; /* for the answer to the cancel */
+            continue;
+        }
+        if (db->timed_out && now >= deadline)
+            break; /* no answer even to the cancel: PQgetResult sees a dead connection or waits on */
+        struct pollfd pfd = {PQsocket(db->conn), POLLIN, 0};
+        int r = poll(&pfd, 1, (int)(deadline - now));
+        if ((r < 0 && errno != EINTR) || (r > 0 && !PQconsumeInput(db->conn)))
+            break;
+    }
+    /* The last result, as PQexecParams returns it. */
+    PGresult *res = NULL, *next;
+    while ((next = PQgetResult(db->conn)) != NULL) {
+        PQclear(res);
+        res = next;
+    }
+    return res;
+}
+
+/* A new backend (with a multi-host conninfo maybe another server): session
+ * state is gone. 0 when connected again. */
+static int store_reset(store_t *db)
+{
+    PQreset(db->conn);
+    if (PQstatus(db->conn) != CONNECTION_OK)
+        return -1;
+    PQsetNoticeProcessor(db->conn, store_notice_quiet, NULL);
+    store_renew_cancel(db);
+    store_note_timeline(db);
+    return 0;
+}
+
 /*
  * A pooled connection whose server restarted looks fine until it is used.
  * Outside a transaction nothing was committed by a statement that failed for
@@ -99,25 +178,39 @@ static void store_notice_quiet(void *arg, const char *message)
  */
 static PGresult *store_exec_retrying(store_t *db, const char *sql, int n, const char *const *params)
 {
-    PGresult *res = PQexecParams(db->conn, sql, n, NULL, params, NULL, NULL, 0);
+    PGresult *res = store_exec_params(db, sql, n, params);
     ExecStatusType st = PQresultStatus(res);
     if ((st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) || db->in_tx || PQstatus(db->conn) == CONNECTION_OK)
         return res;
     PQclear(res);
-    PQreset(db->conn);
-    if (PQstatus(db->conn) != CONNECTION_OK)
+    int64_t before = db->timeline;
+    if (store_reset(db) != 0)
         return NULL;
-    PQsetNoticeProcessor(db->conn, store_notice_quiet, NULL);
-    store_renew_cancel(db);
-    return PQexecParams(db->conn, sql, n, NULL, params, NULL, NULL, 0);
+    /* Another timeline: a failover (a multi-host conninfo moved on). What the
+     * caller decided from memory may predate it, so the statement is not sent
+     * again; the caller fails and the next job starts on the new primary. */
+    if (db->timeline != before) {
+        db->switched = 1;
+        return NULL;
+    }
+    return store_exec_params(db, sql, n, params);
 }
 
 /* Runs one parameterized statement; *out gets the result when it returned rows. */
 static store_rc_t store_query(store_t *db, const char *sql, int n, const char *const *params, PGresult **out,
                               const char *what)
 {
+    db->timed_out = 0;
     PGresult *res = store_exec_retrying(db, sql, n, params);
     ExecStatusType st = PQresultStatus(res);
+    if (db->timed_out && (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)) {
+        /* Done after all, once cancelled: only a wait for a synchronous standby ends so. */
+        PQclear(res);
+        return store_fail_with(
+            db, STORE_TIMEOUT, what,
+            "no answer within database.timeout.ms (cancelled): a write may be committed on "
+            "the primary without the synchronous standby's confirmation");
+    }
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
         return store_failed(db, res, what);
     if (out)
@@ -129,9 +222,44 @@ static store_rc_t store_query(store_t *db, const char *sql, int n, const char *c
 
 /* ---- 2. Connection, transactions, migrations --------------------------------- */
 
+void store_set_timeout(int ms)
+{
+    store_timeout_ms = ms;
+}
+
+void store_limit_statements(store_t *db)
+{
+    db->limited = 1;
+}
+
+/* conninfo with the timeout's defaults before it: libpq takes the last value
+ * of a repeated key word, so the conninfo's own settings win. Export and
+ * import connect the same way. */
+static PGconn *store_connect(const char *conninfo)
+{
+    if (store_timeout_ms <= 0)
+        return PQconnectdb(conninfo);
+    char connect_s[16], user_ms[16], idle_s[16];
+    int seconds = (store_timeout_ms + 999) / 1000;
+    snprintf(connect_s, sizeof connect_s, "%d", seconds < 2 ? 2 : seconds); /* libpq's minimum */
+    snprintf(user_ms, sizeof user_ms, "%d", store_timeout_ms);
+    snprintf(idle_s, sizeof idle_s, "%d", seconds);
+    const char *const keys[] = {"connect_timeout",
+                                "tcp_user_timeout",
+                                "keepalives_idle",
+                                "keepalives_interval",
+                                "keepalives_count",
+                                "dbname",
+                                NULL};
+    /* NULL defers to the environment: a PGCONNECT_TIMEOUT set by the operator wins. */
+    const char *env = getenv("PGCONNECT_TIMEOUT");
+    const char *const values[] = {env && *env ? NULL : connect_s, user_ms, idle_s, "1", "3", conninfo, NULL};
+    return PQconnectdbParams(keys, values, 1);
+}
+
 store_t *store_open(const char *conninfo, char **error)
 {
-    PGconn *conn = PQconnectdb(conninfo);
+    PGconn *conn = store_connect(conninfo);
     if (PQstatus(conn) != CONNECTION_OK) {
         if (error)
             *error = xstrdup(PQerrorMessage(conn));
@@ -143,6 +271,7 @@ store_t *store_open(const char *conninfo, char **error)
     db->conn = conn;
     pthread_mutex_init(&db->cancel_lock, NULL);
     store_renew_cancel(db);
+    store_note_timeline(db);
     return db;
 }
 
@@ -180,12 +309,8 @@ static store_rc_t store_exec_script(store_t *db, const char *sql)
 
 store_rc_t store_begin(store_t *db)
 {
-    if (PQstatus(db->conn) != CONNECTION_OK) {
-        PQreset(db->conn);
-        if (PQstatus(db->conn) != CONNECTION_OK)
-            return store_fail_with(db, STORE_CONN_LOST, "connecting to the database", NULL);
-        store_renew_cancel(db);
-    }
+    if (PQstatus(db->conn) != CONNECTION_OK && store_reset(db) != 0)
+        return store_fail_with(db, STORE_CONN_LOST, "connecting to the database", NULL);
     store_rc_t rc = store_query(db, "BEGIN", 0, NULL, NULL, "starting a transaction");
     db->in_tx = rc == STORE_OK;
     return rc;
@@ -221,9 +346,35 @@ store_rc_t store_lock_scope(store_t *db, const char *scope)
                        "locking the subject");
 }
 
-/* Session-level advisory lock: several nodes starting together migrate once. */
-#define MIGRATION_LOCK_SQL   "SELECT pg_advisory_lock(4242001)"
-#define MIGRATION_UNLOCK_SQL "SELECT pg_advisory_unlock(4242001)"
+/*
+ * Several nodes starting together migrate once: each step is a transaction
+ * that first takes a transaction-level advisory lock. A session-level lock
+ * would not do behind PgBouncer's transaction pooling, where each
+ * transaction may run on another server connection: the lock would stay on
+ * whichever one took it, and the next statement would run unguarded.
+ */
+#define MIGRATION_LOCK_SQL "SELECT pg_advisory_xact_lock(4242001)"
+
+/* BEGIN, the lock, step, COMMIT; anything failing rolls back. */
+static store_rc_t migration_step(store_t *db, store_rc_t (*step)(store_t *db, const store_migration_t *m),
+                                 const store_migration_t *m)
+{
+    store_rc_t rc = store_begin(db);
+    if (rc != STORE_OK)
+        return rc;
+    if ((rc = store_exec_script(db, MIGRATION_LOCK_SQL)) != STORE_OK || (rc = step(db, m)) != STORE_OK ||
+        (rc = store_commit(db)) != STORE_OK)
+        store_rollback(db);
+    return rc;
+}
+
+static store_rc_t migration_table(store_t *db, const store_migration_t *m)
+{
+    (void)m;
+    return store_exec_script(db, "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                                 " name text PRIMARY KEY,"
+                                 " applied_at timestamptz NOT NULL DEFAULT now())");
+}
 
 static store_rc_t migration_apply(store_t *db, const store_migration_t *m)
 {
@@ -238,32 +389,18 @@ static store_rc_t migration_apply(store_t *db, const store_migration_t *m)
     PQclear(res);
     if (applied)
         return STORE_OK;
-    if ((rc = store_begin(db)) != STORE_OK)
+    if ((rc = store_exec_script(db, m->sql)) != STORE_OK)
         return rc;
-    if ((rc = store_exec_script(db, m->sql)) != STORE_OK ||
-        (rc = store_query(db, "INSERT INTO schema_migrations (name) VALUES ($1)", 1, p, NULL,
-                          "recording a migration")) != STORE_OK ||
-        (rc = store_commit(db)) != STORE_OK)
-        store_rollback(db);
-    return rc;
+    return store_query(db, "INSERT INTO schema_migrations (name) VALUES ($1)", 1, p, NULL,
+                       "recording a migration");
 }
 
 store_rc_t store_migrate(store_t *db)
 {
-    store_rc_t rc = store_exec_script(db, MIGRATION_LOCK_SQL);
-    if (rc == STORE_OK)
-        rc = store_exec_script(db, "CREATE TABLE IF NOT EXISTS schema_migrations ("
-                                   " name text PRIMARY KEY,"
-                                   " applied_at timestamptz NOT NULL DEFAULT now())");
+    store_rc_t rc = migration_step(db, migration_table, NULL);
     /* Names are compiled in (migrations/ file names), never request data. */
     for (size_t i = 0; rc == STORE_OK && i < store_migration_count; i++)
-        rc = migration_apply(db, &store_migrations[i]);
-    char *kept = rc == STORE_OK ? NULL : xstrdup(store_error(db));
-    PQclear(PQexec(db->conn, MIGRATION_UNLOCK_SQL));
-    if (kept) {
-        free(db->error);
-        db->error = kept;
-    }
+        rc = migration_step(db, migration_apply, &store_migrations[i]);
     return rc;
 }
 
@@ -833,6 +970,40 @@ static store_rc_t store_query_int64(store_t *db, const char *sql, const char *wh
 store_rc_t store_last_change(store_t *db, int64_t *seq)
 {
     return store_query_int64(db, "SELECT coalesce(max(seq), 0) FROM changes", "reading the change feed", seq);
+}
+
+/* A WAL file's name starts with its timeline, 8 hex digits; every role may call both. */
+#define STORE_TIMELINE_SQL                                                                                   \
+    "SELECT CASE WHEN pg_is_in_recovery() THEN 0 ELSE ('x' || "                                              \
+    "substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint END"
+
+store_rc_t store_wal_position(store_t *db, int64_t *out)
+{
+    return store_query_int64(db,
+                             "SELECT coalesce((CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() "
+                             "ELSE pg_current_wal_insert_lsn() END - '0/0'::pg_lsn)::bigint, -1)",
+                             "reading the WAL position", out);
+}
+
+store_rc_t store_timeline(store_t *db, int64_t *out)
+{
+    return store_query_int64(db, STORE_TIMELINE_SQL, "reading the server's timeline", out);
+}
+
+/* Straight on the connection: store_query would reset a broken one, and a
+ * reset notes the timeline itself. */
+static void store_note_timeline(store_t *db)
+{
+    PGresult *res = PQexec(db->conn, STORE_TIMELINE_SQL);
+    db->timeline = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1
+                       ? strtoll(PQgetvalue(res, 0, 0), NULL, 10)
+                       : -1;
+    PQclear(res);
+}
+
+int64_t store_connected_timeline(const store_t *db)
+{
+    return db->timeline;
 }
 
 store_rc_t store_changes_since(store_t *db, int64_t after, int limit, int64_t **seqs, strlist_t *scopes)

@@ -51,6 +51,16 @@ const char *store_error(const store_t *db);
  * *error (start-up carrier) on failure. */
 store_t *store_open(const char *conninfo, char **error);
 void store_close(store_t *db);
+/* The bound on waiting for the database (database.timeout.ms), set once before
+ * any connection is opened; 0 = none. Every later store_open connects within
+ * it per host (connect_timeout) and gives up on a peer that stops answering
+ * (tcp_user_timeout, keepalives), so a multi-host conninfo moves past a dead
+ * primary; a conninfo's own values for these win. */
+void store_set_timeout(int ms);
+/* Bounds each statement on db by the same timeout: past it the statement is
+ * cancelled and fails with STORE_TIMEOUT (a COMMIT waiting for a synchronous
+ * standby included). For connections that answer requests, whose clients wait. */
+void store_limit_statements(store_t *db);
 /* Reconnects if the connection broke, then BEGIN. */
 store_rc_t store_begin(store_t *db);
 store_rc_t store_commit(store_t *db);
@@ -65,7 +75,8 @@ store_rc_t store_ping(store_t *db);
 void store_cancel(store_t *db);
 /* Serializes writers of one subject (or scope) until the transaction ends. */
 store_rc_t store_lock_scope(store_t *db, const char *scope);
-/* Applies migrations/ under a session advisory lock, each file once, in order. */
+/* Applies migrations/ each file once, in order, each in a transaction under a
+ * transaction-level advisory lock (so also behind PgBouncer transaction pooling). */
 store_rc_t store_migrate(store_t *db);
 
 /* ---- 3. Loading ------------------------------------------------------------ */
@@ -169,6 +180,18 @@ store_rc_t store_changes_prune(store_t *db, int retention_s);
 /* The highest seq ever pruned (0 when none): a node that has not read up to
  * it missed changes it cannot replay. */
 store_rc_t store_changes_pruned_upto(store_t *db, int64_t *seq);
+/* The timeline of the server db is connected to (0 on a standby): a promoted
+ * standby writes on a new one, so a change here is a failover, after which
+ * what this node read before may hold writes the new primary never got. */
+store_rc_t store_timeline(store_t *db, int64_t *out);
+/* How far the server's WAL goes, in bytes: inserted on a primary (with
+ * synchronous_commit off a commit returns before its WAL is written),
+ * replayed on a standby (-1 before its first replay). A replica at or past a position read
+ * from the primary holds every commit the primary had then. */
+store_rc_t store_wal_position(store_t *db, int64_t *out);
+/* store_timeline as read when db last connected (a reset included); -1 when
+ * it could not be read. No query: cheap enough to check before every write. */
+int64_t store_connected_timeline(const store_t *db);
 /* Every scope the database has state for: subjects with versions, config or
  * mode (not the global scope ""). */
 store_rc_t store_scopes(store_t *db, strlist_t *out);

@@ -155,8 +155,10 @@ class Postgres:
     """A private cluster: initdb into a temp dir, trust auth, 127.0.0.1 and a
     unix socket dir, a random free port."""
 
-    def __init__(self, durable=False):
+    def __init__(self, durable=False, opts="", primary=None):
         self.durable = durable         # fsync and synchronous commit on (benchmarks)
+        self.opts = opts               # more "-c name=value" server options
+        self.primary = primary         # a Postgres to stream from (standby()), or None
         self.bindir = pg_bindir()
         self.dir = make_temp_dir("pg")
         self.data = os.path.join(self.dir, "data")
@@ -171,20 +173,31 @@ class Postgres:
     def start(self):
         os.mkdir(self.sock)
         give_to_pg_user(self.dir)
-        subprocess.run(as_pg_user([self._bin("initdb"), "-D", self.data, "-A", "trust",
-                                   "-U", "postgres", "--no-sync", "-E", "UTF8",
-                                   "--locale=C.UTF-8"]),
-                       check=True, capture_output=True)
+        if self.primary is not None:
+            # A streaming standby: a base backup with standby.signal and
+            # primary_conninfo written by -R (initdb's pg_hba trusts replication
+            # from 127.0.0.1).
+            subprocess.run(as_pg_user([self._bin("pg_basebackup"), "-h", "127.0.0.1",
+                                       "-p", str(self.primary.port), "-U", "postgres",
+                                       "-D", self.data, "-R", "-X", "stream", "--no-sync",
+                                       "--checkpoint=fast"]),
+                           check=True, capture_output=True)
+        else:
+            subprocess.run(as_pg_user([self._bin("initdb"), "-D", self.data, "-A", "trust",
+                                       "-U", "postgres", "--no-sync", "-E", "UTF8",
+                                       "--locale=C.UTF-8"]),
+                           check=True, capture_output=True)
         for attempt in range(5):
             self.port = free_port()
             speed = ("" if self.durable else
                      "-c fsync=off -c synchronous_commit=off -c full_page_writes=off ")
             opts = (f"-k {self.sock} -p {self.port} -c listen_addresses=127.0.0.1 "
-                    f"{speed}-c max_connections=200")
+                    f"{speed}-c max_connections=200 {self.opts}")
             run = subprocess.run(as_pg_user([self._bin("pg_ctl"), "-D", self.data, "-l", self.log,
                                              "-o", opts, "-w", "-t", "60", "start"]),
                                  capture_output=True, text=True)
             if run.returncode == 0:
+                self._opts = opts
                 at_exit(self.stop)
                 return self
         raise RuntimeError(f"PostgreSQL did not start:\n{run.stdout}{run.stderr}\n{tail(self.log)}")
@@ -195,6 +208,29 @@ class Postgres:
         subprocess.run(as_pg_user([self._bin("pg_ctl"), "-D", self.data, "-m", "fast", "-w", "stop"]),
                        capture_output=True)
         self.port = None
+
+    def standby(self, opts=""):
+        """A streaming standby of this (started) cluster, not yet started."""
+        return Postgres(durable=self.durable, opts=opts, primary=self)
+
+    def pg_ctl(self, *args, timeout=120):
+        run = subprocess.run(as_pg_user([self._bin("pg_ctl"), "-D", self.data, *args]),
+                             capture_output=True, text=True, timeout=timeout)
+        if run.returncode != 0:
+            raise RuntimeError(f"pg_ctl {args} failed: {run.stdout}{run.stderr}\n{tail(self.log)}")
+
+    def start_again(self):
+        """Starts a cluster stop() or crash() stopped, on its old port."""
+        self.pg_ctl("-l", self.log, "-o", self._opts, "-w", "-t", "60", "start")
+        self.port = int(self._opts.split(" -p ")[1].split()[0])
+
+    def crash(self):
+        """Stops at once, as a lost machine would: no shutdown checkpoint."""
+        self.pg_ctl("-m", "immediate", "-w", "stop")
+        self.port = None
+
+    def promote(self):
+        self.pg_ctl("-w", "promote")
 
     def url(self, dbname="postgres"):
         return f"postgresql://postgres@127.0.0.1:{self.port}/{dbname}"
@@ -218,6 +254,59 @@ class Postgres:
         name = f"{prefix}_{os.getpid()}_{next(self._dbs)}"
         self.sql(f'CREATE DATABASE "{name}"')
         return Database(self, name)
+
+
+class PgBouncer:
+    """Debian's pgbouncer in front of a Postgres on loopback, in pool_mode
+    "session" or "transaction"; trust auth, no unix socket."""
+
+    def __init__(self, cluster, pool_mode):
+        self.cluster = cluster
+        self.pool_mode = pool_mode
+        self.dir = make_temp_dir("pgbouncer")
+        self.log = os.path.join(self.dir, "pgbouncer.log")
+        self.port = None
+        self.proc = None
+
+    def start(self):
+        with open(os.path.join(self.dir, "users.txt"), "w") as f:
+            f.write('"postgres" ""\n')
+        for attempt in range(3):
+            self.port = free_port()
+            ini = os.path.join(self.dir, "pgbouncer.ini")
+            with open(ini, "w") as f:
+                f.write(f"[databases]\n* = host=127.0.0.1 port={self.cluster.port}\n"
+                        f"[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = {self.port}\n"
+                        f"unix_socket_dir =\nauth_type = trust\n"
+                        f"auth_file = {self.dir}/users.txt\npool_mode = {self.pool_mode}\n"
+                        f"max_client_conn = 500\ndefault_pool_size = 20\n"
+                        f"logfile = {self.log}\n")
+            give_to_pg_user(self.dir)
+            self.proc = subprocess.Popen(as_pg_user(["pgbouncer", ini]), stdin=subprocess.DEVNULL,
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and self.proc.poll() is None:
+                try:
+                    socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                    at_exit(self.stop)
+                    return self
+                except OSError:
+                    time.sleep(0.1)
+            self.stop()
+        raise RuntimeError(f"pgbouncer did not start:\n{tail(self.log)}")
+
+    def stop(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+    def url(self, dbname):
+        return f"postgresql://postgres@127.0.0.1:{self.port}/{dbname}"
 
 
 class Database:

@@ -91,6 +91,7 @@ static void test_defaults(void **state)
     assert_string_equal(cfg.group_id, "schema-registry");
     assert_string_equal(cfg.default_compatibility, "BACKWARD");
     assert_int_equal(cfg.feed_interval_ms, 500);
+    assert_int_equal(cfg.database_timeout_ms, 10000);
     config_free(&cfg);
 }
 
@@ -177,6 +178,7 @@ static void test_flags_both_spellings(void **state)
                            "forward",
                            "--feed-interval-ms",
                            "1",
+                           "--database-timeout-ms=2500",
                            "--data-dir",
                            "/d",
                            NULL};
@@ -194,6 +196,7 @@ static void test_flags_both_spellings(void **state)
     assert_string_equal(cfg.group_id, "g");
     assert_string_equal(cfg.default_compatibility, "FORWARD");
     assert_int_equal(cfg.feed_interval_ms, 1);
+    assert_int_equal(cfg.database_timeout_ms, 2500);
     assert_string_equal(cfg.data_dir, "/d");
     config_free(&cfg);
 }
