@@ -77,6 +77,11 @@ struct registry {
      * that found this node current. */
     int64_t feed_applied, feed_behind, feed_poll_ms, feed_current_ms;
     int feed_connected;
+    /* Change seqs this node wrote and has already published (registry_feed_own),
+     * which the feed then need not reload; unsorted, bounded, guarded by own_lock. */
+    pthread_mutex_t own_lock;
+    int64_t *own_seqs;
+    size_t own_n, own_cap;
 
     reg_counters_t counters;
 };
@@ -113,6 +118,14 @@ reg_code_t registry_write_tx(registry_t *reg, store_t *db, const char *scope, re
 
 void registry_feed_start(registry_t *reg);
 void registry_feed_stop(registry_t *reg);
+/*
+ * Tells the feed that change seq was written by this node and its result is
+ * already in the index (call only after publishing it), so the feed skips
+ * reloading that scope for it. Only a saving: a change the feed meets first
+ * is reloaded as before. Without it every registration cost a second read
+ * of its subject by the feed (docs/performance.md).
+ */
+void registry_feed_own(registry_t *reg, int64_t seq);
 
 /* ---- 5. References and parsed models ---------------------------------------------- */
 
