@@ -17,7 +17,9 @@
 #include "base/alloc.h"
 
 /* Two groups in flight keep the database busy while the next one forms. */
+#ifndef GROUP_MAX_LEADERS
 #define GROUP_MAX_LEADERS 2
+#endif
 /* Bounds one statement's size and one commit's latency. */
 #define GROUP_MAX_ITEMS 64
 
@@ -80,6 +82,8 @@ static void group_lead_locked(registry_t *reg, store_t *db, group_item_t *me)
     pthread_mutex_unlock(&reg->group_lock);
     store_rc_t rc = group_write(db, items, n);
     pthread_mutex_lock(&reg->group_lock);
+    reg->group_commits++;
+    reg->group_items += n;
     for (size_t i = 0; i < n; i++) {
         items[i]->rc = rc;
         items[i]->group_size = n;

@@ -62,7 +62,8 @@ struct registry {
     pthread_mutex_t group_lock;
     struct group_item *group_pending; /* FIFO */
     struct group_item *group_tail;
-    int group_leaders; /* batches being written now */
+    int group_leaders;                   /* batches being written now */
+    uint64_t group_commits, group_items; /* written so far (under group_lock) */
 
     /* The change feed between nodes. */
     int64_t feed_start; /* last change seq seen before the initial load */

@@ -13,7 +13,7 @@ typedef struct server_config {
     char *database_url; /* libpq conninfo or URL; NULL = embedded PostgreSQL */
     char *data_dir;     /* embedded cluster lives here, default "./var" */
     int threads;        /* HTTP event-loop threads; default = number of cores */
-    int db_threads;     /* database worker threads (one connection each); default 4 */
+    int db_threads;     /* database worker threads (one connection each); default 16 */
     char *tls_cert;     /* PEM chain; with tls_key enables TLS + ALPN (h2, http/1.1) */
     char *tls_key;
     size_t max_schema_bytes;     /* schema text limit (42209), default 1 MiB */
