@@ -17,9 +17,7 @@
 #include "base/alloc.h"
 
 /* Two groups in flight keep the database busy while the next one forms. */
-#ifndef GROUP_MAX_LEADERS
 #define GROUP_MAX_LEADERS 2
-#endif
 /* Bounds one statement's size and one commit's latency. */
 #define GROUP_MAX_ITEMS 64
 
