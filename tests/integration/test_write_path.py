@@ -1,5 +1,6 @@
 """The registration path of docs/architecture.md ("The write path"): the common
-registration is one statement (sr_register_append) checked against the
+registration is one statement (sr_register_append_many, one call per group of
+registrations: migrations/0010) checked against the
 versions the node holds; a node whose memory is behind the database falls back
 to the general transaction and still answers what the database says. Mixed
 concurrent batches keep every refusal and every success exact, checked in SQL."""
@@ -123,13 +124,14 @@ class OneStatement(harness.RegistryTestCase):
     def setUpClass(cls):
         cls.pg = harness.cluster()
         cls.db = cls.pg.new_database()
-        # track_functions makes the fast path visible in pg_stat_user_functions.
+        # track_functions makes the fast path visible in pg_stat_user_functions; one
+        # registration at a time is one call (a group of one).
         cls.pg.sql(f"ALTER DATABASE {cls.db.name} SET track_functions = 'pl'")
         cls.server = harness.Server(database_url=cls.db.url, name="one-statement").start()
 
     def fast_calls(self):
         rows = self.db.sql("SELECT coalesce(sum(calls), 0) FROM pg_stat_user_functions "
-                           "WHERE funcname = 'sr_register_append'")
+                           "WHERE funcname = 'sr_register_append_many'")
         return int(rows[0][0])
 
     def test_new_subjects_take_one_statement(self):
