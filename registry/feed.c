@@ -62,10 +62,11 @@ static int own_cmp(const void *a, const void *b)
 static void own_mark(registry_t *reg, const int64_t *seqs, int n, char *skip)
 {
     pthread_mutex_lock(&reg->own_lock);
-    qsort(reg->own_seqs, reg->own_n, sizeof *reg->own_seqs, own_cmp);
-    for (int i = 0; i < n; i++)
-        skip[i] = reg->own_n &&
-                  bsearch(&seqs[i], reg->own_seqs, reg->own_n, sizeof *reg->own_seqs, own_cmp) != NULL;
+    if (reg->own_n) { /* else own_seqs may be NULL, which qsort and bsearch may not get */
+        qsort(reg->own_seqs, reg->own_n, sizeof *reg->own_seqs, own_cmp);
+        for (int i = 0; i < n; i++)
+            skip[i] = bsearch(&seqs[i], reg->own_seqs, reg->own_n, sizeof *reg->own_seqs, own_cmp) != NULL;
+    }
     pthread_mutex_unlock(&reg->own_lock);
 }
 
