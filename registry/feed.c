@@ -30,8 +30,6 @@ static int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* What GET /metrics shows of the feed (registry_stats): applied up to seq,
- * behind sequence numbers short of the log's end, as of now. */
 /* ---- Own changes: written and published here, not reloaded again ---------- */
 
 void registry_feed_own(registry_t *reg, int64_t seq)
@@ -82,6 +80,8 @@ static void own_forget(registry_t *reg, int64_t settled)
     pthread_mutex_unlock(&reg->own_lock);
 }
 
+/* What GET /metrics shows of the feed (registry_stats): applied up to seq,
+ * behind sequence numbers short of the log's end, as of now. */
 static void feed_note(registry_t *reg, int64_t seq, int64_t behind)
 {
     own_forget(reg, seq);
