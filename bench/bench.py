@@ -28,7 +28,7 @@ Workloads and baselines
 Load generators: wrk and h2load (Debian's wrk, nghttp2-client); every run is
 bounded by --seconds. --quick shrinks the start-up and compatibility sizes
 tenfold for a fast look. --only runs some of the four groups; --repeat N
-runs the read workloads N times, each next to its baseline again, to show
+runs the read and write workloads N times, each next to its baseline again, to show
 how much the figures move on a busy machine.
 """
 
@@ -119,7 +119,7 @@ function setup(thread) n = n + 1; thread:set("tid", n) end
 counter = 0
 function request()
   counter = counter + 1
-  local k = tid .. "x" .. counter
+  local k = RUN .. tid .. "x" .. counter
   local body = [==[{"schema":"{\"type\":\"record\",\"name\":\"New]==] .. k ..
                [==[\",\"fields\":[{\"name\":\"id\",\"type\":\"long\"}]}"}]==]
   return wrk.format("POST", "/subjects/bench-new-" .. k .. "/versions",
@@ -362,7 +362,7 @@ def main():
                     help="the server's db.threads for the read and write workloads (0: its default)")
     ap.add_argument("--only", default="reads,writes,startup,compat",
                     help="comma-separated sections to run (default: all)")
-    ap.add_argument("--repeat", type=int, default=1, help="run the read rows this many times")
+    ap.add_argument("--repeat", type=int, default=1, help="run the read and write rows this many times")
     args = ap.parse_args()
     only = set(args.only.split(","))
     os.environ["SR_BINARY"] = os.path.abspath(args.binary)
@@ -400,15 +400,18 @@ def reads_and_writes(pg, args, S, only):
         nginx.stop()
         constant.stop()
     if "writes" in only:
-        writes(pg, db, server, S)
+        for _ in range(args.repeat):
+            writes(pg, db, server, S)
     server.stop()
 
 
 def writes(pg, db, server, S):
     """New subject + new schema per request, against single-row INSERTs."""
-    script = os.path.join(server.dir, "new.lua")
+    writes.runs = getattr(writes, "runs", 0) + 1
+    script = os.path.join(server.dir, f"new{writes.runs}.lua")
     with open(script, "w") as f:
-        f.write(NEW_REGISTRATION_LUA)
+        # Each run its own names: a repeat must register new subjects, not find old ones.
+        f.write(f'local RUN = "r{writes.runs}x"\n' + NEW_REGISTRATION_LUA)
     rate, p50, p99, bad, _ = wrk(f"{server.base_url}", S, 16, script=script)
     tps, plat = pgbench(pg, db.name, S)
     row("POST new registration (wrk c16)", rate, "req/s", "pgbench c16 single-row INSERT", tps, p50, p99,

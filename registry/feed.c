@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/alloc.h"
 #include "base/log.h"
 
 /* A sequence number can commit after a higher one; a gap is waited for this
@@ -18,6 +19,9 @@
 #define FEED_GAP_WAIT_MS 5000
 /* Changes read per poll. */
 #define FEED_BATCH 1000
+/* Own changes remembered at most (registry_feed_own); beyond it (a feed that
+ * cannot keep up or reach the database) they are simply reloaded. */
+#define FEED_OWN_MAX 65536
 
 static int64_t now_ms(void)
 {
@@ -26,10 +30,61 @@ static int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* ---- Own changes: written and published here, not reloaded again ---------- */
+
+void registry_feed_own(registry_t *reg, int64_t seq)
+{
+    if (seq <= 0 || !reg->feed_started || reg->opts.feed_interval_ms <= 0)
+        return;
+    pthread_mutex_lock(&reg->own_lock);
+    /* At or below feed_applied the feed is past it (or reloading it now). */
+    if (seq > __atomic_load_n(&reg->feed_applied, __ATOMIC_RELAXED) && reg->own_n < FEED_OWN_MAX) {
+        if (reg->own_n == reg->own_cap) {
+            reg->own_cap = reg->own_cap ? 2 * reg->own_cap : 256;
+            reg->own_seqs = xrealloc(reg->own_seqs, reg->own_cap * sizeof *reg->own_seqs);
+        }
+        reg->own_seqs[reg->own_n++] = seq;
+    }
+    pthread_mutex_unlock(&reg->own_lock);
+}
+
+static int own_cmp(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* skip[i] = 1 for each seqs[i] this node wrote and published. Entries stay
+ * until the feed has settled past them (own_forget), so a batch read again
+ * after a gap skips them again. */
+static void own_mark(registry_t *reg, const int64_t *seqs, int n, char *skip)
+{
+    pthread_mutex_lock(&reg->own_lock);
+    if (reg->own_n) { /* else own_seqs may be NULL, which qsort and bsearch may not get */
+        qsort(reg->own_seqs, reg->own_n, sizeof *reg->own_seqs, own_cmp);
+        for (int i = 0; i < n; i++)
+            skip[i] = bsearch(&seqs[i], reg->own_seqs, reg->own_n, sizeof *reg->own_seqs, own_cmp) != NULL;
+    }
+    pthread_mutex_unlock(&reg->own_lock);
+}
+
+/* Drops the entries at or below settled: the feed never reads them again. */
+static void own_forget(registry_t *reg, int64_t settled)
+{
+    pthread_mutex_lock(&reg->own_lock);
+    size_t k = 0;
+    for (size_t i = 0; i < reg->own_n; i++)
+        if (reg->own_seqs[i] > settled)
+            reg->own_seqs[k++] = reg->own_seqs[i];
+    reg->own_n = k;
+    pthread_mutex_unlock(&reg->own_lock);
+}
+
 /* What GET /metrics shows of the feed (registry_stats): applied up to seq,
  * behind sequence numbers short of the log's end, as of now. */
 static void feed_note(registry_t *reg, int64_t seq, int64_t behind)
 {
+    own_forget(reg, seq);
     int64_t now = reg_wall_ms();
     __atomic_store_n(&reg->feed_applied, seq, __ATOMIC_RELAXED);
     __atomic_store_n(&reg->feed_behind, behind, __ATOMIC_RELAXED);
@@ -115,6 +170,10 @@ static int feed_check_continuity(registry_t *reg, store_t *db, int64_t *seq)
              (long long)loaded, (long long)timeline, (long long)end, (long long)*seq);
     /* After the index: a write let through by registry_check_primary sees the new state. */
     __atomic_store_n(&reg->timeline, timeline, __ATOMIC_RELEASE);
+    /* The sequence numbers this node wrote may have been lost with the old
+     * primary, and the new one hands them out again to other nodes' changes:
+     * none of them may be skipped as this node's own (registry_feed_own). */
+    own_forget(reg, INT64_MAX);
     *seq = end;
     return 0;
 }
@@ -171,8 +230,10 @@ static int feed_poll(registry_t *reg, store_t *db, store_t **replica, int64_t *s
     int gap = 0;
     /* After reading the changes: a replica past the primary's position now has them. */
     store_t *src = n > 0 ? registry_read_source(reg, db, replica) : db;
+    char *own = xcalloc(n ? (size_t)n : 1, 1);
+    own_mark(reg, seqs, n, own);
     for (int i = 0; i < n; i++) {
-        if (registry_reload_scope(reg, src, scopes.items[i], &err) != REG_OK) {
+        if (!own[i] && registry_reload_scope(reg, src, scopes.items[i], &err) != REG_OK) {
             if (src != db && store_is_broken(src)) {
                 store_close(src);
                 *replica = NULL;
@@ -199,6 +260,7 @@ static int feed_poll(registry_t *reg, store_t *db, store_t **replica, int64_t *s
     if (n == FEED_BATCH && store_last_change(db, &head) != STORE_OK)
         head = seqs[n - 1];
     feed_note(reg, settled, head > settled ? head - settled : 0);
+    free(own);
     free(seqs);
     strlist_clear(&scopes);
     return 0;

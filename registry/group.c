@@ -80,6 +80,8 @@ static void group_lead_locked(registry_t *reg, store_t *db, group_item_t *me)
     pthread_mutex_unlock(&reg->group_lock);
     store_rc_t rc = group_write(db, items, n);
     pthread_mutex_lock(&reg->group_lock);
+    reg->group_commits++;
+    reg->group_items += n;
     for (size_t i = 0; i < n; i++) {
         items[i]->rc = rc;
         items[i]->group_size = n;

@@ -62,7 +62,8 @@ struct registry {
     pthread_mutex_t group_lock;
     struct group_item *group_pending; /* FIFO */
     struct group_item *group_tail;
-    int group_leaders; /* batches being written now */
+    int group_leaders;                   /* batches being written now */
+    uint64_t group_commits, group_items; /* written so far (under group_lock) */
 
     /* The change feed between nodes. */
     int64_t feed_start; /* last change seq seen before the initial load */
@@ -78,6 +79,11 @@ struct registry {
      * that found this node current. */
     int64_t feed_applied, feed_behind, feed_poll_ms, feed_current_ms;
     int feed_connected;
+    /* Change seqs this node wrote and has already published (registry_feed_own),
+     * which the feed then need not reload; unsorted, bounded, guarded by own_lock. */
+    pthread_mutex_t own_lock;
+    int64_t *own_seqs;
+    size_t own_n, own_cap;
 
     reg_counters_t counters;
 
@@ -126,6 +132,15 @@ void registry_feed_stop(registry_t *reg);
  * primary otherwise, or without a replica. Only for loads: never for writes.
  */
 store_t *registry_read_source(registry_t *reg, store_t *primary, store_t **replica);
+
+/*
+ * Tells the feed that change seq was written by this node and its result is
+ * already in the index (call only after publishing it), so the feed skips
+ * reloading that scope for it. Only a saving: a change the feed meets first
+ * is reloaded as before. Without it every registration cost a second read
+ * of its subject by the feed (docs/performance.md).
+ */
+void registry_feed_own(registry_t *reg, int64_t seq);
 
 /* ---- 5. References and parsed models ---------------------------------------------- */
 

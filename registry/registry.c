@@ -33,6 +33,7 @@ registry_t *registry_new(const registry_options_t *opts, store_t *db, char **err
         pthread_mutex_init(&reg->reload_locks[i], NULL);
     pthread_mutex_init(&reg->feed_lock, NULL);
     pthread_cond_init(&reg->feed_wake, NULL);
+    pthread_mutex_init(&reg->own_lock, NULL);
     registry_group_init(reg);
 
     /* The feed starts from the change log's end as it was BEFORE the load:
@@ -78,6 +79,8 @@ void registry_free(registry_t *reg)
         pthread_mutex_destroy(&reg->reload_locks[i]);
     pthread_mutex_destroy(&reg->feed_lock);
     pthread_cond_destroy(&reg->feed_wake);
+    pthread_mutex_destroy(&reg->own_lock);
+    free(reg->own_seqs);
     registry_group_destroy(reg);
     free(reg->cluster_id);
     free(reg->conninfo);

@@ -375,6 +375,8 @@ typedef struct reg_stats {
     uint64_t subjects[SCHEMA_TYPE_COUNT]; /* subjects with a live version, by the latest one's type */
     uint64_t versions_live, versions_deleted;
     uint64_t index_bytes; /* records, keys, maps and prepared bodies; not parsed models */
+    /* Group commit (registry/group.c): statements written, registrations in them. */
+    uint64_t group_commits, group_items;
     /* The change feed. */
     int feed_running;     /* a feed thread polls (feed.interval.ms > 0) */
     int feed_connected;   /* it has a database connection */

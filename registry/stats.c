@@ -124,6 +124,10 @@ void registry_stats(registry_t *reg, reg_stats_t *out)
     out->versions_live = is.versions_live;
     out->versions_deleted = is.versions_deleted;
     out->index_bytes = is.bytes + sizeof *reg;
+    pthread_mutex_lock(&reg->group_lock);
+    out->group_commits = reg->group_commits;
+    out->group_items = reg->group_items;
+    pthread_mutex_unlock(&reg->group_lock);
 
     out->feed_running = reg->feed_started && reg->opts.feed_interval_ms > 0;
     out->feed_connected = __atomic_load_n(&reg->feed_connected, __ATOMIC_RELAXED);

@@ -888,6 +888,8 @@ static reg_code_t register_append(registry_t *reg, store_t *db, const char *subj
             row = NULL;
         }
         rc = registry_publish_appended(reg, db, seen, row, &added, err);
+        if (rc == REG_OK)
+            registry_feed_own(reg, a.change_seq); /* published: the feed need not read it back */
     } else {
         reg_schema_release(row);
         rc = src == STORE_OK ? REG_SCHEMA_NOT_FOUND : reg_store(err, db, src);

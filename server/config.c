@@ -92,8 +92,9 @@ static const config_key_t config_keys[] = {
      "Where the embedded database lives. Unused with `database.url`."},
     {"threads", CFG_THREADS, FIELD(threads), "N", "0",
      "HTTP event-loop threads (0 to 1024); `0` = one per CPU core."},
-    /* group commit (registry/group.c) gathers what the workers hold */
-    {"db.threads", CFG_COUNT, FIELD(db_threads), "N", "8",
+    /* Group commit (registry/group.c) gathers what the workers hold: 16 made groups
+     * of 7-8 under 16 writing clients where 8 made 5 (docs/performance.md). */
+    {"db.threads", CFG_COUNT, FIELD(db_threads), "N", "16",
      "Database worker threads, one PostgreSQL connection each (1 to 1024). Registrations the workers "
      "hold at one moment are committed together, so more workers mean larger groups under load."},
     {"tls.cert", CFG_STRING, FIELD(tls_cert), "FILE", "",

@@ -406,6 +406,13 @@ static void metrics_registry(strbuf_t *b, registry_t *reg)
                    "Bytes of the in-memory index: records, keys, map slots and prepared bodies (an "
                    "estimate without allocator overhead, stored JSON or parsed models).");
     metrics_u64(b, "schema_registry_index_memory_bytes", NULL, st.index_bytes);
+    metrics_family(
+        b, "schema_registry_group_commits_total", "counter",
+        "One-statement registration groups written (group commit: one statement, one commit each).");
+    metrics_u64(b, "schema_registry_group_commits_total", NULL, st.group_commits);
+    metrics_family(b, "schema_registry_group_registrations_total", "counter",
+                   "Registrations written in those groups; divided by the groups, the mean group size.");
+    metrics_u64(b, "schema_registry_group_registrations_total", NULL, st.group_items);
 
     metrics_family(b, "schema_registry_change_feed_running", "gauge",
                    "1 when a change-feed thread follows the database's change log (feed.interval.ms > 0).");

@@ -831,8 +831,8 @@ store_rc_t store_register_append(store_t *db, store_append_t *items, size_t n)
     const char *p[1] = {text};
     PGresult *res = NULL;
     store_rc_t rc =
-        store_query(db, "SELECT o_ord, o_id, o_version, o_ts, o_new FROM sr_register_append_many($1)", 1, p,
-                    &res, "registering a schema");
+        store_query(db, "SELECT o_ord, o_id, o_version, o_ts, o_new, o_seq FROM sr_register_append_many($1)",
+                    1, p, &res, "registering a schema");
     free(text);
     if (rc != STORE_OK)
         return rc;
@@ -846,6 +846,7 @@ store_rc_t store_register_append(store_t *db, store_append_t *items, size_t n)
         a->version = atoi(PQgetvalue(res, r, 2));
         a->ts_ms = strtoll(PQgetvalue(res, r, 3), NULL, 10);
         a->inserted = PQgetvalue(res, r, 4)[0] == 't';
+        a->change_seq = strtoll(PQgetvalue(res, r, 5), NULL, 10);
     }
     PQclear(res);
     return STORE_OK;

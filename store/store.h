@@ -142,6 +142,7 @@ typedef struct store_append {
     int version;
     int inserted;
     int64_t ts_ms;
+    int64_t change_seq; /* its row in changes (the feed's sequence number) */
     /* In: the action of its audit row (section 6), written with the version
      * when it applies; NULL = none. actor: who it is for (borrowed, the
      * caller's connection's: store_actor), also when another connection

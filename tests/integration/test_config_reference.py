@@ -79,7 +79,7 @@ class ConfigReference(harness.unittest.TestCase):
         self.assertEqual(self.rows["auth.rule"][0], "(config file only)")
         self.assertEqual(self.rows["auth.group"][0], "(config file only)")
         # Defaults as the loader applies them (tests/unit/test_config.c checks the values loaded).
-        self.assertEqual(self.rows["db.threads"][2], "`8`")
+        self.assertEqual(self.rows["db.threads"][2], "`16`")
         self.assertEqual(self.rows["database.url"][2], "unset")
         self.assertEqual(self.rows["log.format"][2], "`text`")
 

@@ -464,7 +464,7 @@ class ConfigFields(harness.RegistryTestCase):
 
 
 class FastPath(harness.RegistryTestCase):
-    """The one-statement registration (sr_register_append) stores the metadata too."""
+    """The one-statement registration (sr_register_append_many) stores the metadata too."""
 
     @classmethod
     def setUpClass(cls):
@@ -475,7 +475,7 @@ class FastPath(harness.RegistryTestCase):
 
     def fast_calls(self):
         return int(self.db.value("SELECT coalesce(sum(calls), 0) FROM pg_stat_user_functions "
-                                 "WHERE funcname = 'sr_register_append'"))
+                                 "WHERE funcname = 'sr_register_append_many'"))
 
     def test_metadata_goes_through_the_one_statement(self):
         subjects = [self.sub() for _ in range(3)]

@@ -57,6 +57,8 @@ FAMILIES = {
     "schema_registry_subjects": "gauge",
     "schema_registry_versions": "gauge",
     "schema_registry_index_memory_bytes": "gauge",
+    "schema_registry_group_commits_total": "counter",
+    "schema_registry_group_registrations_total": "counter",
     "schema_registry_change_feed_running": "gauge",
     "schema_registry_change_feed_connected": "gauge",
     "schema_registry_change_feed_applied_sequence": "gauge",
@@ -364,7 +366,7 @@ class Counting(Scrapes, harness.RegistryTestCase):
             if s.value("schema_registry_db_pool_connected_workers") == workers or time.monotonic() > deadline:
                 break
             time.sleep(0.1)
-        self.assertEqual(workers, 8, "db.threads' default")
+        self.assertEqual(workers, 16, "db.threads' default")
         self.assertEqual(s.value("schema_registry_db_pool_connected_workers"), workers)
         self.assertEqual(s.value("schema_registry_db_pool_busy_workers"), 0)
         self.assertEqual(s.value("schema_registry_db_pool_waiting_jobs"), 0)

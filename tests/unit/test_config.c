@@ -81,7 +81,7 @@ static void test_defaults(void **state)
     assert_null(cfg.database_url);
     assert_string_equal(cfg.data_dir, "./var");
     assert_int_equal(cfg.threads, (int)sysconf(_SC_NPROCESSORS_ONLN));
-    assert_int_equal(cfg.db_threads, 8);
+    assert_int_equal(cfg.db_threads, 16);
     assert_null(cfg.tls_cert);
     assert_null(cfg.tls_key);
     assert_int_equal(cfg.max_schema_bytes, 1048576);
