@@ -85,23 +85,26 @@ test: deps
 # reach the normal builds.
 fuzz: deps
 	@shopt -s nullglob
-	targets=(tests/fuzz/*.c)
+	targets=(tests/fuzz/*.c tests/fuzz_client/*.c)
 	if (( $${#targets[@]} == 0 )); then echo "make fuzz: no tests/fuzz/*.c targets"; exit 0; fi
 	CC=$(FUZZ_CC) cmake -S . -B $(FUZZ_DIR) -DCMAKE_BUILD_TYPE=Debug \
 	  "-DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -O1"
-	cmake --build $(FUZZ_DIR) -j$(JOBS) --target compat base
+	cmake --build $(FUZZ_DIR) -j$(JOBS) --target compat base client
 	includes=$$(find $(FUZZ_DIR) -name '*.h' -printf '-I%h\n' | sort -u)
 	libs=$$(pkg-config --libs jansson libprotobuf-c libcrypto)
+	# tests/fuzz_client/ targets also link client/ (and so libcurl) before compat.
+	clientlibs=($(FUZZ_DIR)/libclient.a); curl=$$(pkg-config --libs libcurl)
 	mkdir -p $(FUZZ_DIR)/artifacts
 	rm -rf $(FUZZ_DIR)/seeds
 	python3 tests/fuzz/seed_corpus.py $(FUZZ_DIR)/seeds
 	bad=0
 	for src in "$${targets[@]}"; do
 	  name=$$(basename "$$src" .c)
+	  extra=(); [[ $$src == tests/fuzz_client/* ]] && extra=("$${clientlibs[@]}")
 	  $(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer \
-	    -I. $$includes "$$src" $(FUZZ_DIR)/libcompat.a $(FUZZ_DIR)/libcompat_avro.a \
+	    -I. $$includes "$$src" "$${extra[@]}" $(FUZZ_DIR)/libcompat.a $(FUZZ_DIR)/libcompat_avro.a \
 	    $(FUZZ_DIR)/libcompat_protobuf.a $(FUZZ_DIR)/libcompat_jsonschema.a $(FUZZ_DIR)/libbase.a \
-	    $$libs -lm -o "$(FUZZ_DIR)/$$name"
+	    $$libs $$([[ $$src == tests/fuzz_client/* ]] && echo "$$curl -lpthread") -lm -o "$(FUZZ_DIR)/$$name"
 	  corpus=$(FUZZ_DIR)/corpus/$$name; mkdir -p "$$corpus"
 	  seeds=(); [[ -d $(FUZZ_DIR)/seeds/$$name ]] && seeds=($(FUZZ_DIR)/seeds/$$name)
 	  [[ -d tests/fuzz/corpus/$$name ]] && seeds+=(tests/fuzz/corpus/$$name)

@@ -178,6 +178,27 @@ class Decode(harness.RegistryTestCase):
         self.assertEqual((r.returncode, r.stderr.decode()),
                          (1, f"schema-registry decode: stdin line 1: schema {self.id1} is Avro and the reader is not\n"))
 
+    def test_kcat_key_value_lines(self):
+        """`kcat -C -K:` lines: the key passed through, the record after the last
+        delimiter decoded (a key may hold the delimiter, hex never does)."""
+        recs = self.encode(1, [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}]).splitlines()
+        r = self.cli("decode", "--subject", self.subject, "--key-delimiter", ":",
+                     input_text=f"k1:{recs[0]}\nuser:2:{recs[1]}\n:{recs[0]}\n")
+        self.assertEqual((r.returncode, r.stderr), (0, b""))
+        self.assertEqual(r.stdout.decode().splitlines(), ['k1:{"id":1,"full_name":"a","qty":1}',
+                                                          'user:2:{"id":2,"full_name":"b","qty":1}',
+                                                          ':{"id":1,"full_name":"a","qty":1}'])
+        r = self.cli("decode", "--subject", self.subject, "--key-delimiter", "::", "--mode", "PERMISSIVE",
+                     input_text=f"k::zz\n{recs[0]}\nk2::{recs[1]}\n")
+        self.assertEqual((r.returncode, r.stdout.decode()),
+                         (0, 'k::null\nnull\nk2::{"id":2,"full_name":"b","qty":1}\n'))
+        r = self.cli("decode", "--subject", self.subject, "--key-delimiter", "\t", input_text=recs[0] + "\n")
+        self.assertEqual((r.returncode, r.stdout, r.stderr.decode()),
+                         (1, b"", "schema-registry decode: stdin line 1: no key delimiter\n"))
+        r = self.cli("decode", "--key-delimiter", "", input_text=recs[0] + "\n")
+        self.assertEqual((r.returncode, r.stderr.decode()), (2,
+            "schema-registry decode: --key-delimiter is one or more characters (see --help)\n"))
+
     def test_stats(self):
         lines = self.encode(1, [{"id": i, "name": "n"} for i in range(50)])
         r = self.cli("decode", "--subject", self.subject, "--stats", input_text=lines)
