@@ -131,7 +131,9 @@ def decoder_seeds(outdir):
         source = f.read()
     body = source.split("pairs[][2] = {", 1)[1].split("};", 1)[0]
     names = re.findall(r"^    /\* (\w+) \*/$", body, re.M)
-    cases = subprocess.run([sys.executable, os.path.join(DATA, "client", "python_avro_cases.py")],
+    # The cases need Debian's python3-avro: the system interpreter, whatever python3 runs this.
+    python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+    cases = subprocess.run([python, os.path.join(DATA, "client", "python_avro_cases.py")],
                            capture_output=True, check=True, text=True).stdout
     for line in cases.splitlines():
         case = json.loads(line)
