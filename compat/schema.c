@@ -141,6 +141,16 @@ int schema_equivalent(const schema_t *a, const schema_t *b)
     return a->canonical_len == b->canonical_len && memcmp(a->canonical, b->canonical, a->canonical_len) == 0;
 }
 
+int schema_changes(const schema_t *old_schema, const schema_t *new_schema, change_list_t *out)
+{
+    if (old_schema->engine != new_schema->engine)
+        return change_list_push(out, CHANGE_OTHER, "", schema_type_name(old_schema->engine->type),
+                                schema_type_name(new_schema->engine->type), "SCHEMA_TYPE_CHANGED", 0, 0);
+    if (!old_schema->engine->changes)
+        return 0;
+    return old_schema->engine->changes(old_schema->model, new_schema->model, out);
+}
+
 /* ---- 5. Inline tags ------------------------------------------------------ */
 
 void schema_tagged_free(schema_tagged_t *t, size_t n)

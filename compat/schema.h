@@ -5,7 +5,8 @@
  *   1. Schema types
  *   2. References handed to a parser
  *   3. The engine table (what every format implements)
- *   4. Parsed schemas: parse, canonical text, formats, the backward check, equivalence
+ *   4. Parsed schemas: parse, canonical text, formats, the backward check, equivalence,
+ *      the change list (compat/change.h)
  *   5. Inline tags: editing them into a schema's text, listing the tagged entities
  *
  * A parsed schema_t is immutable once schema_parse() returns it, so one
@@ -17,6 +18,7 @@
 
 #include <stddef.h>
 
+#include "compat/change.h"
 #include "base/strlist.h"
 
 /* ---- 1. Schema types ------------------------------------------------- */
@@ -115,6 +117,13 @@ typedef struct schema_engine {
      */
     int (*has_top_level_field)(const void *model, const char *name);
     /*
+     * The changes from old to new in the model of compat/change.h, mapped
+     * from the engine's own difference types (docs/evolution.md), appended
+     * to out in the order the engine finds them. Returns 0, or -1 when out
+     * of memory or the pair is too large to compare. Safe on shared models.
+     */
+    int (*changes)(const void *old_model, const void *new_model, change_list_t *out);
+    /*
      * ParsedSchema.copy(tagsToAdd, tagsToRemove): text (a stored canonical
      * text, len bytes) with each edit applied in order, as new text to
      * register (malloc'd); NULL and *error (malloc'd, the message of
@@ -162,6 +171,11 @@ char *schema_format(const schema_t *s, const char *format);
 
 /* ParsedSchema.equivalent (see schema_engine_t.equivalent); 0 for different types. */
 int schema_equivalent(const schema_t *a, const schema_t *b);
+
+/* The changes from old to new (schema_engine_t.changes). Different types
+ * yield one OTHER change with detail "SCHEMA_TYPE_CHANGED", breaking both
+ * directions. Returns 0 or -1. */
+int schema_changes(const schema_t *old_schema, const schema_t *new_schema, change_list_t *out);
 
 /* ---- 5. Inline tags ---------------------------------------------------- */
 

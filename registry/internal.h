@@ -140,6 +140,11 @@ void reg_resolved_clear(reg_resolved_t *r);
 
 /* The parsed model of a stored schema (cached on it; borrowed). NULL + err on failure. */
 const schema_t *registry_parsed(registry_t *reg, reg_schema_t *s, reg_error_t *err);
+/* A request's schema parsed in context with its references resolved (registry/write.c):
+ * 42201 for an unknown type, an empty or invalid schema, 422xx/404xx for references.
+ * *out (the caller's) and *res (reg_resolved_clear) are set either way. */
+reg_code_t registry_parse_request(registry_t *reg, const char *context, const reg_request_t *req, int flags,
+                                  int allow_deleted, reg_resolved_t *res, schema_t **out, reg_error_t *err);
 
 /* ---- 6. Effective settings ------------------------------------------------------------ */
 

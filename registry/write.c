@@ -141,32 +141,45 @@ static void candidate_set_metadata(candidate_t *c, json_t *metadata)
                  metadata, c->key);
 }
 
-/* Parses the request. allow_deleted: soft-deleted reference targets count (lookups). */
-static reg_code_t candidate_parse(registry_t *reg, const char *subject, const reg_request_t *req, int flags,
-                                  int allow_deleted, candidate_t *c, reg_error_t *err)
+reg_code_t registry_parse_request(registry_t *reg, const char *context, const reg_request_t *req, int flags,
+                                  int allow_deleted, reg_resolved_t *res, schema_t **out, reg_error_t *err)
 {
-    memset(c, 0, sizeof *c);
-    c->context = reg_context_copy(subject);
-    reg_code_t rc = parse_type(req, &c->type, err);
+    schema_type_t type;
+    *out = NULL;
+    memset(res, 0, sizeof *res);
+    reg_code_t rc = parse_type(req, &type, err);
     if (rc != REG_OK)
         return rc;
     if (request_is_empty(req))
         return reg_fail(err, REG_INVALID_SCHEMA, "Empty schema");
     size_t nrefs = req->nrefs;
     reg_ref_t *sorted = flags & SCHEMA_PARSE_NORMALIZE ? normalized_refs(req, &nrefs) : NULL;
-    rc = registry_resolve(reg, c->context, sorted ? sorted : req->refs, nrefs, allow_deleted, &c->res, err);
+    rc = registry_resolve(reg, context, sorted ? sorted : req->refs, nrefs, allow_deleted, res, err);
     free(sorted);
     if (rc != REG_OK)
         return rc;
     char *error = NULL;
-    c->parsed =
-        schema_parse(c->type, req->schema, request_schema_len(req), c->res.refs, c->res.n, flags, &error);
-    if (!c->parsed) {
-        reg_fail(err, REG_INVALID_SCHEMA, "Invalid schema of type %s, details: %s", schema_type_name(c->type),
+    *out = schema_parse(type, req->schema, request_schema_len(req), res->refs, res->n, flags, &error);
+    if (!*out) {
+        reg_fail(err, REG_INVALID_SCHEMA, "Invalid schema of type %s, details: %s", schema_type_name(type),
                  error ? error : "unparseable");
         free(error);
         return REG_INVALID_SCHEMA;
     }
+    return REG_OK;
+}
+
+/* Parses the request. allow_deleted: soft-deleted reference targets count (lookups). */
+static reg_code_t candidate_parse(registry_t *reg, const char *subject, const reg_request_t *req, int flags,
+                                  int allow_deleted, candidate_t *c, reg_error_t *err)
+{
+    memset(c, 0, sizeof *c);
+    c->context = reg_context_copy(subject);
+    reg_code_t rc =
+        registry_parse_request(reg, c->context, req, flags, allow_deleted, &c->res, &c->parsed, err);
+    if (rc != REG_OK)
+        return rc;
+    c->type = schema_get_type(c->parsed);
     identity_key(schema_canonical(c->parsed), schema_canonical_len(c->parsed), c->res.direct, c->res.ndirect,
                  NULL, c->content_key);
     memcpy(c->key, c->content_key, REG_KEY_LEN);

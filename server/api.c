@@ -150,28 +150,86 @@ static int decode_metadata_rule_set(http_call_t *c, api_body_t *b)
     return 0;
 }
 
-api_body_t *api_body_new(http_call_t *c)
+/* Decodes the fields of b->json into b; replies and returns -1 on failure. */
+static int body_decode(http_call_t *c, api_body_t *b)
 {
-    api_body_t *b = xcalloc(1, sizeof *b);
-    b->req.id = -1;
-    /* The schema text may hold U+0000 once decoded (Jackson decodes \u0000);
-     * the engine decides, with the length carried (reg_request_t.schema_len). */
-    b->json = json_object_body(c, JSON_ALLOW_NUL);
-    if (!b->json) {
-        free(b);
-        return NULL;
-    }
     if (field_string_n(c, b->json, "schema", &b->req.schema, &b->req.schema_len) != 0 ||
         field_string(c, b->json, "schemaType", &b->req.schema_type) != 0 ||
         field_int(c, b->json, "id", -1, &b->req.id) != 0 ||
         field_int(c, b->json, "version", 0, &b->req.version) != 0 || decode_references(c, b) != 0 ||
-        decode_metadata_rule_set(c, b) != 0) {
+        decode_metadata_rule_set(c, b) != 0)
+        return -1;
+    b->req.normalize = http_query_bool(c, "normalize", 0);
+    b->req.force = http_query_bool(c, "force", 0);
+    return 0;
+}
+
+api_body_t *api_body_new(http_call_t *c)
+{
+    /* The schema text may hold U+0000 once decoded (Jackson decodes \u0000);
+     * the engine decides, with the length carried (reg_request_t.schema_len). */
+    json_t *json = json_object_body(c, JSON_ALLOW_NUL);
+    if (!json)
+        return NULL;
+    api_body_t *b = api_body_from(c, json);
+    json_decref(json);
+    return b;
+}
+
+api_body_t *api_body_from(http_call_t *c, json_t *json)
+{
+    api_body_t *b = xcalloc(1, sizeof *b);
+    b->req.id = -1;
+    b->json = json_incref(json);
+    if (body_decode(c, b) != 0) {
         api_body_free(b);
         return NULL;
     }
-    b->req.normalize = http_query_bool(c, "normalize", 0);
-    b->req.force = http_query_bool(c, "force", 0);
     return b;
+}
+
+static void api_pair_dispose(void *p)
+{
+    api_pair_t *pair = p;
+    api_body_free(pair->old_body);
+    api_body_free(pair->new_body);
+    free(pair);
+}
+
+/* One side of a pair: an object of the registration body's shape. */
+static api_body_t *pair_side(http_call_t *c, json_t *whole, const char *name)
+{
+    json_t *side = json_object_get(whole, name);
+    if (!json_is_object(side)) {
+        http_reply_error(c, 422, "Field '%s' must be an object with the schema, as a registration body",
+                         name);
+        return NULL;
+    }
+    return api_body_from(c, side);
+}
+
+api_pair_t *api_pair_new(http_call_t *c)
+{
+    json_t *whole = json_object_body(c, JSON_ALLOW_NUL);
+    if (!whole)
+        return NULL;
+    api_pair_t *pair = xcalloc(1, sizeof *pair);
+    if (!(pair->old_body = pair_side(c, whole, "old")) || !(pair->new_body = pair_side(c, whole, "new"))) {
+        api_pair_dispose(pair);
+        pair = NULL;
+    }
+    json_decref(whole);
+    return pair;
+}
+
+void api_pair_keep(http_call_t *c, api_pair_t *pair)
+{
+    http_call_keep(c, pair, api_pair_dispose);
+}
+
+api_pair_t *api_pair_kept(http_call_t *c)
+{
+    return c->kept;
 }
 
 void api_body_free(api_body_t *b)
@@ -387,4 +445,49 @@ int api_page(http_call_t *c, size_t n, size_t max, size_t *start, size_t *count)
     *start = off < n ? off : n;
     *count = n - *start < lim ? n - *start : lim;
     return 0;
+}
+
+/* ---- 4. Change lists ------------------------------------------------------- */
+
+static json_t *string_or_null(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+json_t *api_change_array(const change_list_t *l)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < l->n; i++) {
+        const change_t *ch = &l->items[i];
+        json_array_append_new(
+            arr, json_pack("{s:s, s:s, s:o, s:o, s:o, s:b, s:b}", "kind", change_kind_name(ch->kind), "path",
+                           ch->path, "oldType", string_or_null(ch->old_type), "newType",
+                           string_or_null(ch->new_type), "detail", string_or_null(ch->detail), "forward",
+                           ch->forward, "backward", ch->backward));
+    }
+    return arr;
+}
+
+json_t *api_changes_object(const reg_changes_t *ch)
+{
+    return json_pack("{s:s, s:s, s:b, s:b, s:o}", "schemaType", schema_type_name(ch->type), "summary",
+                     ch->summary, "backward", change_list_backward(&ch->list), "forward",
+                     change_list_forward(&ch->list), "changes", api_change_array(&ch->list));
+}
+
+int api_wants_changes(http_call_t *c)
+{
+    return http_query_bool(c, "verbose", 0) && http_query_bool(c, "changes", 0);
+}
+
+void api_add_candidate_changes(http_call_t *c, json_t *obj, const char *subject, const char *version_text,
+                               const reg_request_t *req)
+{
+    reg_changes_t ch;
+    reg_error_t err;
+    if (registry_candidate_changes(c->reg, subject, version_text, req, &ch, &err) == REG_OK) {
+        json_object_set_new(obj, "changes", api_change_array(&ch.list));
+        json_object_set_new(obj, "summary", json_string(ch.summary));
+    }
+    reg_changes_clear(&ch);
 }

@@ -6,6 +6,7 @@
  *   1. Registry outcomes -> replies
  *   2. Request bodies
  *   3. Response objects (docs/api.md: the schema object, both response profiles)
+ *   4. Change lists (docs/evolution.md)
  */
 #ifndef SERVER_API_H
 #define SERVER_API_H
@@ -34,6 +35,9 @@ typedef struct api_body {
  * replies (400 malformed / wrong types, 422 missing body, 42201 bad reference)
  * and returns NULL. */
 api_body_t *api_body_new(http_call_t *c);
+/* The same for a RegisterSchemaRequest object inside another body (json:
+ * borrowed, the body takes a reference), e.g. an association's "schema". */
+api_body_t *api_body_from(http_call_t *c, json_t *json);
 void api_body_free(api_body_t *body);
 /* Keeps a body for the database part (the call owns it then); read it back
  * there with api_body_kept (borrowed). */
@@ -44,6 +48,19 @@ void api_json_keep(http_call_t *c, json_t *body);
 json_t *api_json_kept(http_call_t *c);
 /* Parses the body as a JSON object; replies 400/422 and returns NULL on failure. */
 json_t *api_json_object(http_call_t *c);
+
+/* POST /changes: {"old": {...}, "new": {...}}, each side decoded as a
+ * registration body. On failure replies (400 as api_body_new, 422 when a
+ * side is not an object) and returns NULL. */
+typedef struct api_pair {
+    api_body_t *old_body;
+    api_body_t *new_body;
+} api_pair_t;
+
+api_pair_t *api_pair_new(http_call_t *c);
+/* Keeps the pair for the database part (the call owns it then). */
+void api_pair_keep(http_call_t *c, api_pair_t *pair);
+api_pair_t *api_pair_kept(http_call_t *c);
 
 /* ---- 3. Response objects --------------------------------------------------- */
 
@@ -78,5 +95,19 @@ json_t *api_int_array(const int *v, size_t n);
 /* offset/limit (docs/api.md) over n items: *start and *count. max 0 = unlimited.
  * Returns -1 (after replying 404) when a parameter is not an integer. */
 int api_page(http_call_t *c, size_t n, size_t max, size_t *start, size_t *count);
+
+/* ---- 4. Change lists --------------------------------------------------------- */
+
+/* [{"kind", "path", "oldType", "newType", "detail", "forward", "backward"}, ...] */
+json_t *api_change_array(const change_list_t *l);
+/* {"schemaType", "summary", "backward", "forward", "changes"}: the answer of the change routes. */
+json_t *api_changes_object(const reg_changes_t *ch);
+/* ?verbose=true&changes=true: the client asks for the change list extension. */
+int api_wants_changes(http_call_t *c);
+/* Adds "changes" and "summary" of req against the subject's version (NULL =
+ * the latest live one) to obj; nothing when there is no such version or a
+ * schema does not parse (the reply already says why). */
+void api_add_candidate_changes(http_call_t *c, json_t *obj, const char *subject, const char *version_text,
+                               const reg_request_t *req);
 
 #endif

@@ -43,6 +43,10 @@ static void check_db(http_call_t *c, store_t *db)
                 json_array_append_new(list, json_string(messages.items[i]));
             json_object_set_new(reply, "messages", list);
         }
+        /* ?verbose=true&changes=true: what changed against the version checked (docs/evolution.md). */
+        if (api_wants_changes(c))
+            api_add_candidate_changes(c, reply, http_param(c, "subject"), version_text(c),
+                                      &api_body_kept(c)->req);
         http_reply_json(c, 200, reply);
     }
     strlist_clear(&messages);

@@ -47,6 +47,10 @@ extern const http_handler_t handle_version_tags;
 extern const http_handler_t handle_compat_version;
 extern const http_handler_t handle_compat_all;
 
+/* handler_changes.c */
+extern const http_handler_t handle_version_changes;
+extern const http_handler_t handle_changes;
+
 /* handler_config.c */
 extern const http_handler_t handle_config_get;
 extern const http_handler_t handle_config_put;
@@ -57,5 +61,12 @@ extern const http_handler_t handle_mode_delete;
 
 /* handler_audit.c */
 extern const http_handler_t handle_audit;
+
+/* handler_associations.c */
+extern const http_handler_t handle_assoc_by_subject;
+extern const http_handler_t handle_assoc_by_resource_id;
+extern const http_handler_t handle_assoc_by_resource_name;
+extern const http_handler_t handle_assoc_create;
+extern const http_handler_t handle_assoc_delete;
 
 #endif

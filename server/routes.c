@@ -64,6 +64,14 @@ const http_route_t http_routes[] = {
     ROUTE("/compatibility/subjects/{subject}/versions/{version}", NO,
           ON(&handle_compat_version, READ, SUBJECT), NO, NO),
 
+    /* Changes between versions (docs/evolution.md): reading the subject is enough. POST /changes
+     * compares two schemas the client sends and stores nothing: any principal may (READ on ANY,
+     * as /schemas/types); the subjects its references name must each be readable, checked by the
+     * handler. */
+    ROUTE("/subjects/{subject}/versions/{version}/changes", ON(&handle_version_changes, READ, SUBJECT), NO,
+          NO, NO),
+    ROUTE("/changes", NO, ON(&handle_changes, READ, ANY), NO, NO),
+
     ROUTE("/config", ON(&handle_config_get, READ, CONFIG), NO, ON(&handle_config_put, ADMIN, CONFIG),
           ON(&handle_config_delete, ADMIN, CONFIG)),
     ROUTE("/config/{subject}", ON(&handle_config_get, READ, SUBJECT), NO,
@@ -73,6 +81,16 @@ const http_route_t http_routes[] = {
     ROUTE("/mode/{subject}", ON(&handle_mode_get, READ, SUBJECT), NO, ON(&handle_mode_put, ADMIN, SUBJECT),
           ON(&handle_mode_delete, ADMIN, SUBJECT)),
     ROUTE("/audit", ON(&handle_audit, ADMIN, AUDIT), NO, NO, NO),
+
+    /* Associations (docs/security.md "Authorization"): FILTERED, the handler
+     * shows only readable subjects' and needs write (create) or delete on
+     * every subject a change names. */
+    ROUTE("/associations", NO, ON(&handle_assoc_create, WRITE, FILTERED), NO, NO),
+    ROUTE("/associations/subjects/{subject}", ON(&handle_assoc_by_subject, READ, SUBJECT), NO, NO, NO),
+    ROUTE("/associations/resources/{resourceId}", ON(&handle_assoc_by_resource_id, READ, FILTERED), NO, NO,
+          ON(&handle_assoc_delete, DELETE, FILTERED)),
+    ROUTE("/associations/resources/{resourceNamespace}/{resourceName}",
+          ON(&handle_assoc_by_resource_name, READ, FILTERED), NO, NO, NO),
 };
 
 const size_t http_route_count = sizeof http_routes / sizeof *http_routes;

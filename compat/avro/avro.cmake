@@ -1,6 +1,7 @@
 # compat_avro: the Avro engine (included by compat/compat.cmake).
 add_library(compat_avro STATIC
   ${CMAKE_CURRENT_LIST_DIR}/avro_access.c
+  ${CMAKE_CURRENT_LIST_DIR}/avro_changes.c
   ${CMAKE_CURRENT_LIST_DIR}/avro_check.c
   ${CMAKE_CURRENT_LIST_DIR}/avro_default.c
   ${CMAKE_CURRENT_LIST_DIR}/avro_engine.c
@@ -21,4 +22,4 @@ add_library(compat_avro STATIC
   ${CMAKE_CURRENT_LIST_DIR}/avro_write.c)
 target_include_directories(compat_avro PUBLIC ${CMAKE_SOURCE_DIR})
 # pthread_once guards the fingerprint table and the hash seed.
-target_link_libraries(compat_avro PUBLIC base PkgConfig::JANSSON Threads::Threads m)
+target_link_libraries(compat_avro PUBLIC compat_change base PkgConfig::JANSSON Threads::Threads m)

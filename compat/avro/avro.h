@@ -7,6 +7,7 @@
  *   2. Direct use: parse, canonical text, Parsing Canonical Form, fingerprint
  *   3. The reader/writer check with typed incompatibilities
  *   4. The model, read-only: what a data decoder walks (client/)
+ *   5. The change list (compat/change.h)
  *
  * Documented in docs/compatibility.md "Avro". The behaviour reproduced
  * is Avro Java 1.12 (org.apache.avro.Schema, SchemaCompatibility) as wrapped
@@ -177,5 +178,11 @@ const struct json_t *avro_field_default(const avro_node_t *record, size_t i);
 size_t avro_field_n_aliases(const avro_node_t *record, size_t i);
 const char *avro_field_alias(const avro_node_t *record, size_t i, size_t j);
 long avro_field_index(const avro_node_t *record, const char *name);
+
+/* ---- 5. The change list ---------------------------------------------------------- */
+
+/* The changes from old to new (docs/evolution.md "Avro"), each direction
+ * decided by avro_check. Returns 0, or -1 when out of memory. */
+int avro_changes(const avro_model_t *old_model, const avro_model_t *new_model, change_list_t *out);
 
 #endif

@@ -119,6 +119,11 @@ static int engine_has_top_level_field(const void *model, const char *name)
     return 0;
 }
 
+static int engine_changes(const void *old_model, const void *new_model, change_list_t *out)
+{
+    return avro_changes(old_model, new_model, out);
+}
+
 static int engine_tagged(const void *model, schema_tagged_t **out, size_t *n)
 {
     return avro_tags_list(model, out, n);
@@ -132,6 +137,7 @@ const schema_engine_t avro_engine = {
     .format = engine_format,
     .equivalent = engine_equivalent,
     .has_top_level_field = engine_has_top_level_field,
+    .changes = engine_changes,
     .tags_edit = avro_tags_edit,
     .tagged = engine_tagged,
 };

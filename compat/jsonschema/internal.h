@@ -211,6 +211,11 @@ typedef struct jsonschema_mark {
 } jsonschema_mark_t;
 
 void jsonschema_difflist_clear(jsonschema_difflist_t *l);
+/* The typed differences of compare(original, update) (jsonschema_diff.c): what
+ * jsonschema_diff prints and the change list (jsonschema_changes.c) maps.
+ * Returns 0, -1 or JSONSCHEMA_DIFF_TOO_COMPLEX; *out is empty on failure. */
+int jsonschema_diff_list(const jsonschema_t *original, const jsonschema_t *update, jsonschema_policy_t policy,
+                         jsonschema_difflist_t *out);
 /* Appends (type, owned_path), taking the path; a NULL path or no memory fails the run. */
 void jsonschema_difflist_push(jsonschema_diffrun_t *run, jsonschema_difflist_t *l, jsonschema_change_t type,
                               char *owned_path);
@@ -263,5 +268,7 @@ void jsonschema_diff_unevaluated(jsonschema_ctx_t *ctx, const jsonschema_node_t 
 /* Inline tags (jsonschema_tags.c): schema_engine_t.tags_edit (compat/schema.h, section 5). */
 char *jsonschema_tags_edit(const char *text, size_t len, const schema_tag_edit_t *edits, size_t n,
                            char **error);
+/* schema_engine_t.tagged: JsonSchema.inlineTaggedEntities of the schema's JSON. 0, or -1. */
+int jsonschema_tags_list(const jsonschema_t *schema, schema_tagged_t **out, size_t *n);
 
 #endif

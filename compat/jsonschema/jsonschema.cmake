@@ -1,6 +1,7 @@
 # compat_jsonschema: the JSON Schema engine (included by compat/compat.cmake).
 add_library(compat_jsonschema STATIC
   ${CMAKE_CURRENT_LIST_DIR}/jsonschema_change.c
+  ${CMAKE_CURRENT_LIST_DIR}/jsonschema_changes.c
   ${CMAKE_CURRENT_LIST_DIR}/jsonschema_diff.c
   ${CMAKE_CURRENT_LIST_DIR}/jsonschema_diff_array.c
   ${CMAKE_CURRENT_LIST_DIR}/jsonschema_diff_combined.c
@@ -15,4 +16,4 @@ add_library(compat_jsonschema STATIC
   ${CMAKE_CURRENT_LIST_DIR}/jsonschema_ref.c
   ${CMAKE_CURRENT_LIST_DIR}/jsonschema_tags.c)
 target_include_directories(compat_jsonschema PUBLIC ${CMAKE_SOURCE_DIR})
-target_link_libraries(compat_jsonschema PUBLIC base m)
+target_link_libraries(compat_jsonschema PUBLIC compat_change base m)

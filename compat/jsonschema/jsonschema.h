@@ -19,7 +19,8 @@
  * jsonschema_load_modern.c (2019-09, 2020-12), jsonschema_node.c (nodes and
  * keyword checks both loaders share), jsonschema_ref.c ($ref and $id),
  * jsonschema_diff*.c (the comparison), jsonschema_change.c (difference types,
- * messages), jsonschema_engine.c (parse, the engine table).
+ * messages), jsonschema_changes.c (the change list of compat/change.h),
+ * jsonschema_engine.c (parse, the engine table).
  */
 #ifndef COMPAT_JSONSCHEMA_H
 #define COMPAT_JSONSCHEMA_H
@@ -165,6 +166,11 @@ int jsonschema_diff(const jsonschema_t *original, const jsonschema_t *update, js
  */
 int jsonschema_backward(const jsonschema_t *self, const jsonschema_t *previous, jsonschema_policy_t policy,
                         strlist_t *out);
+
+/* The changes from old to new (compat/change.h, docs/evolution.md "JSON
+ * Schema"), mapped from the diff's difference types (jsonschema_changes.c).
+ * Returns 0, or -1 when out of memory or too complex to compare. */
+int jsonschema_changes(const jsonschema_t *old_schema, const jsonschema_t *new_schema, change_list_t *out);
 
 /* The description of a difference at path, with the two %s placeholders
  * (docs/compatibility.md "Messages"). */

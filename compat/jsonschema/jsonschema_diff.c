@@ -287,8 +287,8 @@ static int run_pass(const jsonschema_node_t *original, const jsonschema_node_t *
  * progress) after skipping pairs, the memo could have depended on them, and
  * the whole diff runs again comparing every pair, as Confluent does.
  */
-static int diff_lists(const jsonschema_t *original, const jsonschema_t *update, jsonschema_policy_t policy,
-                      jsonschema_difflist_t *out)
+int jsonschema_diff_list(const jsonschema_t *original, const jsonschema_t *update, jsonschema_policy_t policy,
+                         jsonschema_difflist_t *out)
 {
     int rc = 0, inexact = 0;
     *out = (jsonschema_difflist_t){0};
@@ -317,7 +317,7 @@ int jsonschema_diff(const jsonschema_t *original, const jsonschema_t *update, js
                     strlist_t *changes)
 {
     jsonschema_difflist_t diffs;
-    int rc = diff_lists(original, update, policy, &diffs);
+    int rc = jsonschema_diff_list(original, update, policy, &diffs);
     for (size_t i = 0; i < diffs.n && rc == 0; i++)
         rc =
             strlist_pushf(changes, "%s %s", jsonschema_change_name(diffs.items[i].type), diffs.items[i].path);
@@ -329,7 +329,7 @@ int jsonschema_backward(const jsonschema_t *self, const jsonschema_t *previous, 
                         strlist_t *out)
 {
     jsonschema_difflist_t diffs;
-    int rc = diff_lists(previous, self, policy, &diffs);
+    int rc = jsonschema_diff_list(previous, self, policy, &diffs);
     if (rc == JSONSCHEMA_DIFF_TOO_COMPLEX)
         return strlist_push(out, "Incompatible because the schemas are nested too deeply or are "
                                  "too large to compare");

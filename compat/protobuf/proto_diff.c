@@ -45,13 +45,6 @@ static const char *const change_names[PROTO_CHANGE_TYPE_COUNT] = {
     "FIELD_MOVED_TO_EXISTING_ONEOF",
 };
 
-/* The differences of one diff, in the order they are found. */
-typedef struct proto_changes {
-    proto_change_t *items;
-    size_t n;
-    size_t cap;
-} proto_changes_t;
-
 /* "FIELD_ADDED" etc. */
 static const char *proto_change_type_name(proto_change_type_t type)
 {
@@ -80,7 +73,7 @@ int proto_change_is_compatible(proto_change_type_t type)
     }
 }
 
-static void proto_changes_clear(proto_changes_t *c)
+void proto_changes_clear(proto_changes_t *c)
 {
     for (size_t i = 0; i < c->n; i++)
         free(c->items[i].path);
@@ -934,8 +927,7 @@ static void compare_types(diff_ctx_t *c, proto_type_t *const *orig, size_t no, p
 /* ---- Entry points
  * ------------------------------------------------------------------------------ */
 
-static int proto_diff_changes(const proto_schema_t *original, const proto_schema_t *update,
-                              proto_changes_t *out)
+int proto_diff_changes(const proto_schema_t *original, const proto_schema_t *update, proto_changes_t *out)
 {
     hmap_t memo = {0};
     diff_ctx_t c = {

@@ -98,6 +98,7 @@ add_library(compat_protobuf STATIC
   ${CMAKE_CURRENT_LIST_DIR}/proto_base64.c
   ${CMAKE_CURRENT_LIST_DIR}/proto_descriptor_build.c
   ${CMAKE_CURRENT_LIST_DIR}/proto_descriptor_read.c
+  ${CMAKE_CURRENT_LIST_DIR}/proto_changes.c
   ${CMAKE_CURRENT_LIST_DIR}/proto_diff.c
   ${CMAKE_CURRENT_LIST_DIR}/proto_engine.c
   ${CMAKE_CURRENT_LIST_DIR}/proto_lexer.c
@@ -110,6 +111,7 @@ add_library(compat_protobuf STATIC
   ${CMAKE_CURRENT_LIST_DIR}/proto_printer.c
   ${CMAKE_CURRENT_LIST_DIR}/proto_schema.c
   ${CMAKE_CURRENT_LIST_DIR}/proto_symtab.c
+  ${CMAKE_CURRENT_LIST_DIR}/proto_tags.c
   ${CMAKE_CURRENT_LIST_DIR}/proto_wkt.c
   ${PROTO_DESCRIPTOR_C}
   ${PROTO_WKT_C})
@@ -118,4 +120,4 @@ target_include_directories(compat_protobuf PUBLIC ${CMAKE_SOURCE_DIR})
 target_include_directories(compat_protobuf PUBLIC ${PROTO_GEN_DIR})
 # pthread_once guards the one-time parse of the built-in files.
 find_package(Threads REQUIRED)
-target_link_libraries(compat_protobuf PUBLIC base PkgConfig::PROTOBUFC Threads::Threads m)
+target_link_libraries(compat_protobuf PUBLIC compat_change base PkgConfig::PROTOBUFC Threads::Threads m)

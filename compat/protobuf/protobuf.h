@@ -12,7 +12,7 @@
  *   4. Printing: canonical text, ignore_extensions, normalized
  *   5. Schemas: a file with its references and the built-in files
  *   6. Descriptors: FileDescriptorProto in and out, base64
- *   7. The Confluent diff and the backward check
+ *   7. The Confluent diff, the backward check and the change list
  *   8. Symbols: what a schema's names resolve to
  *   9. Reading messages: what a decoder asks of a schema (proto_access.c)
  *
@@ -410,6 +410,9 @@ int proto_diff(const proto_schema_t *original, const proto_schema_t *update, str
 char *proto_change_message(const proto_change_t *change);
 /* update.isBackwardCompatible(original): one raw message per incompatible change. */
 int proto_backward(const proto_schema_t *update, const proto_schema_t *original, strlist_t *out);
+/* The changes from old to new (compat/change.h, docs/evolution.md "Protobuf"), mapped
+ * from the diff's difference types (proto_changes.c). Returns 0, or -1 when out of memory. */
+int proto_changes(const proto_schema_t *old_schema, const proto_schema_t *new_schema, change_list_t *out);
 
 /* ---- 8. Symbols ------------------------------------------------------- */
 

@@ -31,13 +31,13 @@ PATH_VALUES = {"subject": "s", "version": "1", "id": "1", "context": ".ctx",
 QUERY_VALUES = {"deleted": "true", "deletedOnly": "false", "deletedAsNegative": "true",
                 "offset": "0", "limit": "10", "subjectPrefix": "s", "aliases": "true",
                 "latestOnly": "true", "ruleType": "DOMAIN", "resourceType": "topic",
-                "associationType": "value", "lifecycle": "NONE", "format": "",
+                "associationType": "value", "lifecycle": "WEAK", "format": "",
                 "referenceFormat": "qualified", "findTags": "*", "fetchMaxId": "true",
                 "subject": "s", "normalize": "true", "verbose": "true", "permanent": "false",
                 "force": "false", "defaultToGlobal": "true", "recursive": "false", "key": "k",
                 "value": "v", "contextPrefix": ".", "context": ".", "dryRun": "true",
                 "cascadeLifecycle": "false", "principal": "p", "action": "register",
-                "since": "2026-01-01T00:00:00Z", "until": "2026-01-02T00:00:00Z"}
+                "since": "2026-01-01T00:00:00Z", "until": "2026-01-02T00:00:00Z", "changes": "true", "from": "1"}
 
 
 def load_list():

@@ -178,6 +178,22 @@ class Matrix(AuthzCase):
         self.check("GET", "/schemas/guids/00000000-0000-0000-0000-000000000000", None, {"root": 404})
         self.check("GET", "/schemas/guids/00000000-0000-0000-0000-000000000000/ids", None, {"root": 200})
 
+    def test_change_routes(self):
+        # docs/evolution.md: a version's changes need READ on the subject (version 1 has no
+        # earlier one: 404 once authorized); POST /changes reads nothing stored, so any
+        # principal may, but each subject its references name must be readable.
+        self.check("GET", "/subjects/orders-value/versions/1/changes", None,
+                   {"root": 404, "alice": 404, "bob": 404, "carol": 404})
+        plain = {"schema": avro_record("Order", [("a", "string")])}
+        self.check("POST", "/changes", {"old": plain, "new": plain}, {u: 200 for u in self.PRINCIPALS})
+        ref = [{"name": "Common", "subject": "common-value", "version": 1}]
+        with_ref = {"schema": json.dumps({"type": "record", "name": "OR", "fields": [
+            {"name": "c", "type": "Common"}]}), "references": ref}
+        self.check("POST", "/changes", {"old": plain, "new": with_ref}, {"root": 200, "alice": 200, "bob": 200})
+        r = self.as_user("carol").post("/changes", {"old": with_ref, "new": plain})
+        self.assertEqual(r.body, {"error_code": 403, "message":
+                                  "Forbidden: principal 'carol' has no read permission on subject 'common-value'"})
+
     def test_by_id_reads(self):
         readers = {"root": 200, "alice": 200, "bob": 200, "carol": 200}
         for suffix in ("", "/schema", "/subjects", "/versions"):

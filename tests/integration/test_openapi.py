@@ -285,6 +285,28 @@ class ResponsesMatchSchemas(harness.RegistryTestCase):
         self.call("GET", "/v1/metadata/deployment")
         self.call("GET", "/schemas/types")
 
+    def test_change_reports(self):
+        # docs/evolution.md: the change routes and the ?verbose=true&changes=true extension.
+        s = self.sub("changes")
+        q = quote(s)
+        v1 = harness.avro_record("C", [("a", "int")])
+        v2 = harness.avro_record("C", [("a", "long"), ("b", "string")])
+        self.call("POST", "/subjects/{subject}/versions", f"/subjects/{q}/versions", body={"schema": v1})
+        self.call("POST", "/subjects/{subject}/versions", f"/subjects/{q}/versions", body={"schema": v2},
+                  params={"verbose": "true", "changes": "true"}, expect=40901)
+        self.call("POST", "/compatibility/subjects/{subject}/versions", f"/compatibility/subjects/{q}/versions",
+                  body={"schema": v2}, params={"verbose": "true", "changes": "true"})
+        self.call("PUT", "/config/{subject}", f"/config/{q}", body={"compatibility": "NONE"})
+        self.call("POST", "/subjects/{subject}/versions", f"/subjects/{q}/versions", body={"schema": v2})
+        t = "/subjects/{subject}/versions/{version}/changes"
+        self.call("GET", t, f"/subjects/{q}/versions/2/changes")
+        self.call("GET", t, f"/subjects/{q}/versions/1/changes", expect=40402)
+        self.call("GET", t, f"/subjects/{q}/versions/x/changes", expect=42202)
+        self.call("GET", t, f"/subjects/{quote(self.sub('none'))}/versions/1/changes", expect=40401)
+        self.call("POST", "/changes", body={"old": {"schema": v1}, "new": {"schema": v2}})
+        self.call("POST", "/changes", body={"old": {"schema": v1}}, expect=422)
+        self.call("POST", "/changes", body={"old": {"schema": "{"}, "new": {"schema": v2}}, expect=42201)
+
     def test_subjects_versions_and_schemas(self):
         common, envelope, proto = self.sub("common"), self.sub("envelope"), self.sub("proto")
         sv, svv = "/subjects/{subject}/versions", "/subjects/{subject}/versions/{version}"

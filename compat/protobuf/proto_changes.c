@@ -1,0 +1,271 @@
+/*
+ * proto_changes: the change list of two Protobuf schemas (compat/change.h,
+ * docs/evolution.md "Protobuf"), mapped from Confluent's difference types.
+ *
+ * Contents
+ *   1. Paths: "#/Customer/3" as the column "Customer.full_name", and the field there
+ *   2. Difference type -> change kind
+ *   3. The list
+ *
+ * Nothing is compared here: the differences are proto_diff's (the one behind
+ * every compatibility answer). Fields are matched by number there, so a field
+ * with its number kept and a new name is a rename. Backward is Confluent's
+ * verdict on the difference; forward its verdict on the differences the
+ * reverse diff (new -> old) finds at the same path. A column is named by the
+ * message that declares it, since Protobuf compares each message once, not
+ * once per field that uses it.
+ */
+#include "compat/protobuf/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- 1. Paths -------------------------------------------------------------------------- */
+
+/* What a difference's path names in one file. */
+typedef struct place {
+    const proto_field_t *field;
+    const proto_enum_value_t *value;
+    int resolved; /* every segment was found */
+} place_t;
+
+static int all_digits(const char *s, size_t n)
+{
+    return n && strspn(s, "0123456789") >= n;
+}
+
+static const proto_field_t *field_by_tag(const proto_message_t *m, int32_t tag)
+{
+    for (size_t i = 0; i < m->n_fields; i++)
+        if (m->fields[i]->tag == tag)
+            return m->fields[i];
+    for (size_t i = 0; i < m->n_oneofs; i++)
+        for (size_t j = 0; j < m->oneofs[i]->n_fields; j++)
+            if (m->oneofs[i]->fields[j]->tag == tag)
+                return m->oneofs[i]->fields[j];
+    return NULL;
+}
+
+static const proto_type_t *type_named(proto_type_t *const *types, size_t n, const char *name, size_t len)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *tn =
+            types[i]->kind == PROTO_TYPE_MESSAGE ? types[i]->message->name : types[i]->enumeration->name;
+        if (strlen(tn) == len && memcmp(tn, name, len) == 0)
+            return types[i];
+    }
+    return NULL;
+}
+
+static int is_oneof(const proto_message_t *m, const char *name, size_t len)
+{
+    for (size_t i = 0; m && i < m->n_oneofs; i++)
+        if (strlen(m->oneofs[i]->name) == len && memcmp(m->oneofs[i]->name, name, len) == 0)
+            return 1;
+    return 0;
+}
+
+/*
+ * Walks "#/A/B/oneof/3" through the file: type names, an optional oneof
+ * name, a field or enum value number. *col (when not NULL) gets the column:
+ * the type names and the field's name, the oneof left out; segments the
+ * file does not have (an imported type's sub-diff) are kept as written.
+ */
+static place_t locate(const proto_file_t *f, const char *path, strbuf_t *col)
+{
+    place_t at = {0};
+    const proto_message_t *msg = NULL;
+    const proto_enum_t *enm = NULL;
+    const char *p = path[0] == '#' ? path + 1 : path;
+    at.resolved = 1;
+    while (*p) {
+        if (*p == '/')
+            p++;
+        const char *seg = p;
+        size_t n = strcspn(p, "/");
+        p += n;
+        if (!n)
+            continue;
+        const char *word = seg; /* what the column shows for this segment */
+        size_t wlen = n;
+        if (all_digits(seg, n) && (msg || enm) && at.resolved) {
+            int32_t tag = (int32_t)strtol(seg, NULL, 10);
+            if (msg && (at.field = field_by_tag(msg, tag)) != NULL) {
+                word = at.field->name;
+                wlen = strlen(word);
+            } else if (enm) {
+                for (size_t i = 0; i < enm->n_values && !at.value; i++)
+                    if (enm->values[i]->tag == tag)
+                        at.value = enm->values[i];
+                if (at.value)
+                    break; /* the constant is the change's detail, not a column */
+            }
+            if (!at.field)
+                at.resolved = 0;
+        } else if (at.resolved && is_oneof(msg, seg, n) && *p) {
+            continue; /* a member's column leaves its oneof out; the oneof's own change names it */
+        } else if (at.resolved) {
+            const proto_type_t *t =
+                msg ? type_named(msg->types, msg->n_types, seg, n) : type_named(f->types, f->n_types, seg, n);
+            if (!t || enm) {
+                at.resolved = 0;
+            } else if (t->kind == PROTO_TYPE_MESSAGE) {
+                msg = t->message;
+            } else {
+                enm = t->enumeration;
+                msg = NULL;
+            }
+        }
+        if (col) {
+            if (col->len)
+                strbuf_putc(col, '.');
+            strbuf_put(col, word, wlen);
+        }
+    }
+    return at;
+}
+
+/* "int32", "repeated string", "optional .google.protobuf.Int32Value". */
+static char *field_label(const proto_field_t *f)
+{
+    if (!f)
+        return NULL;
+    strbuf_t b = {0};
+    if (f->label == PROTO_LABEL_REPEATED)
+        strbuf_puts(&b, "repeated ");
+    else if (f->label == PROTO_LABEL_OPTIONAL)
+        strbuf_puts(&b, "optional ");
+    else if (f->label == PROTO_LABEL_REQUIRED)
+        strbuf_puts(&b, "required ");
+    strbuf_puts(&b, f->type);
+    return strbuf_take(&b);
+}
+
+/* ---- 2. Difference type -> change kind ---------------------------------------------------------- */
+
+/* google.protobuf.Int32Value wraps int32, and so on: a wrapper is the way to
+ * a nullable scalar (docs/evolution.md). */
+static int wraps(const char *wrapper, const char *scalar)
+{
+    static const char *const pairs[][2] = {
+        {"DoubleValue", "double"}, {"FloatValue", "float"},   {"Int64Value", "int64"},
+        {"UInt64Value", "uint64"}, {"Int32Value", "int32"},   {"UInt32Value", "uint32"},
+        {"BoolValue", "bool"},     {"StringValue", "string"}, {"BytesValue", "bytes"},
+    };
+    if (*wrapper == '.')
+        wrapper++;
+    if (strncmp(wrapper, "google.protobuf.", 16) != 0)
+        return 0;
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++)
+        if (strcmp(wrapper + 16, pairs[i][0]) == 0)
+            return strcmp(scalar, pairs[i][1]) == 0;
+    return 0;
+}
+
+static change_kind_t kind_of(proto_change_type_t t, const proto_field_t *o, const proto_field_t *n)
+{
+    switch (t) {
+    case PROTO_FIELD_ADDED:
+    case PROTO_REQUIRED_FIELD_ADDED:
+    case PROTO_ONEOF_FIELD_ADDED:
+        return n && n->default_value ? CHANGE_FIELD_ADDED_WITH_DEFAULT : CHANGE_FIELD_ADDED;
+    case PROTO_FIELD_REMOVED:
+    case PROTO_REQUIRED_FIELD_REMOVED:
+    case PROTO_ONEOF_FIELD_REMOVED: return CHANGE_FIELD_REMOVED;
+    case PROTO_FIELD_NAME_CHANGED: return CHANGE_FIELD_RENAMED;
+    case PROTO_FIELD_KIND_CHANGED:
+        if (o && n && (wraps(o->type, n->type) || wraps(n->type, o->type)))
+            return CHANGE_NULLABILITY_CHANGED;
+        return CHANGE_TYPE_CHANGED;
+    case PROTO_FIELD_SCALAR_KIND_CHANGED:
+    case PROTO_FIELD_NAMED_TYPE_CHANGED: return CHANGE_TYPE_CHANGED;
+    case PROTO_ENUM_CONST_ADDED: return CHANGE_ENUM_SYMBOL_ADDED;
+    case PROTO_ENUM_CONST_REMOVED: return CHANGE_ENUM_SYMBOL_REMOVED;
+    default: return CHANGE_OTHER;
+    }
+}
+
+/* The engine's own type name where the kind alone loses it. */
+static const char *proto_detail(proto_change_type_t t, change_kind_t k)
+{
+    static const char *const names[PROTO_CHANGE_TYPE_COUNT] = {
+        [PROTO_PACKAGE_CHANGED] = "PACKAGE_CHANGED",
+        [PROTO_MESSAGE_ADDED] = "MESSAGE_ADDED",
+        [PROTO_MESSAGE_REMOVED] = "MESSAGE_REMOVED",
+        [PROTO_MESSAGE_MOVED] = "MESSAGE_MOVED",
+        [PROTO_ENUM_ADDED] = "ENUM_ADDED",
+        [PROTO_ENUM_REMOVED] = "ENUM_REMOVED",
+        [PROTO_ENUM_CONST_CHANGED] = "ENUM_CONST_CHANGED",
+        [PROTO_REQUIRED_FIELD_ADDED] = "REQUIRED_FIELD_ADDED",
+        [PROTO_REQUIRED_FIELD_REMOVED] = "REQUIRED_FIELD_REMOVED",
+        [PROTO_FIELD_NUMERIC_LABEL_CHANGED] = "FIELD_NUMERIC_LABEL_CHANGED",
+        [PROTO_FIELD_STRING_OR_BYTES_LABEL_CHANGED] = "FIELD_STRING_OR_BYTES_LABEL_CHANGED",
+        [PROTO_ONEOF_ADDED] = "ONEOF_ADDED",
+        [PROTO_ONEOF_REMOVED] = "ONEOF_REMOVED",
+        [PROTO_ONEOF_FIELD_ADDED] = "ONEOF_FIELD_ADDED",
+        [PROTO_ONEOF_FIELD_REMOVED] = "ONEOF_FIELD_REMOVED",
+        [PROTO_ONEOF_FIELD_MOVED_TO_TOP_LEVEL] = "ONEOF_FIELD_MOVED_TO_TOP_LEVEL",
+        [PROTO_MULTIPLE_FIELDS_MOVED_TO_ONEOF] = "MULTIPLE_FIELDS_MOVED_TO_ONEOF",
+        [PROTO_FIELD_MOVED_TO_EXISTING_ONEOF] = "FIELD_MOVED_TO_EXISTING_ONEOF",
+        [PROTO_FIELD_KIND_CHANGED] = "FIELD_KIND_CHANGED",
+        [PROTO_FIELD_NAMED_TYPE_CHANGED] = "FIELD_NAMED_TYPE_CHANGED",
+    };
+    if (k == CHANGE_TYPE_CHANGED && t != PROTO_FIELD_NAMED_TYPE_CHANGED)
+        return NULL;
+    return t < PROTO_CHANGE_TYPE_COUNT ? names[t] : NULL;
+}
+
+/* ---- 3. The list ---------------------------------------------------------------------------------- */
+
+static int reverse_survives(const proto_changes_t *rev, const char *path)
+{
+    for (size_t i = 0; i < rev->n; i++)
+        if (strcmp(rev->items[i].path, path) == 0 && !proto_change_is_compatible(rev->items[i].type))
+            return 0;
+    return 1;
+}
+
+static int push_one(change_list_t *out, const proto_change_t *d, const proto_file_t *of,
+                    const proto_file_t *nf, const proto_changes_t *rev)
+{
+    strbuf_t col = {0};
+    int gone = d->type == PROTO_FIELD_REMOVED || d->type == PROTO_REQUIRED_FIELD_REMOVED ||
+               d->type == PROTO_ONEOF_FIELD_REMOVED || d->type == PROTO_ENUM_CONST_REMOVED ||
+               d->type == PROTO_MESSAGE_REMOVED || d->type == PROTO_ENUM_REMOVED;
+    /* The column is named in the file that has it: the old one for what is gone. */
+    place_t o = locate(of, d->path, gone ? &col : NULL);
+    place_t n = locate(nf, d->path, gone ? NULL : &col);
+    char *path = strbuf_take(&col);
+    change_kind_t kind = kind_of(d->type, o.field, n.field);
+    const char *detail = proto_detail(d->type, kind);
+    if (kind == CHANGE_FIELD_RENAMED && o.field)
+        detail = o.field->name;
+    else if (kind == CHANGE_ENUM_SYMBOL_ADDED && n.value)
+        detail = n.value->name;
+    else if (kind == CHANGE_ENUM_SYMBOL_REMOVED && o.value)
+        detail = o.value->name;
+    char *ot =
+        kind == CHANGE_FIELD_ADDED || kind == CHANGE_FIELD_ADDED_WITH_DEFAULT ? NULL : field_label(o.field);
+    char *nt = kind == CHANGE_FIELD_REMOVED ? NULL : field_label(n.field);
+    int rc = path ? change_list_push(out, kind, path, ot, nt, detail, reverse_survives(rev, d->path),
+                                     proto_change_is_compatible(d->type))
+                  : -1;
+    free(path);
+    free(ot);
+    free(nt);
+    return rc;
+}
+
+int proto_changes(const proto_schema_t *old_schema, const proto_schema_t *new_schema, change_list_t *out)
+{
+    proto_changes_t fwd = {0}, rev = {0};
+    int rc = proto_diff_changes(old_schema, new_schema, &fwd);
+    if (rc == 0)
+        rc = proto_diff_changes(new_schema, old_schema, &rev);
+    const proto_file_t *of = proto_schema_file(old_schema), *nf = proto_schema_file(new_schema);
+    for (size_t i = 0; i < fwd.n && rc == 0; i++)
+        rc = push_one(out, &fwd.items[i], of, nf, &rev);
+    proto_changes_clear(&fwd);
+    proto_changes_clear(&rev);
+    return rc;
+}

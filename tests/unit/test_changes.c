@@ -1,0 +1,391 @@
+/*
+ * test_changes: the change model (compat/change.h) and each engine's change
+ * list, with exact lists for every kind, both directions, nested paths and
+ * references (docs/evolution.md).
+ *
+ * A change is written as one line, "KIND path old -> new [detail] fF bB",
+ * F and B being 1 when old readers of new data (forward) and new readers of
+ * old data (backward) survive.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "compat/change.h"
+#include "compat/schema.h"
+#include "base/strbuf.h"
+
+static char *render(const change_list_t *l)
+{
+    strbuf_t b = {0};
+    for (size_t i = 0; i < l->n; i++) {
+        const change_t *c = &l->items[i];
+        strbuf_printf(&b, "%s %s %s -> %s", change_kind_name(c->kind), c->path,
+                      c->old_type ? c->old_type : "-", c->new_type ? c->new_type : "-");
+        if (c->detail)
+            strbuf_printf(&b, " [%s]", c->detail);
+        strbuf_printf(&b, " f%d b%d\n", c->forward, c->backward);
+    }
+    char *s = strbuf_take(&b);
+    return s ? s : strdup("");
+}
+
+/* The change list and summary of old -> new, both parsed as type with refs. */
+static void expect_refs(schema_type_t type, const char *old_text, const char *new_text,
+                        const schema_ref_t *refs, size_t nrefs, const char *want, const char *want_summary)
+{
+    char *err = NULL;
+    schema_t *o = schema_parse(type, old_text, strlen(old_text), refs, nrefs, 0, &err);
+    if (!o)
+        fail_msg("old: %s", err);
+    schema_t *n = schema_parse(type, new_text, strlen(new_text), refs, nrefs, 0, &err);
+    if (!n)
+        fail_msg("new: %s", err);
+    change_list_t l = {0};
+    assert_int_equal(schema_changes(o, n, &l), 0);
+    char *got = render(&l);
+    assert_string_equal(got, want);
+    if (want_summary) {
+        char *s = change_summary(&l);
+        assert_string_equal(s, want_summary);
+        free(s);
+    }
+    free(got);
+    change_list_clear(&l);
+    schema_free(o);
+    schema_free(n);
+}
+
+static void expect(schema_type_t type, const char *old_text, const char *new_text, const char *want,
+                   const char *want_summary)
+{
+    expect_refs(type, old_text, new_text, NULL, 0, want, want_summary);
+}
+
+/* ---- The model ---------------------------------------------------------------------- */
+
+static void test_summary_words(void **state)
+{
+    (void)state;
+    change_list_t l = {0};
+    char *s = change_summary(&l);
+    assert_string_equal(s, "no changes; fully compatible");
+    free(s);
+    assert_int_equal(change_list_push(&l, CHANGE_FIELD_ADDED, "a", NULL, "int", NULL, 1, 0), 0);
+    assert_int_equal(change_list_push(&l, CHANGE_FIELD_ADDED_WITH_DEFAULT, "b", NULL, "int", NULL, 1, 1), 0);
+    assert_int_equal(change_list_push(&l, CHANGE_TYPE_WIDENED, "c", "int", "long", NULL, 0, 1), 0);
+    assert_int_equal(change_list_push(&l, CHANGE_FIELD_RENAMED, "d", "int", "int", "e", 0, 1), 0);
+    s = change_summary(&l);
+    assert_string_equal(s, "2 columns added, 1 renamed, 1 widened; incompatible");
+    free(s);
+    l.items[0].backward = 1;
+    s = change_summary(&l);
+    assert_string_equal(s, "2 columns added, 1 renamed, 1 widened; backward compatible");
+    free(s);
+    change_list_clear(&l);
+    assert_int_equal(change_list_push(&l, CHANGE_ENUM_SYMBOL_ADDED, "e", NULL, NULL, "X", 0, 1), 0);
+    assert_int_equal(change_list_push(&l, CHANGE_TYPE_NARROWED, "c", "long", "int", NULL, 1, 0), 0);
+    s = change_summary(&l);
+    assert_string_equal(s, "1 column narrowed, 1 enum symbol added; incompatible");
+    free(s);
+    change_list_clear(&l);
+    assert_int_equal(change_list_push(&l, CHANGE_FIELD_REMOVED, "x", "int", NULL, NULL, 1, 1), 0);
+    s = change_summary(&l);
+    assert_string_equal(s, "1 column dropped; fully compatible");
+    free(s);
+    l.items[0].backward = 0;
+    s = change_summary(&l);
+    assert_string_equal(s, "1 column dropped; forward compatible");
+    free(s);
+    change_list_clear(&l);
+}
+
+static void test_different_types(void **state)
+{
+    (void)state;
+    char *err = NULL;
+    schema_t *a = schema_parse(SCHEMA_AVRO, "\"int\"", 5, NULL, 0, 0, &err);
+    schema_t *j = schema_parse(SCHEMA_JSON, "{}", 2, NULL, 0, 0, &err);
+    change_list_t l = {0};
+    assert_int_equal(schema_changes(a, j, &l), 0);
+    char *got = render(&l);
+    assert_string_equal(got, "OTHER  AVRO -> JSON [SCHEMA_TYPE_CHANGED] f0 b0\n");
+    free(got);
+    change_list_clear(&l);
+    schema_free(a);
+    schema_free(j);
+}
+
+/* ---- Avro ------------------------------------------------------------------------------- */
+
+#define AREC(fields) "{\"type\":\"record\",\"name\":\"Customer\",\"fields\":[" fields "]}"
+
+/* The issue's column examples: a rename through an alias, INT -> DOUBLE
+ * widened, INT -> STRING changed, nullable false -> true, a column added. */
+static void test_avro_seed_cases(void **state)
+{
+    (void)state;
+    expect(SCHEMA_AVRO,
+           AREC("{\"name\":\"name\",\"type\":\"string\"},{\"name\":\"age\",\"type\":\"int\"},"
+                "{\"name\":\"code\",\"type\":\"int\"},{\"name\":\"email\",\"type\":\"string\"}"),
+           AREC("{\"name\":\"full_name\",\"type\":\"string\",\"aliases\":[\"name\"]},"
+                "{\"name\":\"age\",\"type\":\"double\"},{\"name\":\"code\",\"type\":\"string\"},"
+                "{\"name\":\"email\",\"type\":[\"null\",\"string\"],\"default\":null},"
+                "{\"name\":\"city\",\"type\":\"string\",\"default\":\"\"}"),
+           "FIELD_RENAMED full_name string -> string [name] f0 b1\n"
+           "TYPE_WIDENED age int -> double f0 b1\n"
+           "TYPE_CHANGED code int -> string f0 b0\n"
+           "NULLABILITY_CHANGED email string -> union<null,string> [required -> nullable] f0 b1\n"
+           "DEFAULT_CHANGED email string -> union<null,string> f1 b1\n"
+           "FIELD_ADDED_WITH_DEFAULT city - -> string f1 b1\n",
+           "1 column added, 1 renamed, 1 widened, 1 retyped, 1 nullability changed, 1 default changed; "
+           "incompatible");
+}
+
+static void test_avro_fields(void **state)
+{
+    (void)state;
+    /* Added without default: new readers cannot read old data; dropped
+     * without default: old readers cannot read new data. */
+    expect(SCHEMA_AVRO, AREC("{\"name\":\"a\",\"type\":\"int\"},{\"name\":\"gone\",\"type\":\"int\"}"),
+           AREC("{\"name\":\"a\",\"type\":\"int\"},{\"name\":\"b\",\"type\":\"long\"}"),
+           "FIELD_ADDED b - -> long f1 b0\n"
+           "FIELD_REMOVED gone int -> - f0 b1\n",
+           "1 column added, 1 dropped; incompatible");
+    expect(SCHEMA_AVRO, AREC("{\"name\":\"a\",\"type\":\"int\",\"default\":1}"), AREC(""),
+           "FIELD_REMOVED a int -> - f1 b1\n", "1 column dropped; fully compatible");
+    expect(SCHEMA_AVRO, AREC("{\"name\":\"a\",\"type\":\"long\"}"), AREC("{\"name\":\"a\",\"type\":\"int\"}"),
+           "TYPE_NARROWED a long -> int f1 b0\n", "1 column narrowed; forward compatible");
+    expect(SCHEMA_AVRO, AREC("{\"name\":\"a\",\"type\":[\"null\",\"int\"],\"default\":null}"),
+           AREC("{\"name\":\"a\",\"type\":\"int\"}"),
+           "NULLABILITY_CHANGED a union<null,int> -> int [nullable -> required] f1 b0\n"
+           "DEFAULT_CHANGED a union<null,int> -> int f1 b1\n",
+           NULL);
+    /* null alone, then joined to a type: the union reads more than null did. */
+    expect(SCHEMA_AVRO, AREC("{\"name\":\"a\",\"type\":\"null\"}"),
+           AREC("{\"name\":\"a\",\"type\":[\"null\",\"int\"]}"),
+           "TYPE_WIDENED a null -> union<null,int> f0 b1\n", "1 column widened; backward compatible");
+    /* Both nullable: the types joined to null are compared. */
+    expect(SCHEMA_AVRO, AREC("{\"name\":\"a\",\"type\":[\"null\",\"int\"]}"),
+           AREC("{\"name\":\"a\",\"type\":[\"long\",\"null\"]}"), "TYPE_WIDENED a int -> long f0 b1\n", NULL);
+    expect(SCHEMA_AVRO, AREC("{\"name\":\"a\",\"type\":\"int\",\"doc\":\"x\"}"),
+           AREC("{\"name\":\"a\",\"type\":\"int\",\"doc\":\"y\"}"), "DOC_CHANGED a - -> - f1 b1\n",
+           "1 doc changed; fully compatible");
+    expect(SCHEMA_AVRO, AREC("{\"name\":\"a\",\"type\":\"int\"}"), AREC("{\"name\":\"a\",\"type\":\"int\"}"),
+           "", "no changes; fully compatible");
+}
+
+static void test_avro_nested_and_enums(void **state)
+{
+    (void)state;
+    const char *old_text =
+        AREC("{\"name\":\"customer\",\"type\":{\"type\":\"record\",\"name\":\"C\",\"fields\":["
+             "{\"name\":\"address\",\"type\":{\"type\":\"record\",\"name\":\"A\",\"fields\":["
+             "{\"name\":\"zip\",\"type\":\"int\"}]}}]}},"
+             "{\"name\":\"tier\",\"type\":{\"type\":\"enum\",\"name\":\"Tier\",\"symbols\":[\"GOLD\","
+             "\"SILVER\"]}},"
+             "{\"name\":\"tags\",\"type\":{\"type\":\"array\",\"items\":\"int\"}}");
+    const char *new_text =
+        AREC("{\"name\":\"customer\",\"type\":{\"type\":\"record\",\"name\":\"C\",\"fields\":["
+             "{\"name\":\"address\",\"type\":{\"type\":\"record\",\"name\":\"A\",\"fields\":["
+             "{\"name\":\"zip\",\"type\":\"string\"}]}}]}},"
+             "{\"name\":\"tier\",\"type\":{\"type\":\"enum\",\"name\":\"Tier\",\"symbols\":[\"GOLD\","
+             "\"BRONZE\"]}},"
+             "{\"name\":\"tags\",\"type\":{\"type\":\"array\",\"items\":\"long\"}}");
+    expect(SCHEMA_AVRO, old_text, new_text,
+           "TYPE_CHANGED customer.address.zip int -> string f0 b0\n"
+           "ENUM_SYMBOL_ADDED tier Tier -> Tier [BRONZE] f0 b1\n"
+           "ENUM_SYMBOL_REMOVED tier Tier -> Tier [SILVER] f1 b0\n"
+           "TYPE_WIDENED tags.[] int -> long f0 b1\n",
+           "1 column widened, 1 retyped, 1 enum symbol added, 1 enum symbol removed; incompatible");
+}
+
+static void test_avro_references(void **state)
+{
+    (void)state;
+    schema_ref_t refs[] = {{.name = "Address",
+                            .subject = "address",
+                            .version = 1,
+                            .text = "{\"type\":\"record\",\"name\":\"Address\",\"fields\":"
+                                    "[{\"name\":\"zip\",\"type\":\"int\"}]}"}};
+    expect_refs(
+        SCHEMA_AVRO, AREC("{\"name\":\"home\",\"type\":\"Address\"}"),
+        AREC("{\"name\":\"home\",\"type\":\"Address\"},{\"name\":\"n\",\"type\":\"int\",\"default\":0}"),
+        refs, 1, "FIELD_ADDED_WITH_DEFAULT n - -> int f1 b1\n", "1 column added; fully compatible");
+    /* A record renamed without an alias: no reader matches it. */
+    expect(SCHEMA_AVRO, AREC(""), "{\"type\":\"record\",\"name\":\"Client\",\"fields\":[]}",
+           "NAME_CHANGED  Customer -> Client f0 b0\n", "1 type renamed; incompatible");
+}
+
+/* ---- JSON Schema -------------------------------------------------------------------------- */
+
+#define JOBJ(props)          "{\"type\":\"object\",\"properties\":{" props "}}"
+#define JOBJ_REQ(props, req) "{\"type\":\"object\",\"properties\":{" props "},\"required\":[" req "]}"
+
+static void test_json_seed_cases(void **state)
+{
+    (void)state;
+    expect(SCHEMA_JSON,
+           JOBJ_REQ("\"name\":{\"type\":\"string\"},\"age\":{\"type\":\"integer\"},"
+                    "\"code\":{\"type\":\"integer\"},\"email\":{\"type\":\"string\"}",
+                    "\"email\""),
+           JOBJ("\"full_name\":{\"type\":\"string\"},\"age\":{\"type\":\"number\"},"
+                "\"code\":{\"type\":\"string\"},\"email\":{\"type\":[\"string\",\"null\"]},"
+                "\"city\":{\"type\":\"integer\",\"default\":0}"),
+           "NULLABILITY_CHANGED email string -> string|null [REQUIRED_ATTRIBUTE_REMOVED, SUM_TYPE_EXTENDED] "
+           "f0 b1\n"
+           "TYPE_WIDENED age integer -> number f0 b1\n"
+           "TYPE_CHANGED code integer -> string f0 b0\n"
+           "FIELD_RENAMED full_name string -> string [name] f0 b0\n"
+           "FIELD_ADDED_WITH_DEFAULT city - -> integer f1 b0\n",
+           "1 column added, 1 renamed, 1 widened, 1 retyped, 1 nullability changed; incompatible");
+}
+
+/* Nested paths, enums, annotations, a closed content model, and a $ref into a reference. */
+static void test_json_kinds(void **state)
+{
+    (void)state;
+    expect(
+        SCHEMA_JSON,
+        JOBJ("\"customer\":{\"type\":\"object\",\"properties\":{\"address\":{\"type\":\"object\","
+             "\"properties\":{\"zip\":{\"type\":\"integer\"}}}}},"
+             "\"tier\":{\"enum\":[\"GOLD\",\"SILVER\"]},"
+             "\"note\":{\"type\":\"string\",\"description\":\"a\",\"default\":\"x\"},"
+             "\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"number\"}}"),
+        JOBJ("\"customer\":{\"type\":\"object\",\"properties\":{\"address\":{\"type\":\"object\","
+             "\"properties\":{\"zip\":{\"type\":\"string\"}}}}},"
+             "\"tier\":{\"enum\":[\"GOLD\",\"SILVER\",\"BRONZE\"]},"
+             "\"note\":{\"type\":\"string\",\"description\":\"b\",\"default\":\"y\"},"
+             "\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}}"),
+        "TYPE_CHANGED customer.address.zip integer -> string f0 b0\n"
+        "ENUM_SYMBOL_ADDED tier - -> - [\"BRONZE\"] f0 b1\n"
+        "DOC_CHANGED note - -> - f1 b1\n"
+        "DEFAULT_CHANGED note string -> string f1 b1\n"
+        "TYPE_NARROWED tags.[] number -> integer f1 b0\n",
+        "1 column narrowed, 1 retyped, 1 enum symbol added, 1 default changed, 1 doc changed; incompatible");
+    expect(
+        SCHEMA_JSON,
+        "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"},\"b\":{\"type\":\"integer\"}},"
+        "\"additionalProperties\":false}",
+        "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"}},\"additionalProperties\":false}",
+        "FIELD_REMOVED b integer -> - f1 b0\n", "1 column dropped; forward compatible");
+    schema_ref_t refs[] = {{.name = "address.json",
+                            .subject = "address",
+                            .version = 1,
+                            .text = "{\"type\":\"object\",\"properties\":{\"zip\":{\"type\":\"integer\"}}}"}};
+    expect_refs(SCHEMA_JSON, JOBJ("\"home\":{\"$ref\":\"address.json\"}"),
+                JOBJ("\"home\":{\"$ref\":\"address.json\"},\"n\":{\"type\":\"integer\"}"), refs, 1,
+                "FIELD_ADDED n - -> integer f1 b0\n", "1 column added; forward compatible");
+    /* A change behind a $ref is named by the column that refers to it. */
+    expect(SCHEMA_JSON,
+           "{\"definitions\":{\"A\":{\"type\":\"object\",\"properties\":{\"zip\":{\"type\":\"integer\"}}}},"
+           "\"type\":\"object\",\"properties\":{\"home\":{\"$ref\":\"#/definitions/A\"}}}",
+           "{\"definitions\":{\"A\":{\"type\":\"object\",\"properties\":{\"zip\":{\"type\":\"string\"}}}},"
+           "\"type\":\"object\",\"properties\":{\"home\":{\"$ref\":\"#/definitions/A\"}}}",
+           "TYPE_CHANGED home.zip integer -> string f0 b0\n", "1 column retyped; incompatible");
+}
+
+/* Values removed from an enum, a constraint (the format's own rest), and a
+ * rename that is ambiguous (two new properties with the old one's schema). */
+static void test_json_rest(void **state)
+{
+    (void)state;
+    expect(SCHEMA_JSON,
+           JOBJ("\"tier\":{\"enum\":[\"GOLD\",\"SILVER\",\"BRONZE\"]},\"s\":{\"type\":\"string\"}"),
+           JOBJ("\"tier\":{\"enum\":[\"GOLD\"]},\"s\":{\"type\":\"string\",\"maxLength\":5}"),
+           "ENUM_SYMBOL_REMOVED tier - -> - [\"SILVER\"] f1 b0\n"
+           "ENUM_SYMBOL_REMOVED tier - -> - [\"BRONZE\"] f1 b0\n"
+           "OTHER s string -> string [MAX_LENGTH_ADDED] f1 b0\n",
+           "2 enum symbols removed, 1 other change; forward compatible");
+    expect(SCHEMA_JSON, JOBJ("\"a\":{\"type\":\"string\"}"),
+           JOBJ("\"b\":{\"type\":\"string\"},\"c\":{\"type\":\"string\"}"),
+           "FIELD_REMOVED a string -> - f0 b1\n"
+           "FIELD_ADDED b - -> string f1 b0\n"
+           "FIELD_ADDED c - -> string f1 b0\n",
+           "2 columns added, 1 dropped; incompatible");
+}
+
+/* ---- Protobuf ------------------------------------------------------------------------------- */
+
+static void test_proto_seed_cases(void **state)
+{
+    (void)state;
+    expect(
+        SCHEMA_PROTOBUF,
+        "syntax = \"proto3\";\nmessage Customer {\n  string name = 1;\n  int32 age = 2;\n  int32 code = 3;\n"
+        "  int32 score = 4;\n  string email = 5;\n  int64 gone = 6;\n}\n",
+        "syntax = \"proto3\";\nimport \"google/protobuf/wrappers.proto\";\nmessage Customer {\n"
+        "  string full_name = 1;\n  double age = 2;\n  string code = 3;\n  int64 score = 4;\n"
+        "  google.protobuf.StringValue email = 5;\n  string city = 7;\n}\n",
+        /* int32 -> int64 is the same wire kind: not a difference to Confluent's diff. */
+        "FIELD_RENAMED Customer.full_name string -> string [name] f1 b1\n"
+        "TYPE_CHANGED Customer.age int32 -> double f0 b0\n"
+        "TYPE_CHANGED Customer.code int32 -> string f0 b0\n"
+        "NULLABILITY_CHANGED Customer.email string -> google.protobuf.StringValue [FIELD_KIND_CHANGED] f0 "
+        "b0\n"
+        "FIELD_REMOVED Customer.gone int64 -> - f1 b1\n"
+        "FIELD_ADDED Customer.city - -> string f1 b1\n",
+        "1 column added, 1 renamed, 1 dropped, 2 retyped, 1 nullability changed; incompatible");
+}
+
+/* Nested messages, enum constants, proto2 required fields, an imported type. */
+static void test_proto_kinds(void **state)
+{
+    (void)state;
+    expect(
+        SCHEMA_PROTOBUF,
+        "syntax = \"proto2\";\nmessage Customer {\n  message Address {\n    optional int32 zip = 1;\n  }\n"
+        "  optional Address address = 1;\n  required string id = 2;\n  enum Tier {\n    GOLD = 0;\n"
+        "    SILVER = 1;\n  }\n  optional Tier tier = 3;\n}\n",
+        "syntax = \"proto2\";\nmessage Customer {\n  message Address {\n    optional string zip = 1;\n  }\n"
+        "  optional Address address = 1;\n  required int64 ref = 4;\n  enum Tier {\n    GOLD = 0;\n"
+        "    BRONZE = 2;\n  }\n  optional Tier tier = 3 [default = GOLD];\n}\n",
+        "FIELD_REMOVED Customer.id required string -> - [REQUIRED_FIELD_REMOVED] f0 b0\n"
+        "FIELD_ADDED Customer.ref - -> required int64 [REQUIRED_FIELD_ADDED] f0 b0\n"
+        "TYPE_CHANGED Customer.Address.zip optional int32 -> optional string f0 b0\n"
+        "ENUM_SYMBOL_REMOVED Customer.Tier - -> - [SILVER] f1 b1\n"
+        "ENUM_SYMBOL_ADDED Customer.Tier - -> - [BRONZE] f1 b1\n",
+        "1 column added, 1 dropped, 1 retyped, 1 enum symbol added, 1 enum symbol removed; incompatible");
+    /* A proto2 default, a message added (the format's own rest), a oneof member. */
+    expect(
+        SCHEMA_PROTOBUF, "syntax = \"proto2\";\nmessage A {\n  optional int32 x = 1;\n}\n",
+        "syntax = \"proto2\";\nmessage A {\n  optional int32 x = 1;\n  optional int32 y = 2 [default = 7];\n"
+        "  oneof pick {\n    string s = 3;\n  }\n}\nmessage B {\n  optional int32 z = 1;\n}\n",
+        "OTHER A.pick - -> - [ONEOF_ADDED] f1 b1\n"
+        "FIELD_ADDED_WITH_DEFAULT A.y - -> optional int32 f1 b1\n"
+        "FIELD_ADDED A.s - -> string [ONEOF_FIELD_ADDED] f1 b1\n"
+        "OTHER B - -> - [MESSAGE_ADDED] f0 b1\n",
+        "2 columns added, 2 other changes; backward compatible");
+    schema_ref_t refs[] = {{.name = "money.proto",
+                            .subject = "money",
+                            .version = 1,
+                            .text = "syntax = \"proto3\";\nmessage Money {\n  int64 units = 1;\n}\n"}};
+    expect_refs(SCHEMA_PROTOBUF,
+                "syntax = \"proto3\";\nimport \"money.proto\";\nmessage Order {\n  Money total = 1;\n}\n",
+                "syntax = \"proto3\";\nimport \"money.proto\";\nmessage Order {\n  Money total = 1;\n  Money "
+                "tax = 2;\n}\n",
+                refs, 1, "FIELD_ADDED Order.tax - -> Money f1 b1\n", "1 column added; fully compatible");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_summary_words),
+        cmocka_unit_test(test_different_types),
+        cmocka_unit_test(test_avro_seed_cases),
+        cmocka_unit_test(test_avro_fields),
+        cmocka_unit_test(test_avro_nested_and_enums),
+        cmocka_unit_test(test_avro_references),
+        cmocka_unit_test(test_json_seed_cases),
+        cmocka_unit_test(test_json_kinds),
+        cmocka_unit_test(test_json_rest),
+        cmocka_unit_test(test_proto_seed_cases),
+        cmocka_unit_test(test_proto_kinds),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
