@@ -5,8 +5,9 @@
 #   make test    install deps, build build/, build-asan/ and build-tsan/, ctest each, one summary line
 #   make build   build/      (RelWithDebInfo)
 #   make asan    build-asan/ (Debug, -DSR_SANITIZE=ON)
-#   make fuzz    build tests/fuzz/*.c with libFuzzer (clang-14) and run each for FUZZ_SECONDS
+#   make fuzz    build tests/fuzz/*.c and tests/fuzz_client/*.c with libFuzzer (clang-14), run each for FUZZ_SECONDS
 #   make bench   Release build; load runs (wrk, h2load, pgbench) as ratios to same-run baselines
+#   make bench-decode  Release build; client/'s Avro decoder vs avro-c on the same records (not in make test)
 #   make abuse   Release build; HTTP/2 and HTTP/1.1 attacks next to a well-behaved client (not in make test)
 #   make tsan    build-tsan/ (-DSR_SANITIZE=thread), integration suite under ThreadSanitizer
 #   make fresh-check  the README's commands on a debootstrap'd Debian 12 (root, 3-5 min)
@@ -31,7 +32,7 @@ FUZZ_SECONDS ?= 20
 FUZZ_CC      ?= clang-14
 RUN_ARGS     ?=
 
-.PHONY: deps build asan run test fuzz bench abuse clean fresh-check tsan
+.PHONY: deps build asan run test fuzz bench bench-decode abuse clean fresh-check tsan
 
 deps:
 	./scripts/install-deps.sh
@@ -85,23 +86,26 @@ test: deps
 # reach the normal builds.
 fuzz: deps
 	@shopt -s nullglob
-	targets=(tests/fuzz/*.c)
+	targets=(tests/fuzz/*.c tests/fuzz_client/*.c)
 	if (( $${#targets[@]} == 0 )); then echo "make fuzz: no tests/fuzz/*.c targets"; exit 0; fi
 	CC=$(FUZZ_CC) cmake -S . -B $(FUZZ_DIR) -DCMAKE_BUILD_TYPE=Debug \
 	  "-DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -O1"
-	cmake --build $(FUZZ_DIR) -j$(JOBS) --target compat base
+	cmake --build $(FUZZ_DIR) -j$(JOBS) --target compat base client
 	includes=$$(find $(FUZZ_DIR) -name '*.h' -printf '-I%h\n' | sort -u)
 	libs=$$(pkg-config --libs jansson libprotobuf-c libcrypto)
+	# tests/fuzz_client/ targets also link client/ (and so libcurl) before compat.
+	clientlibs=($(FUZZ_DIR)/libclient.a); curl=$$(pkg-config --libs libcurl)
 	mkdir -p $(FUZZ_DIR)/artifacts
 	rm -rf $(FUZZ_DIR)/seeds
 	python3 tests/fuzz/seed_corpus.py $(FUZZ_DIR)/seeds
 	bad=0
 	for src in "$${targets[@]}"; do
 	  name=$$(basename "$$src" .c)
+	  extra=(); [[ $$src == tests/fuzz_client/* ]] && extra=("$${clientlibs[@]}")
 	  $(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer \
-	    -I. $$includes "$$src" $(FUZZ_DIR)/libcompat.a $(FUZZ_DIR)/libcompat_avro.a \
+	    -I. $$includes "$$src" "$${extra[@]}" $(FUZZ_DIR)/libcompat.a $(FUZZ_DIR)/libcompat_avro.a \
 	    $(FUZZ_DIR)/libcompat_protobuf.a $(FUZZ_DIR)/libcompat_jsonschema.a $(FUZZ_DIR)/libbase.a \
-	    $$libs -lm -o "$(FUZZ_DIR)/$$name"
+	    $$libs $$([[ $$src == tests/fuzz_client/* ]] && echo "$$curl -lpthread") -lm -o "$(FUZZ_DIR)/$$name"
 	  corpus=$(FUZZ_DIR)/corpus/$$name; mkdir -p "$$corpus"
 	  seeds=(); [[ -d $(FUZZ_DIR)/seeds/$$name ]] && seeds=($(FUZZ_DIR)/seeds/$$name)
 	  [[ -d tests/fuzz/corpus/$$name ]] && seeds+=(tests/fuzz/corpus/$$name)
@@ -133,6 +137,15 @@ bench:
 	cmake --build $(BENCH_DIR) -j$(JOBS) --target schema-registry bench-constant
 	/usr/bin/python3 bench/bench.py --binary $(BENCH_DIR)/schema-registry \
 	  --constant $(BENCH_DIR)/bench-constant $(BENCH_ARGS)
+
+# Release build of bench/decode.c: client/'s Avro decoder against Debian's
+# avro-c on the same records in the same run (docs/performance.md "Decoding").
+# Not part of make test or make bench. BENCH_DECODE_N: records (default 200000).
+bench-decode:
+	./scripts/install-deps.sh build bench
+	cmake -S . -B $(BENCH_DIR) -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(BENCH_DIR) -j$(JOBS) --target bench-decode
+	$(BENCH_DIR)/bench-decode $(BENCH_DECODE_N)
 
 # Release build of the server, then bench/abuse.py: rapid reset, HPACK bomb, CONTINUATION,
 # SETTINGS and PING floods, slowloris, each with mitigations off and on, as ratios to the

@@ -177,10 +177,23 @@ void cl_json_float(strbuf_t *b, float v)
     cl_json_double(b, (double)v);
 }
 
+void cl_json_float_shortest(strbuf_t *b, float v)
+{
+    if (json_special(b, v))
+        return;
+    char s[40];
+    for (int prec = 6; prec <= 9; prec++) {
+        snprintf(s, sizeof(s), "%.*g", prec, (double)v);
+        if (strtof(s, NULL) == v)
+            break;
+    }
+    strbuf_puts(b, s);
+}
+
 /* ---- 3. Logical types ---------------------------------------------------------- */
 
 /* Howard Hinnant's civil_from_days: the proleptic Gregorian calendar. */
-static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
+void cl_civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
 {
     z += 719468;
     int64_t era = (z >= 0 ? z : z - 146096) / 146097;
@@ -242,7 +255,7 @@ void cl_json_integer(strbuf_t *b, avro_logical_t l, int64_t v)
     int digits, zulu, is_time;
     unsigned m, d;
     if (l == AVRO_LOGICAL_DATE) {
-        civil_from_days(v, &y, &m, &d);
+        cl_civil_from_days(v, &y, &m, &d);
         strbuf_printf(b, "\"%04" PRId64 "-%02u-%02u\"", y, m, d);
         return;
     }
@@ -256,7 +269,7 @@ void cl_json_integer(strbuf_t *b, avro_logical_t l, int64_t v)
     int64_t days = floor_div(secs, 86400, &day_secs);
     strbuf_putc(b, '"');
     if (!is_time) {
-        civil_from_days(days, &y, &m, &d);
+        cl_civil_from_days(days, &y, &m, &d);
         strbuf_printf(b, "%04" PRId64 "-%02u-%02uT", y, m, d);
     }
     strbuf_printf(b, "%02d:%02d:%02d.%0*" PRId64 "%s\"", (int)(day_secs / 3600), (int)(day_secs / 60 % 60),

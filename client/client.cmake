@@ -7,7 +7,8 @@ add_library(client STATIC
   ${CMAKE_CURRENT_LIST_DIR}/avro_encode.c
   ${CMAKE_CURRENT_LIST_DIR}/avro_json.c
   ${CMAKE_CURRENT_LIST_DIR}/decoder.c
+  ${CMAKE_CURRENT_LIST_DIR}/proto_decode.c
   ${CMAKE_CURRENT_LIST_DIR}/srclient.c
   ${CMAKE_CURRENT_LIST_DIR}/wire.c)
 target_include_directories(client PUBLIC ${CMAKE_SOURCE_DIR})
-target_link_libraries(client PUBLIC compat_avro base PkgConfig::LIBCURL PkgConfig::JANSSON Threads::Threads)
+target_link_libraries(client PUBLIC compat_avro compat_protobuf base PkgConfig::LIBCURL PkgConfig::JANSSON Threads::Threads)

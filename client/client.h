@@ -9,6 +9,7 @@
  *      any GET as JSON
  *   2. The wire format: magic byte, schema id, Protobuf message indexes
  *   3. Avro data: a bounded decoder with reader-schema projection, an encoder
+ *   3b. Protobuf data: a bounded decoder to the proto3 JSON mapping
  *   4. The decoder: framed records -> JSON rows, writer schemas cached by id
  *
  * Layering: client/ links compat/ and base/ only (never server/, registry/ or
@@ -29,6 +30,7 @@
 
 #include "base/strbuf.h"
 #include "compat/avro/avro.h"
+#include "compat/protobuf/protobuf.h"
 
 /* ---- 1. The registry client ---------------------------------------------- */
 
@@ -82,6 +84,8 @@ srclient_type_t srclient_schema_type(const srclient_schema_t *s);
 const char *srclient_schema_text(const srclient_schema_t *s);
 /* The parsed Avro model (NULL for other types). Borrowed. */
 const avro_model_t *srclient_schema_avro(const srclient_schema_t *s);
+/* The parsed Protobuf schema (NULL for other types). Borrowed. */
+const proto_schema_t *srclient_schema_proto(const srclient_schema_t *s);
 
 /*
  * GET /schemas/ids/{id}: the schema, from the cache when it has been seen
@@ -195,6 +199,33 @@ int srclient_avro_decode(const srclient_avro_reader_t *r, const uint8_t *data, s
 int srclient_avro_encode(const avro_model_t *writer, const char *json, size_t len, strbuf_t *out,
                          char **error);
 
+/* ---- 3b. Protobuf data ------------------------------------------------------- */
+
+/*
+ * A reader for Protobuf records: a plan of every message of the schema's own
+ * file and of every type they reach. Records are read by field number, as
+ * Protobuf readers evolve: unknown fields are skipped, missing ones take
+ * their defaults. The schema must outlive the reader; the limits are the
+ * Avro decoder's (depth of messages, JSON bytes, values per record).
+ * NULL and *error (malloc'd) when a reachable type does not resolve.
+ */
+typedef struct srclient_proto_reader srclient_proto_reader_t;
+
+srclient_proto_reader_t *srclient_proto_reader_new(const proto_schema_t *schema,
+                                                   const srclient_avro_limits_t *limits, char **error);
+void srclient_proto_reader_free(srclient_proto_reader_t *r);
+
+/*
+ * Appends one record's payload (the message indexes, then the message; all
+ * len bytes) as a JSON row in the proto3 JSON mapping, fields without
+ * presence always printed (docs/decoder.md "Protobuf"). writer is the
+ * schema the indexes refer to (NULL: the reader's own); the reader's
+ * message of the same full name reads the bytes. 0, or -1 with *error
+ * (malloc'd) and out as it was.
+ */
+int srclient_proto_decode(const srclient_proto_reader_t *r, const proto_schema_t *writer, const uint8_t *data,
+                          size_t len, strbuf_t *out, char **error);
+
 /* ---- 4. The decoder ---------------------------------------------------------- */
 
 typedef enum srclient_evolution {
@@ -236,7 +267,7 @@ typedef struct srclient_newer {
 /* One framed record -> one JSON row appended to out. Avro records are read
  * into the reader; JSON Schema records pass through (the payload is the
  * JSON text: checked to be one value, written compact); Protobuf records
- * are refused (not decoded yet). */
+ * are read into the reader's message of the same name (srclient_proto_decode). */
 int srclient_decode(srclient_decoder_t *d, const uint8_t *data, size_t len, strbuf_t *out,
                     srclient_newer_t *newer, srclient_error_t *err);
 

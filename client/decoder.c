@@ -26,7 +26,9 @@
 typedef struct decoder_entry {
     srclient_schema_t *writer;
     srclient_avro_reader_t *plan;
-    int newer_version; /* > 0: a later version of the subject than the reader */
+    srclient_proto_reader_t *own_proto;   /* a Protobuf writer read as itself */
+    const srclient_proto_reader_t *proto; /* own_proto, or the decoder's reader */
+    int newer_version;                    /* > 0: a later version of the subject than the reader */
 } decoder_entry_t;
 
 struct srclient_decoder {
@@ -35,8 +37,9 @@ struct srclient_decoder {
     srclient_evolution_t evolution;
     srclient_avro_limits_t limits;
     int reader_version, reader_id;
-    srclient_schema_t *reader;  /* from the registry, or NULL */
-    avro_model_t *reader_model; /* from text (owned), or NULL */
+    srclient_schema_t *reader;             /* from the registry, or NULL */
+    avro_model_t *reader_model;            /* from text (owned), or NULL */
+    srclient_proto_reader_t *reader_proto; /* a Protobuf reader's plan, or NULL */
     int own_writer_as_reader;
     pthread_mutex_t lock;
     hmap_t by_id; /* writer id -> decoder_entry_t * */
@@ -79,13 +82,19 @@ srclient_decoder_t *srclient_decoder_new(srclient_t *c, const srclient_decoder_o
             return NULL;
         }
         /* The reader may be a JSON schema: JSON records pass through, and
-         * its version still decides "newer" for restart. */
+         * its version still decides "newer" for restart. A Protobuf reader
+         * reads every writer's message of the same name by field number. */
         if (srclient_schema_type(v.schema) == SRCLIENT_PROTOBUF) {
-            decoder_fail(err, SRCLIENT_ERR_SCHEMA, "subject %s version %d is Protobuf: not decoded yet",
-                         opts->subject, v.version);
-            srclient_version_clear(&v);
-            srclient_decoder_free(d);
-            return NULL;
+            char *perr = NULL;
+            d->reader_proto = srclient_proto_reader_new(srclient_schema_proto(v.schema), &d->limits, &perr);
+            if (!d->reader_proto) {
+                decoder_fail(err, SRCLIENT_ERR_SCHEMA, "subject %s version %d: %s", opts->subject, v.version,
+                             perr);
+                free(perr);
+                srclient_version_clear(&v);
+                srclient_decoder_free(d);
+                return NULL;
+            }
         }
         d->reader = v.schema;
         d->reader_version = v.version;
@@ -124,10 +133,12 @@ void srclient_decoder_free(srclient_decoder_t *d)
             continue;
         decoder_entry_t *e = d->by_id.slots[i].value;
         srclient_avro_reader_free(e->plan);
+        srclient_proto_reader_free(e->own_proto);
         srclient_schema_release(e->writer);
         free(e);
     }
     hmap_clear(&d->by_id);
+    srclient_proto_reader_free(d->reader_proto);
     srclient_schema_release(d->reader);
     avro_model_free(d->reader_model);
     pthread_mutex_destroy(&d->lock);
@@ -158,10 +169,12 @@ static decoder_entry_t *decoder_entry(srclient_decoder_t *d, int id, srclient_er
     if (srclient_schema_by_id(d->client, id, &w, err) != 0)
         return NULL;
     srclient_type_t type = srclient_schema_type(w);
-    const char *why = type == SRCLIENT_PROTOBUF ? "is Protobuf: not decoded yet"
-                      : type == SRCLIENT_AVRO && d->reader && srclient_schema_type(d->reader) != SRCLIENT_AVRO
-                          ? "is Avro and the reader is not"
-                          : NULL;
+    srclient_type_t rtype = d->reader ? srclient_schema_type(d->reader) : type;
+    const char *why = type == SRCLIENT_PROTOBUF && d->reader_model ? "is Protobuf and the reader is Avro"
+                      : type == SRCLIENT_PROTOBUF && rtype != SRCLIENT_PROTOBUF
+                          ? "is Protobuf and the reader is not"
+                      : type == SRCLIENT_AVRO && rtype != SRCLIENT_AVRO ? "is Avro and the reader is not"
+                                                                        : NULL;
     if (why) {
         decoder_fail(err, SRCLIENT_ERR_SCHEMA, "schema %d %s", id, why);
         srclient_schema_release(w);
@@ -184,7 +197,10 @@ static decoder_entry_t *decoder_entry(srclient_decoder_t *d, int id, srclient_er
     srclient_avro_reader_t *plan = NULL;
     if (type == SRCLIENT_AVRO)
         plan = srclient_avro_reader_new(srclient_schema_avro(w), reader, &d->limits, &perr);
-    if (type == SRCLIENT_AVRO && !plan) {
+    srclient_proto_reader_t *own_proto = NULL;
+    if (type == SRCLIENT_PROTOBUF && !d->reader_proto)
+        own_proto = srclient_proto_reader_new(srclient_schema_proto(w), &d->limits, &perr);
+    if ((type == SRCLIENT_AVRO && !plan) || (type == SRCLIENT_PROTOBUF && !d->reader_proto && !own_proto)) {
         decoder_fail(err, SRCLIENT_ERR_SCHEMA, "schema %d: %s", id, perr);
         free(perr);
         srclient_schema_release(w);
@@ -193,6 +209,8 @@ static decoder_entry_t *decoder_entry(srclient_decoder_t *d, int id, srclient_er
     e = xcalloc(1, sizeof(*e));
     e->writer = w;
     e->plan = plan;
+    e->own_proto = own_proto;
+    e->proto = own_proto ? own_proto : d->reader_proto;
     e->newer_version = newer;
     pthread_mutex_lock(&d->lock);
     decoder_entry_t *had = hmap_get(&d->by_id, &id, sizeof(id));
@@ -201,6 +219,7 @@ static decoder_entry_t *decoder_entry(srclient_decoder_t *d, int id, srclient_er
     pthread_mutex_unlock(&d->lock);
     if (had) {
         srclient_avro_reader_free(e->plan);
+        srclient_proto_reader_free(e->own_proto);
         srclient_schema_release(e->writer);
         free(e);
         e = had;
@@ -254,9 +273,18 @@ int srclient_decode(srclient_decoder_t *d, const uint8_t *data, size_t len, strb
                      f.id, e->newer_version, d->subject, d->reader_version);
         return SRCLIENT_NEWER_SCHEMA;
     }
+    char *derr = NULL;
+    if (e->proto) {
+        if (srclient_proto_decode(e->proto, srclient_schema_proto(e->writer), f.payload, f.len, out, &derr) !=
+            0) {
+            decoder_fail(err, SRCLIENT_ERR_DATA, "schema %d: %s", f.id, derr);
+            free(derr);
+            return SRCLIENT_BAD_RECORD;
+        }
+        return SRCLIENT_DECODED;
+    }
     if (!e->plan)
         return decoder_json(f.id, f.payload, f.len, out, err);
-    char *derr = NULL;
     if (srclient_avro_decode(e->plan, f.payload, f.len, out, &derr) != 0) {
         decoder_fail(err, SRCLIENT_ERR_DATA, "schema %d: %s", f.id, derr);
         free(derr);

@@ -32,6 +32,10 @@ void cl_json_integer(strbuf_t *b, avro_logical_t l, int64_t v);
 /* The other way: "2024-01-31", "12:00:00.000", "2024-01-31T12:00:00.000Z". */
 int cl_parse_logical(avro_logical_t l, const char *s, int64_t *out);
 int64_t cl_days_from_civil(int64_t y, unsigned m, unsigned d);
+void cl_civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d);
+/* A float as the shortest text that reads back as the same float (protoc's
+ * SimpleFtoa; 0.1f is 0.1), the non-finite ones as cl_json_double. */
+void cl_json_float_shortest(strbuf_t *b, float v);
 /* A decimal's unscaled two's-complement bytes as an exact JSON number; -1 beyond CL_DECIMAL_MAX_BYTES. */
 int cl_json_decimal(strbuf_t *b, const uint8_t *s, size_t n, int scale);
 /* Decimal text ("-12.30") as the shortest unscaled bytes at scale; -1 when it does not fit. */

@@ -45,6 +45,7 @@ struct srclient_schema {
     srclient_type_t type;
     char *text;
     avro_model_t *avro;
+    proto_schema_t *proto;
 };
 
 srclient_schema_t *srclient_schema_retain(srclient_schema_t *s)
@@ -59,6 +60,7 @@ void srclient_schema_release(srclient_schema_t *s)
     if (!s || atomic_fetch_sub(&s->refs, 1) != 1)
         return;
     avro_model_free(s->avro);
+    proto_schema_free(s->proto);
     free(s->text);
     free(s);
 }
@@ -81,6 +83,11 @@ const char *srclient_schema_text(const srclient_schema_t *s)
 const avro_model_t *srclient_schema_avro(const srclient_schema_t *s)
 {
     return s->avro;
+}
+
+const proto_schema_t *srclient_schema_proto(const srclient_schema_t *s)
+{
+    return s->proto;
 }
 
 void srclient_version_clear(srclient_version_t *v)
@@ -406,12 +413,26 @@ static srclient_schema_t *client_fetch_id(srclient_t *c, int id, srclient_error_
             goto out;
         }
     }
+    proto_schema_t *proto = NULL;
+    if (type == SRCLIENT_PROTOBUF) {
+        /* Imports of the built-in files resolve; types from references
+         * fail when a record reaches them (srclient_proto_reader_new). */
+        char *perr = NULL;
+        proto = proto_schema_new(text, strlen(text), NULL, 0, 0, NULL, &perr);
+        if (!proto) {
+            client_fail(err, status, SRCLIENT_ERR_SCHEMA, "schema %d: %s", id,
+                        perr ? perr : "invalid Protobuf");
+            free(perr);
+            goto out;
+        }
+    }
     s = xcalloc(1, sizeof(*s));
     atomic_init(&s->refs, 1);
     s->id = id;
     s->type = type;
     s->text = xstrdup(text);
     s->avro = model;
+    s->proto = proto;
 out:
     json_decref(doc);
     return s;

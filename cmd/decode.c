@@ -26,6 +26,8 @@ static const char decode_usage[] =
     "  --mode M                FAILFAST (default: exit 1 at the first bad record) or\n"
     "                          PERMISSIVE (a null row for it, and a count at the end)\n"
     "  --input F               hex (default) or base64\n"
+    "  --key-delimiter D       lines are KEY D RECORD, as `kcat -C -K D` prints them: the record\n"
+    "                          (after the last D) is decoded, the key passed through: KEY D ROW\n"
     "  --stats                 records, records/s and MB/s on stderr at the end (on a\n"
     "                          terminal a progress line shows every second anyway)\n"
     "Exit status: 0 done, 1 a bad record (FAILFAST) or the registry failed, 2 bad usage,\n"
@@ -56,7 +58,8 @@ int cmd_decode(int argc, char **argv)
 {
     srclient_options_t copts = {.url = getenv("SCHEMA_REGISTRY_URL"),
                                 .basic_auth = getenv("SCHEMA_REGISTRY_BASIC_AUTH")};
-    const char *subject = NULL, *reader = NULL, *evolution = "none", *mode = "FAILFAST", *input = "hex";
+    const char *subject = NULL, *reader = NULL, *evolution = "none", *mode = "FAILFAST", *input = "hex",
+               *key_delimiter = NULL;
     int stats = 0, nfiles = 0;
     char **files = xcalloc((size_t)argc + 1, sizeof(char *));
     for (int i = 1; i < argc; i++) {
@@ -85,6 +88,8 @@ int cmd_decode(int argc, char **argv)
             slot = &mode;
         else if (strcmp(argv[i], "--input") == 0)
             slot = &input;
+        else if (strcmp(argv[i], "--key-delimiter") == 0)
+            slot = &key_delimiter;
         if (slot) {
             if (i + 1 >= argc)
                 goto missing;
@@ -111,6 +116,8 @@ int cmd_decode(int argc, char **argv)
         usage_error = "--evolution is none or restart";
     else if (cmd_lines_parse(input, &lines) != 0)
         usage_error = "--input is hex or base64";
+    else if (key_delimiter && !*key_delimiter)
+        usage_error = "--key-delimiter is one or more characters";
     if (!usage_error) {
         dopts.evolution =
             strcmp(evolution, "restart") == 0 ? SRCLIENT_EVOLUTION_RESTART : SRCLIENT_EVOLUTION_NONE;
@@ -192,12 +199,31 @@ int cmd_decode(int argc, char **argv)
             }
             srclient_newer_t newer = {0};
             int r;
-            if (cmd_line_bytes(lines, line, (size_t)n, &rec) != 0) {
+            /* kcat -K: the key, the delimiter, the record. The record is hex or
+             * base64, so the last delimiter is the one (a key may hold it). */
+            const char *value = line;
+            size_t vlen = (size_t)n, klen = 0, dlen = key_delimiter ? strlen(key_delimiter) : 0;
+            int keyed = 0;
+            for (size_t at = (size_t)n; key_delimiter && at >= dlen && !keyed; at--)
+                if (memcmp(line + at - dlen, key_delimiter, dlen) == 0) {
+                    keyed = 1;
+                    klen = at - dlen;
+                    value = line + at;
+                    vlen = (size_t)n - at;
+                }
+            if (key_delimiter && !keyed) {
+                r = SRCLIENT_BAD_RECORD;
+                snprintf(err.message, sizeof(err.message), "no key delimiter");
+            } else if (cmd_line_bytes(lines, value, vlen, &rec) != 0) {
                 r = SRCLIENT_BAD_RECORD;
                 snprintf(err.message, sizeof(err.message), "not a %s line", input);
             } else
                 r = srclient_decode(dec, (const uint8_t *)(rec.data ? rec.data : ""), rec.len, &row, &newer,
                                     &err);
+            if (keyed && (r == SRCLIENT_DECODED || (permissive && r == SRCLIENT_BAD_RECORD))) {
+                fwrite(line, 1, klen, stdout);
+                fputs(key_delimiter, stdout);
+            }
             if (r == SRCLIENT_DECODED) {
                 fwrite(row.data, 1, row.len, stdout);
                 fputc('\n', stdout);

@@ -61,8 +61,9 @@ elif ! command -v npm >/dev/null 2>&1; then
 fi
 
 # Benchmarks (make bench): the load generator and the static-file baseline
-# (pgbench comes with postgresql-15, h2load with nghttp2-client).
-BENCH=(wrk nginx-light)
+# (pgbench comes with postgresql-15, h2load with nghttp2-client); libavro-dev:
+# avro-c, the reader make bench-decode measures client/'s decoder against.
+BENCH=(wrk nginx-light libavro-dev)
 # A built binary's shared libraries, and curl for container health checks.
 IMAGE=(libh2o-evloop0.13 libssl3 libpq5 libjansson4 libprotobuf-c1 libcurl4 ca-certificates curl)
 

@@ -84,7 +84,7 @@ static const proto_symbol_t *resolve_type(builder_t *b, const char *name)
 
 /* ---- Names protoc derives -------------------------------------------------------- */
 
-/* "foo_bar" -> "fooBar" */
+/* "foo_bar" -> "fooBar" (proto_json_name) */
 static char *json_name(builder_t *b, const char *name)
 {
     char *out = arena_alloc(b->arena, strlen(name) + 1);
@@ -92,16 +92,7 @@ static char *json_name(builder_t *b, const char *name)
         proto_error_set(&b->error, "%sout of memory", "");
         return NULL;
     }
-    size_t n = 0;
-    int upper = 0;
-    for (const char *c = name; *c; c++) {
-        if (*c == '_') {
-            upper = 1;
-        } else {
-            out[n++] = upper && *c >= 'a' && *c <= 'z' ? (char)(*c - 'a' + 'A') : *c;
-            upper = 0;
-        }
-    }
+    proto_json_name(name, out);
     return out;
 }
 

@@ -103,6 +103,7 @@ add_library(compat_protobuf STATIC
   ${CMAKE_CURRENT_LIST_DIR}/proto_engine.c
   ${CMAKE_CURRENT_LIST_DIR}/proto_lexer.c
   ${CMAKE_CURRENT_LIST_DIR}/proto_limits.c
+  ${CMAKE_CURRENT_LIST_DIR}/proto_access.c
   ${CMAKE_CURRENT_LIST_DIR}/proto_model.c
   ${CMAKE_CURRENT_LIST_DIR}/proto_normalize.c
   ${CMAKE_CURRENT_LIST_DIR}/proto_option_wire.c

@@ -14,6 +14,7 @@
  *   6. Descriptors: FileDescriptorProto in and out, base64
  *   7. The Confluent diff, the backward check and the change list
  *   8. Symbols: what a schema's names resolve to
+ *   9. Reading messages: what a decoder asks of a schema (proto_access.c)
  *
  * What only the engine's own files share (lexer, model helpers, scopes, option
  * codec) is in compat/protobuf/internal.h.
@@ -305,8 +306,8 @@ void proto_normalize_number(const char *raw, strbuf_t *out);
  * text may be .proto source or a base64 FileDescriptorProto (tried only when
  * the text does not parse). flags: SCHEMA_PARSE_NEW validates that every type
  * resolves and that field numbers are ones protoc allows (1..536870911 but
- * 19000..19999; stored schemas are read without it); SCHEMA_PARSE_NORMALIZE stores the normalized form. On success sets
- * *canonical (malloc'd) when canonical is not NULL.
+ * 19000..19999; stored schemas are read without it); SCHEMA_PARSE_NORMALIZE stores the normalized form. On
+ * success sets *canonical (malloc'd) when canonical is not NULL.
  */
 proto_schema_t *proto_schema_new(const char *text, size_t len, const schema_ref_t *refs, size_t nrefs,
                                  int flags, char **canonical, char **error);
@@ -453,5 +454,38 @@ typedef struct proto_symbol {
 
 /* Exact lookup by full name (a leading dot is ignored). Borrowed or NULL. */
 const proto_symbol_t *proto_symtab_get(const proto_symtab_t *tab, const char *full_name, int want_extension);
+
+/* ---- 9. Reading messages --------------------------------------------- */
+
+/*
+ * Read-only accessors for decoders of Protobuf data (client/proto_decode.c):
+ * the model above, asked by field number and by Confluent's message indexes.
+ * Everything returned is borrowed from the schema unless said otherwise.
+ */
+
+/* The message at Confluent's message indexes (ProtobufSchema.toMessageName:
+ * each index counts messages, not enums, at its level; n == 0 means [0]),
+ * or NULL when there is none. */
+const proto_symbol_t *proto_schema_message_at(const proto_schema_t *schema, const int64_t *idx, size_t n);
+
+/* A message's fields, oneof members included, in declaration order (groups
+ * are not fields here). Malloc'd array of *n refs; NULL when out of memory. */
+typedef struct proto_field_ref {
+    const proto_field_t *field;
+    int oneof; /* index into message->oneofs, or -1 */
+} proto_field_ref_t;
+proto_field_ref_t *proto_message_fields(const proto_message_t *m, size_t *n);
+
+/* The message or enum a type name written in message refers to (protoc's
+ * scoping: innermost scope first), or NULL. */
+const proto_symbol_t *proto_message_resolve(const proto_symtab_t *tab, const proto_symbol_t *message,
+                                            const char *type);
+
+/* protoc's default json_name of a field name ("foo_bar" -> "fooBar") into
+ * out (strlen(name) + 1 bytes); returns its length. */
+size_t proto_json_name(const char *name, char *out);
+
+/* The name of an enum number (the first, with aliases), or NULL. */
+const char *proto_enum_name_of(const proto_enum_t *e, int32_t number);
 
 #endif

@@ -4,7 +4,7 @@ seed_corpus: starting inputs for the fuzz targets, made from the tests' own
 data, so that libFuzzer begins at valid schemas of every shape instead of
 at random bytes (which never reach a parser's deep paths).
 
-  seed_corpus.py OUTDIR      writes OUTDIR/fuzz_avro, fuzz_jsonschema, fuzz_proto
+  seed_corpus.py OUTDIR      writes OUTDIR/fuzz_avro, fuzz_jsonschema, fuzz_proto, fuzz_decoder
 
 - fuzz_avro: every reader and writer schema of tests/data/avro/*.json.
 - fuzz_jsonschema: tests/data/jsonschema/*.json, and each of their subschemas.
@@ -12,6 +12,10 @@ at random bytes (which never reach a parser's deep paths).
   tests/data/protobuf/*.proto as text, and protoc's own FileDescriptorProto
   of each, base64 as a client sends it; plus a descriptor of messages nested
   80 deep, past the depth limit, so the limit's paths are in the corpus.
+- fuzz_decoder (tests/fuzz_client/): the Avro records of
+  tests/data/client/python_avro_cases.py behind the index of their pair (the
+  pairs are named in fuzz_decoder.c's comments), and Protobuf payloads of
+  its message R: one field of each number with its wire type, then all.
 """
 
 import base64
@@ -121,6 +125,47 @@ def proto_seeds(outdir):
     write(outdir, "fuzz_proto", b"\0" + base64.b64encode(nested_descriptor(80)))
 
 
+def decoder_seeds(outdir):
+    import re
+    with open(os.path.join(HERE, "..", "fuzz_client", "fuzz_decoder.c")) as f:
+        source = f.read()
+    body = source.split("pairs[][2] = {", 1)[1].split("};", 1)[0]
+    names = re.findall(r"^    /\* (\w+) \*/$", body, re.M)
+    # The cases need Debian's python3-avro: the system interpreter, whatever python3 runs this.
+    python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+    cases = subprocess.run([python, os.path.join(DATA, "client", "python_avro_cases.py")],
+                           capture_output=True, check=True, text=True).stdout
+    for line in cases.splitlines():
+        case = json.loads(line)
+        base = case["name"].split("[", 1)[0]
+        if base in names:
+            write(outdir, "fuzz_decoder", bytes([names.index(base)]) + bytes.fromhex(case["hex"]))
+
+    def tag(number, wire):
+        v, out = number << 3 | wire, b""
+        while True:
+            out += bytes([v & 0x7F | (0x80 if v > 0x7F else 0)])
+            v >>= 7
+            if not v:
+                return out
+
+    fixed64, fixed32, lendel = {8, 10, 12}, {7, 9, 11}, {14, 15, 17, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 31}
+    fields = []
+    for n in range(1, 32):
+        if n in fixed64:
+            fields.append(tag(n, 1) + b"\x01" * 8)
+        elif n in fixed32:
+            fields.append(tag(n, 5) + b"\x01" * 4)
+        elif n in lendel:
+            fields.append(tag(n, 2) + b"\x04" + tag(1, 0) + b"\x05" + tag(2, 0) + b"\x03")
+        else:
+            fields.append(tag(n, 0) + b"\x2a")
+    for pick in (0x80, 0x81):
+        for field in fields:
+            write(outdir, "fuzz_decoder", bytes([pick, 0]) + field)
+        write(outdir, "fuzz_decoder", bytes([pick, 0]) + b"".join(fields))
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -128,6 +173,7 @@ def main():
     avro_seeds(outdir)
     jsonschema_seeds(outdir)
     proto_seeds(outdir)
+    decoder_seeds(outdir)
     for target in sorted(os.listdir(outdir)):
         print(f"seed_corpus: {target}: {len(os.listdir(os.path.join(outdir, target)))} inputs")
 

@@ -1,21 +1,22 @@
 /*
- * fuzz_decoder: libFuzzer target for client/'s Avro decoder and encoder
- * (docs/decoder.md "Limits"). The first byte picks a writer/reader pair of
- * tests/data/client/python_avro_cases.py, the rest is a record: decoding
- * must end in a row or a clean error within the limits; a row decoded
- * with its own schema must encode again (bar the two forms jansson cannot
- * read back: decimals beyond a double, map keys holding U+0000); and the
- * rest is also fed to the encoder as a JSON row.
+ * fuzz_decoder: libFuzzer target for client/'s decoders and the Avro
+ * encoder (docs/decoder.md "Limits", "Protobuf").
  *
- * Not in tests/fuzz/, whose targets `make fuzz` links against compat and
- * base only; build and run it by hand (seeds: every case's record):
+ * First byte below 0x80: it picks a writer/reader pair of
+ * tests/data/client/python_avro_cases.py, the rest is an Avro record:
+ * decoding must end in a row or a clean error within the limits; a row
+ * decoded with its own schema must encode again (bar the two forms jansson
+ * cannot read back: decimals beyond a double, map keys holding U+0000); and
+ * the rest is also fed to the encoder as a JSON row.
  *
- *   clang-14 -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -I. \
- *     tests/fuzz_client/fuzz_decoder.c client/avro_decode.c client/avro_encode.c \
- *     client/avro_json.c compat/avro/[a-z]*.c base/[a-z]*.c $(pkg-config --cflags --libs jansson) \
- *     -lpthread -lm -o fuzz_decoder
- *   ./fuzz_decoder -max_total_time=120 corpus/
+ * First byte 0x80 and above: its low bit picks a Protobuf writer/reader
+ * pair below, the rest is a payload (message indexes, then the message):
+ * decoding must end in a clean error or a row that is one JSON value.
+ *
+ * `make fuzz` builds it with the targets of tests/fuzz (it links client too);
+ * tests/fuzz/seed_corpus.py writes its seeds.
  */
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +104,70 @@ static const char *const pairs[][2] = {
 
 #define NPAIRS (sizeof(pairs) / sizeof(pairs[0]))
 
+/* Protobuf: every kind of field and the well-known types read as
+ * themselves, and a writer read with a later reader (by field number). */
+static const char PROTO_ALL[] =
+    "syntax = \"proto3\"; package f;\n"
+    "import \"google/protobuf/timestamp.proto\"; import \"google/protobuf/duration.proto\";\n"
+    "import \"google/protobuf/wrappers.proto\"; import \"google/protobuf/struct.proto\";\n"
+    "message R {\n"
+    "  enum E { A = 0; B = 1; }\n"
+    "  message In { string s = 1; repeated sint64 v = 2; In again = 3; }\n"
+    "  int32 a = 1; int64 b = 2; uint32 c = 3; uint64 d = 4; sint32 e = 5; sint64 f = 6;\n"
+    "  fixed32 g = 7; fixed64 h = 8; sfixed32 i = 9; sfixed64 j = 10; float k = 11; double l = 12;\n"
+    "  bool m = 13; string n = 14; bytes o = 15; E p = 16; In q = 17; repeated int32 r = 18;\n"
+    "  repeated string s = 19; map<string, int64> t = 20; map<bool, In> u = 21;\n"
+    "  oneof w { string x = 22; In y = 23; }\n"
+    "  google.protobuf.Timestamp ts = 24; google.protobuf.Duration du = 25;\n"
+    "  google.protobuf.Int64Value iv = 26; google.protobuf.Struct st = 27; google.protobuf.Value va = 28;\n"
+    "  optional double od = 29; repeated E re = 30; repeated In ri = 31;\n"
+    "}\n";
+static const char PROTO_V2[] =
+    "syntax = \"proto3\"; package f;\n"
+    "message R { int64 a = 1; repeated string n2 = 14; R q = 17; float z = 40; }\n";
+
+static proto_schema_t *proto_all, *proto_v2;
+static srclient_proto_reader_t *proto_plans[2];
+
+static proto_schema_t *proto_parse_or_abort(const char *text)
+{
+    char *error = NULL;
+    proto_schema_t *s = proto_schema_new(text, strlen(text), NULL, 0, 0, NULL, &error);
+    if (!s) {
+        fprintf(stderr, "%s\n", error);
+        abort();
+    }
+    return s;
+}
+
+static void fuzz_protobuf(size_t pick, const uint8_t *data, size_t size)
+{
+    if (!proto_all) {
+        srclient_avro_limits_t limits = {.max_output = 1 << 20, .max_values = 100000};
+        char *error = NULL;
+        proto_all = proto_parse_or_abort(PROTO_ALL);
+        proto_v2 = proto_parse_or_abort(PROTO_V2);
+        proto_plans[0] = srclient_proto_reader_new(proto_all, &limits, &error);
+        proto_plans[1] = srclient_proto_reader_new(proto_v2, &limits, &error);
+        if (!proto_plans[0] || !proto_plans[1])
+            abort();
+    }
+    strbuf_t row = {0};
+    char *error = NULL;
+    /* Pair 1: PROTO_ALL's records read with PROTO_V2. */
+    if (srclient_proto_decode(proto_plans[pick], pick ? proto_all : NULL, data, size, &row, &error) == 0) {
+        json_error_t je;
+        json_t *v = json_loadb(row.data, row.len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
+        if (!v) {
+            fprintf(stderr, "a row that is not JSON: %s\n", row.data);
+            abort();
+        }
+        json_decref(v);
+    } else
+        free(error);
+    strbuf_free(&row);
+}
+
 static avro_model_t *writers[NPAIRS], *readers[NPAIRS];
 static srclient_avro_reader_t *plans[NPAIRS];
 
@@ -121,6 +186,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
         return 0;
+    if (data[0] & 0x80) {
+        fuzz_protobuf(data[0] & 1, data + 1, size - 1);
+        return 0;
+    }
     size_t i = data[0] % NPAIRS;
     if (!plans[i])
         setup(i);

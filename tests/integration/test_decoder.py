@@ -154,7 +154,7 @@ class Decode(harness.RegistryTestCase):
         self.assertEqual(r.stderr.decode(),
                          f"schema-registry decode: {len(bad)} bad records of {len(bad) + 2} (PERMISSIVE: a null row each)\n")
 
-    def test_json_schema_records_pass_through_and_protobuf_is_refused(self):
+    def test_json_schema_records_pass_through(self):
         subject = self.sub("events-value")
         schema = json.dumps({"type": "object", "properties": {"n": {"type": "integer"}}})
         jid = self.register_ok(subject, schema, schema_type="JSON")
@@ -177,11 +177,27 @@ class Decode(harness.RegistryTestCase):
         r = self.cli("decode", "--subject", subject, input_text=avro_line)
         self.assertEqual((r.returncode, r.stderr.decode()),
                          (1, f"schema-registry decode: stdin line 1: schema {self.id1} is Avro and the reader is not\n"))
-        pid = self.register_ok(self.sub("proto"), 'syntax = "proto3"; message M { int32 a = 1; }',
-                               schema_type="PROTOBUF")
-        r = self.cli("decode", input_text=struct.pack(">bI", 0, pid).hex() + "0008 01\n".replace(" ", ""))
-        self.assertEqual((r.returncode, r.stderr.decode()),
-                         (1, f"schema-registry decode: stdin line 1: schema {pid} is Protobuf: not decoded yet\n"))
+
+    def test_kcat_key_value_lines(self):
+        """`kcat -C -K:` lines: the key passed through, the record after the last
+        delimiter decoded (a key may hold the delimiter, hex never does)."""
+        recs = self.encode(1, [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}]).splitlines()
+        r = self.cli("decode", "--subject", self.subject, "--key-delimiter", ":",
+                     input_text=f"k1:{recs[0]}\nuser:2:{recs[1]}\n:{recs[0]}\n")
+        self.assertEqual((r.returncode, r.stderr), (0, b""))
+        self.assertEqual(r.stdout.decode().splitlines(), ['k1:{"id":1,"full_name":"a","qty":1}',
+                                                          'user:2:{"id":2,"full_name":"b","qty":1}',
+                                                          ':{"id":1,"full_name":"a","qty":1}'])
+        r = self.cli("decode", "--subject", self.subject, "--key-delimiter", "::", "--mode", "PERMISSIVE",
+                     input_text=f"k::zz\n{recs[0]}\nk2::{recs[1]}\n")
+        self.assertEqual((r.returncode, r.stdout.decode()),
+                         (0, 'k::null\nnull\nk2::{"id":2,"full_name":"b","qty":1}\n'))
+        r = self.cli("decode", "--subject", self.subject, "--key-delimiter", "\t", input_text=recs[0] + "\n")
+        self.assertEqual((r.returncode, r.stdout, r.stderr.decode()),
+                         (1, b"", "schema-registry decode: stdin line 1: no key delimiter\n"))
+        r = self.cli("decode", "--key-delimiter", "", input_text=recs[0] + "\n")
+        self.assertEqual((r.returncode, r.stderr.decode()), (2,
+            "schema-registry decode: --key-delimiter is one or more characters (see --help)\n"))
 
     def test_stats(self):
         lines = self.encode(1, [{"id": i, "name": "n"} for i in range(50)])
@@ -257,6 +273,97 @@ class Decode(harness.RegistryTestCase):
                          (1, b"", "schema-registry encode: stdin line 1: field id: long: expected an integer\n"))
 
 
+ORDER_V1 = """syntax = "proto3";
+package shop;
+import "google/protobuf/timestamp.proto";
+message Order {
+  int64 id = 1;
+  string item = 2;
+  google.protobuf.Timestamp at = 3;
+  map<string, int32> tags = 4;
+  Line line = 5;
+  message Line { string sku = 1; repeated uint32 qty = 2; }
+}
+message Refund { int64 order_id = 1; }
+"""
+# v2: item renamed (fields match by number), qty added, Refund unchanged.
+ORDER_V2 = ORDER_V1.replace("string item = 2;", "string item_name = 2; int32 qty = 6;")
+
+
+def protoc_encode(proto_text, message, text):
+    """Debian's protoc writes the message from text format (its own
+    google/protobuf includes resolve the imports)."""
+    workdir = harness.make_temp_dir("protoc")
+    with open(os.path.join(workdir, "x.proto"), "w") as f:
+        f.write(proto_text)
+    r = subprocess.run(["protoc", "-I" + workdir, "--encode=" + message, os.path.join(workdir, "x.proto")],
+                       input=text.encode(), capture_output=True, timeout=60)
+    if r.returncode != 0:
+        raise AssertionError(r.stderr.decode())
+    return r.stdout
+
+
+class DecodeProtobuf(harness.RegistryTestCase):
+    """Protobuf records written by protoc, framed as KafkaProtobufSerializer
+    frames them (id, message indexes, message), read by `decode`."""
+
+    def setUp(self):
+        super().setUp()
+        self.subject = self.sub("orders-value")
+        self.id1 = self.register_ok(self.subject, ORDER_V1, schema_type="PROTOBUF")
+        self.id2 = self.register_ok(self.subject, ORDER_V2, schema_type="PROTOBUF")
+
+    def cli(self, *args, input_text=""):
+        return run("decode", "--registry", self.server.base_url, *args, input_text=input_text)
+
+    def record(self, schema_id, indexes, proto_text, message, text):
+        return (struct.pack(">bI", 0, schema_id) + bytes.fromhex(indexes)
+                + protoc_encode(proto_text, message, text)).hex() + "\n"
+
+    def test_rows_in_the_proto3_json_mapping(self):
+        v1 = self.record(self.id1, "00", ORDER_V1, "shop.Order",
+                         'id: 7 item: "pen" at { seconds: 1706702400 nanos: 5000000 } tags { key: "red" value: 1 }'
+                         ' line { sku: "p-1" qty: [1, 2] }')
+        refund = self.record(self.id1, "0202", ORDER_V1, "shop.Refund", "order_id: -3")
+        line = self.record(self.id1, "040000", ORDER_V1, "shop.Order.Line", 'sku: "s"')
+        # Each record read with its own schema; the message indexes pick the message.
+        r = self.cli(input_text=v1 + refund + line)
+        self.assertEqual((r.returncode, r.stderr), (0, b""))
+        self.assertEqual(r.stdout.decode().splitlines(), [
+            '{"id":"7","item":"pen","at":"2024-01-31T12:00:00.005Z","tags":{"red":1},'
+            '"line":{"sku":"p-1","qty":[1,2]}}',
+            '{"orderId":"-3"}',
+            '{"sku":"s","qty":[]}'])
+        # The v1 record read with the latest version: by field number, the renamed
+        # field keeps its value and the added one takes its default (declaration order).
+        r = self.cli("--subject", self.subject, input_text=v1)
+        self.assertEqual((r.returncode, r.stdout.decode()), (0,
+            '{"id":"7","itemName":"pen","qty":0,"at":"2024-01-31T12:00:00.005Z","tags":{"red":1},'
+            '"line":{"sku":"p-1","qty":[1,2]}}\n'), r.stderr)
+
+    def test_restart_and_bad_records(self):
+        v1 = self.record(self.id1, "00", ORDER_V1, "shop.Order", "id: 1")
+        v2 = self.record(self.id2, "00", ORDER_V2, "shop.Order", "id: 2 qty: 5")
+        r = self.cli("--subject", self.subject, "--reader", "1", "--evolution", "restart", input_text=v1 + v2)
+        self.assertEqual((r.returncode, r.stdout.decode()), (3, '{"id":"1","item":"","tags":{}}\n'))
+        self.assertEqual(r.stderr.decode(), f"schema-registry decode: restart: stdin line 2: schema id {self.id2} "
+                         f"is version 2 of subject {self.subject}, newer than the reader's version 1\n")
+        # A string claiming more bytes than the record has; indexes naming no message.
+        truncated = struct.pack(">bI", 0, self.id1).hex() + "00" + "1205" + b"ab".hex() + "\n"
+        nowhere = struct.pack(">bI", 0, self.id1).hex() + "0208" + "\n"
+        r = self.cli("--mode", "PERMISSIVE", input_text=truncated + nowhere + v1)
+        self.assertEqual((r.returncode, r.stdout.decode()), (0, 'null\nnull\n{"id":"1","item":"","tags":{}}\n'))
+        r = self.cli(input_text=truncated)
+        self.assertEqual((r.returncode, r.stderr.decode()), (1,
+            f"schema-registry decode: stdin line 1: schema {self.id1}: a length of 5 with 2 bytes left\n"))
+        # An Avro reader does not read Protobuf records.
+        avro_subject = self.sub("users-value")
+        self.register_ok(avro_subject, V1)
+        r = self.cli("--subject", avro_subject, input_text=v1)
+        self.assertEqual((r.returncode, r.stderr.decode()), (1,
+            f"schema-registry decode: stdin line 1: schema {self.id1} is Protobuf and the reader is not\n"))
+
+
 class DocExamples(harness.RegistryTestCase):
     """docs/decoder.md's shell examples, run as written against a new server
     (so its ids are 1 and 2): stdout and stderr are its "#" lines."""
@@ -264,7 +371,8 @@ class DocExamples(harness.RegistryTestCase):
     def test_shell_examples(self):
         with open(os.path.join(harness.HERE, "..", "..", "docs", "decoder.md")) as f:
             doc = f.read()
-        block = doc.split("```sh\n", 1)[1].split("```\n", 1)[0]
+        # Every sh block, in order, as one script.
+        block = "".join(part.split("```\n", 1)[0] for part in doc.split("```sh\n")[1:])
         out, err = [], []
         for line in block.splitlines():
             if line.startswith("# stderr: "):
