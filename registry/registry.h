@@ -439,5 +439,8 @@ reg_code_t registry_request_changes(registry_t *reg, const reg_request_t *old_re
  * (version_text NULL = the latest live one): the ?changes=true extension. */
 reg_code_t registry_candidate_changes(registry_t *reg, const char *subject, const char *version_text,
                                       const reg_request_t *req, reg_changes_t *out, reg_error_t *err);
+/* The list as the API shows it: [{kind, path, oldType, newType, detail,
+ * forward, backward}] (the caller's). */
+json_t *registry_change_array(const change_list_t *l);
 
 #endif

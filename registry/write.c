@@ -392,6 +392,24 @@ static reg_code_t build_history(registry_t *reg, store_t *db, const reg_subject_
     return REG_OK;
 }
 
+/*
+ * The audit details of c as the next version of subj (reg_changes_details),
+ * against its latest live version. That version's model is the one the
+ * compatibility check just used, cached on its record (registry_parsed): the
+ * registration parses nothing more for it.
+ */
+static json_t *register_details(registry_t *reg, store_t *db, const reg_subject_t *subj, const candidate_t *c)
+{
+    const reg_version_t *prev = reg_subject_latest(subj);
+    if (!prev)
+        return NULL;
+    reg_error_t err;
+    reg_schema_t *s = schema_for_id(reg, db, subj->name, prev->schema_id, &err);
+    json_t *details = reg_changes_details(s ? registry_parsed(reg, s, &err) : NULL, c->parsed);
+    reg_schema_release(s);
+    return details;
+}
+
 static void history_free(compat_previous_t *history, reg_schema_t **held, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -813,9 +831,12 @@ static reg_code_t register_in_tx(registry_t *reg, store_t *db, void *arg, reg_er
         rc = reg_fail(err, REG_SCHEMA_TOO_LARGE, "Register operation failed because schema is too large");
     if (rc == REG_OK)
         rc = reg_store(err, db, store_version_insert(db, tx->subject, version, tx->id));
-    if (rc == REG_OK)
+    if (rc == REG_OK) {
+        json_t *details = register_details(reg, db, fresh, tx->c);
         rc = reg_audit_change(db, tx->import ? REG_AUDIT_IMPORT : REG_AUDIT_REGISTER, tx->subject, version,
-                              tx->id, -1, NULL, err);
+                              tx->id, -1, details, err);
+        json_decref(details);
+    }
     tx->created = rc == REG_OK;
     reg_subject_free(fresh);
     return rc;
@@ -870,14 +891,20 @@ static reg_code_t register_append(registry_t *reg, store_t *db, const char *subj
     }
     reg_schema_t *row = candidate_row(c, 0);
     char *expect = store_versions_text(seen);
+    /* The details as text: a group's leader may write them on another thread. */
+    json_t *details = register_details(reg, db, seen, c);
+    char *details_text = details ? json_dumps(details, JSON_COMPACT) : NULL;
+    json_decref(details);
     /* The audit row goes into the same statement: it commits iff the version does. */
     store_append_t a = {.subject = subject,
                         .expect = expect,
                         .row = row,
                         .audit_action = REG_AUDIT_REGISTER,
+                        .audit_details = details_text,
                         .actor = store_actor(db)};
     store_rc_t src = registry_group_append(reg, db, &a);
     free(expect);
+    free(details_text);
     if (src == STORE_OK && a.applied) {
         reg_version_t added = {a.version, a.id, 0, a.ts_ms};
         row->id = *id = a.id;

@@ -674,8 +674,11 @@ static json_t *append_json(const store_append_t *a)
      * json_t crosses threads (docs/architecture.md). The version and id are
      * filled in by sr_register_append_many. */
     if (a->audit_action) {
-        store_audit_t row = {.action = a->audit_action, .subject = a->subject, .permanent = -1};
+        json_t *details = a->audit_details ? json_loads(a->audit_details, 0, NULL) : NULL;
+        store_audit_t row = {
+            .action = a->audit_action, .subject = a->subject, .permanent = -1, .details = details};
         json_object_set_new(o, "audit", audit_json(a->actor, &row));
+        json_decref(details);
     }
     return o;
 }

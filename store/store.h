@@ -133,8 +133,10 @@ typedef struct store_append {
     /* In: the action of its audit row (section 6), written with the version
      * when it applies; NULL = none. actor: who it is for (borrowed, the
      * caller's connection's: store_actor), also when another connection
-     * writes the group. */
+     * writes the group. audit_details: the row's details as JSON text (a
+     * string, so nothing shared crosses to the writing thread), or NULL. */
     const char *audit_action;
+    const char *audit_details;
     const struct store_actor *actor;
 } store_append_t;
 
