@@ -443,4 +443,16 @@ reg_code_t registry_candidate_changes(registry_t *reg, const char *subject, cons
  * forward, backward}] (the caller's). */
 json_t *registry_change_array(const change_list_t *l);
 
+/* ---- 10. History and rollback (docs/evolution.md) -------------------------- */
+
+#define REG_HISTORY_LIMIT_MAX 1000
+
+/* GET /subjects/{s}/history: {"subject", "total", "versions": [{version, id,
+ * deleted, time, principal, action, summary}]}, oldest first, offset/limit
+ * over the versions shown (soft-deleted ones only with deleted); principal,
+ * action and summary are null for a version without an audit row (registered
+ * before the audit trail). 40401 as GET .../versions. *out the caller's. */
+reg_code_t registry_subject_history(registry_t *reg, store_t *db, const char *subject, int deleted,
+                                    int offset, int limit, json_t **out, reg_error_t *err);
+
 #endif
