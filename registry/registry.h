@@ -387,6 +387,7 @@ void registry_act_as(store_t *db, const reg_actor_t *who);
 #define REG_AUDIT_MODE_PUT       "mode_put"
 #define REG_AUDIT_MODE_DELETE    "mode_delete"
 #define REG_AUDIT_CONTEXT_DELETE "context_delete"
+#define REG_AUDIT_ROLLBACK       "rollback" /* POST /subjects/{s}/rollback, either mode */
 
 /* A refused attempt (borrowed fields; NULL/0 when unknown). */
 typedef struct reg_refusal {
@@ -454,5 +455,32 @@ json_t *registry_change_array(const change_list_t *l);
  * before the audit trail). 40401 as GET .../versions. *out the caller's. */
 reg_code_t registry_subject_history(registry_t *reg, store_t *db, const char *subject, int deleted,
                                     int offset, int limit, json_t **out, reg_error_t *err);
+
+/* A rollback's outcome (registry_rollback). */
+typedef struct reg_rollback {
+    int from;     /* the latest live version before */
+    int to;       /* the version rolled back to */
+    int version;  /* the latest live version after: a new one (register), or to (delete) */
+    int id;       /* to's schema id */
+    int changed;  /* 0: to already was the latest live version, nothing was written */
+    int *deleted; /* delete mode: the versions soft-deleted, ascending */
+    size_t ndeleted;
+    reg_changes_t blocking; /* the changes from the latest version to to (the 40901's too) */
+} reg_rollback_t;
+
+void reg_rollback_clear(reg_rollback_t *r);
+/*
+ * POST /subjects/{s}/rollback: makes live version to the latest again. The
+ * content of to is checked, as a registration would be, against the live
+ * versions under the subject's level (the data written with the later
+ * versions stays in the topics either way): 40901 with out->blocking when it
+ * fails. Then register mode (delete_mode 0) registers to's schema as a new
+ * version; delete mode soft-deletes every live version after to, 42206 when
+ * one of them is referenced. Modes as a registration's (42205); 40401, 40402
+ * for an unknown subject or version. One audit row (REG_AUDIT_ROLLBACK) with
+ * {"mode", "from", "to"} and the changes or the versions deleted.
+ */
+reg_code_t registry_rollback(registry_t *reg, store_t *db, const char *subject, int to, int delete_mode,
+                             reg_rollback_t *out, reg_error_t *err);
 
 #endif

@@ -74,6 +74,9 @@ const http_route_t http_routes[] = {
     /* History (docs/evolution.md): the subject's versions with who and what from the audit
      * trail; reading the subject is enough, as for its versions. */
     ROUTE("/subjects/{subject}/history", ON(&handle_history, READ, SUBJECT), NO, NO, NO),
+    /* Rollback registers a version (WRITE); ?mode=delete deletes versions instead, and the
+     * handler also requires DELETE on the subject for it. */
+    ROUTE("/subjects/{subject}/rollback", NO, ON(&handle_rollback, WRITE, SUBJECT), NO, NO),
 
     ROUTE("/config", ON(&handle_config_get, READ, CONFIG), NO, ON(&handle_config_put, ADMIN, CONFIG),
           ON(&handle_config_delete, ADMIN, CONFIG)),

@@ -116,3 +116,135 @@ class History(harness.RegistryTestCase):
         self.assertEqual((r.status, r.body["error_code"]), (400, 400), r)
         r = self.history(s, limit="0")
         self.assertEqual((r.status, r.body["error_code"]), (422, 422), r)
+
+
+V1 = avro_record("R", [("a", "int")])
+V2 = avro_record("R", [("a", "int"), ("b", "int", 0)])
+V3 = avro_record("R", [("a", "int"), ("b", "int", 0), ("c", "string", "")])
+
+
+def audit_rows(db, subject, action):
+    """(version, schema_id, outcome, details) of the subject's rows of action, oldest first."""
+    rows = db.sql("SELECT version, schema_id, outcome, coalesce(details::text, 'null') FROM audit_log"
+                  f" WHERE subject = {harness.sql_literal(subject)} AND action = {harness.sql_literal(action)}"
+                  " ORDER BY id")
+    return [(None if v is None else int(v), None if i is None else int(i), o, json.loads(d))
+            for v, i, o, d in rows]
+
+
+def wait_rows(db, subject, action, n, timeout=20):
+    """A refusal's row is written after the reply: wait (bounded) for n rows."""
+    deadline = time.monotonic() + timeout
+    while True:
+        rows = audit_rows(db, subject, action)
+        if len(rows) >= n or time.monotonic() > deadline:
+            return rows
+        time.sleep(0.05)
+
+
+class Rollback(harness.RegistryTestCase):
+    maxDiff = None
+
+    def rollback(self, s, body, mode=None):
+        return self.post(f"/subjects/{quote(s)}/rollback", body, params={"mode": mode} if mode else None)
+
+    def three(self):
+        s = self.sub()
+        return s, [self.register_ok(s, V1), self.register_ok(s, V2), self.register_ok(s, V3)]
+
+    def test_register_mode(self):
+        s, ids = self.three()
+        self.assert_ok(self.rollback(s, {"version": 1}), {
+            "subject": s, "mode": "register", "from": 3, "to": 1, "version": 4, "id": ids[0], "changed": True,
+            "deleted": []})
+        latest = self.version(s, "latest")
+        self.assertEqual((latest.body["version"], latest.body["id"]), (4, ids[0]))
+        self.assert_ok(self.versions(s), [1, 2, 3, 4])
+        removed = {"changes": [change("FIELD_REMOVED", "b", "int", None, forward=True, backward=True),
+                               change("FIELD_REMOVED", "c", "string", None, forward=True, backward=True)],
+                   "summary": "2 columns dropped; fully compatible"}
+        self.assertEqual(audit_rows(self.db, s, "rollback"),
+                         [(4, ids[0], "ok", dict(removed, mode="register", **{"from": 3, "to": 1}))])
+        h = self.get(f"/subjects/{quote(s)}/history").body["versions"][-1]
+        self.assertEqual((h["version"], h["id"], h["action"], h["summary"]),
+                         (4, ids[0], "rollback", removed["summary"]))
+        # Rolling back to the latest changes nothing and writes nothing.
+        before = self.db.state()
+        self.assert_ok(self.rollback(s, {"version": 4}), {
+            "subject": s, "mode": "register", "from": 4, "to": 4, "version": 4, "id": ids[0], "changed": False,
+            "deleted": []})
+        self.assertEqual(self.db.count("subject_versions", f"subject = {harness.sql_literal(s)}"), 4)
+        self.assertEqual(len(audit_rows(self.db, s, "rollback")), 1)
+        self.assertEqual(before["subject_versions"], self.db.state()["subject_versions"])
+
+    def incompatible(self):
+        # v2 dropped b (backward compatible); back to v1 a reader needs b, which v2's data lacks.
+        s = self.sub()
+        self.register_ok(s, avro_record("R", [("a", "int"), ("b", "int")]))
+        self.register_ok(s, avro_record("R", [("a", "int")]))
+        return s
+
+    def test_refused_by_the_level_in_both_modes(self):
+        s = self.incompatible()
+        for mode in (None, "delete"):
+            before = self.db.state()
+            r = self.rollback(s, {"version": 1}, mode)
+            self.assertEqual(r.status, 409, r)
+            self.assertEqual(r.body, {
+                "error_code": 40901,
+                "message": r.body["message"],
+                "changes": [change("FIELD_ADDED", "b", None, "int", backward=False)],
+                "summary": "1 column added; forward compatible"}, r)
+            self.assertTrue(r.body["message"].startswith(
+                "Schema being registered is incompatible with an earlier schema for subject"), r)
+            self.assertEqual(self.db.state(), before)
+        self.assert_ok(self.versions(s), [1, 2])
+        self.assertEqual([(v, i, o) for v, i, o, _ in wait_rows(self.db, s, "rollback", 2)],
+                         [(None, None, "refused"), (None, None, "refused")])
+        # Under NONE the same rollback goes through.
+        self.set_level(s, "NONE")
+        self.assertEqual(self.rollback(s, {"version": 1}).body["version"], 3)
+
+    def test_delete_mode(self):
+        s, ids = self.three()
+        self.assert_ok(self.rollback(s, {"version": 1}, "delete"), {
+            "subject": s, "mode": "delete", "from": 3, "to": 1, "version": 1, "id": ids[0], "changed": True,
+            "deleted": [2, 3]})
+        self.assert_ok(self.versions(s), [1])
+        self.assert_ok(self.versions(s, params={"deleted": "true"}), [1, 2, 3])
+        self.assertEqual(audit_rows(self.db, s, "rollback"), [
+            (1, ids[0], "ok", {"mode": "delete", "from": 3, "to": 1, "deleted": [2, 3]})])
+        self.assertEqual([(v["version"], v["deleted"]) for v in
+                          self.get(f"/subjects/{quote(s)}/history", params={"deleted": "true"}).body["versions"]],
+                         [(1, False), (2, True), (3, True)])
+
+    def test_delete_mode_refused_by_a_reference(self):
+        s = self.sub()
+        self.register_ok(s, avro_record("Ref", [("a", "int")]))
+        self.register_ok(s, avro_record("Ref", [("a", "int"), ("b", "int", 0)]))
+        self.register_ok(self.sub("outer"), avro_record("Outer", [("r", "Ref")]),
+                         references=[{"name": "Ref", "subject": s, "version": 2}])
+        before = self.db.state()
+        self.assert_error(self.rollback(s, {"version": 1}, "delete"), 422, 42206)
+        self.assertEqual(self.db.state(), before)
+        self.assert_ok(self.versions(s), [1, 2])
+        # Register mode keeps version 2: allowed.
+        self.assertEqual(self.rollback(s, {"version": 1}).body["version"], 3)
+
+    def test_errors(self):
+        s, _ = self.three()
+        before = self.db.state()
+        self.assert_error(self.rollback(self.sub("none"), {"version": 1}), 404, 40401)
+        self.assert_error(self.rollback(s, {"version": 9}), 404, 40402)
+        self.assert_ok(self.delete_version(s, 2))
+        mid = self.db.state()
+        self.assert_error(self.rollback(s, {"version": 2}), 404, 40402)
+        for body in ({}, {"version": "1"}, {"version": 0}, {"version": 1.5}, {"version": 2 ** 31}):
+            self.assert_error(self.rollback(s, body), 422, 42202)
+        r = self.rollback(s, {"version": 1}, "sideways")
+        self.assertEqual((r.status, r.body["error_code"]), (400, 400), r)
+        self.assert_ok(self.put(f"/mode/{quote(s)}", {"mode": "READONLY"}))
+        self.assert_error(self.rollback(s, {"version": 1}), 422, 42205)
+        self.assert_error(self.rollback(s, {"version": 1}, "delete"), 422, 42205)
+        self.assertEqual(self.db.state()["subject_versions"], mid["subject_versions"])
+        self.assertEqual(before["subject_versions"], mid["subject_versions"])
