@@ -999,7 +999,8 @@ store_rc_t store_version_audit(store_t *db, const char *subject, json_t **out)
         "  'principal', r.principal, 'action', r.action, 'summary', r.details->'summary')), '{}')::text"
         " FROM (SELECT DISTINCT ON (version, schema_id) version, schema_id, principal, action, details"
         "  FROM audit_log WHERE subject = $1 AND outcome = 'ok' AND version IS NOT NULL"
-        "   AND schema_id IS NOT NULL AND action IN ('register', 'import', 'rollback')"
+        "   AND schema_id IS NOT NULL AND (action IN ('register', 'import')"
+        "    OR (action = 'rollback' AND details->>'mode' = 'register'))"
         "  ORDER BY version, schema_id, id DESC) r",
         1, p, &res, "reading the audit trail");
     if (rc != STORE_OK)

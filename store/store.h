@@ -221,7 +221,7 @@ typedef struct store_audit_query {
 /* *out: a JSON array of row objects (the caller's). */
 store_rc_t store_audit_list(store_t *db, const store_audit_query_t *q, json_t **out);
 /* GET /subjects/{s}/history: the ok rows that created the subject's versions
- * (register, import, rollback), the newest per (version, id), as an object
+ * (register, import, a register-mode rollback), the newest per (version, id), as an object
  * "version:id" -> {"principal", "action", "summary"} (*out the caller's). */
 store_rc_t store_version_audit(store_t *db, const char *subject, json_t **out);
 

@@ -248,3 +248,35 @@ class Rollback(harness.RegistryTestCase):
         self.assert_error(self.rollback(s, {"version": 1}, "delete"), 422, 42205)
         self.assertEqual(self.db.state()["subject_versions"], mid["subject_versions"])
         self.assertEqual(before["subject_versions"], mid["subject_versions"])
+
+
+from test_authz import AuthzCase, assert_forbidden  # noqa: E402
+
+
+class RollbackPermissions(AuthzCase):
+    """WRITE on the subject for a rollback (routes.c); DELETE too for mode=delete."""
+    rules = ("auth.rule = root admin *\nauth.rule = alice read,write orders-*\n"
+             "auth.rule = carol read,delete orders-*\nauth.rule = dave read,write,delete orders-*\n")
+
+    def test_permissions(self):
+        alice, carol, dave = self.as_user("alice"), self.as_user("carol"), self.as_user("dave")
+        s = "orders-rollback"
+        for v in (V1, V2, V3):
+            self.assertEqual(alice.post(f"/subjects/{s}/versions", {"schema": v}).status, 200)
+        before = self.db.state()
+        assert_forbidden(self, alice.post(f"/subjects/{s}/rollback", {"version": 1}, params={"mode": "delete"}))
+        assert_forbidden(self, carol.post(f"/subjects/{s}/rollback", {"version": 1}))
+        assert_forbidden(self, carol.post(f"/subjects/{s}/rollback", {"version": 1}, params={"mode": "delete"}))
+        self.assertEqual(self.db.state(), before)
+        self.assertEqual(alice.post(f"/subjects/{s}/rollback", {"version": 2}).body["version"], 4)
+        r = dave.post(f"/subjects/{s}/rollback", {"version": 1}, params={"mode": "delete"})
+        self.assertEqual((r.status, r.body["deleted"]), (200, [2, 3, 4]), r)
+        # The history names who did each.
+        h = self.as_user("root").get(f"/subjects/{s}/history", params={"deleted": "true"}).body
+        self.assertEqual([(v["version"], v["principal"], v["action"]) for v in h["versions"]],
+                         [(1, "alice", "register"), (2, "alice", "register"), (3, "alice", "register"),
+                          (4, "alice", "rollback")])
+        self.assertEqual([(p, d["deleted"]) for p, d in
+                          ((r[0], json.loads(r[1])) for r in self.db.sql(
+                              "SELECT principal, details::text FROM audit_log WHERE action = 'rollback'"
+                              " AND outcome = 'ok' AND details->>'mode' = 'delete'"))], [("dave", [2, 3, 4])])
