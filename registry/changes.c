@@ -29,33 +29,6 @@ void reg_changes_clear(reg_changes_t *c)
     memset(c, 0, sizeof *c);
 }
 
-json_t *registry_change_array(const change_list_t *l)
-{
-    json_t *arr = json_array();
-    for (size_t i = 0; i < l->n; i++) {
-        const change_t *ch = &l->items[i];
-        json_array_append_new(arr, json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:b, s:b}", "kind",
-                                             change_kind_name(ch->kind), "path", ch->path, "oldType",
-                                             ch->old_type, "newType", ch->new_type, "detail", ch->detail,
-                                             "forward", ch->forward, "backward", ch->backward));
-    }
-    return arr;
-}
-
-json_t *reg_changes_details(const schema_t *old_schema, const schema_t *new_schema)
-{
-    if (!old_schema || !new_schema)
-        return NULL;
-    change_list_t list = {0};
-    char *summary = NULL;
-    json_t *details = NULL;
-    if (schema_changes(old_schema, new_schema, &list) == 0 && (summary = change_summary(&list)))
-        details = json_pack("{s:o, s:s}", "changes", registry_change_array(&list), "summary", summary);
-    free(summary);
-    change_list_clear(&list);
-    return details;
-}
-
 static reg_code_t fill(const schema_t *old_schema, const schema_t *new_schema, reg_changes_t *out,
                        reg_error_t *err)
 {

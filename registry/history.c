@@ -5,16 +5,49 @@
  * the change summary against the previous live version (registry/write.c).
  *
  * Contents
- *   1. GET /subjects/{s}/history
+ *   1. Changes as recorded: the API's list, a new version's audit details
+ *   2. GET /subjects/{s}/history
+ *
+ * Rollback is registry/write.c's: it is a registration's check and insert.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "base/alloc.h"
 #include "registry/index.h"
 #include "registry/internal.h"
 
-/* ---- 1. GET /subjects/{s}/history ------------------------------------------------------ */
+/* ---- 1. Changes as recorded ------------------------------------------------------------ */
+
+json_t *registry_change_array(const change_list_t *l)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < l->n; i++) {
+        const change_t *ch = &l->items[i];
+        json_array_append_new(arr, json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:b, s:b}", "kind",
+                                             change_kind_name(ch->kind), "path", ch->path, "oldType",
+                                             ch->old_type, "newType", ch->new_type, "detail", ch->detail,
+                                             "forward", ch->forward, "backward", ch->backward));
+    }
+    return arr;
+}
+
+json_t *reg_changes_details(const schema_t *old_schema, const schema_t *new_schema)
+{
+    if (!old_schema || !new_schema)
+        return NULL;
+    change_list_t list = {0};
+    char *summary = NULL;
+    json_t *details = NULL;
+    if (schema_changes(old_schema, new_schema, &list) == 0 && (summary = change_summary(&list)))
+        details = json_pack("{s:o, s:s}", "changes", registry_change_array(&list), "summary", summary);
+    free(summary);
+    change_list_clear(&list);
+    return details;
+}
+
+/* ---- 2. GET /subjects/{s}/history ------------------------------------------------------ */
 
 /* RFC 3339 UTC with milliseconds, as GET /audit writes its times. */
 static json_t *time_json(int64_t ms)
