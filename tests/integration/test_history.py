@@ -2,8 +2,13 @@
 recorded in each new version's audit row (audit_log.details), for the three
 formats and for both write paths (the one-statement append and the general
 transaction, which a soft-deleted version forces: docs/architecture.md).
+GET /subjects/{s}/history and POST /subjects/{s}/rollback are extensions too.
 The classification is this registry's own; Confluent's community registry has
-no audit trail or history."""
+no audit trail, history or rollback. What is Confluent's: ?deleted=true as in
+SubjectVersionsResource.listVersions, the 409 (40901) a registration gets
+(KafkaSchemaRegistry.register), the 42206 of a referenced version's delete
+(KafkaSchemaRegistry.deleteSchemaVersion, ReferenceExistsException) and 42205
+for a mode that forbids writes (OperationNotPermittedException)."""
 
 import json
 import time
