@@ -5,7 +5,8 @@
  * (Spark's from_avro). Documented in docs/decoder.md.
  *
  * Contents
- *   1. The registry client: options, schemas by id, subject versions, register
+ *   1. The registry client: options, schemas by id, subject versions, register,
+ *      any GET as JSON
  *   2. The wire format: magic byte, schema id, Protobuf message indexes
  *   3. Avro data: a bounded decoder with reader-schema projection, an encoder
  *   4. The decoder: framed records -> JSON rows, writer schemas cached by id
@@ -23,6 +24,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include <jansson.h>
 
 #include "base/strbuf.h"
 #include "compat/avro/avro.h"
@@ -110,6 +113,19 @@ int srclient_id_version(srclient_t *c, int id, const char *subject, int *version
 /* POST /subjects/{subject}/versions: the id of schema text under subject. */
 int srclient_register(srclient_t *c, const char *subject, srclient_type_t type, const char *text, int *id,
                       srclient_error_t *err);
+
+/*
+ * GET path (appended to the URL; query included, segments escaped with
+ * srclient_escape) for any JSON the registry answers, uncached: what a
+ * caller walking the registry needs beyond the calls above (the import
+ * from a URL, docs/operations.md section 11). 0 and *out (the caller's) on
+ * 200; else -1 with err: the HTTP status and the registry's error_code
+ * (40401, 40408, ...), or SRCLIENT_ERR_NETWORK / _REPLY.
+ */
+int srclient_get_json(srclient_t *c, const char *path, json_t **out, srclient_error_t *err);
+/* s percent-encoded as one path segment or query value (RFC 3986
+ * unreserved characters kept). malloc'd. */
+char *srclient_escape(const char *s);
 
 /* ---- 2. The wire format ------------------------------------------------------ */
 

@@ -11,6 +11,7 @@
  *   3. One request: GET/POST, the reply as JSON, the registry's errors
  *   4. The caches: ids (forever, positive and negative), latest (TTL), id versions
  *   5. The operations
+ *   6. Any GET: JSON for callers walking the registry
  *
  * Connection reuse: libcurl keeps its connections in each easy handle, so
  * the client keeps a pool of idle easy handles; a request takes one (or
@@ -310,7 +311,7 @@ static void client_reply_error(json_t *doc, int status, srclient_error_t *err)
 
 /* A path segment, percent-encoded (a subject may hold '/', '?', ...).
  * libcurl >= 7.82 needs no handle for it. */
-static char *client_escape(const char *s)
+char *srclient_escape(const char *s)
 {
     char *e = curl_easy_escape(NULL, s, 0);
     if (!e)
@@ -450,7 +451,7 @@ int srclient_subject_version(srclient_t *c, const char *subject, int version, sr
         if (out->id)
             return srclient_schema_by_id(c, out->id, &out->schema, err);
     }
-    char *esc = client_escape(subject);
+    char *esc = srclient_escape(subject);
     char *path = version > 0 ? xasprintf("/subjects/%s/versions/%d", esc, version)
                              : xasprintf("/subjects/%s/versions/latest", esc);
     free(esc);
@@ -544,7 +545,7 @@ int srclient_register(srclient_t *c, const char *subject, srclient_type_t type, 
     json_decref(req);
     if (!body)
         base_oom(0);
-    char *esc = client_escape(subject);
+    char *esc = srclient_escape(subject);
     char *path = xasprintf("/subjects/%s/versions", esc);
     free(esc);
     int status;
@@ -563,4 +564,22 @@ int srclient_register(srclient_t *c, const char *subject, srclient_type_t type, 
     }
     json_decref(doc);
     return rc;
+}
+
+/* ---- 6. Any GET ---------------------------------------------------------------- */
+
+int srclient_get_json(srclient_t *c, const char *path, json_t **out, srclient_error_t *err)
+{
+    *out = NULL;
+    int status;
+    json_t *doc = client_request(c, path, NULL, &status, err);
+    if (!doc)
+        return -1;
+    if (status != 200) {
+        client_reply_error(doc, status, err);
+        json_decref(doc);
+        return -1;
+    }
+    *out = doc;
+    return 0;
 }

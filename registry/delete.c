@@ -16,6 +16,18 @@ static int mode_is_readonly(registry_t *reg, const char *subject)
     return reg_mode_is_readonly(registry_effective_mode(reg, subject));
 }
 
+/* *has = 1 when some association names subject (registry/associations.c;
+ * read inside the delete's transaction). */
+static reg_code_t associated_(store_t *db, const char *subject, int *has, reg_error_t *err)
+{
+    json_t *list = NULL;
+    store_assoc_query_t q = {.subject = subject};
+    reg_code_t rc = reg_store(err, db, store_assoc_list(db, &q, &list));
+    *has = rc == REG_OK && json_array_size(list) > 0;
+    json_decref(list);
+    return rc;
+}
+
 /* ---- Subjects ------------------------------------------------------------ */
 
 static reg_code_t drop_settings(store_t *db, const char *subject, reg_error_t *err)
@@ -46,6 +58,13 @@ static reg_code_t delete_subject_tx(registry_t *reg, store_t *db, void *arg, reg
                       "Subject '%s' was soft deleted.Set permanent=true to delete permanently", d->subject);
     else if (mode_is_readonly(reg, d->subject))
         rc = reg_mode_readonly_error(err, d->subject);
+    /* KafkaSchemaRegistry.deleteSubject: a subject an association names stays. */
+    int associated = 0;
+    if (rc == REG_OK)
+        rc = associated_(db, d->subject, &associated, err);
+    if (rc == REG_OK && associated)
+        rc = reg_fail(err, REG_ASSOCIATION_FOR_SUBJECT_EXISTS,
+                      "An association already exists for subject '%s'", d->subject);
     for (size_t i = 0; rc == REG_OK && i < fresh->n; i++) {
         const reg_version_t *v = &fresh->v[i];
         if ((d->permanent || !v->deleted) &&
@@ -125,9 +144,17 @@ static reg_code_t delete_version_tx(registry_t *reg, store_t *db, void *arg, reg
         rc = reg_fail(err, REG_VERSION_NOT_FOUND, "Version %d not found.", d->version);
     else if (mode_is_readonly(reg, d->subject))
         rc = reg_mode_readonly_error(err, d->subject);
-    else if (index_is_referenced(reg->idx, d->subject, v->version, !d->permanent, NULL))
+    /* KafkaSchemaRegistry.deleteSchemaVersion: a soft delete keeps one live
+     * version under a subject an association names. */
+    int associated = 0;
+    if (rc == REG_OK && !d->permanent)
+        rc = associated_(db, d->subject, &associated, err);
+    if (rc == REG_OK && associated && reg_subject_live_count(fresh) <= 1)
+        rc = reg_fail(err, REG_NO_ACTIVE_SUBJECT_VERSION,
+                      "No active (non-deleted) version exists for subject '%s'", d->subject);
+    if (rc == REG_OK && index_is_referenced(reg->idx, d->subject, v->version, !d->permanent, NULL))
         rc = registry_referenced_error(d->subject, v->version, err);
-    else if (d->permanent && !v->deleted)
+    else if (rc == REG_OK && d->permanent && !v->deleted)
         rc = reg_fail(err, REG_VERSION_NOT_SOFT_DELETED,
                       "Subject '%s' Version %d was not deleted first before being permanently "
                       "deleted",

@@ -13,6 +13,7 @@
  *   7. Statistics (what GET /metrics shows)
  *   8. The audit trail
  *   9. Changes between versions (docs/evolution.md)
+ *  10. Associations
  *
  * Calling convention: a function without a `db` parameter answers from
  * memory and never blocks (event-loop threads call it). A function with one
@@ -242,6 +243,24 @@ typedef struct reg_tag_request {
  * 42201 "java.lang.IllegalArgumentException: ..." for a path not in the schema. */
 reg_code_t registry_modify_tags(registry_t *reg, store_t *db, const char *subject, const char *version_text,
                                 const reg_tag_request_t *req, reg_view_t *out, reg_error_t *err);
+
+/* A registration's "schemaTagsToAdd" / "schemaTagsToRemove" (merged as
+ * compat/schema.h says) and "propagateSchemaTags" (RegisterSchemaRequest). */
+typedef struct reg_register_tags {
+    const schema_tag_edit_t *edits;
+    size_t nedits;
+    int propagate;
+} reg_register_tags_t;
+
+/* POST /subjects/{s}/versions with tag fields (AbstractSchemaRegistry.toSchemaWithTags,
+ * maybePropagateSchemaTags): the request's schema with the edits, then with the
+ * latest live version's inline tags added when propagate (not in IMPORT mode),
+ * registered as registry_register does; with edits, the metadata (the request's,
+ * else the latest live version's) gets confluent:version. 42201
+ * "java.lang.IllegalArgumentException: ..." for a path not in the schema. */
+reg_code_t registry_register_tagged(registry_t *reg, store_t *db, const char *subject,
+                                    const reg_request_t *req, const reg_register_tags_t *tags,
+                                    reg_view_t *out, reg_error_t *err);
 /* ?findTags= on reads (AbstractSchemaRegistry.extractSchemaTags): the schema's
  * tagged entities carrying one of find's tags, or all with "*". 0 (*out the
  * caller's, schema_tagged_free), or -1 with err when the schema does not parse. */
@@ -389,6 +408,10 @@ void registry_act_as(store_t *db, const reg_actor_t *who);
 #define REG_AUDIT_CONTEXT_DELETE "context_delete"
 #define REG_AUDIT_ROLLBACK       "rollback" /* POST /subjects/{s}/rollback, either mode */
 
+/* Associations (section 9): one row per association written or deleted. */
+#define REG_AUDIT_ASSOCIATION_CREATE "association_create"
+#define REG_AUDIT_ASSOCIATION_DELETE "association_delete"
+
 /* A refused attempt (borrowed fields; NULL/0 when unknown). */
 typedef struct reg_refusal {
     const char *action;
@@ -482,5 +505,51 @@ void reg_rollback_clear(reg_rollback_t *r);
  */
 reg_code_t registry_rollback(registry_t *reg, store_t *db, const char *subject, int to, int delete_mode,
                              reg_rollback_t *out, reg_error_t *err);
+
+/* ---- 10. Associations (registry/associations.c, docs/api.md "Associations") ---- */
+
+/*
+ * A subject tied to a resource (a topic) as its key or value schema, as the
+ * community server's AssociationsResource answers it. Read from the
+ * database on every call (no node holds a copy); results are JSON the
+ * caller owns.
+ */
+typedef enum reg_assoc_by {
+    REG_ASSOC_BY_SUBJECT,       /* key: the subject */
+    REG_ASSOC_BY_RESOURCE_ID,   /* key: the resource id */
+    REG_ASSOC_BY_RESOURCE_NAME, /* key: the name ("-": any), ns: the namespace ("-": any) */
+} reg_assoc_by_t;
+
+#define REG_ASSOC_LIMIT_MAX 1000 /* schema.search.max.limit's default */
+
+typedef struct reg_assoc_query {
+    reg_assoc_by_t by;
+    const char *key, *ns;
+    const char *resource_type; /* NULL or "" = "topic", unless any_type */
+    int any_type;              /* resource_type NULL: every type (GET /schemas's filter) */
+    const strlist_t *types;    /* associationType values; NULL or empty = all */
+    const char *lifecycle;     /* NULL, "STRONG" or "WEAK" */
+} reg_assoc_query_t;
+
+/* GET /associations/...: a JSON array of Association objects, sorted as
+ * Association.compareTo sorts them (the caller pages: offset, and a limit
+ * outside 1..REG_ASSOC_LIMIT_MAX is REG_ASSOC_LIMIT_MAX). */
+reg_code_t registry_assoc_list(registry_t *reg, store_t *db, const reg_assoc_query_t *q, json_t **out,
+                               reg_error_t *err);
+/* POST /associations: an AssociationCreateOrUpdateRequest body, validated
+ * and applied as createOrUpdateAssociation(isCreate = true) does; *out the
+ * AssociationResponse without its schemas. context: the ?context=
+ * parameter (NULL: none). schemas[i]: entry i's "schema" decoded (NULL:
+ * none); registered[i] (n zeroed views, the caller clears them) gets the
+ * version it registered, for the response's "schema". */
+reg_code_t registry_assoc_create(registry_t *reg, store_t *db, const char *context, int dry_run,
+                                 const json_t *body, const reg_request_t *const *schemas, json_t **out,
+                                 reg_view_t *registered, reg_error_t *err);
+/* DELETE /associations/resources/{id}: 40410 when none matches; 40908 for a
+ * frozen one without cascade; with cascade a STRONG one's subject is
+ * deleted too (soft, then permanently). */
+reg_code_t registry_assoc_delete(registry_t *reg, store_t *db, const char *resource_id,
+                                 const char *resource_type, const strlist_t *types, int cascade, int dry_run,
+                                 reg_error_t *err);
 
 #endif

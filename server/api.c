@@ -166,15 +166,21 @@ static int body_decode(http_call_t *c, api_body_t *b)
 
 api_body_t *api_body_new(http_call_t *c)
 {
-    api_body_t *b = xcalloc(1, sizeof *b);
-    b->req.id = -1;
     /* The schema text may hold U+0000 once decoded (Jackson decodes \u0000);
      * the engine decides, with the length carried (reg_request_t.schema_len). */
-    b->json = json_object_body(c, JSON_ALLOW_NUL);
-    if (!b->json) {
-        free(b);
+    json_t *json = json_object_body(c, JSON_ALLOW_NUL);
+    if (!json)
         return NULL;
-    }
+    api_body_t *b = api_body_from(c, json);
+    json_decref(json);
+    return b;
+}
+
+api_body_t *api_body_from(http_call_t *c, json_t *json)
+{
+    api_body_t *b = xcalloc(1, sizeof *b);
+    b->req.id = -1;
+    b->json = json_incref(json);
     if (body_decode(c, b) != 0) {
         api_body_free(b);
         return NULL;
@@ -199,14 +205,7 @@ static api_body_t *pair_side(http_call_t *c, json_t *whole, const char *name)
                          name);
         return NULL;
     }
-    api_body_t *b = xcalloc(1, sizeof *b);
-    b->req.id = -1;
-    b->json = json_incref(side);
-    if (body_decode(c, b) != 0) {
-        api_body_free(b);
-        return NULL;
-    }
-    return b;
+    return api_body_from(c, side);
 }
 
 api_pair_t *api_pair_new(http_call_t *c)

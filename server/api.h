@@ -35,6 +35,9 @@ typedef struct api_body {
  * replies (400 malformed / wrong types, 422 missing body, 42201 bad reference)
  * and returns NULL. */
 api_body_t *api_body_new(http_call_t *c);
+/* The same for a RegisterSchemaRequest object inside another body (json:
+ * borrowed, the body takes a reference), e.g. an association's "schema". */
+api_body_t *api_body_from(http_call_t *c, json_t *json);
 void api_body_free(api_body_t *body);
 /* Keeps a body for the database part (the call owns it then); read it back
  * there with api_body_kept (borrowed). */

@@ -10,11 +10,20 @@
  *   5. The authenticator
  *   6. Authenticating a request
  *
- * Why a cache: a slow hash costs tens of milliseconds of the event loop by
- * design, and Basic clients send their password with every request. A
- * successful (user, password) pair is remembered for AUTH_CACHE_TTL_MS under
- * an HMAC of the pair with a key drawn at start-up, so the cache holds no
- * password and nothing an attacker could test guesses against offline.
+ * Why a cache: a slow hash costs tens of milliseconds of CPU by design, and
+ * Basic clients send their password with every request. A successful
+ * (user, password) pair is remembered for AUTH_CACHE_TTL_MS under an HMAC of
+ * the pair with a key drawn at start-up, so the cache holds no password and
+ * nothing an attacker could test guesses against offline.
+ *
+ * Why a check leaves the loop: a miss (a new password, a wrong one, an
+ * unknown user) would otherwise stall every other request of its event loop
+ * for the length of a hash, a lever for anyone who can reach the port. So a
+ * miss becomes an auth_check_t that the HTTP edge runs on its verifier
+ * threads (server/http_server.c). What a flood of misses can still take is
+ * bounded twice before any hash: per address by the failure limiter, which
+ * charges each check up front (refunded when the password is right), and
+ * server-wide by auth.max.verifications (503).
  */
 #include "server/auth.h"
 
@@ -384,6 +393,7 @@ struct auth {
     pthread_mutex_t lock;         /* everything below */
     auth_users_t *users;
     uint64_t generation;
+    int checks_out; /* auth_check_t handed out, not finished yet (auth.max.verifications) */
     auth_cached_t cache[AUTH_CACHE_SLOTS];
     auth_bucket_t buckets[AUTH_LIMIT_SLOTS];
 };
@@ -495,18 +505,30 @@ static int auth_limited(auth_t *a, const char *addr)
     return wait;
 }
 
+/* Under a->lock: one failed attempt (or one check that may turn out to be one) from addr.
+ * 1 when addr is out of attempts now. */
+static int auth_charge_(auth_t *a, const char *addr)
+{
+    auth_bucket_t *b = auth_bucket(a, addr, 1, auth_now_ms());
+    b->tokens -= 1.0;
+    return b->tokens < 1.0;
+}
+
+static void auth_log_limited_(auth_t *a, const char *addr)
+{
+    log_warn("auth: %d failed attempts within a minute from %s; refusing its attempts for now (429)",
+             a->cfg->auth_max_failures, addr);
+}
+
 static void auth_failed(auth_t *a, const char *addr)
 {
     if (a->cfg->auth_max_failures <= 0)
         return;
     pthread_mutex_lock(&a->lock);
-    auth_bucket_t *b = auth_bucket(a, addr, 1, auth_now_ms());
-    b->tokens -= 1.0;
-    int now_limited = b->tokens < 1.0;
+    int now_limited = auth_charge_(a, addr);
     pthread_mutex_unlock(&a->lock);
     if (now_limited)
-        log_warn("auth: %d failed attempts within a minute from %s; refusing its attempts for now (429)",
-                 a->cfg->auth_max_failures, addr);
+        auth_log_limited_(a, addr);
 }
 
 static void auth_mac(const auth_t *a, const char *user, const char *password, size_t plen,
@@ -531,41 +553,41 @@ static auth_cached_t *auth_cache_slot(auth_t *a, const unsigned char mac[32])
 }
 
 /*
- * 1 when user:password is right. A cache hit costs an HMAC; a miss verifies
- * the slow hash outside the lock (an unknown user against a dummy hash, so
- * the answer takes as long) and remembers a success.
+ * A cache miss on its way through the slow hash. It carries copies of what
+ * the hash needs, so the users table may be swapped (SIGHUP) and the
+ * request freed (its client gone) meanwhile; the password is wiped with it.
  */
-static int auth_check_password(auth_t *a, const char *user, const char *password, size_t plen)
-{
+struct auth_check {
+    auth_t *a;
+    char user[AUTH_USER_MAX + 1];
+    char password[AUTH_USER_MAX + AUTH_PASSWORD_MAX + 8]; /* as long as auth_basic's buffer */
+    size_t plen;
+    char encoded[AUTH_ENCODED_MAX]; /* the user's hash, or a->dummy for an unknown user */
+    int known;                      /* the user is in the table */
+    int charged;                    /* took a token of c->remote's bucket */
+    char remote[48];
     unsigned char mac[32];
-    char encoded[AUTH_ENCODED_MAX];
-    auth_mac(a, user, password, plen, mac);
-    uint64_t now = auth_now_ms();
+    uint64_t generation; /* of the table encoded came from */
+    int ran, ok;
+};
 
+void auth_check_run(auth_check_t *k)
+{
+    auth_t *a = k->a;
+    k->ran = 1;
+    /* An unknown user is verified against the dummy: the answer takes as long. */
+    k->ok = auth_hash_verify(k->encoded, k->password, k->plen) == 1 && k->known;
+    OPENSSL_cleanse(k->password, sizeof k->password);
+    if (!k->ok)
+        return;
     pthread_mutex_lock(&a->lock);
-    auth_cached_t *slot = auth_cache_slot(a, mac);
-    int hit = slot->generation == a->generation && slot->expires_ms > now &&
-              CRYPTO_memcmp(slot->mac, mac, sizeof mac) == 0;
-    uint64_t generation = a->generation;
-    const char *stored = hit || a->users == NULL ? NULL : hmap_get(&a->users->map, user, strlen(user));
-    snprintf(encoded, sizeof encoded, "%s", stored ? stored : a->dummy);
-    pthread_mutex_unlock(&a->lock);
-    if (hit)
-        return 1;
-
-    int ok = auth_hash_verify(encoded, password, plen) == 1 && stored != NULL;
-    if (ok) {
-        pthread_mutex_lock(&a->lock);
-        if (a->generation == generation) {
-            slot = auth_cache_slot(a, mac);
-            memcpy(slot->mac, mac, sizeof mac);
-            slot->generation = generation;
-            slot->expires_ms = now + AUTH_CACHE_TTL_MS;
-        }
-        pthread_mutex_unlock(&a->lock);
+    if (a->generation == k->generation) {
+        auth_cached_t *slot = auth_cache_slot(a, k->mac);
+        memcpy(slot->mac, k->mac, sizeof k->mac);
+        slot->generation = k->generation;
+        slot->expires_ms = auth_now_ms() + AUTH_CACHE_TTL_MS;
     }
-    OPENSSL_cleanse(mac, sizeof mac);
-    return ok;
+    pthread_mutex_unlock(&a->lock);
 }
 
 /* /health/live and /health/ready: load balancers probe them without credentials. */
@@ -614,7 +636,70 @@ static int auth_basic_decode(const char *value, size_t len, char *buf, size_t ca
     return auth_user_name_ok(buf) ? 1 : -1;
 }
 
-static int auth_basic(auth_t *a, http_call_t *c, const auth_request_t *in)
+/*
+ * Under a->lock: a check for a miss, or NULL with the 503 to send when
+ * auth.max.verifications are out already. The check takes a token from the
+ * address's bucket now, so that a burst of guesses sent at once stops at
+ * auth.max.failures like guesses sent one by one; a right password gives it
+ * back (auth_check_finish).
+ */
+static auth_check_t *auth_check_new_(auth_t *a, http_call_t *c, const char *user, const char *password,
+                                     size_t plen, const unsigned char mac[32])
+{
+    if (a->cfg->auth_max_verifications > 0 && a->checks_out >= a->cfg->auth_max_verifications)
+        return NULL;
+    auth_check_t *k = xcalloc(1, sizeof *k);
+    k->a = a;
+    snprintf(k->user, sizeof k->user, "%s", user);
+    memcpy(k->password, password, plen); /* plen < sizeof k->password, auth_basic's buffer */
+    k->plen = plen;
+    memcpy(k->mac, mac, sizeof k->mac);
+    k->generation = a->generation;
+    const char *stored = a->users == NULL ? NULL : hmap_get(&a->users->map, user, strlen(user));
+    k->known = stored != NULL;
+    snprintf(k->encoded, sizeof k->encoded, "%s", stored ? stored : a->dummy);
+    snprintf(k->remote, sizeof k->remote, "%s", c->remote);
+    if (a->cfg->auth_max_failures > 0) {
+        auth_charge_(a, k->remote);
+        k->charged = 1;
+    }
+    a->checks_out++;
+    return k;
+}
+
+int auth_check_finish(auth_t *a, http_call_t *c, auth_check_t *k)
+{
+    int ran = k->ran, ok = ran && k->ok, now_limited = 0;
+    pthread_mutex_lock(&a->lock);
+    a->checks_out--;
+    if (k->charged) {
+        auth_bucket_t *b = auth_bucket(a, k->remote, 0, auth_now_ms());
+        /* Not a failure: the right password, or a client gone before its turn. */
+        if (b != NULL && (ok || !ran))
+            b->tokens += 1.0;
+        now_limited = b != NULL && b->tokens < 1.0 && !ok && ran;
+    }
+    pthread_mutex_unlock(&a->lock);
+    if (ok)
+        c->principal = xstrdup(k->user);
+    OPENSSL_cleanse(k, sizeof *k);
+    free(k);
+    if (ok)
+        return 0;
+    if (now_limited)
+        auth_log_limited_(a, c->remote);
+    if (!ran) {
+        http_reply_error(c, 499, "The client went away before its credentials were checked");
+        return -1;
+    }
+    return auth_refuse(a, c, "Unauthorized");
+}
+
+/*
+ * 0 with c->principal on a cache hit (an HMAC, no hash), 1 with *check for
+ * a miss, -1 with the reply (401, 429, 503) set.
+ */
+static int auth_basic(auth_t *a, http_call_t *c, const auth_request_t *in, auth_check_t **check)
 {
     int wait = auth_limited(a, c->remote);
     if (wait > 0) {
@@ -631,23 +716,43 @@ static int auth_basic(auth_t *a, http_call_t *c, const auth_request_t *in)
     int rc = in->authorization_len < sizeof buf ? auth_basic_decode(in->authorization, in->authorization_len,
                                                                     buf, sizeof buf, &password, &plen)
                                                 : -1;
-    int ok = rc == 1 && auth_check_password(a, buf, password, plen);
-    if (ok)
+    if (rc != 1) {
+        OPENSSL_cleanse(buf, sizeof buf);
+        auth_failed(a, c->remote);
+        return auth_refuse(a, c, "Unauthorized");
+    }
+    unsigned char mac[32];
+    auth_mac(a, buf, password, plen, mac);
+    uint64_t now = auth_now_ms();
+    pthread_mutex_lock(&a->lock);
+    auth_cached_t *slot = auth_cache_slot(a, mac);
+    int hit = slot->generation == a->generation && slot->expires_ms > now &&
+              CRYPTO_memcmp(slot->mac, mac, sizeof mac) == 0;
+    *check = hit ? NULL : auth_check_new_(a, c, buf, password, plen, mac);
+    pthread_mutex_unlock(&a->lock);
+    if (hit)
         c->principal = xstrdup(buf);
     OPENSSL_cleanse(buf, sizeof buf);
-    if (ok)
+    OPENSSL_cleanse(mac, sizeof mac);
+    if (hit)
         return 0;
-    auth_failed(a, c->remote);
-    return auth_refuse(a, c, "Unauthorized");
+    if (*check != NULL)
+        return 1;
+    http_reply_error(c, 503,
+                     "Too many password verifications in progress (%d, auth.max.verifications); retry later",
+                     a->cfg->auth_max_verifications);
+    http_reply_header(c, "retry-after", "1");
+    return -1;
 }
 
-int auth_authenticate(auth_t *a, http_call_t *c, const auth_request_t *in)
+int auth_authenticate(auth_t *a, http_call_t *c, const auth_request_t *in, auth_check_t **check)
 {
+    *check = NULL;
     if (!auth_enabled(a) || auth_open_path(c))
         return 0;
     /* Without a users file a client's Basic header means nothing here; its certificate may. */
     if (a->basic && in->authorization != NULL)
-        return auth_basic(a, c, in);
+        return auth_basic(a, c, in, check);
     if (in->cert == 1) {
         c->principal = xstrdup(in->cert_name);
         return 0;

@@ -11,8 +11,12 @@
  *
  * Threads: every event loop calls auth_authenticate at once; the users
  * table, the verification cache and the failure limiter sit behind one
- * mutex, which is never held while a slow hash runs. auth_reload (SIGHUP)
- * swaps the table; verifications cached under the old one no longer count.
+ * mutex, which is never held while a slow hash runs. The slow hash never
+ * runs on an event loop either: a password not in the cache comes back as
+ * an auth_check_t for the caller to run on a thread of its own
+ * (auth_check_run) and finish on the loop (auth_check_finish). auth_reload
+ * (SIGHUP) swaps the table; verifications cached under the old one no
+ * longer count.
  */
 #ifndef SERVER_AUTH_H
 #define SERVER_AUTH_H
@@ -72,14 +76,28 @@ typedef struct auth_request {
     const char *cert_name; /* when cert == 1 */
 } auth_request_t;
 
+/* Basic credentials on their way through the slow hash; owned by whoever holds it. */
+typedef struct auth_check auth_check_t;
+
 /*
  * Sets c->principal, or replies 401 (with WWW-Authenticate when Basic is
- * configured) or 429 (failed attempts from c->remote over auth.max.failures).
- * Reads c->seg: /health/live and /health/ready are always open. Order:
- * Basic credentials when sent and Basic is configured, else the client
- * certificate, else auth.anonymous. Returns 0 to go on, -1 with the reply set.
- * Without authentication configured: 0, principal NULL.
+ * configured), 429 (failed attempts from c->remote over auth.max.failures)
+ * or 503 (auth.max.verifications checks out already). Reads c->seg:
+ * /health/live and /health/ready are always open. Order: Basic credentials
+ * when sent and Basic is configured, else the client certificate, else
+ * auth.anonymous. Returns 0 to go on, -1 with the reply set, or 1 with
+ * *check set: Basic credentials the cache does not know, to be verified off
+ * the event loop. Without authentication configured: 0, principal NULL.
  */
-int auth_authenticate(auth_t *a, http_call_t *c, const auth_request_t *in);
+int auth_authenticate(auth_t *a, http_call_t *c, const auth_request_t *in, auth_check_t **check);
+/* Any thread but an event loop: the slow hash (tens of milliseconds); a success is cached. */
+void auth_check_run(auth_check_t *k);
+/*
+ * Back on the request's loop, with or without auth_check_run (skipped when
+ * the client left first): sets c->principal and returns 0, or sets the 401
+ * (a 499 when the check never ran) and returns -1. Frees k; the caller must
+ * finish every check it got, which ends its count in auth.max.verifications.
+ */
+int auth_check_finish(auth_t *a, http_call_t *c, auth_check_t *k);
 
 #endif

@@ -1,12 +1,12 @@
 /*
- * cmd_import: `schema-registry import [FILE]` (server/cmd_transfer.h,
- * docs/operations.md "Export and import").
+ * cmd_import: `schema-registry import [FILE | --from-url URL]`
+ * (server/cmd_transfer.h, docs/operations.md "Export and import").
  *
  * Contents
  *   1. The model: what the input says the registry holds
  *   2. Reading an export (JSON lines of cmd_export.c)
  *   3. Reading a dump of Confluent's _schemas topic
- *   4. Reading the input
+ *   4. Reading the input: a file, or a running registry (cmd/fetch.h)
  *   5. Progress and summary
  *   6. Applying the model
  *   7. The command
@@ -599,6 +599,20 @@ static int imp_read_(FILE *in, const char *name, const char *delim, imp_model_t 
     return rc;
 }
 
+/* A record of the walk over a running registry: the same _schemas record
+ * a dump holds, read by the same code. On a terminal the walk, which
+ * writes nothing yet and may take a while, counts what it has read. */
+static int imp_fetched_(void *arg, const json_t *key, const json_t *value, char **error)
+{
+    imp_model_t *m = arg;
+    m->records++;
+    if (isatty(STDERR_FILENO)) {
+        fprintf(stderr, "\rfetch %zu records", m->records);
+        fflush(stderr);
+    }
+    return imp_confluent_record_(m, key, value, error);
+}
+
 /* ---- 5. Progress and summary -------------------------------------------------------------- */
 
 typedef struct imp_run {
@@ -1049,8 +1063,29 @@ static int imp_apply_(imp_run_t *r)
 
 /* ---- 7. The command ------------------------------------------------------------------------ */
 
+static int imp_run_(store_t *db, const registry_options_t *reg_opts, imp_model_t *m, const char *url);
+
 int cmd_import(store_t *db, const registry_options_t *reg_opts, const cmd_import_options_t *opts)
 {
+    imp_model_t m = {0};
+    if (opts->from.url) {
+        if (opts->file || opts->delimiter) {
+            fprintf(stderr, "schema-registry import: --from-url reads no file and takes no --delimiter\n");
+            return 2;
+        }
+        char *error = NULL;
+        m.confluent = 1;
+        long got = cmd_fetch_registry(&opts->from, imp_fetched_, &m, &error);
+        if (got > 0 && isatty(STDERR_FILENO))
+            fputc('\n', stderr);
+        if (got < 0) {
+            fprintf(stderr, "schema-registry import: %s; nothing was imported\n", error);
+            free(error);
+            imp_model_clear_(&m);
+            return 1;
+        }
+        return imp_run_(db, reg_opts, &m, opts->from.url);
+    }
     const char *name = opts->file && strcmp(opts->file, "-") != 0 ? opts->file : NULL;
     FILE *in = name ? fopen(name, "r") : stdin;
     if (!in) {
@@ -1063,7 +1098,6 @@ int cmd_import(store_t *db, const registry_options_t *reg_opts, const cmd_import
             fclose(in);
         return 2;
     }
-    imp_model_t m = {0};
     int rrc = imp_read_(in, name ? name : "stdin", opts->delimiter ? opts->delimiter : "\t", &m);
     if (name)
         fclose(in);
@@ -1071,18 +1105,24 @@ int cmd_import(store_t *db, const registry_options_t *reg_opts, const cmd_import
         imp_model_clear_(&m);
         return 2;
     }
+    return imp_run_(db, reg_opts, &m, NULL);
+}
+
+/* Writes the model m (consumed) into db; url: where it came from, NULL = a file. */
+static int imp_run_(store_t *db, const registry_options_t *reg_opts, imp_model_t *m, const char *url)
+{
     char *error = NULL;
     registry_t *reg = registry_new(reg_opts, db, &error);
     if (!reg) {
         fprintf(stderr, "schema-registry import: cannot load the registry: %s\n", error ? error : "?");
         free(error);
-        imp_model_clear_(&m);
+        imp_model_clear_(m);
         return 1;
     }
     imp_run_t r = {0};
     r.reg = reg;
     r.db = db;
-    r.m = &m;
+    r.m = m;
     r.tty = isatty(STDERR_FILENO);
     /* The audit trail (docs/security.md): the run's rows share one request
      * id ("import-" and 32 hex digits); no principal, nobody authenticated. */
@@ -1094,11 +1134,14 @@ int cmd_import(store_t *db, const registry_options_t *reg_opts, const cmd_import
     fprintf(stderr,
             "schema-registry import: %zu records read (%s): %zu created, %zu already present, %zu deleted, "
             "%zu config, %zu mode, %zu refused\n",
-            m.records, m.confluent ? "a _schemas dump" : "an export", r.created, r.present, r.deleted,
-            r.config, r.mode, r.refused);
+            m->records,
+            url            ? url
+            : m->confluent ? "a _schemas dump"
+                           : "an export",
+            r.created, r.present, r.deleted, r.config, r.mode, r.refused);
     if (rc == 0 && r.refused == 0 && r.created + r.deleted + r.config + r.mode == 0)
         fprintf(stderr, "schema-registry import: nothing to change: the registry holds the input already\n");
     registry_free(reg);
-    imp_model_clear_(&m);
+    imp_model_clear_(m);
     return rc != 0 || r.refused ? 1 : 0;
 }

@@ -15,6 +15,7 @@
 #ifndef SERVER_CMD_TRANSFER_H
 #define SERVER_CMD_TRANSFER_H
 
+#include "cmd/fetch.h"
 #include "registry/registry.h"
 
 /* ---- 1. export ------------------------------------------------------------ */
@@ -33,11 +34,14 @@ int cmd_export(store_t *db, const char *output);
 typedef struct cmd_import_options {
     const char *file;      /* NULL or "-" = stdin */
     const char *delimiter; /* between key and value in a _schemas dump; NULL = tab */
+    /* --from-url: read a running registry instead of a file (cmd/fetch.h);
+     * url NULL = a file. */
+    cmd_fetch_options_t from;
 } cmd_import_options_t;
 
-/* Reads an export or a dump of Confluent's _schemas topic and writes what the
- * target lacks through IMPORT mode (ids and versions kept). opts: the
- * registry's (feed off). */
+/* Reads an export, a dump of Confluent's _schemas topic or a running
+ * registry's REST API, and writes what the target lacks through IMPORT mode
+ * (ids and versions kept). opts: the registry's (feed off). */
 int cmd_import(store_t *db, const registry_options_t *reg_opts, const cmd_import_options_t *opts);
 
 #endif

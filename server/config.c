@@ -142,6 +142,10 @@ static const config_key_t config_keys[] = {
     {"auth.max.failures", CFG_LIMIT, FIELD(auth_max_failures), "N", "10",
      "Failed Basic attempts per minute per client address; beyond it `429` with `Retry-After`, before "
      "any password is checked. `0` = no cap."},
+    {"auth.max.verifications", CFG_LIMIT, FIELD(auth_max_verifications), "N", "32",
+     "Basic passwords being verified (slow hash waiting or running on a verifier thread) at once, "
+     "server-wide; beyond it `503` with `Retry-After: 1`, before any hash. Cached credentials never "
+     "count. `0` = no cap (docs/security.md)."},
     {"tls.client.auth", CFG_CLIENT_AUTH, FIELD(tls_client_auth), "MODE", "none",
      "`optional` or `required` client certificates, verified against `tls.client.ca` (needs "
      "`tls.cert`). A certificate that fails verification fails the handshake in both modes."},

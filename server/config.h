@@ -62,6 +62,10 @@ typedef struct server_config {
     int tls_client_principal; /* config_principal_t: what of the certificate names the principal */
 
     int log_format; /* log_format_t (base/log.h); main() hands it to log_set_format */
+
+    /* Basic passwords being verified (waiting or running) at once, server-wide:
+     * 503 beyond; default 32; 0 = no cap (docs/security.md). */
+    int auth_max_verifications;
 } server_config_t;
 
 typedef enum config_client_auth {

@@ -30,7 +30,7 @@ typedef struct dbpool_worker {
 } dbpool_worker_t;
 
 struct dbpool {
-    char *conninfo;
+    char *conninfo; /* NULL: a pool without connections (dbpool.h) */
     pthread_mutex_t mutex;
     pthread_cond_t cond; /* a job arrived, or stop */
     dbpool_job_t *head, *tail;
@@ -109,7 +109,7 @@ static dbpool_job_t *dbpool_pop(dbpool_t *pool)
 static void dbpool_wait(dbpool_worker_t *w)
 {
     dbpool_t *pool = w->pool;
-    if (w->db != NULL) {
+    if (w->db != NULL || pool->conninfo == NULL) {
         pthread_cond_wait(&pool->cond, &pool->mutex);
         return;
     }
@@ -131,7 +131,7 @@ static void *dbpool_worker_main(void *arg)
 
     pthread_mutex_lock(&pool->mutex);
     for (;;) {
-        if (w->db == NULL && !pool->stopping && dbpool_now_ms() >= w->retry_at_ms) {
+        if (w->db == NULL && pool->conninfo != NULL && !pool->stopping && dbpool_now_ms() >= w->retry_at_ms) {
             pthread_mutex_unlock(&pool->mutex);
             dbpool_connect(w);
             pthread_mutex_lock(&pool->mutex);
@@ -198,7 +198,7 @@ static int dbpool_spawn(dbpool_t *pool, int nthreads, char **error)
 dbpool_t *dbpool_new(const char *conninfo, int nthreads, char **error)
 {
     dbpool_t *pool = xcalloc(1, sizeof *pool);
-    pool->conninfo = xstrdup(conninfo);
+    pool->conninfo = conninfo != NULL ? xstrdup(conninfo) : NULL;
     pool->workers = xcalloc((size_t)nthreads, sizeof *pool->workers);
     pthread_mutex_init(&pool->mutex, NULL);
     dbpool_cond_init(&pool->cond);

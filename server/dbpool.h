@@ -6,6 +6,10 @@
  * doubling to 5 s); jobs that arrive meanwhile run at once with db == NULL,
  * so the caller answers "database unavailable" instead of leaving a client
  * hanging. dbpool knows nothing of HTTP: a job is a callback.
+ *
+ * Without a conninfo it is a pool of plain threads for CPU work that must
+ * not run on an event loop (the password hashes of auth.h): the same queue
+ * and the same way home, and every job runs with db == NULL.
  */
 #ifndef SERVER_DBPOOL_H
 #define SERVER_DBPOOL_H
@@ -34,7 +38,8 @@ struct dbpool_job {
 
 /*
  * Starts nthreads workers. They connect to conninfo (borrowed: copied) in
- * the background, so a database that is down does not fail this call.
+ * the background, so a database that is down does not fail this call;
+ * conninfo NULL: they never connect.
  * NULL + malloc'd *error only when threads cannot be created.
  */
 dbpool_t *dbpool_new(const char *conninfo, int nthreads, char **error);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "server/api.h"
 #include "server/authz.h"
 #include "server/handlers.h"
@@ -165,38 +166,98 @@ BY_ID_HANDLER(schema_subjects, reply_subjects)
 BY_ID_HANDLER(schema_versions, reply_versions)
 
 /* The association filters of GET /schemas (resourceType, associationType,
- * lifecycle): with none stored, SchemasResource.getSchemas keeps a version
- * only when lifecycle names NONE ("no association"). -1: not a lifecycle
- * (JAX-RS cannot convert it: 404), 0: nothing passes, 1: everything does. */
+ * lifecycle; SchemasResource.getSchemas): -1 when a lifecycle is not one
+ * (JAX-RS cannot convert it: 404), 1 when any is given (the versions are then
+ * filtered by their subject's associations, read from the database), 0 when
+ * none is. */
 static int association_filter_(http_call_t *c)
 {
-    int filtered = 0, none = 0;
+    int filtered = 0;
     for (size_t i = 0; i < c->nquery; i++) {
         const char *name = c->query[i].name, *value = c->query[i].value;
         if (strcmp(name, "lifecycle") == 0) {
             if (strcmp(value, "NONE") != 0 && strcmp(value, "STRONG") != 0 && strcmp(value, "WEAK") != 0)
                 return -1;
-            none |= strcmp(value, "NONE") == 0;
             filtered = 1;
         } else if (strcmp(name, "resourceType") == 0 || strcmp(name, "associationType") == 0) {
             filtered = 1;
         }
     }
-    return !filtered || none;
+    return filtered;
+}
+
+/* Whether a version of subject passes the association filters, and with
+ * which associations (*shown: the caller's, NULL = show none): the subject's
+ * associations of resourceType (any when absent) and associationType; none
+ * passes only with lifecycle=NONE; some pass with no lifecycle, or those of
+ * a lifecycle asked for. -1: the database failed (replied). */
+static int association_pass_(http_call_t *c, store_t *db, const char *subject, json_t **shown)
+{
+    *shown = NULL;
+    strlist_t types = {0};
+    http_query_all(c, "associationType", &types);
+    strlist_t lifecycles = {0};
+    http_query_all(c, "lifecycle", &lifecycles);
+    reg_assoc_query_t q = {.by = REG_ASSOC_BY_SUBJECT,
+                           .key = subject,
+                           .resource_type = http_query(c, "resourceType"),
+                           .any_type = !http_query(c, "resourceType"),
+                           .types = &types};
+    json_t *all;
+    reg_error_t err;
+    reg_code_t rc = registry_assoc_list(c->reg, db, &q, &all, &err);
+    strlist_clear(&types);
+    if (rc != REG_OK) {
+        strlist_clear(&lifecycles);
+        api_done(c, rc, &err);
+        return -1;
+    }
+    int none = 0, named = 0;
+    for (size_t i = 0; i < lifecycles.n; i++) {
+        if (strcmp(lifecycles.items[i], "NONE") == 0)
+            none = 1;
+        else
+            named = 1;
+    }
+    int pass;
+    if (json_array_size(all) == 0) {
+        pass = none;
+    } else if (!named) {
+        pass = lifecycles.n == 0;
+        if (pass)
+            *shown = json_incref(all);
+    } else {
+        json_t *matching = json_array();
+        size_t i;
+        json_t *a;
+        json_array_foreach(all, i, a)
+        {
+            const char *l = json_string_value(json_object_get(a, "lifecycle"));
+            for (size_t k = 0; k < lifecycles.n; k++)
+                if (strcmp(lifecycles.items[k], l) == 0) {
+                    json_array_append(matching, a);
+                    break;
+                }
+        }
+        pass = json_array_size(matching) > 0;
+        if (pass)
+            *shown = matching;
+        else
+            json_decref(matching);
+    }
+    json_decref(all);
+    strlist_clear(&lifecycles);
+    return pass;
 }
 
 /* GET /schemas: subjectPrefix, deleted, latestOnly, aliases, ruleType, the
- * association filters, offset, limit (docs/api.md). */
-static http_outcome_t schemas_list(http_call_t *c)
+ * association filters, offset, limit (docs/api.md). db NULL: no association
+ * filter was given (answered from memory). */
+static void schemas_reply_(http_call_t *c, store_t *db)
 {
     reg_view_t *views;
     strlist_t *aliases = NULL;
     size_t n, start, count;
-    int pass = association_filter_(c);
-    if (pass < 0) {
-        http_reply_error(c, 404, "HTTP 404 Not Found");
-        return HTTP_DONE;
-    }
     /* No subjectPrefix is "": the default context only, as Confluent's
      * SchemasResource (":*:" asks for every context). */
     const char *prefix = http_query(c, "subjectPrefix");
@@ -211,16 +272,27 @@ static http_outcome_t schemas_list(http_call_t *c)
      * community server stores no rule set (RuleSetHandler drops them, as
      * registration here does), so a ruleType matches nothing. */
     const char *rule_type = http_query(c, "ruleType");
-    size_t shown = (rule_type && *rule_type) || !pass ? 0 : n;
-    /* Only versions of subjects the principal may read, before paging (the
-     * others move to the end, where they are still cleared). */
+    size_t shown = rule_type && *rule_type ? 0 : n;
+    json_t **assocs = xcalloc(n + 1, sizeof *assocs);
+    /* Only versions of subjects the principal may read and that pass the
+     * association filters, before paging (the others move to the end, where
+     * they are still cleared). */
     size_t kept = 0;
-    for (size_t i = 0; i < shown; i++) {
+    int failed = 0;
+    for (size_t i = 0; i < shown && !failed; i++) {
         if (!authz_may_read(c, views[i].subject))
             continue;
+        json_t *a = NULL;
+        if (db) {
+            int pass = association_pass_(c, db, views[i].subject, &a);
+            failed = pass < 0;
+            if (pass <= 0)
+                continue;
+        }
         reg_view_t view = views[kept];
         views[kept] = views[i];
         views[i] = view;
+        assocs[kept] = a;
         if (aliases) {
             strlist_t names = aliases[kept];
             aliases[kept] = aliases[i];
@@ -229,7 +301,7 @@ static http_outcome_t schemas_list(http_call_t *c)
         kept++;
     }
     shown = kept;
-    if (api_page(c, shown, 1000, &start, &count) == 0) {
+    if (!failed && api_page(c, shown, 1000, &start, &count) == 0) {
         json_t *arr = json_array();
         for (size_t i = start; i < start + count; i++) {
             json_t *o = api_schema_object(c, &views[i]);
@@ -239,21 +311,43 @@ static http_outcome_t schemas_list(http_call_t *c)
                     json_array_append_new(names, json_string(aliases[i].items[k]));
                 json_object_set_new(o, "aliases", names);
             }
+            /* ExtendedSchema.associations (NON_EMPTY). */
+            if (assocs[i])
+                json_object_set(o, "associations", assocs[i]);
             json_array_append_new(arr, o);
         }
         http_reply_json(c, 200, arr);
     }
     for (size_t i = 0; i < n; i++) {
         reg_view_clear(&views[i]);
+        json_decref(assocs[i]);
         if (aliases)
             strlist_clear(&aliases[i]);
     }
+    free(assocs);
     free(aliases);
     free(views);
+}
+
+static http_outcome_t schemas_list(http_call_t *c)
+{
+    int filtered = association_filter_(c);
+    if (filtered < 0) {
+        http_reply_error(c, 404, "HTTP 404 Not Found");
+        return HTTP_DONE;
+    }
+    if (filtered)
+        return HTTP_TO_DB;
+    schemas_reply_(c, NULL);
     return HTTP_DONE;
 }
 
-const http_handler_t handle_schemas = {schemas_list, NULL};
+static void schemas_list_db(http_call_t *c, store_t *db)
+{
+    schemas_reply_(c, db);
+}
+
+const http_handler_t handle_schemas = {schemas_list, schemas_list_db};
 
 /* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" -> 16 bytes. */
 static int parse_guid(const char *text, unsigned char out[16])

@@ -168,35 +168,6 @@ static http_outcome_t register_logical(http_call_t *c)
     return HTTP_DONE;
 }
 
-static http_outcome_t register_loop(http_call_t *c)
-{
-    if (format_logical(c))
-        return register_logical(c);
-    return known_or_db(c, register_known, register_reply);
-}
-
-static void register_db(http_call_t *c, store_t *db)
-{
-    reg_view_t view = {0};
-    reg_error_t err;
-    reg_code_t rc = registry_register(c->reg, db, subject(c), &api_body_kept(c)->req, &view, &err);
-    if (rc == REG_OK)
-        register_reply(c, &view);
-    reg_view_clear(&view);
-    /* ?verbose=true&changes=true: the 409 says what changed against the latest version
-     * (docs/evolution.md). */
-    json_t *message = rc == REG_INCOMPATIBLE && api_wants_changes(c) ? json_string(err.message) : NULL;
-    if (message) {
-        json_t *reply = json_pack("{s:i, s:o}", "error_code", (int)rc, "message", message);
-        api_add_candidate_changes(c, reply, subject(c), NULL, &api_body_kept(c)->req);
-        http_reply_json(c, 409, reply);
-        return;
-    }
-    api_done(c, rc, &err);
-}
-
-const http_handler_t handle_register = {register_loop, register_db};
-
 /* ---- Tags ------------------------------------------------------------------------ */
 
 /*
@@ -370,6 +341,116 @@ static void tags_db(http_call_t *c, store_t *db)
 }
 
 const http_handler_t handle_version_tags = {tags_loop, tags_db};
+
+/* ---- Registration (after Tags: it reads the same SchemaTags lists) ------------------ */
+
+/* A registration carrying tag fields (register_tagged_loop). */
+typedef struct register_tagged {
+    api_body_t *body;
+    tags_body_t *tags; /* its edits */
+    int propagate;
+} register_tagged_t;
+
+static void register_tagged_free(void *p)
+{
+    register_tagged_t *t = p;
+    api_body_free(t->body);
+    tags_body_free(t->tags);
+    free(t);
+}
+
+/*
+ * A RegisterSchemaRequest with "schemaTagsToAdd", "schemaTagsToRemove" or
+ * "propagateSchemaTags" (docs/api.md, "Tags"): never answered from memory, as
+ * KafkaSchemaRegistry.registerOrForward skips its lookup for them. 1 when it
+ * took the call over, 0 when the body has none of them.
+ */
+static int register_tagged_loop(http_call_t *c, api_body_t *body, http_outcome_t *outcome)
+{
+    json_t *add = json_object_get(body->json, "schemaTagsToAdd");
+    json_t *remove = json_object_get(body->json, "schemaTagsToRemove");
+    json_t *prop = json_object_get(body->json, "propagateSchemaTags");
+    int any =
+        (add && !json_is_null(add)) || (remove && !json_is_null(remove)) || (prop && !json_is_null(prop));
+    if (!any)
+        return 0;
+    *outcome = HTTP_DONE;
+    if (prop && !json_is_null(prop) && !json_is_boolean(prop)) {
+        http_reply_error(c, 400, "Field 'propagateSchemaTags' must be a boolean");
+        api_body_free(body);
+        return 1;
+    }
+    tags_body_t *b = xcalloc(1, sizeof *b);
+    b->json = json_incref(body->json);
+    if (tags_decode_list(c, b, "schemaTagsToAdd", 0) != 0 ||
+        tags_decode_list(c, b, "schemaTagsToRemove", 1) != 0) {
+        tags_body_free(b);
+        api_body_free(body);
+        return 1;
+    }
+    for (size_t k = 0; k < b->n; k++) {
+        b->edits[k].add = &b->lists[2 * k];
+        b->edits[k].remove = &b->lists[2 * k + 1];
+    }
+    register_tagged_t *t = xcalloc(1, sizeof *t);
+    *t = (register_tagged_t){body, b, json_is_true(prop)};
+    http_call_keep(c, t, register_tagged_free);
+    *outcome = HTTP_TO_DB;
+    return 1;
+}
+
+static http_outcome_t register_loop(http_call_t *c)
+{
+    if (format_logical(c))
+        return register_logical(c);
+    api_body_t *body = api_body_new(c);
+    if (!body)
+        return HTTP_DONE;
+    http_outcome_t outcome;
+    if (register_tagged_loop(c, body, &outcome))
+        return outcome;
+    reg_view_t view = {0};
+    if (!register_known(c, &body->req, &view)) {
+        api_body_keep(c, body);
+        return HTTP_TO_DB;
+    }
+    register_reply(c, &view);
+    reg_view_clear(&view);
+    api_body_free(body);
+    return HTTP_DONE;
+}
+
+static void register_db(http_call_t *c, store_t *db)
+{
+    reg_view_t view = {0};
+    reg_error_t err;
+    reg_code_t rc;
+    const reg_request_t *req;
+    if (c->kept_free == register_tagged_free) {
+        register_tagged_t *t = c->kept;
+        reg_register_tags_t tags = {t->tags->edits, t->tags->n, t->propagate};
+        req = &t->body->req;
+        rc = registry_register_tagged(c->reg, db, subject(c), req, &tags, &view, &err);
+    } else {
+        req = &api_body_kept(c)->req;
+        rc = registry_register(c->reg, db, subject(c), req, &view, &err);
+    }
+    if (rc == REG_OK)
+        register_reply(c, &view);
+    reg_view_clear(&view);
+    /* ?verbose=true&changes=true: the 409 says what changed against the latest version
+     * (docs/evolution.md); with tag fields, of the schema as sent (tags are no change). */
+    json_t *message = rc == REG_INCOMPATIBLE && api_wants_changes(c) ? json_string(err.message) : NULL;
+    if (message) {
+        json_t *reply = json_pack("{s:i, s:o}", "error_code", (int)rc, "message", message);
+        api_add_candidate_changes(c, reply, subject(c), NULL, req);
+        http_reply_json(c, 409, reply);
+        return;
+    }
+    api_done(c, rc, &err);
+}
+
+const http_handler_t handle_register = {register_loop, register_db};
 
 /* ---- Versions -------------------------------------------------------------------- */
 

@@ -64,4 +64,11 @@ extern const http_handler_t handle_mode_delete;
 /* handler_audit.c */
 extern const http_handler_t handle_audit;
 
+/* handler_associations.c */
+extern const http_handler_t handle_assoc_by_subject;
+extern const http_handler_t handle_assoc_by_resource_id;
+extern const http_handler_t handle_assoc_by_resource_name;
+extern const http_handler_t handle_assoc_create;
+extern const http_handler_t handle_assoc_delete;
+
 #endif

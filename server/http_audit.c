@@ -45,6 +45,10 @@ static char *http_audit_action(const http_call_t *c)
         a = REG_AUDIT_CONTEXT_DELETE;
     else if (strcmp(p, "/subjects/{subject}/rollback") == 0 && c->method == HTTP_POST)
         a = REG_AUDIT_ROLLBACK;
+    else if (strcmp(p, "/associations") == 0 && c->method == HTTP_POST)
+        a = REG_AUDIT_ASSOCIATION_CREATE;
+    else if (strcmp(p, "/associations/resources/{resourceId}") == 0 && del)
+        a = REG_AUDIT_ASSOCIATION_DELETE;
     if (a)
         return xstrdup(a);
     static const char *const names[] = {"GET", "POST", "PUT", "DELETE", "HEAD", "OTHER"};

@@ -7,7 +7,7 @@
  *   2. Jobs: one request on its way through a handler
  *   3. Replying, counting (metrics.h) and the request log
  *   4. Requests: h2o -> http_call_t -> handler
- *   5. Database round trips: loop -> dbpool -> loop
+ *   5. Database round trips: loop -> dbpool -> loop (and password checks: loop -> verifier -> loop)
  *   6. Listening socket, TLS and h2o settings
  *   7. Loops: setup, run, drain, dispose
  *   8. Start and stop
@@ -71,6 +71,8 @@
 /* Descriptors kept free of connections (database, logs, TLS files) when max.connections is 0. */
 #define HTTP_FD_RESERVE     64
 #define HTTP_LOG_TARGET_MAX 512
+/* The nice of verifier threads (section 5): hashes yield the CPU to the loops and database workers. */
+#define HTTP_VERIFIER_NICE 10
 /* A principal longer than this (a certificate's name) is cut in the request log. */
 #define HTTP_LOG_PRINCIPAL_MAX 256
 
@@ -127,6 +129,7 @@ struct http_server {
     int listen_fd;
     char address[INET6_ADDRSTRLEN + 8];
     dbpool_t *pool;
+    dbpool_t *verifier; /* password hashes (auth.h): off the loops, and off the database workers */
     metrics_t *metrics; /* GET /metrics: one shard per loop */
     size_t nloops;
     http_loop_t *loops;
@@ -175,8 +178,9 @@ struct http_job {
     h2o_conn_t *conn;         /* a key into owner->conn_jobs only; never dereferenced */
     atomic_int gone;          /* set on the loop when h2o frees the request; read by the worker */
     http_guard_t *guard;
-    http_mark_t *mark; /* in the request's pool; NULL when not counted */
-    char *log_target;  /* method and path, copied when the job leaves the loop */
+    http_mark_t *mark;   /* in the request's pool; NULL when not counted */
+    auth_check_t *check; /* out on srv->verifier: http_decode goes on when it is back */
+    char *log_target;    /* method and path, copied when the job leaves the loop */
     struct timespec started;
 };
 
@@ -519,7 +523,8 @@ static void http_peer_address(h2o_req_t *req, char *out, size_t cap)
 
 /*
  * What auth.h needs of the connection: the Authorization header, the client
- * certificate's principal.
+ * certificate's principal. 0, -1 with the reply set, or 1 with job->check
+ * to verify off the loop (section 5).
  */
 static int http_authenticate(http_job_t *job, h2o_req_t *req)
 {
@@ -532,7 +537,7 @@ static int http_authenticate(http_job_t *job, h2o_req_t *req)
                                                                 : NULL);
     in.cert = tls_peer_principal(ssl, (config_principal_t)job->owner->srv->cfg->tls_client_principal,
                                  &in.cert_name);
-    return auth_authenticate(job->owner->srv->auth, c, &in);
+    return auth_authenticate(job->owner->srv->auth, c, &in, &job->check);
 }
 
 /*
@@ -567,8 +572,11 @@ static void http_route_for_audit(http_job_t *job, const h2o_req_t *req)
  * filter), context paths, aliases, route (404/405), authorization (403: a filter on the
  * matched resource, as Confluent's security plugin's), Content-Type (415),
  * Accept (406), body encoding (400).
- * Returns 0 with job->handler set, or -1 with an error reply in the call.
+ * Returns 0 with job->handler set, -1 with an error reply in the call, or 1
+ * when the credentials went to be verified (http_decode_routed goes on).
  */
+static int http_decode_routed(http_job_t *job, h2o_req_t *req);
+
 static int http_decode(http_job_t *job, h2o_req_t *req)
 {
     const http_server_t *srv = job->owner->srv;
@@ -603,18 +611,27 @@ static int http_decode(http_job_t *job, h2o_req_t *req)
         http_reply_error(c, 400, "Invalid request target: bad percent-encoding or not UTF-8");
         return -1;
     }
-    if (http_authenticate(job, req) != 0) {
+    rc = http_authenticate(job, req);
+    if (rc < 0)
         http_route_for_audit(job, req);
-        return -1;
-    }
+    return rc != 0 ? rc : http_decode_routed(job, req);
+}
+
+/* The rest of http_decode, once the principal is known. */
+static int http_decode_routed(http_job_t *job, h2o_req_t *req)
+{
+    const http_server_t *srv = job->owner->srv;
+    http_call_t *c = &job->call;
+    size_t path_len = req->query_at == SIZE_MAX ? req->path.len : req->query_at;
+    h2o_iovec_t accept = http_header(req, H2O_TOKEN_ACCEPT);
     c->authz = authz_current(srv->authz); /* the rules of this request, whatever SIGHUP does */
     if (http_call_apply_context(c, req->path.base, path_len,
                                 req->query_at == SIZE_MAX ? NULL : req->path.base + req->query_at + 1,
                                 req->query_at == SIZE_MAX ? 0 : req->path.len - req->query_at - 1) != 0)
         return -1;
     http_call_resolve_aliases(c);
-    rc = http_route_lookup(http_routes, http_route_count, c->method, c->seg, c->nseg, &c->route,
-                           &job->handler);
+    int rc = http_route_lookup(http_routes, http_route_count, c->method, c->seg, c->nseg, &c->route,
+                               &job->handler);
     if (rc != 200) {
         http_reply_error(c, rc, rc == 404 ? "HTTP 404 Not Found" : "HTTP 405 Method Not Allowed");
         return -1;
@@ -627,7 +644,7 @@ static int http_decode(http_job_t *job, h2o_req_t *req)
         http_reply_error(c, 415, "HTTP 415 Unsupported Media Type");
         return -1;
     }
-    if (negotiated == NULL && job->handler->media == NULL) {
+    if (http_media_negotiate(accept.base, accept.len) == NULL && job->handler->media == NULL) {
         http_reply_error(c, 406, "HTTP 406 Not Acceptable");
         return -1;
     }
@@ -736,6 +753,7 @@ static int http_police(http_job_t *job, h2o_req_t *req)
 
 static void http_submit(http_job_t *job, h2o_req_t *req);
 static int http_admit(http_job_t *job, h2o_req_t *req);
+static void http_dispatch(http_job_t *job, h2o_req_t *req, int decoded);
 
 /* The client's X-Request-Id when it is sane, else a new one (request_id.h). */
 static void http_request_id(http_job_t *job, const h2o_req_t *req)
@@ -755,19 +773,29 @@ static int http_on_req(h2o_handler_t *self, h2o_req_t *req)
     http_job_t *job = http_job_new(loop);
     http_request_id(job, req);
     http_peer_address(req, job->call.remote, sizeof job->call.remote);
-    if (http_police(job, req) == 0 && http_decode(job, req) == 0) {
+    int decoded = http_police(job, req) == 0 ? http_decode(job, req) : -1;
+    if (decoded == 1)
+        http_submit(job, req); /* to the verifier; back in http_on_verified */
+    else
+        http_dispatch(job, req, decoded);
+    return 0;
+}
+
+/* After http_decode (0 or -1): the handler's memory part, then a worker or the reply. */
+static void http_dispatch(http_job_t *job, h2o_req_t *req, int decoded)
+{
+    if (decoded == 0) {
         const http_handler_t *h = job->handler;
         /* The memory part answers or declines; without one, straight to a worker. */
         http_outcome_t o = h->loop ? h->loop(&job->call) : HTTP_TO_DB;
         if (o == HTTP_TO_DB && h->db != NULL && http_admit(job, req) == 0) {
             http_submit(job, req);
-            return 0;
+            return;
         }
         if (o == HTTP_TO_DB && h->db == NULL)
             http_reply_error(&job->call, 500, "The request handler has no database part");
     }
     http_finish_on_loop(job, req);
-    return 0;
 }
 
 /* ---- 5. Database round trips --------------------------------------------------- */
@@ -856,7 +884,35 @@ static void http_job_run_db(dbpool_job_t *pool_job, store_t *db)
 }
 
 /*
- * Hands a job to the pool. Whatever the memory part left in the reply is
+ * Verifier thread: the slow hash (auth.h), then home the same way as a
+ * database job. A request reset before its turn is not verified at all.
+ * Why threads of its own and not the database workers: a hash holds its
+ * thread for tens of milliseconds, so a flood of new passwords on the
+ * db.threads workers would stall every database request instead of every
+ * loop. And why niced: with the cores busy hashing, the loops and workers
+ * would wait for a time slice at every hop of a request. Measured with 4
+ * clients sending new wrong passwords, 2 loops, 2 workers, 2 cores: a cached
+ * client's PUT /config took 535 ms (median) with the hashes on the database
+ * workers, 15-20 ms on verifier threads, 0.7 ms on niced ones (1 ms with no
+ * guesses at all); docs/security.md, "Where the hash runs".
+ */
+static void http_job_run_verify(dbpool_job_t *pool_job, store_t *db)
+{
+    static _Thread_local int niced; /* on Linux a thread has a nice of its own */
+    if (!niced) {
+        niced = 1;
+        setpriority(PRIO_PROCESS, (id_t)gettid(), HTTP_VERIFIER_NICE); /* best effort */
+    }
+    (void)db;
+    http_job_t *job = (http_job_t *)pool_job;
+    if (!atomic_load(&job->gone))
+        auth_check_run(job->check);
+    h2o_multithread_send_message(&job->owner->done_recv, &job->msg);
+}
+
+/*
+ * Hands a job to the pool (to the verifier while it carries a check).
+ * Whatever the memory part left in the reply is
  * dropped, and the body is cut off: the memory part decoded what the
  * database part needs into the call, and HTTP/2 frees the request (and its
  * body) as soon as the client resets the stream.
@@ -872,10 +928,38 @@ static void http_submit(http_job_t *job, h2o_req_t *req)
     job->guard->job = job;
     job->req = req;
     job->conn = req->conn;
-    job->pool_job.run = http_job_run_db;
+    job->pool_job.run = job->check != NULL ? http_job_run_verify : http_job_run_db;
     job->owner->jobs_out++;
     http_conn_jobs_add(job->owner, job->conn, +1);
-    dbpool_submit(job->owner->srv->pool, &job->pool_job);
+    dbpool_submit(job->check != NULL ? job->owner->srv->verifier : job->owner->srv->pool, &job->pool_job);
+}
+
+/*
+ * Loop thread: a verification is back. The request goes on from where
+ * http_decode left it (it may go to the database pool next, with a new
+ * guard), or, its client gone, ends here (and a refusal nobody receives
+ * gets no audit row, like a database job that never ran).
+ */
+static void http_on_verified(http_job_t *job)
+{
+    auth_check_t *check = job->check;
+    job->check = NULL;
+    int rc = auth_check_finish(job->owner->srv->auth, &job->call, check);
+    h2o_req_t *req = job->req;
+    if (req == NULL) {
+        uint64_t us = http_count(job);
+        http_log_request(job, job->log_target, " (client gone, reply dropped)", us);
+        http_job_free(job);
+        return;
+    }
+    job->guard->job = NULL;
+    job->guard = NULL;
+    job->req = NULL;
+    free(job->log_target);
+    job->log_target = NULL;
+    if (rc != 0)
+        http_route_for_audit(job, req);
+    http_dispatch(job, req, rc == 0 ? http_decode_routed(job, req) : -1);
 }
 
 /* Loop thread: finished jobs, replied to only if h2o still has their request. */
@@ -889,6 +973,10 @@ static void http_on_jobs_done(h2o_multithread_receiver_t *recv, h2o_linklist_t *
         http_job_t *job = H2O_STRUCT_FROM_MEMBER(http_job_t, msg, msg);
         loop->jobs_out--;
         http_conn_jobs_add(loop, job->conn, -1);
+        if (job->check != NULL) {
+            http_on_verified(job);
+            continue;
+        }
         uint64_t us = http_count(job);
         if (job->req != NULL) {
             job->guard->job = NULL;
@@ -1381,6 +1469,8 @@ static void http_teardown(http_server_t *srv)
     http_stop_loops(srv); /* each loop waits for its jobs, so the pool's queue is empty now */
     metrics_use_pool(srv->metrics, NULL);
     dbpool_free(srv->pool);
+    dbpool_free(srv->verifier);
+    srv->verifier = NULL;
     srv->pool = NULL;
     for (size_t i = 0; i < srv->nloops; i++)
         leftovers |= srv->loops[i].leftover;
@@ -1440,6 +1530,9 @@ int http_server_start(http_server_t *srv, registry_t *reg, const char *conninfo,
     if (srv->pool == NULL)
         return -1;
     metrics_use_pool(srv->metrics, srv->pool);
+    /* As many verifier threads as loops: the hashes get the cores the loops would have spent on them. */
+    if (auth_enabled(srv->auth) && (srv->verifier = dbpool_new(NULL, (int)srv->nloops, error)) == NULL)
+        return -1;
     return http_spawn_loops(srv, error);
 }
 

@@ -6,6 +6,8 @@
  *   schema-registry passwd USER [flags]  set USER's password in the users file
  *   schema-registry export [--output FILE] [flags]   the registry as JSON lines
  *   schema-registry import [FILE] [--delimiter D] [flags]  an export or a _schemas dump
+ *   schema-registry import --from-url URL [--basic-auth U:S] [--ca F] [--cert F --key F] [flags]
+ *                                     a running registry, read through its REST API
  *   schema-registry config --print-defaults | --print-man   the reference (server/config.c)
  *   schema-registry decode|encode [flags]  framed records <-> JSON rows (cmd/, docs/decoder.md)
  *   schema-registry --help | --version
@@ -60,6 +62,10 @@ static const config_doc_item_t main_commands[] = {
      "Read an export, or a dump of Confluent's `_schemas` topic as `kcat -C -K '\\t'` prints it (stdin "
      "by default), and write what is missing in IMPORT mode, ids and versions kept; see "
      "docs/operations.md."},
+    {"`schema-registry import` `--from-url` URL [`--basic-auth` USER:SECRET] [`--ca` FILE] [`--cert` FILE "
+     "`--key` FILE] [flags]",
+     "Read a running Confluent-compatible registry through its REST API (soft-deleted versions "
+     "included) and write what is missing as from a file; the source is only read."},
     {"`schema-registry decode` [flags]",
      "Framed records (magic byte 0, 4-byte schema id, payload) to JSON rows, read with a reader "
      "schema from a registry; `decode --help` lists its flags (docs/decoder.md)."},
@@ -115,6 +121,8 @@ static const config_doc_section_t main_doc_sections[] = {
      "`schema-registry passwd` USER [OPTIONS]\n\n"
      "`schema-registry export` [`--output` FILE] [OPTIONS]\n\n"
      "`schema-registry import` [FILE] [`--delimiter` D] [OPTIONS]\n\n"
+     "`schema-registry import` `--from-url` URL [`--basic-auth` USER:SECRET] [`--ca` FILE] [`--cert` FILE "
+     "`--key` FILE] [OPTIONS]\n\n"
      "`schema-registry decode`|`encode` [FLAGS]\n\n`schema-registry config` "
      "`--print-defaults`|`--print-man`",
      NULL},
@@ -341,9 +349,10 @@ static int main_migrate(const server_config_t *cfg)
 
 /* The flags of export and import that are not settings; config_load sees the rest. */
 typedef struct main_transfer {
-    const char *output;    /* export */
-    const char *file;      /* import */
-    const char *delimiter; /* import */
+    const char *output;       /* export */
+    const char *file;         /* import */
+    const char *delimiter;    /* import */
+    cmd_fetch_options_t from; /* import --from-url and its client flags */
 } main_transfer_t;
 
 /* Takes the command's own flags out of argv[first..argc) (in place); the new argc, or -1. */
@@ -351,12 +360,22 @@ static int main_transfer_args(const char *command, int argc, char **argv, int fi
 {
     int is_export = strcmp(command, "export") == 0, out = first;
     memset(t, 0, sizeof *t);
+    /* The command's own flags; import's --from-url ones name the source,
+     * not this registry, so they are none of the settings. */
+    const char *const flags[] = {"--output", "--delimiter", "--from-url", "--basic-auth",
+                                 "--ca",     "--cert",      "--key"};
+    const char **slots[] = {&t->output,       &t->delimiter,      &t->from.url,     &t->from.basic_auth,
+                            &t->from.ca_file, &t->from.cert_file, &t->from.key_file};
     for (int i = first; i < argc; i++) {
-        const char *a = argv[i];
-        const char *flag = is_export ? "--output" : "--delimiter";
-        const char **slot = is_export ? &t->output : &t->delimiter;
-        size_t n = strlen(flag);
-        if (strncmp(a, flag, n) == 0 && (a[n] == '\0' || a[n] == '=')) {
+        const char *a = argv[i], *flag = NULL;
+        const char **slot = NULL;
+        for (size_t k = is_export ? 0 : 1; k < (is_export ? 1 : sizeof flags / sizeof *flags) && !flag; k++) {
+            size_t n = strlen(flags[k]);
+            if (strncmp(a, flags[k], n) == 0 && (a[n] == '\0' || a[n] == '='))
+                flag = flags[k], slot = slots[k];
+        }
+        size_t n = flag ? strlen(flag) : 0;
+        if (flag) {
             if (a[n] == '=')
                 *slot = a + n + 1;
             else if (i + 1 < argc)
@@ -370,6 +389,11 @@ static int main_transfer_args(const char *command, int argc, char **argv, int fi
         } else {
             argv[out++] = argv[i];
         }
+    }
+    if (!t->from.url && (t->from.basic_auth || t->from.ca_file || t->from.cert_file || t->from.key_file)) {
+        fprintf(stderr, "schema-registry %s: --basic-auth, --ca, --cert and --key go with --from-url\n",
+                command);
+        return -1;
     }
     return out;
 }
@@ -401,7 +425,7 @@ static int main_transfer(const char *command, const main_transfer_t *t, const se
         /* No feed thread: the command is the only reader of its index. */
         registry_options_t opts = {
             db.conninfo, level, cfg->max_schema_bytes, 0, cfg->max_subject_bytes, cfg->changes_retention_s};
-        cmd_import_options_t io = {t->file, t->delimiter};
+        cmd_import_options_t io = {t->file, t->delimiter, t->from};
         rc = cmd_import(db.store, &opts, &io);
     }
     main_db_close(&db);

@@ -87,6 +87,16 @@ const http_route_t http_routes[] = {
     ROUTE("/mode/{subject}", ON(&handle_mode_get, READ, SUBJECT), NO, ON(&handle_mode_put, ADMIN, SUBJECT),
           ON(&handle_mode_delete, ADMIN, SUBJECT)),
     ROUTE("/audit", ON(&handle_audit, ADMIN, AUDIT), NO, NO, NO),
+
+    /* Associations (docs/security.md "Authorization"): FILTERED, the handler
+     * shows only readable subjects' and needs write (create) or delete on
+     * every subject a change names. */
+    ROUTE("/associations", NO, ON(&handle_assoc_create, WRITE, FILTERED), NO, NO),
+    ROUTE("/associations/subjects/{subject}", ON(&handle_assoc_by_subject, READ, SUBJECT), NO, NO, NO),
+    ROUTE("/associations/resources/{resourceId}", ON(&handle_assoc_by_resource_id, READ, FILTERED), NO, NO,
+          ON(&handle_assoc_delete, DELETE, FILTERED)),
+    ROUTE("/associations/resources/{resourceNamespace}/{resourceName}",
+          ON(&handle_assoc_by_resource_name, READ, FILTERED), NO, NO, NO),
 };
 
 const size_t http_route_count = sizeof http_routes / sizeof *http_routes;

@@ -1011,3 +1011,74 @@ store_rc_t store_version_audit(store_t *db, const char *subject, json_t **out)
         return store_fail_with(db, STORE_ERROR, "reading the audit trail", "unreadable rows");
     return STORE_OK;
 }
+
+/* ---- 7. Associations ------------------------------------------------------------- */
+
+store_rc_t store_assoc_list(store_t *db, const store_assoc_query_t *q, json_t **out)
+{
+    /* The association types travel as one JSON array parameter. */
+    json_t *types = json_array();
+    for (size_t i = 0; q->types && i < q->types->n; i++)
+        json_array_append_new(types, json_string(q->types->items[i]));
+    char *types_text = json_dumps(types, JSON_COMPACT);
+    json_decref(types);
+    const char *ns =
+        q->resource_namespace && strcmp(q->resource_namespace, "-") != 0 ? q->resource_namespace : NULL;
+    const char *p[7] = {q->subject,       q->resource_id, q->resource_name, ns,
+                        q->resource_type, types_text,     q->lifecycle};
+    PGresult *res = NULL;
+    store_rc_t rc = store_query(
+        db,
+        "SELECT coalesce(jsonb_agg(jsonb_strip_nulls(jsonb_build_object("
+        "  'subject', a.subject, 'guid', a.guid, 'resourceName', a.resource_name,"
+        "  'resourceNamespace', a.resource_namespace, 'resourceId', a.resource_id,"
+        "  'resourceType', a.resource_type, 'associationType', a.association_type,"
+        "  'lifecycle', a.lifecycle,"
+        "  'frozen', CASE WHEN a.frozen <> (a.lifecycle = 'STRONG') THEN a.frozen END,"
+        "  'createTimestamp', a.created_ms, 'updateTimestamp', a.updated_ms))"
+        "  ORDER BY a.resource_name COLLATE \"C\", a.resource_namespace COLLATE \"C\","
+        "   a.resource_type COLLATE \"C\", a.association_type COLLATE \"C\", a.subject COLLATE \"C\"),"
+        " '[]')::text FROM associations a"
+        " WHERE ($1::text IS NULL OR a.subject = $1) AND ($2::text IS NULL OR a.resource_id = $2)"
+        "  AND ($3::text IS NULL OR a.resource_name = $3) AND ($4::text IS NULL OR a.resource_namespace = $4)"
+        "  AND ($5::text IS NULL OR a.resource_type = $5)"
+        "  AND (jsonb_array_length($6::jsonb) = 0 OR $6::jsonb ? a.association_type)"
+        "  AND ($7::text IS NULL OR a.lifecycle = $7)",
+        7, p, &res, "reading associations");
+    free(types_text);
+    if (rc != STORE_OK)
+        return rc;
+    *out = json_loads(PQntuples(res) > 0 ? PQgetvalue(res, 0, 0) : "[]", 0, NULL);
+    PQclear(res);
+    if (!*out)
+        return store_fail_with(db, STORE_ERROR, "reading associations", "unreadable rows");
+    return STORE_OK;
+}
+
+store_rc_t store_assoc_put(store_t *db, const store_assoc_t *a)
+{
+    const char *p[8] = {
+        a->resource_id,        a->resource_type, a->association_type, a->resource_name,
+        a->resource_namespace, a->subject,       a->lifecycle,        a->frozen ? "true" : "false"};
+    return store_query(
+        db,
+        "INSERT INTO associations (resource_id, resource_type, association_type, resource_name,"
+        " resource_namespace, subject, guid, lifecycle, frozen, created_ms, updated_ms)"
+        " VALUES ($1, $2, $3, $4, $5, $6, gen_random_uuid()::text, $7, $8::boolean,"
+        "  (extract(epoch FROM clock_timestamp()) * 1000)::bigint,"
+        "  (extract(epoch FROM clock_timestamp()) * 1000)::bigint)"
+        " ON CONFLICT (resource_id, resource_type, association_type) DO UPDATE"
+        " SET subject = EXCLUDED.subject, lifecycle = EXCLUDED.lifecycle,"
+        "  frozen = EXCLUDED.frozen, updated_ms = EXCLUDED.updated_ms",
+        8, p, NULL, "writing an association");
+}
+
+store_rc_t store_assoc_delete(store_t *db, const char *resource_id, const char *resource_type,
+                              const char *association_type)
+{
+    const char *p[3] = {resource_id, resource_type, association_type};
+    return store_query(db,
+                       "DELETE FROM associations WHERE resource_id = $1 AND resource_type = $2"
+                       " AND association_type = $3",
+                       3, p, NULL, "deleting an association");
+}

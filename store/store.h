@@ -11,6 +11,7 @@
  *   4. Writes (inside a transaction)
  *   5. The change feed
  *   6. The audit trail
+ *   7. Associations
  *
  * Every function returns a store_rc_t decided here, from the SQLSTATE and
  * the constraint name; the text of the last failure is on the connection
@@ -224,5 +225,40 @@ store_rc_t store_audit_list(store_t *db, const store_audit_query_t *q, json_t **
  * (register, import, a register-mode rollback), the newest per (version, id), as an object
  * "version:id" -> {"principal", "action", "summary"} (*out the caller's). */
 store_rc_t store_version_audit(store_t *db, const char *subject, json_t **out);
+
+/* ---- 7. Associations (migrations/0011, docs/api.md "Associations") ---------- */
+
+/* Which associations to list; NULL fields (and "-" for the namespace) match
+ * all; types NULL or empty: every association type. */
+typedef struct store_assoc_query {
+    const char *subject;
+    const char *resource_id;
+    const char *resource_name;
+    const char *resource_namespace;
+    const char *resource_type;
+    const strlist_t *types;
+    const char *lifecycle; /* "STRONG", "WEAK" */
+} store_assoc_query_t;
+
+/* *out: a JSON array of Confluent Association objects (subject, guid,
+ * resourceName, resourceNamespace, resourceId, resourceType,
+ * associationType, lifecycle, createTimestamp, updateTimestamp; frozen only
+ * when it differs from lifecycle == STRONG), in Association.compareTo order
+ * (name, namespace, type, association type, subject). */
+store_rc_t store_assoc_list(store_t *db, const store_assoc_query_t *q, json_t **out);
+
+/* One association row (all borrowed). */
+typedef struct store_assoc {
+    const char *resource_id, *resource_type, *association_type;
+    const char *resource_name, *resource_namespace, *subject;
+    const char *lifecycle;
+    int frozen;
+} store_assoc_t;
+
+/* Inserts the row, or updates the one of (resource id, type, association
+ * type) keeping its guid, name, namespace and creation time. */
+store_rc_t store_assoc_put(store_t *db, const store_assoc_t *a);
+store_rc_t store_assoc_delete(store_t *db, const char *resource_id, const char *resource_type,
+                              const char *association_type);
 
 #endif

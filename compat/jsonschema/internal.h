@@ -268,5 +268,7 @@ void jsonschema_diff_unevaluated(jsonschema_ctx_t *ctx, const jsonschema_node_t 
 /* Inline tags (jsonschema_tags.c): schema_engine_t.tags_edit (compat/schema.h, section 5). */
 char *jsonschema_tags_edit(const char *text, size_t len, const schema_tag_edit_t *edits, size_t n,
                            char **error);
+/* schema_engine_t.tagged: JsonSchema.inlineTaggedEntities of the schema's JSON. 0, or -1. */
+int jsonschema_tags_list(const jsonschema_t *schema, schema_tagged_t **out, size_t *n);
 
 #endif

@@ -279,6 +279,11 @@ static int engine_has_top_level_field(const void *model, const char *name)
     return 0;
 }
 
+static int engine_tagged(const void *model, schema_tagged_t **out, size_t *n)
+{
+    return jsonschema_tags_list(model, out, n);
+}
+
 static int engine_changes(const void *old_model, const void *new_model, change_list_t *out)
 {
     return jsonschema_changes(old_model, new_model, out);
@@ -294,4 +299,5 @@ const schema_engine_t jsonschema_engine = {
     .has_top_level_field = engine_has_top_level_field,
     .changes = engine_changes,
     .tags_edit = jsonschema_tags_edit,
+    .tagged = engine_tagged,
 };

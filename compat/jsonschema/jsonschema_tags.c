@@ -3,7 +3,7 @@
  * object -- edited into a schema's text as Confluent's JsonSchema.copy(tagsToAdd,
  * tagsToRemove) does, with JsonSchemaUtils.findMatchingEntity.
  *
- * Chapters: 1. finding an entity  2. editing
+ * Chapters: 1. finding an entity  2. editing  3. listing
  *
  * An entity path names the way down from the root, one step per part:
  * "object" (then a property name, or "definitions"/"$defs" and a
@@ -19,6 +19,7 @@
  */
 #include "compat/jsonschema/internal.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -346,4 +347,282 @@ char *jsonschema_tags_edit(const char *text, size_t len, const schema_tag_edit_t
     if (!out)
         *error = strdup("out of memory");
     return out;
+}
+
+/* ---- 3. Listing (JsonSchema.inlineTaggedEntities) -------------------------------------- */
+
+/*
+ * getInlineTaggedEntitiesRecursively walks everit's model: an ObjectSchema
+ * lists itself ("object", unless it is a property's schema) and then each
+ * property ("object.<name>", then into it), then its "definitions" and
+ * "$defs" ("object.definitions.<name>."); "array." goes into items, "not."
+ * into not, "<allof|anyof|oneof>.<i>." into the subschemas. Those maps
+ * are java.util.HashMaps in Confluent (everit's ObjectSchema.Builder, org.json's
+ * toMap), so properties and definitions come in a HashMap's iteration order:
+ * by bucket of String.hashCode at the table's final size, then as written
+ * (the same rule as compat/protobuf/proto_tags.c, chapter 2). Here the
+ * schema's JSON is read directly, so only the plain shapes everit loads as
+ * one schema are followed: an object, an array, a lone "not", a lone
+ * anyOf/allOf/oneOf of one subschema. A combination of several subschemas
+ * (everit's CombinedSchema, indexed in JsonSchemaComparator order) or of
+ * several keyword families (an object with an allOf, a "type" list, if/then/else)
+ * is not gone into: nothing below it is listed (docs/api.md, "Tags").
+ */
+
+typedef struct lister {
+    schema_tagged_t *items;
+    size_t n, cap;
+    strlist_t visited;
+    int oom;
+} lister_t;
+
+/* String.hashCode of len bytes of UTF-8, over UTF-16 code units, with HashMap.hash's spread. */
+static uint32_t java_hash(const char *s, size_t len)
+{
+    uint32_t h = 0;
+    const unsigned char *p = (const unsigned char *)s, *end = p + len;
+    while (p < end) {
+        uint32_t cp = *p++;
+        int extra = cp >= 0xF0 ? 3 : cp >= 0xE0 ? 2 : cp >= 0xC0 ? 1 : 0;
+        if (extra) {
+            cp &= 0x3Fu >> extra;
+            for (int k = 0; k < extra && p < end && (*p & 0xC0) == 0x80; k++)
+                cp = (cp << 6) | (*p++ & 0x3F);
+        }
+        if (cp >= 0x10000) {
+            cp -= 0x10000;
+            h = 31 * h + (0xD800 + (cp >> 10));
+            h = 31 * h + (0xDC00 + (cp & 0x3FF));
+        } else {
+            h = 31 * h + cp;
+        }
+    }
+    return h ^ (h >> 16);
+}
+
+typedef struct keyed {
+    const jsonschema_member_t *m;
+    size_t bucket, seq;
+} keyed_t;
+
+static int compare_keyed(const void *a, const void *b)
+{
+    const keyed_t *x = a, *y = b;
+    if (x->bucket != y->bucket)
+        return x->bucket < y->bucket ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* obj's members in the order a HashMap filled with them one by one iterates them. */
+static keyed_t *hash_order(const jsonschema_json_t *obj)
+{
+    size_t capacity = 16;
+    while (obj->n > capacity / 4 * 3)
+        capacity *= 2;
+    keyed_t *k = calloc(obj->n ? obj->n : 1, sizeof *k);
+    if (!k)
+        return NULL;
+    for (size_t i = 0; i < obj->n; i++) {
+        uint32_t h = java_hash(obj->members[i].key, obj->members[i].key_len);
+        k[i] = (keyed_t){&obj->members[i], h & (uint32_t)(capacity - 1), i};
+    }
+    qsort(k, obj->n, sizeof *k, compare_keyed);
+    return k;
+}
+
+/* getInlineTags: the schema's "confluent:tags" strings, without duplicates. */
+static void add_tagged(lister_t *l, const jsonschema_json_t *schema, const char *path,
+                       schema_entity_kind_t kind)
+{
+    const jsonschema_json_t *arr =
+        schema && schema->kind == JSONSCHEMA_JSON_OBJECT ? jsonschema_json_get(schema, TAGS) : NULL;
+    if (!arr || arr->kind != JSONSCHEMA_JSON_ARRAY)
+        return;
+    strlist_t tags = {0};
+    for (size_t i = 0; i < arr->n; i++) {
+        const jsonschema_json_t *t = arr->elems[i];
+        if (t->kind != JSONSCHEMA_JSON_STRING || memchr(t->str, '\0', t->len))
+            continue;
+        int seen = 0;
+        for (size_t j = 0; j < tags.n && !seen; j++)
+            seen = strcmp(tags.items[j], t->str) == 0;
+        if (!seen && strlist_push(&tags, t->str) != 0)
+            l->oom = 1;
+    }
+    if (!tags.n)
+        return;
+    /* A LinkedHashMap put: an entity listed again keeps its place. */
+    for (size_t i = 0; i < l->n; i++)
+        if (l->items[i].kind == kind && strcmp(l->items[i].path, path) == 0) {
+            strlist_clear(&l->items[i].tags);
+            l->items[i].tags = tags;
+            return;
+        }
+    char *p = strdup(path);
+    if (!p || jsonschema_grow((void **)&l->items, &l->cap, l->n + 1, sizeof *l->items) != 0) {
+        free(p);
+        strlist_clear(&tags);
+        l->oom = 1;
+        return;
+    }
+    l->items[l->n++] = (schema_tagged_t){p, kind, tags};
+}
+
+static void list_schema(lister_t *l, const jsonschema_json_t *v, const char *scope, int in_field, int depth);
+
+static char *joined(lister_t *l, const char *a, const char *b, size_t blen, const char *c)
+{
+    strbuf_t sb = {0};
+    strbuf_puts(&sb, a);
+    strbuf_put(&sb, b, blen);
+    strbuf_puts(&sb, c);
+    char *out = strbuf_take(&sb);
+    if (!out)
+        l->oom = 1;
+    return out;
+}
+
+static void list_definitions(lister_t *l, const jsonschema_json_t *v, const char *key, const char *scope,
+                             int depth)
+{
+    const jsonschema_json_t *defs = jsonschema_json_get(v, key);
+    if (!defs || defs->kind != JSONSCHEMA_JSON_OBJECT)
+        return;
+    keyed_t *order = hash_order(defs);
+    if (!order) {
+        l->oom = 1;
+        return;
+    }
+    for (size_t i = 0; i < defs->n; i++) {
+        const jsonschema_member_t *m = order[i].m;
+        strbuf_t sb = {0};
+        strbuf_printf(&sb, "%s%s.", scope, key);
+        strbuf_put(&sb, m->key, m->key_len);
+        strbuf_putc(&sb, '.');
+        char *s = strbuf_take(&sb);
+        if (!s) {
+            l->oom = 1;
+            break;
+        }
+        list_schema(l, m->value, s, 0, depth + 1);
+        free(s);
+    }
+    free(order);
+}
+
+static void list_object(lister_t *l, const jsonschema_json_t *v, const char *scope, int in_field, int depth)
+{
+    char *name = joined(l, scope, "object", 6, "");
+    if (!name)
+        return;
+    for (size_t i = 0; i < l->visited.n; i++)
+        if (strcmp(l->visited.items[i], name) == 0) {
+            free(name);
+            return;
+        }
+    if (strlist_push(&l->visited, name) != 0)
+        l->oom = 1;
+    if (!in_field)
+        add_tagged(l, v, name, SCHEMA_ENTITY_RECORD);
+    const jsonschema_json_t *props = jsonschema_json_get(v, "properties");
+    keyed_t *order = props && props->kind == JSONSCHEMA_JSON_OBJECT ? hash_order(props) : NULL;
+    for (size_t i = 0; order && i < props->n; i++) {
+        const jsonschema_member_t *m = order[i].m;
+        char *path = joined(l, name, ".", 1, "");
+        char *full = path ? joined(l, path, m->key, m->key_len, "") : NULL;
+        char *inner = full ? joined(l, full, ".", 1, "") : NULL;
+        if (inner) {
+            add_tagged(l, m->value, full, SCHEMA_ENTITY_FIELD);
+            list_schema(l, m->value, inner, 1, depth + 1);
+        }
+        free(path);
+        free(full);
+        free(inner);
+    }
+    if (props && props->kind == JSONSCHEMA_JSON_OBJECT && !order)
+        l->oom = 1;
+    free(order);
+    char *defs_scope = joined(l, name, ".", 1, "");
+    if (defs_scope) {
+        list_definitions(l, v, "definitions", defs_scope, depth);
+        list_definitions(l, v, "$defs", defs_scope, depth);
+    }
+    free(defs_scope);
+    free(name);
+}
+
+static int has(const jsonschema_json_t *v, const char *key)
+{
+    return jsonschema_json_get(v, key) != NULL;
+}
+
+static void list_schema(lister_t *l, const jsonschema_json_t *v, const char *scope, int in_field, int depth)
+{
+    if (!v || v->kind != JSONSCHEMA_JSON_OBJECT || depth > JSONSCHEMA_JSON_MAX_DEPTH || l->oom)
+        return;
+    static const char *const combinators[] = {"allOf", "anyOf", "oneOf"};
+    static const char *const criteria[] = {"allof", "anyof", "oneof"};
+    const jsonschema_json_t *type = jsonschema_json_get(v, "type");
+    int plain = !type && !has(v, "properties") && !has(v, "items");
+    int ncomb = 0, which = -1;
+    for (int i = 0; i < 3; i++)
+        if (has(v, combinators[i])) {
+            ncomb++;
+            which = i;
+        }
+    if (ncomb + has(v, "not") + has(v, "if") > 1 || (type && type->kind != JSONSCHEMA_JSON_STRING))
+        return; /* several schemas in one: a CombinedSchema not followed here */
+    if (ncomb) {
+        const jsonschema_json_t *subs = jsonschema_json_get(v, combinators[which]);
+        if (!plain || subs->kind != JSONSCHEMA_JSON_ARRAY || subs->n != 1)
+            return;
+        char *s = joined(l, scope, criteria[which], strlen(criteria[which]), ".0.");
+        if (s)
+            list_schema(l, subs->elems[0], s, 0, depth + 1);
+        free(s);
+        return;
+    }
+    if (has(v, "not") || has(v, "if")) {
+        if (plain && has(v, "not")) {
+            char *s = joined(l, scope, "not.", 4, "");
+            if (s)
+                list_schema(l, jsonschema_json_get(v, "not"), s, 0, depth + 1);
+            free(s);
+        }
+        return;
+    }
+    int object = type ? jsonschema_json_str_is(type, "object") : has(v, "properties") && !has(v, "items");
+    int array = type ? jsonschema_json_str_is(type, "array") : has(v, "items") && !has(v, "properties");
+    if (object) {
+        list_object(l, v, scope, in_field, depth);
+    } else if (array) {
+        const jsonschema_json_t *items = jsonschema_json_get(v, "items");
+        if (items && items->kind == JSONSCHEMA_JSON_OBJECT) {
+            char *s = joined(l, scope, "array.", 6, "");
+            if (s)
+                list_schema(l, items, s, 0, depth + 1);
+            free(s);
+        }
+    }
+}
+
+int jsonschema_tags_list(const jsonschema_t *schema, schema_tagged_t **out, size_t *n)
+{
+    lister_t l = {0};
+    list_schema(&l, schema->doc, "", 0, 0);
+    strlist_clear(&l.visited);
+    if (l.oom) {
+        /* Freed here, not with schema_tagged_free: the engines never call back into schema.c. */
+        for (size_t i = 0; i < l.n; i++) {
+            free(l.items[i].path);
+            strlist_clear(&l.items[i].tags);
+        }
+        free(l.items);
+        *out = NULL;
+        *n = 0;
+        return -1;
+    }
+    *out = l.items;
+    *n = l.n;
+    return 0;
 }

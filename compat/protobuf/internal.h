@@ -11,6 +11,7 @@
  *   6. Embedded sources (proto_wkt.c; the Google ones generated)
  *   7. Limits and protoc's rules (proto_limits.c)
  *   8. The diff's typed differences (proto_diff.c; proto_changes.c maps them)
+ *   9. Inline tags (proto_tags.c)
  */
 #ifndef COMPAT_PROTOBUF_INTERNAL_H
 #define COMPAT_PROTOBUF_INTERNAL_H
@@ -195,5 +196,13 @@ typedef struct proto_changes {
  * change list, proto_changes.c, maps). Returns 0, or -1 when out of memory. */
 int proto_diff_changes(const proto_schema_t *original, const proto_schema_t *update, proto_changes_t *out);
 void proto_changes_clear(proto_changes_t *c);
+
+/* ---- 9. Inline tags --------------------------------------------------- */
+
+/* The engine's tags_edit (compat/schema.h, section 5): ProtobufSchema.copy
+ * (tagsToAdd, tagsToRemove) on a stored canonical text, as canonical text. */
+char *proto_tags_edit(const char *text, size_t len, const schema_tag_edit_t *edits, size_t n, char **error);
+/* The engine's tagged: ProtobufSchema.inlineTaggedEntities of file. 0, or -1. */
+int proto_tags_list(const proto_file_t *file, schema_tagged_t **out, size_t *n);
 
 #endif

@@ -53,6 +53,11 @@ static int engine_has_top_level_field(const void *model, const char *name)
     return 0;
 }
 
+static int engine_tagged(const void *model, schema_tagged_t **out, size_t *n)
+{
+    return proto_tags_list(proto_schema_file(model), out, n);
+}
+
 static int engine_changes(const void *old_model, const void *new_model, change_list_t *out)
 {
     return proto_changes(old_model, new_model, out);
@@ -65,5 +70,7 @@ const schema_engine_t protobuf_engine = {
     .backward = engine_backward,
     .format = engine_format,
     .has_top_level_field = engine_has_top_level_field,
+    .tags_edit = proto_tags_edit,
+    .tagged = engine_tagged,
     .changes = engine_changes,
 };

@@ -110,6 +110,7 @@ add_library(compat_protobuf STATIC
   ${CMAKE_CURRENT_LIST_DIR}/proto_printer.c
   ${CMAKE_CURRENT_LIST_DIR}/proto_schema.c
   ${CMAKE_CURRENT_LIST_DIR}/proto_symtab.c
+  ${CMAKE_CURRENT_LIST_DIR}/proto_tags.c
   ${CMAKE_CURRENT_LIST_DIR}/proto_wkt.c
   ${PROTO_DESCRIPTOR_C}
   ${PROTO_WKT_C})

@@ -76,7 +76,8 @@ class SchemasListing(harness.RegistryTestCase):
         self.assertEqual(len(self.assert_ok(self.get("/schemas", params={"ruleType": ""}))), 3)
 
     def test_association_filters_without_associations(self):
-        # No association is stored: only lifecycle NONE ("not associated") keeps versions.
+        # No association is stored here: only lifecycle NONE ("not associated") keeps versions
+        # (with associations: test_associations.py).
         self.assert_ok(self.get("/schemas", params={"resourceType": "topic"}), [])
         self.assert_ok(self.get("/schemas", params={"associationType": "value"}), [])
         self.assert_ok(self.get("/schemas", params={"lifecycle": "STRONG"}), [])

@@ -14,12 +14,16 @@
 """
 
 import base64
+import http.client
+import json
 import os
 import pty
 import re
 import signal
+import socket
 import stat
 import subprocess
+import threading
 import time
 
 import harness
@@ -60,6 +64,7 @@ def make_users(directory, users):
 class AuthCase(harness.RegistryTestCase):
     users = {"alice": "wonder land:1", "bob": "builder", "carol": "é" * 300 + ":long"}
     extra_args = ()
+    threads = 2
 
     @classmethod
     def setUpClass(cls):
@@ -68,7 +73,8 @@ class AuthCase(harness.RegistryTestCase):
         cls.pg = harness.cluster()
         cls.db = cls.pg.new_database()
         cls.server = harness.Server(database_url=cls.db.url, name=cls.__name__.lower(),
-                                    args=("--auth-basic-users-file", cls.users_file, *cls.extra_args))
+                                    args=("--auth-basic-users-file", cls.users_file, *cls.extra_args),
+                                    threads=cls.threads)
         cls.server.start()
 
     def as_user(self, user="alice", password=None, source=None):
@@ -145,6 +151,158 @@ class Basic(AuthCase):
         self.assertEqual(self.as_user("alice", source="127.0.0.10").get("/subjects").status, 200)
         self.assertEqual(self.as_user("alice").get("/subjects").status, 200)
         assert_logged(self, self.server, re.escape(f"from {src}; refusing"))
+
+
+def h2_get(sock, conn, stream, path, headers):
+    """Sends one HTTP/2 GET (the h2 package's state machine over a plain socket)."""
+    conn.send_headers(stream, [(":method", "GET"), (":path", path), (":scheme", "http"),
+                               (":authority", "127.0.0.1"), *headers.items()], end_stream=True)
+    sock.sendall(conn.data_to_send())
+
+
+def h2_response(sock, conn, stream, timeout=60):
+    """(status, body) of stream: reads frames until it ends."""
+    import h2.events
+    status, body = None, b""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        sock.settimeout(max(0.1, deadline - time.monotonic()))
+        data = sock.recv(65536)
+        if not data:
+            break
+        for event in conn.receive_data(data):
+            if isinstance(event, h2.events.ResponseReceived) and event.stream_id == stream:
+                status = int(dict(event.headers)[b":status"])
+            elif isinstance(event, h2.events.DataReceived):
+                conn.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+                if event.stream_id == stream:
+                    body += event.data
+            elif isinstance(event, h2.events.StreamEnded) and event.stream_id == stream:
+                sock.sendall(conn.data_to_send())
+                return status, body
+        sock.sendall(conn.data_to_send())
+    raise AssertionError(f"no complete response on stream {stream}")
+
+
+class OffTheLoop(AuthCase):
+    """A password not verified yet costs one slow hash (scrypt, tens of
+    milliseconds; seconds under the sanitizers). It runs on a verifier thread,
+    never on the event loop: other clients' requests on that loop go on
+    meanwhile (docs/security.md, "Where the hash runs"). One event loop, so
+    that every request shares the loop the hashes would block."""
+    users = {"alice": "good one"}
+    extra_args = ("--auth-max-failures", "0")
+    threads = 1
+
+    def test_new_passwords_do_not_stall_cached_clients(self):
+        good = self.as_user("alice")
+        self.assertEqual(good.get("/subjects").status, 200)  # verified once: cached from now on
+        hashes, served = [], []
+        done = threading.Event()
+
+        def guesser():
+            try:
+                for i in range(12):
+                    t = time.monotonic()
+                    r = self.as_user("alice", f"wrong {i}", source="127.0.0.41").get("/subjects")
+                    hashes.append((r.status, time.monotonic() - t))
+            finally:
+                done.set()
+
+        # The cached client on one kept-alive connection: what it measures is the loop, not connects.
+        conn = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=60)
+        thread = threading.Thread(target=guesser)
+        thread.start()
+        try:
+            while not done.is_set():
+                t = time.monotonic()
+                conn.request("GET", "/subjects", headers=basic("alice", "good one"))
+                r = conn.getresponse()
+                r.read()
+                served.append((r.status, time.monotonic() - t))
+        finally:
+            thread.join()
+            conn.close()
+        self.assertEqual({s for s, _ in hashes}, {401})
+        self.assertEqual({s for s, _ in served}, {200})
+        # Each wrong password took one verification: the shortest is what one costs in this run.
+        one_hash = min(d for _, d in hashes)
+        waits = sorted(d for _, d in served)
+        # Behind a hash on the loop, nearly every request would wait part of one. Not the
+        # maximum: on a loaded machine (2 cores, load 8 here) a request or two sees a
+        # scheduling delay of tens of ms that the server's own log does not (<5 ms).
+        p95 = waits[len(waits) * 95 // 100]
+        self.assertLess(p95, one_hash / 2,
+                        f"a cached client waited behind a verification ({one_hash:.3f} s each)")
+        self.assertLess(waits[len(waits) // 2], one_hash / 10)
+        self.assertGreater(len(waits), 2 * len(hashes))  # it ran alongside the guesses
+
+    def test_client_gone_mid_verification(self):
+        """HTTP/1.1 connections closed and HTTP/2 streams reset while their
+        verification runs: the result is dropped, nothing crashes or leaks
+        (the sanitizer build's exit status says so at the server's stop)."""
+        self.assertEqual(self.as_user("alice").get("/subjects").status, 200)  # now cached
+        for i in range(3):
+            with socket.create_connection(("127.0.0.1", self.server.port)) as s:
+                token = base64.b64encode(f"alice:h1-gone-{i}".encode()).decode()
+                s.sendall(f"GET /subjects HTTP/1.1\r\nHost: x\r\nAuthorization: Basic {token}\r\n\r\n"
+                          .encode())
+        import h2.config
+        import h2.connection
+        with socket.create_connection(("127.0.0.1", self.server.port)) as s:
+            conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+            conn.initiate_connection()
+            s.sendall(conn.data_to_send())
+            h2_get(s, conn, 1, "/subjects", basic("alice", "h2-reset"))
+            conn.reset_stream(1)
+            s.sendall(conn.data_to_send())
+            # The same connection goes on: a cached principal, then one verified afresh.
+            h2_get(s, conn, 3, "/subjects", basic("alice", "good one"))
+            self.assertEqual(h2_response(s, conn, 3), (200, b"[]"))
+            h2_get(s, conn, 5, "/subjects", basic("alice", "h2-wrong"))
+            status, body = h2_response(s, conn, 5)
+            self.assertEqual((status, json.loads(body)), (401, UNAUTHORIZED))
+            h2_get(s, conn, 7, "/subjects", basic("alice", "h2-closed"))
+        assert_logged(self, self.server, r"GET /subjects (401|499) \d+us from=127\.0\.0\.1 principal=- "
+                                         r"rid=\w+ \(client gone, reply dropped\)")
+        self.assertEqual(self.as_user("alice").get("/subjects").status, 200)
+        self.server.assert_running()
+
+
+class VerificationBound(AuthCase):
+    """auth.max.verifications: verifications waiting or running at once,
+    server-wide. Beyond it a new password is refused at once, before any hash:
+    503 with a Confluent error body and Retry-After (docs/security.md)."""
+    users = {"alice": "good one"}
+    extra_args = ("--auth-max-failures", "0", "--auth-max-verifications", "2")
+    threads = 1
+
+    def test_beyond_the_bound_503(self):
+        results = []
+        start = threading.Barrier(8)
+
+        def guess(i):
+            c = self.as_user("alice", f"flood {i}", source=f"127.0.0.{50 + i}")
+            start.wait()
+            results.append(c.get("/subjects"))
+
+        threads = [threading.Thread(target=guess, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        statuses = sorted(r.status for r in results)
+        self.assertEqual(set(statuses), {401, 503}, results)
+        for r in results:
+            if r.status == 503:
+                self.assertEqual(r.body, {"error_code": 503, "message":
+                                          "Too many password verifications in progress "
+                                          "(2, auth.max.verifications); retry later"})
+                self.assertEqual(r.headers.get("Retry-After"), "1")
+            else:
+                self.assertEqual(r.body, UNAUTHORIZED)
+        # With the flood over, a password is verified as ever.
+        self.assertEqual(self.as_user("alice").get("/subjects").status, 200)
 
 
 class Anonymous(AuthCase):

@@ -69,9 +69,8 @@ class Routing(harness.RegistryTestCase):
     def test_tier3_routes_answer_like_unknown_routes(self):
         topic = self.sub("topic")
         cases = [
-            ("GET", f"/associations/resources/-/{topic}?resourceType=topic&associationType=value"),
-            ("GET", f"/associations/resources/lkc-1/{topic}?resourceType=topic&associationType=key"),
             ("POST", "/associations:batchGet"),
+            ("POST", "/associations:batchMutate"),
             ("GET", "/dek-registry/v1/keys"),
             ("GET", "/exporters"),
         ]
@@ -79,6 +78,13 @@ class Routing(harness.RegistryTestCase):
             with self.subTest(method=method, path=path):
                 self.assert_error(self.http.request(method, path, body={} if method == "POST"
                                                     else None), 404, 404)
+        # Routed now (docs/api.md, "Associations"): a resource without associations lists none.
+        for path in (f"/associations/resources/-/{topic}?resourceType=topic&associationType=value",
+                     f"/associations/resources/lkc-1/{topic}?resourceType=topic&associationType=key"):
+            r = self.get(path)
+            self.assertEqual((r.status, r.body), (200, []), path)
+        # Not routed yet (createOrUpdateAssociation): a known path with another method.
+        self.assert_error(self.put(f"/associations/resources/{topic}", {}), 405, 405)
         # Routed now (docs/api.md, "Tags"): the subject is what is not found.
         self.assert_error(self.post(f"/subjects/{topic}/versions/1/tags", {}), 404, 40401)
         # Context paths are rewritten as Confluent's ContextFilter does (docs/api.md,

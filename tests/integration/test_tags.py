@@ -22,6 +22,11 @@ REC = '{"type":"record","name":"myrecord","fields":[{"name":"f1","type":"string"
 TAGGED = ('{"type":"record","name":"myrecord","fields":[{"name":"f1","type":"string"}],'
           '"confluent:tags":["TAG1","TAG2"]}')
 EXT = {"Confluent-Accept-Unknown-Properties": "true"}
+# protobuf.RestApiTest.testRegisterSchemaTagsBasic's schema, and it with f1 tagged.
+PROTO = 'syntax = "proto3";\npackage com.example;\n\nmessage Message1 {\n  string f1 = 1;\n  string f2 = 2;\n}\n'
+PROTO_TAGGED = ('syntax = "proto3";\npackage com.example;\n\nmessage Message1 {{\n'
+                '  string f1 = 1 [(confluent.field_meta) = {{\n    tags: [\n{tags}    ]\n  }}];\n'
+                '  string f2 = 2;\n}}\n')
 
 
 def entity(path, kind, tags):
@@ -144,6 +149,13 @@ class Tags(harness.RegistryTestCase):
             "type": "object", "properties": {"name": {"type": "string", "confluent:tags": ["PII"]}},
             "confluent:tags": ["R"]})
         self.assertEqual(v["version"], 2)
+        # JsonSchema.inlineTaggedEntities: the record, then its properties.
+        v = self.latest(s, ["*"])
+        self.assertEqual(v["schemaTags"], [entity("object", "sr_record", ["R"]),
+                                           entity("object.name", "sr_field", ["PII"])])
+        sid = v["id"]
+        r = self.get(f"/schemas/ids/{sid}", params=[("findTags", "PII")])
+        self.assertEqual(self.assert_ok(r)["schemaTags"], [entity("object.name", "sr_field", ["PII"])])
 
     def test_errors_change_nothing(self):
         """modifyTags' errors: 40401 / 40402 (getUsingContexts, hasSubjects), 42202
@@ -176,16 +188,118 @@ class Tags(harness.RegistryTestCase):
         self.assert_error(self.tags(s, "1", {"newVersion": "2"}), 400, 400)
         self.assertEqual(self.count_versions(s), "1")
 
-    def test_protobuf_is_refused(self):
-        """Confluent edits Protobuf's (confluent.field_meta).tags options too; this
-        registry not yet (docs/api.md, "Tags"): 42201, nothing registered."""
+    def test_protobuf_field_tags(self):
+        """protobuf.RestApiTest.testRegisterSchemaTagsBasicDeprecated: "Message1.f1" and
+        ".Message1.f1" are one entity, the tags land in (confluent.field_meta), printed as
+        Confluent's canonical printer prints them (ProtobufSchema.copy); then removed."""
         s = self.sub()
-        self.register_ok(s, 'syntax = "proto3";\nmessage M {\n  string a = 1;\n}\n', schema_type="PROTOBUF")
-        r = self.tags(s, "1", {"tagsToAdd": [entity("M.a", "sr_field", ["PII"])]})
-        self.assert_error(r, 422, 42201)
-        self.assertEqual(r.body["message"], "Tags are not supported for schema type PROTOBUF by this registry")
-        self.assertEqual(self.count_versions(s), "1")
+        self.register_ok(s, PROTO, schema_type="PROTOBUF")
+        r = self.tags(s, "latest", {"tagsToAdd": [
+            entity("Message1.f1", "sr_field", ["TAG1"]), entity(".Message1.f1", "sr_field", ["TAG2"])]})
+        self.assert_ok(r)
+        v = self.latest(s, ["TAG2"])
+        self.assertEqual(v["schema"], PROTO_TAGGED.format(tags='      "TAG1",\n      "TAG2"\n'))
+        self.assertEqual(v["schemaType"], "PROTOBUF")
+        self.assertEqual(v["version"], 2)
+        self.assertEqual(v["metadata"], {"properties": {"confluent:version": "2"}})
+        # ProtobufSchema.inlineTaggedEntities: message names from the top, no package.
+        self.assertEqual(v["schemaTags"], [entity("Message1.f1", "sr_field", ["TAG1", "TAG2"])])
+        r = self.tags(s, "latest", {"newVersion": 3, "tagsToRemove": [
+            entity("Message1.f1", "sr_field", ["TAG2"])]})
+        self.assert_ok(r)
+        v = self.latest(s)
+        self.assertEqual(v["schema"], PROTO_TAGGED.format(tags='      "TAG1"\n'))
+        self.assertEqual(v["version"], 3)
+        self.assertEqual(v["metadata"], {"properties": {"confluent:version": "3"}})
+        self.assertEqual(self.count_versions(s), "3")
 
+    def test_protobuf_record_tags_and_bad_paths(self):
+        """ProtobufSchemaTest.testBasicAddAndRemoveSchemaTags (records: option
+        (confluent.message_meta)) and testInvalidPath (findMatchingElement's messages,
+        42201, nothing registered)."""
+        s = self.sub()
+        self.register_ok(s, PROTO, schema_type="PROTOBUF")
+        r = self.tags(s, "1", {"tagsToAdd": [entity(".Message1", "sr_record", ["PII"])]})
+        self.assert_ok(r)
+        v = self.latest(s, ["*"])
+        self.assertEqual(v["schema"], 'syntax = "proto3";\npackage com.example;\n\nmessage Message1 {\n'
+                                      '  option (confluent.message_meta) = {\n    tags: [\n      "PII"\n'
+                                      '    ]\n  };\n\n  string f1 = 1;\n  string f2 = 2;\n}\n')
+        self.assertEqual(v["schemaTags"], [entity("Message1", "sr_record", ["PII"])])
+        for path, kind, message in [
+                ("com.example.Message1", "sr_record", "No matching Message with name 'com' found in the schema"),
+                ("Message1.f3", "sr_field", "No matching Field with name 'f3' found in the schema"),
+                ("Message1", "sr_field", "No matching Field with name 'Message1' found in the schema")]:
+            r = self.tags(s, "latest", {"tagsToAdd": [entity(path, kind, ["X"])]})
+            self.assert_error(r, 422, 42201)
+            self.assertEqual(r.body["message"], "java.lang.IllegalArgumentException: " + message)
+        self.assertEqual(self.count_versions(s), "2")
+
+
+    def test_registration_tag_fields(self):
+        """RestApiRegisterSchemaTagsTest.testRegisterSchemaTagsBasic: schemaTagsToAdd and
+        schemaTagsToRemove on a registration edit the sent schema (toSchemaWithTags) and
+        set confluent:version; propagateSchemaTags adds the latest version's inline tags
+        to the new schema (maybePropagateSchemaTags)."""
+        s = self.sub()
+        self.register_ok(s, REC)
+        r = self.register(s, REC, version=2, schemaTagsToAdd=[entity("myrecord", "sr_record", ["TAG1", "TAG2"])])
+        self.assert_ok(r)
+        v = self.latest(s, ["*"])
+        self.assertEqual(v["schema"], TAGGED)
+        self.assertEqual(v["version"], 2)
+        self.assertEqual(v["metadata"], {"properties": {"confluent:version": "2"}})
+        self.assertEqual(v["schemaTags"], [entity("myrecord", "sr_record", ["TAG1", "TAG2"])])
+        tag1 = TAGGED.replace(',"TAG2"', "")
+        r = self.register(s, TAGGED, version=3,
+                          schemaTagsToRemove=[entity("myrecord", "sr_record", ["TAG2"])])
+        self.assert_ok(r)
+        v = self.latest(s, ["*"])
+        self.assertEqual((v["schema"], v["version"]), (tag1, 3))
+        self.assertEqual(v["metadata"], {"properties": {"confluent:version": "3"}})
+        evolved = ('{"type":"record","name":"myrecord","fields":[{"name":"f1","type":"string"},'
+                   '{"name":"f2","type":"string","default":"hi"}]}')
+        r = self.register(s, evolved, propagateSchemaTags=True)
+        self.assert_ok(r)
+        v = self.latest(s, ["*"])
+        self.assertEqual(v["schema"], evolved[:-1] + ',"confluent:tags":["TAG1"]}')
+        self.assertEqual(v["version"], 4)
+        self.assertEqual(v["schemaTags"], [entity("myrecord", "sr_record", ["TAG1"])])
+        evolved = evolved.replace('"string"}', '"string","confluent:tags":["TAG2"]}', 1)
+        r = self.register(s, evolved, propagateSchemaTags=True)
+        self.assert_ok(r)
+        v = self.latest(s, ["*"])
+        self.assertEqual(v["schema"], evolved[:-1] + ',"confluent:tags":["TAG1"]}')
+        self.assertEqual(v["version"], 5)
+        self.assertEqual(v["schemaTags"], [entity("myrecord", "sr_record", ["TAG1"]),
+                                           entity("myrecord.f1", "sr_field", ["TAG2"])])
+
+    def test_registration_tag_fields_without_version(self):
+        """RestApiRegisterSchemaTagsTest.testRegisterSchemaWithoutNewVersionInput and
+        protobuf.RestApiTest.testRegisterSchemaTagsBasic: no version sent, confluent:version
+        set all the same; a bad path is 42201 and registers nothing."""
+        s = self.sub()
+        self.register_ok(s, PROTO, schema_type="PROTOBUF")
+        r = self.register(s, PROTO, schema_type="PROTOBUF", schemaTagsToAdd=[
+            entity("Message1.f1", "sr_field", ["TAG1"]), entity(".Message1.f1", "sr_field", ["TAG2"])])
+        self.assert_ok(r)
+        v = self.latest(s)
+        self.assertEqual(v["schema"], PROTO_TAGGED.format(tags='      "TAG1",\n      "TAG2"\n'))
+        self.assertEqual(v["version"], 2)
+        self.assertEqual(v["metadata"], {"properties": {"confluent:version": "2"}})
+        r = self.register(s, PROTO, schema_type="PROTOBUF", schemaTagsToAdd=[entity("Message1.f9", "sr_field", ["X"])])
+        self.assert_error(r, 422, 42201)
+        self.assertEqual(r.body["message"], "java.lang.IllegalArgumentException: "
+                                            "No matching Field with name 'f9' found in the schema")
+        r = self.register(s, PROTO, schema_type="PROTOBUF", propagateSchemaTags="yes")
+        self.assert_error(r, 400, 400)
+        # A schema that does not parse fails as its registration would (parseSchema before copy).
+        bad = 'syntax = "proto3";\nmessage Message1 {\n  string f1 = ;\n}\n'
+        plain = self.register(s, bad, schema_type="PROTOBUF")
+        self.assert_error(plain, 422, 42201)
+        r = self.register(s, bad, schema_type="PROTOBUF", schemaTagsToAdd=[entity("Message1.f1", "sr_field", ["X"])])
+        self.assertEqual((r.status, r.body), (plain.status, plain.body))
+        self.assertEqual(self.count_versions(s), "2")
 
 if __name__ == "__main__":
     harness.main()

@@ -2,7 +2,8 @@
  * test_client_http: the registry client of client/ (client.h, section 1)
  * against a small HTTP/1.1 server in this process that counts what it is
  * asked: the id cache (positive and negative), the latest-version TTL,
- * connection reuse, Basic auth, and all of it from several threads at once.
+ * connection reuse, Basic auth, any GET as JSON, and all of it from several
+ * threads at once.
  * The real server is tests/integration/test_decoder.py's.
  */
 #include <arpa/inet.h>
@@ -320,6 +321,46 @@ static void test_basic_auth_and_failures(void **state)
     srclient_free(c);
 }
 
+/* srclient_get_json: any GET's JSON, never cached; a registry error is -1
+ * with its status and error_code. */
+static void test_get_json(void **state)
+{
+    (void)state;
+    srclient_t *c = client_with("user:secret", 60000);
+    srclient_error_t err;
+    pthread_mutex_lock(&fake.lock);
+    int before = fake.by_path[3];
+    pthread_mutex_unlock(&fake.lock);
+    for (int i = 0; i < 2; i++) {
+        json_t *doc = NULL;
+        assert_int_equal(srclient_get_json(c, "/schemas/ids/1/versions", &doc, &err), 0);
+        assert_true(json_is_array(doc));
+        assert_int_equal(json_array_size(doc), 2);
+        assert_string_equal(json_string_value(json_object_get(json_array_get(doc, 1), "subject")), "s/x");
+        json_decref(doc);
+    }
+    pthread_mutex_lock(&fake.lock);
+    assert_int_equal(fake.by_path[3] - before, 2);
+    pthread_mutex_unlock(&fake.lock);
+    json_t *doc = (json_t *)1;
+    assert_int_equal(srclient_get_json(c, "/schemas/ids/2?format=resolved", &doc, &err), -1);
+    assert_null(doc);
+    assert_int_equal(err.status, 404);
+    assert_int_equal(err.code, 40403);
+    assert_string_equal(err.message, "Schema 2 not found");
+    srclient_free(c);
+
+    c = client_with("user:wrong", 60000);
+    assert_int_equal(srclient_get_json(c, "/schemas/ids/1/versions", &doc, &err), -1);
+    assert_int_equal(err.status, 401);
+    assert_int_equal(err.code, 40101);
+    srclient_free(c);
+
+    char *e = srclient_escape(":.ctx:s/x y");
+    assert_string_equal(e, "%3A.ctx%3As%2Fx%20y");
+    free(e);
+}
+
 /* One decoder shared by eight threads: every record decoded, the writer
  * schema fetched once per racing thread at most. The reader is version 3
  * of s/x (the fake's latest, id 1), so id 1 is not newer. */
@@ -409,6 +450,7 @@ int main(void)
         cmocka_unit_test(test_negative_cache),
         cmocka_unit_test(test_latest_ttl_and_connection_reuse),
         cmocka_unit_test(test_basic_auth_and_failures),
+        cmocka_unit_test(test_get_json),
         cmocka_unit_test(test_one_decoder_many_threads),
     };
     return cmocka_run_group_tests(tests, fake_start, NULL);

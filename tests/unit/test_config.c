@@ -345,6 +345,7 @@ static void test_auth_keys(void **state)
     assert_string_equal(cfg.auth_realm, "SchemaRegistry");
     assert_null(cfg.auth_anonymous);
     assert_int_equal(cfg.auth_max_failures, 10);
+    assert_int_equal(cfg.auth_max_verifications, 32);
     assert_int_equal(cfg.tls_client_auth, CONFIG_CLIENT_AUTH_NONE);
     assert_int_equal(cfg.tls_client_principal, CONFIG_PRINCIPAL_CN);
     config_free(&cfg);
@@ -355,6 +356,7 @@ static void test_auth_keys(void **state)
                  "auth.realm = Registry Prod\n"
                  "auth.anonymous = ANONYMOUS\n"
                  "auth.max.failures = 0\n"
+                 "auth.max.verifications = 4\n"
                  "tls.client.auth = Optional\n"
                  "tls.client.ca = /ca.pem\n"
                  "tls.client.crl = /crl.pem\n");
@@ -365,6 +367,7 @@ static void test_auth_keys(void **state)
     assert_string_equal(cfg.auth_realm, "Registry Prod");
     assert_string_equal(cfg.auth_anonymous, "ANONYMOUS");
     assert_int_equal(cfg.auth_max_failures, 0);
+    assert_int_equal(cfg.auth_max_verifications, 4);
     assert_int_equal(cfg.tls_client_auth, CONFIG_CLIENT_AUTH_REQUIRED);
     assert_string_equal(cfg.tls_client_ca, "/ca.pem");
     assert_string_equal(cfg.tls_client_crl, "/crl.pem");

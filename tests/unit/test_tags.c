@@ -184,20 +184,83 @@ static void test_json_schema_paths(void **state)
     strlist_clear(&x);
 }
 
-static void test_protobuf_refused_unless_nothing_to_do(void **state)
+/* "path kind tag,tag;" for each entity schema_tagged lists for a JSON Schema. */
+static char *json_tagged(const char *text)
+{
+    char *perr = NULL;
+    schema_t *s = schema_parse(SCHEMA_JSON, text, strlen(text), NULL, 0, 0, &perr);
+    assert_non_null(s);
+    schema_tagged_t *t;
+    size_t n;
+    assert_int_equal(schema_tagged(s, &t, &n), 0);
+    size_t cap = 1;
+    for (size_t i = 0; i < n; i++) {
+        cap += strlen(t[i].path) + 16;
+        for (size_t j = 0; j < t[i].tags.n; j++)
+            cap += strlen(t[i].tags.items[j]) + 1;
+    }
+    char *out = calloc(1, cap);
+    for (size_t i = 0; i < n; i++) {
+        strcat(out, t[i].path);
+        strcat(out, t[i].kind == SCHEMA_ENTITY_RECORD ? " sr_record " : " sr_field ");
+        for (size_t j = 0; j < t[i].tags.n; j++) {
+            if (j)
+                strcat(out, ",");
+            strcat(out, t[i].tags.items[j]);
+        }
+        strcat(out, ";");
+    }
+    schema_tagged_free(t, n);
+    schema_free(s);
+    return out;
+}
+
+/* JsonSchemaTest.testInlineTagsForRefInArray, testInlineTagsForNullInArray,
+ * testNestedCombinedSchemasDraft_2020_12: JsonSchema.inlineTaggedEntities. */
+static void test_json_schema_tagged(void **state)
 {
     (void)state;
-    const char *text = "syntax = \"proto3\";\nmessage M {\n  string a = 1;\n}\n";
-    strlist_t pii = list_of("PII", NULL);
-    schema_tag_edit_t e = {"M.a", SCHEMA_ENTITY_FIELD, &pii, NULL};
-    char *error = NULL;
-    assert_null(schema_tags_edit(SCHEMA_PROTOBUF, text, strlen(text), &e, 1, &error));
-    assert_string_equal(error, "Tags are not supported for schema type PROTOBUF by this registry");
-    free(error);
-    char *same = schema_tags_edit(SCHEMA_PROTOBUF, text, strlen(text), NULL, 0, &error);
-    assert_string_equal(same, text);
-    free(same);
-    strlist_clear(&pii);
+    char *l = json_tagged(
+        "{\"definitions\":{\"MetricData\":{\"additionalProperties\":false,\"properties\":{\"name\":{"
+        "\"oneOf\":"
+        "[{\"title\":\"Not "
+        "included\",\"type\":\"null\"},{\"type\":\"string\"}],\"confluent:tags\":[\"PII\"]},"
+        "\"value\":{\"oneOf\":[{\"title\":\"Not included\",\"type\":\"null\"},{\"type\":\"string\"}]}},"
+        "\"type\":\"object\"}},\"properties\":{\"sensorData\":{\"type\":\"string\"}},\"type\":\"object\"}");
+    assert_string_equal(l, "object.definitions.MetricData.object.name sr_field PII;");
+    free(l);
+    l = json_tagged("{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"definitions\":{\"banana\":"
+                    "{\"type\":\"string\",\"enum\":[\"a\",\"b\",null]}},\"properties\":{\"f1\":{\"$ref\":"
+                    "\"#/definitions/banana\",\"confluent:tags\":[\"PII\"]}},\"title\":\"SampleRecord\","
+                    "\"type\":\"object\"}");
+    assert_string_equal(l, "object.f1 sr_field PII;");
+    free(l);
+    l = json_tagged(
+        "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\","
+        "\"properties\":{\"myfield1\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"title\":"
+        "\"arrayRecord\",\"confluent:tags\":[\"REC\"],\"properties\":{\"field1\":{\"type\":\"string\","
+        "\"confluent:tags\":[\"PII\"]},\"field2\":{\"type\":\"number\"}}}}}}");
+    /* The items' object is not a property's own schema: its record tags are listed. */
+    assert_string_equal(l, "object.myfield1.array.object sr_record REC;"
+                           "object.myfield1.array.object.field1 sr_field PII;");
+    free(l);
+}
+
+/* Properties come in the order of the java.util.HashMap everit keeps them in
+ * (ObjectSchema.Builder): "a" (hash 97, bucket 1) before "b" (bucket 2)
+ * whatever the order written; the record first, a property's own object not
+ * as a record (inField). */
+static void test_json_schema_tagged_in_hashmap_order(void **state)
+{
+    (void)state;
+    char *l =
+        json_tagged("{\"type\":\"object\",\"confluent:tags\":[\"R\",\"R\"],\"properties\":{"
+                    "\"b\":{\"type\":\"object\",\"confluent:tags\":[\"B\"],\"properties\":{\"x\":{\"type\":"
+                    "\"string\",\"confluent:tags\":[\"X\"]}}},"
+                    "\"a\":{\"type\":\"string\",\"confluent:tags\":[\"A\"]}}}");
+    assert_string_equal(l, "object sr_record R;object.a sr_field A;object.b sr_field B;"
+                           "object.b.object.x sr_field X;");
+    free(l);
 }
 
 int main(void)
@@ -206,7 +269,8 @@ int main(void)
         cmocka_unit_test(test_avro_record_tags_add_then_remove),
         cmocka_unit_test(test_avro_field_and_nested_paths),
         cmocka_unit_test(test_json_schema_paths),
-        cmocka_unit_test(test_protobuf_refused_unless_nothing_to_do),
+        cmocka_unit_test(test_json_schema_tagged),
+        cmocka_unit_test(test_json_schema_tagged_in_hashmap_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

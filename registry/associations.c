@@ -1,0 +1,619 @@
+/*
+ * associations: subjects tied to a resource (a Kafka topic) as its key or
+ * value schema, as the community server's AssociationsResource and
+ * AbstractSchemaRegistry.createOrUpdateAssociation / deleteAssociations
+ * answer them (docs/api.md "Associations"). Stored in PostgreSQL
+ * (migrations/0011) and read from there on every request: no node keeps a
+ * copy, so there is nothing for the change feed to carry.
+ *
+ * Contents
+ *   1. Reading
+ *   2. Validating a create request (AssociationCreateOrUpdateRequest.validate)
+ *   3. Creating
+ *   4. Deleting
+ *
+ * The guards of subject and version deletes (an associated subject stays)
+ * are delete.c's: this file calls its deletes for cascadeLifecycle.
+ *
+ * Every write runs in one transaction under one advisory lock for all
+ * association writes (Confluent's lockForAssociation), checks against what
+ * the database holds under that lock, and writes its audit row in the same
+ * transaction: a refused request changes nothing.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/strbuf.h"
+#include "registry/internal.h"
+
+#define ASSOC_LOCK                                                                                           \
+    "\x01"                                                                                                   \
+    "associations" /* no subject holds a control character (42208) */
+#define ASSOC_TOPIC "topic"
+
+/* ---- 1. Reading ------------------------------------------------------------- */
+
+static const char *assoc_type_or_topic(const char *t)
+{
+    return t && *t ? t : ASSOC_TOPIC;
+}
+
+reg_code_t registry_assoc_list(registry_t *reg, store_t *db, const reg_assoc_query_t *q, json_t **out,
+                               reg_error_t *err)
+{
+    (void)reg;
+    *out = NULL;
+    store_assoc_query_t sq = {
+        .resource_type = q->any_type && !q->resource_type ? NULL : assoc_type_or_topic(q->resource_type),
+        .types = q->types,
+        .lifecycle = q->lifecycle};
+    switch (q->by) {
+    case REG_ASSOC_BY_SUBJECT: sq.subject = q->key; break;
+    case REG_ASSOC_BY_RESOURCE_ID: sq.resource_id = q->key; break;
+    case REG_ASSOC_BY_RESOURCE_NAME:
+        /* "-" as the name: every resource of the namespace ("-": every namespace). */
+        sq.resource_name = strcmp(q->key, "-") == 0 ? NULL : q->key;
+        sq.resource_namespace = q->ns;
+        break;
+    }
+    return reg_store(err, db, store_assoc_list(db, &sq, out));
+}
+
+/* ---- 2. Validating a create request ------------------------------------------- */
+
+static reg_code_t assoc_invalid(reg_error_t *err, const char *property, const char *detail)
+{
+    return reg_fail(err, REG_INVALID_ASSOCIATION,
+                    "The association specified an invalid value for property: '%s', detail: %s", property,
+                    detail);
+}
+
+/* A string field: 0 and *out (borrowed, NULL when absent or null), or -1 (400). */
+static int assoc_string(const json_t *o, const char *key, const char **out, reg_error_t *err)
+{
+    const json_t *v = json_object_get(o, key);
+    *out = NULL;
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_string(v)) {
+        reg_fail(err, REG_BAD_REQUEST, "Unrecognized field value: '%s' must be a string", key);
+        return -1;
+    }
+    *out = json_string_value(v);
+    return 0;
+}
+
+/* RestValidation.checkName: 1..256 characters, letters, digits, '_' and '-'
+ * (bytes beyond ASCII are taken as letters). */
+static reg_code_t assoc_check_name(const char *name, const char *property, reg_error_t *err)
+{
+    if (!name || !*name)
+        return assoc_invalid(err, property, "cannot be null or empty");
+    if (strlen(name) > 256)
+        return assoc_invalid(err, property, "exceeds max length of 256");
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        if (!(*p >= 0x80 || (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
+              (*p >= 'A' && *p <= 'Z') || *p == '_' || *p == '-')) {
+            char detail[32];
+            snprintf(detail, sizeof detail, "illegal character '%c'", *p);
+            return assoc_invalid(err, property, detail);
+        }
+    return REG_OK;
+}
+
+/* One entry of "associations", after AssociationCreateOrUpdateInfo.validate. */
+typedef struct assoc_info {
+    char *subject; /* normalized, qualified by the context, aliases replaced */
+    const char *type;
+    const char *lifecycle; /* "STRONG" / "WEAK" */
+    int frozen;
+    int has_schema;
+    const reg_request_t *schema; /* the entry's "schema" as the server decoded it (borrowed), or NULL */
+    int skip;                    /* an equivalent association is stored already */
+} assoc_info_t;
+
+typedef struct assoc_create {
+    const char *name, *ns, *id, *rtype;
+    assoc_info_t *infos;
+    size_t n;
+    int dry_run;
+    const char *context;                 /* the ?context= parameter, NULL = the default */
+    const reg_request_t *const *schemas; /* per entry of "associations", NULL = none */
+} assoc_create_t;
+
+static void assoc_create_clear(assoc_create_t *a)
+{
+    for (size_t i = 0; i < a->n; i++)
+        free(a->infos[i].subject);
+    free(a->infos);
+}
+
+static reg_code_t assoc_lifecycle_parse(const json_t *o, const char **out, reg_error_t *err)
+{
+    const char *l;
+    if (assoc_string(o, "lifecycle", &l, err) != 0)
+        return err->code;
+    if (l && strcmp(l, "STRONG") != 0 && strcmp(l, "WEAK") != 0)
+        return reg_fail(err, REG_BAD_REQUEST,
+                        "Cannot deserialize value of type `LifecyclePolicy` from String \"%s\": not one of "
+                        "the values accepted for Enum class: [STRONG, WEAK]",
+                        l);
+    *out = l;
+    return REG_OK;
+}
+
+static char *assoc_default_subject(const assoc_create_t *a, const char *type)
+{
+    return xasprintf(":.%s:%s-%s", a->ns, a->name, type);
+}
+
+/* The subject as Confluent's replaceAlias(context, subject) qualifies it. */
+static char *assoc_qualify(registry_t *reg, const char *context, const char *subject)
+{
+    char *ctx = context ? registry_context_normalize(context) : NULL;
+    char *q =
+        ctx && *ctx && strncmp(subject, ":.", 2) != 0 ? xasprintf("%s%s", ctx, subject) : xstrdup(subject);
+    free(ctx);
+    char *n = xmalloc(strlen(q) + 2);
+    strcpy(n, q);
+    free(q);
+    registry_subject_normalize(n);
+    char *alias = registry_subject_alias(reg, n);
+    if (alias) {
+        free(n);
+        return alias;
+    }
+    return n;
+}
+
+static reg_code_t assoc_decode(registry_t *reg, const json_t *body, assoc_create_t *a, reg_error_t *err)
+{
+    if (!json_is_object(body))
+        return reg_fail(err, REG_BAD_REQUEST, "The request body must be a JSON object");
+    if (assoc_string(body, "resourceName", &a->name, err) ||
+        assoc_string(body, "resourceNamespace", &a->ns, err) ||
+        assoc_string(body, "resourceId", &a->id, err) || assoc_string(body, "resourceType", &a->rtype, err))
+        return err->code;
+    const json_t *list = json_object_get(body, "associations");
+    if (list && !json_is_null(list) && !json_is_array(list))
+        return reg_fail(err, REG_BAD_REQUEST, "Unrecognized field value: 'associations' must be an array");
+    /* Jackson refuses a body of the wrong shape (400) before validate() runs. */
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        const json_t *o = json_array_get(list, i);
+        const char *ignored;
+        const json_t *fz = json_object_get(o, "frozen");
+        if (!json_is_object(o))
+            return reg_fail(err, REG_BAD_REQUEST, "Each of 'associations' must be a JSON object");
+        if (assoc_string(o, "subject", &ignored, err) || assoc_string(o, "associationType", &ignored, err) ||
+            assoc_lifecycle_parse(o, &ignored, err) != REG_OK)
+            return err->code;
+        if (fz && !json_is_null(fz) && !json_is_boolean(fz))
+            return reg_fail(err, REG_BAD_REQUEST, "Unrecognized field value: 'frozen' must be a boolean");
+    }
+    reg_code_t rc;
+    if ((rc = assoc_check_name(a->name, "resourceName", err)) != REG_OK ||
+        (rc = assoc_check_name(a->ns, "resourceNamespace", err)) != REG_OK)
+        return rc;
+    if (!a->dry_run && (!a->id || !*a->id))
+        return assoc_invalid(err, "resourceId", "cannot be null or empty");
+    if (a->rtype && *a->rtype && strcmp(a->rtype, ASSOC_TOPIC) != 0)
+        return assoc_invalid(err, "resourceType", "must be '" ASSOC_TOPIC "'");
+    a->rtype = ASSOC_TOPIC;
+    if (json_array_size(list) == 0)
+        return assoc_invalid(err, "associations", "cannot be null or empty");
+    a->n = json_array_size(list);
+    a->infos = xcalloc(a->n, sizeof *a->infos);
+    for (size_t i = 0; i < a->n; i++) {
+        const json_t *o = json_array_get(list, i);
+        assoc_info_t *info = &a->infos[i];
+        const char *subject, *type, *lifecycle = NULL;
+        /* The shapes were checked above. */
+        assoc_string(o, "subject", &subject, err);
+        assoc_string(o, "associationType", &type, err);
+        assoc_lifecycle_parse(o, &lifecycle, err);
+        const json_t *fz = json_object_get(o, "frozen");
+        int has_frozen = fz && json_is_boolean(fz);
+        int frozen = has_frozen && json_is_true(fz);
+        info->schema = a->schemas ? a->schemas[i] : NULL;
+        info->has_schema = info->schema != NULL;
+        if (subject) {
+            int bad = !*subject;
+            for (const unsigned char *p = (const unsigned char *)subject; *p; p++)
+                bad |= *p < 0x20 || *p == 0x7f;
+            if (bad)
+                return assoc_invalid(err, "subject", "must not be empty");
+        }
+        /* applyDefaults(true) */
+        if (info->has_schema) {
+            if (lifecycle && strcmp(lifecycle, "WEAK") == 0)
+                return assoc_invalid(err, "lifecycle", "cannot be WEAK when schema is provided");
+            if (has_frozen && !frozen)
+                return assoc_invalid(err, "frozen", "cannot be false when a schema is provided");
+            lifecycle = "STRONG";
+        } else if (!lifecycle) {
+            lifecycle = "WEAK";
+        }
+        int strong = strcmp(lifecycle, "STRONG") == 0;
+        if (has_frozen && frozen != strong) {
+            char detail[96];
+            snprintf(detail, sizeof detail, "association with lifecycle of %s cannot be frozen=%s", lifecycle,
+                     frozen ? "true" : "false");
+            return assoc_invalid(err, "frozen", detail);
+        }
+        info->frozen = strong;
+        info->lifecycle = lifecycle;
+        if (type && *type && strcmp(type, "key") != 0 && strcmp(type, "value") != 0)
+            return assoc_invalid(err, "associationType", "must be either 'key' or 'value'");
+        info->type = type && *type ? type : "value";
+        if (!strong && !subject)
+            return assoc_invalid(err, "subject", "must be provided for WEAK associations");
+        char *dflt = assoc_default_subject(a, info->type);
+        if (!subject)
+            subject = dflt;
+        rc = REG_OK;
+        if (info->frozen && strcmp(subject, dflt) != 0) {
+            char *d = xasprintf("frozen associations must use subject '%s'", dflt);
+            rc = assoc_invalid(err, "subject", d);
+            free(d);
+        } else if (!strong && strcmp(subject, dflt) == 0) {
+            char *d = xasprintf("WEAK associations cannot use subject '%s'", dflt);
+            rc = assoc_invalid(err, "subject", d);
+            free(d);
+        }
+        if (rc == REG_OK)
+            info->subject = assoc_qualify(reg, a->context, subject);
+        free(dflt);
+        if (rc != REG_OK)
+            return rc;
+    }
+    return REG_OK;
+}
+
+/* ---- 3. Creating --------------------------------------------------------------- */
+
+static const json_t *assoc_of_type(const json_t *list, const char *type)
+{
+    size_t i;
+    const json_t *v;
+    json_array_foreach(
+        list, i, v) if (strcmp(json_string_value(json_object_get(v, "associationType")), type) == 0) return v;
+    return NULL;
+}
+
+static const char *jstr(const json_t *o, const char *key)
+{
+    return json_string_value(json_object_get(o, key));
+}
+
+/* 1 when the entry's schema is registered under its subject (lookUpSchemaUnderSubject). */
+static int assoc_schema_under(registry_t *reg, store_t *db, const assoc_info_t *info)
+{
+    reg_view_t view = {0};
+    reg_error_t ignored;
+    int found = registry_lookup(reg, db, info->subject, info->schema, 0, &view, &ignored) == REG_OK;
+    reg_view_clear(&view);
+    return found;
+}
+
+/* A new frozen association: it comes with its schema, and the subject holds
+ * nothing else (no version, or that schema as version 1). */
+static reg_code_t assoc_frozen_new_check(registry_t *reg, store_t *db, const assoc_info_t *info,
+                                         reg_error_t *err)
+{
+    if (!info->has_schema)
+        return assoc_invalid(err, "schema", "schema must be provided when creating a frozen association");
+    reg_view_t latest = {0};
+    reg_error_t ignored;
+    if (registry_get_version(reg, info->subject, "latest", 0, &latest, &ignored) != REG_OK)
+        return REG_OK;
+    int ok = latest.version == 1 && assoc_schema_under(reg, db, info);
+    reg_view_clear(&latest);
+    return ok ? REG_OK
+              : assoc_invalid(err, "frozen",
+                              "cannot create a frozen association when schemas already exist in the "
+                              "subject");
+}
+
+/* createOrUpdateAssociation(isCreate = true), from "may only appear once" on. */
+static reg_code_t assoc_create_checks(registry_t *reg, store_t *db, assoc_create_t *a, reg_error_t *err)
+{
+    for (size_t i = 0; i < a->n; i++) {
+        if (reg_mode_is_readonly(registry_effective_mode(reg, a->infos[i].subject)))
+            return reg_mode_readonly_error(err, a->infos[i].subject);
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(a->infos[i].type, a->infos[j].type) == 0) {
+                char *d = xasprintf("may only appear once per request, but '%s' appears more than once",
+                                    a->infos[i].type);
+                reg_code_t rc = assoc_invalid(err, "associationType", d);
+                free(d);
+                return rc;
+            }
+    }
+    json_t *stored = json_array();
+    reg_code_t rc = REG_OK;
+    if (a->id) {
+        json_decref(stored);
+        store_assoc_query_t q = {.resource_id = a->id, .resource_type = a->rtype};
+        if ((rc = reg_store(err, db, store_assoc_list(db, &q, &stored))) != REG_OK)
+            return rc;
+    }
+    for (size_t i = 0; rc == REG_OK && i < a->n; i++) {
+        assoc_info_t *info = &a->infos[i];
+        const json_t *old = assoc_of_type(stored, info->type);
+        if (!old) {
+            if (info->frozen && registry_effective_mode(reg, info->subject) != MODE_IMPORT)
+                rc = assoc_frozen_new_check(reg, db, info, err);
+            continue;
+        }
+        /* Association.isEquivalent: the same subject, type, lifecycle and frozen. */
+        const json_t *ofz = json_object_get(old, "frozen");
+        int old_frozen = ofz ? json_is_true(ofz) : strcmp(jstr(old, "lifecycle"), "STRONG") == 0;
+        if (strcmp(jstr(old, "subject"), info->subject) == 0 &&
+            strcmp(jstr(old, "lifecycle"), info->lifecycle) == 0 && old_frozen == info->frozen &&
+            (!info->has_schema || assoc_schema_under(reg, db, info))) {
+            info->skip = 1;
+            continue;
+        }
+        rc = reg_fail(err, REG_ASSOCIATION_FOR_RESOURCE_EXISTS,
+                      "An association of type '%s' already exists for resource '%s'", info->type,
+                      jstr(old, "resourceName"));
+    }
+    /* checkUniformLifecycle: stored types first, in their order, then the request's. */
+    if (rc == REG_OK) {
+        json_t *by_type = json_object();
+        size_t k;
+        const json_t *v;
+        json_array_foreach(stored, k, v)
+            json_object_set_new(by_type, jstr(v, "associationType"), json_string(jstr(v, "lifecycle")));
+        for (size_t i = 0; i < a->n; i++)
+            json_object_set_new(by_type, a->infos[i].type, json_string(a->infos[i].lifecycle));
+        const char *first = NULL, *key;
+        int mixed = 0;
+        json_t *val;
+        json_object_foreach(by_type, key, val)
+        {
+            if (!first)
+                first = json_string_value(val);
+            else if (strcmp(first, json_string_value(val)) != 0)
+                mixed = 1;
+        }
+        if (mixed) {
+            strbuf_t d = {0};
+            strbuf_puts(&d, "all associations for a resource must have the same lifecycle, but got ");
+            int comma = 0;
+            json_object_foreach(by_type, key, val)
+            {
+                strbuf_printf(&d, "%s%s=%s", comma ? ", " : "", key, json_string_value(val));
+                comma = 1;
+            }
+            char *text = strbuf_take(&d);
+            rc = assoc_invalid(err, "lifecycle", text ? text : "");
+            free(text);
+        }
+        json_decref(by_type);
+    }
+    for (size_t i = 0; rc == REG_OK && i < a->n; i++) {
+        assoc_info_t *info = &a->infos[i];
+        if (info->has_schema && registry_effective_mode(reg, info->subject) == MODE_IMPORT) {
+            char *d = xasprintf("cannot be provided while subject '%s' is in IMPORT mode", info->subject);
+            rc = assoc_invalid(err, "schema", d);
+            free(d);
+            break;
+        }
+        reg_view_t view = {0};
+        reg_error_t ignored;
+        if (!info->has_schema &&
+            registry_get_version(reg, info->subject, "latest", 0, &view, &ignored) != REG_OK) {
+            rc = reg_fail(err, REG_NO_ACTIVE_SUBJECT_VERSION,
+                          "No active (non-deleted) version exists for subject '%s'", info->subject);
+            break;
+        }
+        reg_view_clear(&view);
+        json_t *others = NULL;
+        store_assoc_query_t q = {.subject = info->subject};
+        if ((rc = reg_store(err, db, store_assoc_list(db, &q, &others))) != REG_OK)
+            break;
+        size_t k;
+        const json_t *o;
+        int any = 0, strong = 0;
+        json_array_foreach(others, k, o)
+        {
+            const json_t *same = a->id && strcmp(jstr(o, "resourceId"), a->id) == 0 &&
+                                         strcmp(jstr(o, "resourceType"), a->rtype) == 0 &&
+                                         strcmp(jstr(o, "associationType"), info->type) == 0
+                                     ? o
+                                     : NULL;
+            if (same)
+                continue;
+            any = 1;
+            strong |= strcmp(jstr(o, "lifecycle"), "STRONG") == 0;
+        }
+        json_decref(others);
+        if (strcmp(info->lifecycle, "STRONG") == 0 && any)
+            rc = reg_fail(err, REG_ASSOCIATION_FOR_SUBJECT_EXISTS,
+                          "An association already exists for subject '%s'", info->subject);
+        else if (strcmp(info->lifecycle, "WEAK") == 0 && strong)
+            rc = reg_fail(err, REG_STRONG_ASSOCIATION_FOR_SUBJECT_EXISTS,
+                          "A strong association already exists for subject '%s'", info->subject);
+    }
+    json_decref(stored);
+    return rc;
+}
+
+static json_t *assoc_response(const assoc_create_t *a, int written)
+{
+    json_t *r = json_object();
+    json_object_set_new(r, "resourceName", json_string(a->name));
+    json_object_set_new(r, "resourceNamespace", json_string(a->ns));
+    if (a->id && *a->id)
+        json_object_set_new(r, "resourceId", json_string(a->id));
+    json_object_set_new(r, "resourceType", json_string(a->rtype));
+    json_t *list = json_array();
+    for (size_t i = 0; written && i < a->n; i++) {
+        if (a->infos[i].skip)
+            continue;
+        json_array_append_new(list,
+                              json_pack("{s:s, s:s, s:s}", "subject", a->infos[i].subject, "associationType",
+                                        a->infos[i].type, "lifecycle", a->infos[i].lifecycle));
+    }
+    /* @JsonInclude(NON_EMPTY): no "associations" when none was written. */
+    if (json_array_size(list))
+        json_object_set_new(r, "associations", list);
+    else
+        json_decref(list);
+    return r;
+}
+
+/* The checks under the lock and, with write, the rows and their audit rows,
+ * in one transaction. */
+static reg_code_t assoc_create_tx(registry_t *reg, store_t *db, assoc_create_t *a, int write,
+                                  reg_error_t *err)
+{
+    reg_code_t rc = reg_store(err, db, store_begin(db));
+    if (rc != REG_OK)
+        return rc;
+    rc = reg_store(err, db, store_lock_scope(db, ASSOC_LOCK));
+    if (rc == REG_OK)
+        rc = assoc_create_checks(reg, db, a, err);
+    for (size_t i = 0; rc == REG_OK && write && i < a->n; i++) {
+        const assoc_info_t *info = &a->infos[i];
+        if (info->skip)
+            continue;
+        store_assoc_t row = {a->id, a->rtype,      info->type,      a->name,
+                             a->ns, info->subject, info->lifecycle, info->frozen};
+        rc = reg_store(err, db, store_assoc_put(db, &row));
+        json_t *details = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "resourceId", a->id, "resourceName",
+                                    a->name, "resourceNamespace", a->ns, "resourceType", a->rtype,
+                                    "associationType", info->type, "lifecycle", info->lifecycle);
+        if (rc == REG_OK)
+            rc = reg_audit_change(db, REG_AUDIT_ASSOCIATION_CREATE, info->subject, 0, 0, -1, details, err);
+        json_decref(details);
+    }
+    if (rc == REG_OK && write)
+        rc = reg_store(err, db, store_commit(db));
+    else
+        store_rollback(db);
+    return rc;
+}
+
+reg_code_t registry_assoc_create(registry_t *reg, store_t *db, const char *context, int dry_run,
+                                 const json_t *body, const reg_request_t *const *schemas, json_t **out,
+                                 reg_view_t *registered, reg_error_t *err)
+{
+    *out = NULL;
+    assoc_create_t a = {.dry_run = dry_run, .context = context, .schemas = schemas};
+    reg_code_t rc = assoc_decode(reg, body, &a, err);
+    int any_schema = 0;
+    for (size_t i = 0; i < a.n; i++)
+        any_schema |= a.infos[i].has_schema;
+    /* With schemas: everything is checked first, then the schemas are
+     * registered (each its own write, as Confluent's register), then the
+     * checks run again with the rows written. Without, one transaction. */
+    if (rc == REG_OK && (dry_run || any_schema))
+        rc = assoc_create_tx(reg, db, &a, 0, err);
+    /* A dry run still parses and checks each schema (isCompatible), as a
+     * registration would: 42201 for an invalid one, 40901 for an incompatible one. */
+    for (size_t i = 0; rc == REG_OK && dry_run && i < a.n; i++) {
+        if (!a.infos[i].has_schema)
+            continue;
+        int compatible = 1;
+        strlist_t messages = {0};
+        rc = registry_check(reg, db, a.infos[i].subject, NULL, a.infos[i].schema, 0, &compatible, &messages,
+                            err);
+        if (rc == REG_OK && !compatible)
+            rc = reg_fail(err, REG_INCOMPATIBLE,
+                          "Schema being registered is incompatible with an earlier schema for "
+                          "subject \"%s\"",
+                          a.infos[i].subject);
+        strlist_clear(&messages);
+    }
+    for (size_t i = 0; rc == REG_OK && !dry_run && i < a.n; i++)
+        if (a.infos[i].has_schema) {
+            reg_request_t req = *a.infos[i].schema;
+            rc = registry_register(reg, db, a.infos[i].subject, &req, &registered[i], err);
+        }
+    if (rc == REG_OK && !dry_run) {
+        for (size_t i = 0; i < a.n; i++)
+            a.infos[i].skip = 0;
+        rc = assoc_create_tx(reg, db, &a, 1, err);
+    }
+    if (rc == REG_OK)
+        *out = assoc_response(&a, !dry_run);
+    assoc_create_clear(&a);
+    return rc;
+}
+
+/* ---- 4. Deleting ---------------------------------------------------------------- */
+
+reg_code_t registry_assoc_delete(registry_t *reg, store_t *db, const char *resource_id,
+                                 const char *resource_type, const strlist_t *types, int cascade, int dry_run,
+                                 reg_error_t *err)
+{
+    reg_code_t rc = reg_store(err, db, store_begin(db));
+    if (rc != REG_OK)
+        return rc;
+    rc = reg_store(err, db, store_lock_scope(db, ASSOC_LOCK));
+    json_t *old = NULL;
+    store_assoc_query_t q = {
+        .resource_id = resource_id, .resource_type = assoc_type_or_topic(resource_type), .types = types};
+    if (rc == REG_OK)
+        rc = reg_store(err, db, store_assoc_list(db, &q, &old));
+    if (rc == REG_OK && json_array_size(old) == 0)
+        rc = reg_fail(err, REG_ASSOCIATION_NOT_FOUND, "Association for '%s' not found.", resource_id);
+    size_t i;
+    const json_t *v;
+    json_array_foreach(old, i, v)
+    {
+        if (rc != REG_OK)
+            break;
+        const char *subject = jstr(v, "subject");
+        const json_t *fz = json_object_get(v, "frozen");
+        int frozen = fz ? json_is_true(fz) : strcmp(jstr(v, "lifecycle"), "STRONG") == 0;
+        if (reg_mode_is_readonly(registry_effective_mode(reg, subject)))
+            rc = reg_mode_readonly_error(err, subject);
+        else if (!cascade && frozen)
+            rc = reg_fail(err, REG_ASSOCIATION_FROZEN,
+                          "The association of type  '%s' is frozen for subject '%s'",
+                          jstr(v, "associationType"), subject);
+    }
+    json_array_foreach(old, i, v)
+    {
+        if (rc != REG_OK || dry_run)
+            break;
+        rc = reg_store(err, db,
+                       store_assoc_delete(db, resource_id, q.resource_type, jstr(v, "associationType")));
+        json_t *details =
+            json_pack("{s:s, s:s, s:s, s:b}", "resourceId", resource_id, "resourceType", q.resource_type,
+                      "associationType", jstr(v, "associationType"), "cascadeLifecycle", cascade);
+        if (rc == REG_OK)
+            rc = reg_audit_change(db, REG_AUDIT_ASSOCIATION_DELETE, jstr(v, "subject"), 0, 0, -1, details,
+                                  err);
+        json_decref(details);
+    }
+    if (rc == REG_OK && !dry_run)
+        rc = reg_store(err, db, store_commit(db));
+    else
+        store_rollback(db);
+    /* cascadeLifecycle: a STRONG association's subject goes with it, soft
+     * then hard (deleteSubject twice), after the association is gone so the
+     * subject delete's own guard (delete.c) lets it through. */
+    json_array_foreach(old, i, v)
+    {
+        if (rc != REG_OK || dry_run || !cascade)
+            break;
+        const char *subject = jstr(v, "subject");
+        if (strcmp(jstr(v, "lifecycle"), "STRONG") != 0 ||
+            registry_effective_mode(reg, subject) == MODE_IMPORT)
+            continue;
+        int *versions = NULL;
+        size_t n = 0;
+        rc = registry_delete_subject(reg, db, subject, 0, &versions, &n, err);
+        free(versions);
+        if (rc == REG_OK)
+            rc = registry_delete_subject(reg, db, subject, 1, &versions, &n, err);
+        free(versions);
+    }
+    json_decref(old);
+    return rc;
+}
