@@ -255,5 +255,12 @@ int64_t reg_wall_ms(void);
  */
 reg_code_t reg_audit_change(store_t *db, const char *action, const char *subject, int version, int id,
                             int permanent, const json_t *details, reg_error_t *err);
+/*
+ * The details of a new version's audit row: {"changes": [...], "summary": "..."}
+ * against old_schema, the previous live version's parsed model (borrowed; NULL
+ * for a first version: then NULL). NULL too when the engines cannot compare
+ * the two (limits): the row is written without, the version is not refused.
+ */
+json_t *reg_changes_details(const schema_t *old_schema, const schema_t *new_schema);
 
 #endif

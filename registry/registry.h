@@ -420,6 +420,7 @@ void registry_act_as(store_t *db, const reg_actor_t *who);
 #define REG_AUDIT_MODE_PUT       "mode_put"
 #define REG_AUDIT_MODE_DELETE    "mode_delete"
 #define REG_AUDIT_CONTEXT_DELETE "context_delete"
+#define REG_AUDIT_ROLLBACK       "rollback" /* POST /subjects/{s}/rollback, either mode */
 
 /* Associations (section 9): one row per association written or deleted. */
 #define REG_AUDIT_ASSOCIATION_CREATE "association_create"
@@ -476,6 +477,48 @@ reg_code_t registry_request_changes(registry_t *reg, const reg_request_t *old_re
  * (version_text NULL = the latest live one): the ?changes=true extension. */
 reg_code_t registry_candidate_changes(registry_t *reg, const char *subject, const char *version_text,
                                       const reg_request_t *req, reg_changes_t *out, reg_error_t *err);
+/* The list as the API shows it: [{kind, path, oldType, newType, detail,
+ * forward, backward}] (the caller's). */
+json_t *registry_change_array(const change_list_t *l);
+
+/* ---- 10. History and rollback (docs/evolution.md) -------------------------- */
+
+#define REG_HISTORY_LIMIT_MAX 1000
+
+/* GET /subjects/{s}/history: {"subject", "total", "versions": [{version, id,
+ * deleted, time, principal, action, summary}]}, oldest first, offset/limit
+ * over the versions shown (soft-deleted ones only with deleted); principal,
+ * action and summary are null for a version without an audit row (registered
+ * before the audit trail). 40401 as GET .../versions. *out the caller's. */
+reg_code_t registry_subject_history(registry_t *reg, store_t *db, const char *subject, int deleted,
+                                    int offset, int limit, json_t **out, reg_error_t *err);
+
+/* A rollback's outcome (registry_rollback). */
+typedef struct reg_rollback {
+    int from;     /* the latest live version before */
+    int to;       /* the version rolled back to */
+    int version;  /* the latest live version after: a new one (register), or to (delete) */
+    int id;       /* to's schema id */
+    int changed;  /* 0: to already was the latest live version, nothing was written */
+    int *deleted; /* delete mode: the versions soft-deleted, ascending */
+    size_t ndeleted;
+    reg_changes_t blocking; /* the changes from the latest version to to (the 40901's too) */
+} reg_rollback_t;
+
+void reg_rollback_clear(reg_rollback_t *r);
+/*
+ * POST /subjects/{s}/rollback: makes live version to the latest again. The
+ * content of to is checked, as a registration would be, against the live
+ * versions under the subject's level (the data written with the later
+ * versions stays in the topics either way): 40901 with out->blocking when it
+ * fails. Then register mode (delete_mode 0) registers to's schema as a new
+ * version; delete mode soft-deletes every live version after to, 42206 when
+ * one of them is referenced. Modes as a registration's (42205); 40401, 40402
+ * for an unknown subject or version. One audit row (REG_AUDIT_ROLLBACK) with
+ * {"mode", "from", "to"} and the changes or the versions deleted.
+ */
+reg_code_t registry_rollback(registry_t *reg, store_t *db, const char *subject, int to, int delete_mode,
+                             reg_rollback_t *out, reg_error_t *err);
 
 /* ---- 10. Associations (registry/associations.c, docs/api.md "Associations") ---- */
 

@@ -392,6 +392,24 @@ static reg_code_t build_history(registry_t *reg, store_t *db, const reg_subject_
     return REG_OK;
 }
 
+/*
+ * The audit details of c as the next version of subj (reg_changes_details),
+ * against its latest live version. That version's model is the one the
+ * compatibility check just used, cached on its record (registry_parsed): the
+ * registration parses nothing more for it.
+ */
+static json_t *register_details(registry_t *reg, store_t *db, const reg_subject_t *subj, const candidate_t *c)
+{
+    const reg_version_t *prev = reg_subject_latest(subj);
+    if (!prev)
+        return NULL;
+    reg_error_t err;
+    reg_schema_t *s = schema_for_id(reg, db, subj->name, prev->schema_id, &err);
+    json_t *details = reg_changes_details(s ? registry_parsed(reg, s, &err) : NULL, c->parsed);
+    reg_schema_release(s);
+    return details;
+}
+
 static void history_free(compat_previous_t *history, reg_schema_t **held, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -813,9 +831,12 @@ static reg_code_t register_in_tx(registry_t *reg, store_t *db, void *arg, reg_er
         rc = reg_fail(err, REG_SCHEMA_TOO_LARGE, "Register operation failed because schema is too large");
     if (rc == REG_OK)
         rc = reg_store(err, db, store_version_insert(db, tx->subject, version, tx->id));
-    if (rc == REG_OK)
+    if (rc == REG_OK) {
+        json_t *details = register_details(reg, db, fresh, tx->c);
         rc = reg_audit_change(db, tx->import ? REG_AUDIT_IMPORT : REG_AUDIT_REGISTER, tx->subject, version,
-                              tx->id, -1, NULL, err);
+                              tx->id, -1, details, err);
+        json_decref(details);
+    }
     tx->created = rc == REG_OK;
     reg_subject_free(fresh);
     return rc;
@@ -870,14 +891,20 @@ static reg_code_t register_append(registry_t *reg, store_t *db, const char *subj
     }
     reg_schema_t *row = candidate_row(c, 0);
     char *expect = store_versions_text(seen);
+    /* The details as text: a group's leader may write them on another thread. */
+    json_t *details = register_details(reg, db, seen, c);
+    char *details_text = details ? json_dumps(details, JSON_COMPACT) : NULL;
+    json_decref(details);
     /* The audit row goes into the same statement: it commits iff the version does. */
     store_append_t a = {.subject = subject,
                         .expect = expect,
                         .row = row,
                         .audit_action = REG_AUDIT_REGISTER,
+                        .audit_details = details_text,
                         .actor = store_actor(db)};
     store_rc_t src = registry_group_append(reg, db, &a);
     free(expect);
+    free(details_text);
     if (src == STORE_OK && a.applied) {
         reg_version_t added = {a.version, a.id, 0, a.ts_ms};
         row->id = *id = a.id;
@@ -1187,4 +1214,130 @@ reg_code_t registry_check(registry_t *reg, store_t *db, const char *subject, con
     candidate_clear(&c);
     reg_subject_free(snap);
     return rc;
+}
+
+/* ---- Rollback (docs/evolution.md, "How to roll back") --------------------------------------- */
+
+/* Clears blocking by hand: changes.c calls into this file (registry_parse_request),
+ * and test_layers.py keeps the files free of call circles. */
+void reg_rollback_clear(reg_rollback_t *r)
+{
+    free(r->deleted);
+    change_list_clear(&r->blocking.list);
+    free(r->blocking.summary);
+    memset(r, 0, sizeof *r);
+}
+
+typedef struct rollback_tx {
+    const char *subject;
+    int delete_mode;
+    reg_rollback_t *out;
+} rollback_tx_t;
+
+/* The changes from the latest live version's model to the target's, into out. */
+static void rollback_changes(const schema_t *latest, const schema_t *target, reg_changes_t *out)
+{
+    out->type = schema_get_type(target); /* out is zeroed (registry_rollback) */
+    if (schema_changes(latest, target, &out->list) != 0)
+        change_list_clear(&out->list);
+    out->summary = change_summary(&out->list);
+}
+
+static reg_code_t rollback_delete(registry_t *reg, store_t *db, const char *subject,
+                                  const reg_subject_t *fresh, reg_rollback_t *out, reg_error_t *err)
+{
+    out->deleted = xcalloc(fresh->n + 1, sizeof *out->deleted);
+    for (size_t i = 0; i < fresh->n; i++) {
+        const reg_version_t *v = &fresh->v[i];
+        if (v->deleted || v->version <= out->to)
+            continue;
+        if (index_is_referenced(reg->idx, subject, v->version, 1, NULL))
+            return registry_referenced_error(subject, v->version, err);
+        reg_code_t rc = reg_store(err, db, store_version_soft_delete(db, subject, v->version));
+        if (rc != REG_OK)
+            return rc;
+        out->deleted[out->ndeleted++] = v->version;
+    }
+    out->version = out->to;
+    return REG_OK;
+}
+
+static reg_code_t rollback_in_tx(registry_t *reg, store_t *db, void *arg, reg_error_t *err)
+{
+    rollback_tx_t *tx = arg;
+    reg_rollback_t *out = tx->out;
+    reg_subject_t *fresh = NULL;
+    reg_code_t rc = reg_store(err, db, store_load_subject(db, tx->subject, &fresh));
+    if (rc != REG_OK)
+        return rc;
+    const reg_version_t *latest = reg_subject_latest(fresh);
+    const reg_version_t *target = reg_subject_find(fresh, out->to);
+    reg_request_t plain = {.id = -1};
+    int import = 0;
+    if (!latest)
+        rc = reg_fail(err, REG_SUBJECT_NOT_FOUND, "Subject '%s' not found.", tx->subject);
+    else if (!target || target->deleted)
+        rc = reg_fail(err, REG_VERSION_NOT_FOUND, "Version %d not found.", out->to);
+    else
+        rc = check_mode_for_register(reg, tx->subject, &plain, &import, err);
+    if (rc != REG_OK || (out->from = latest->version) == out->to) {
+        if (rc == REG_OK)
+            out->version = out->to, out->id = target->schema_id;
+        reg_subject_free(fresh);
+        return rc;
+    }
+    out->id = target->schema_id;
+    reg_schema_t *row = schema_for_id(reg, db, tx->subject, target->schema_id, err);
+    reg_schema_t *last = row ? schema_for_id(reg, db, tx->subject, latest->schema_id, err) : NULL;
+    const schema_t *model = row && last ? registry_parsed(reg, row, err) : NULL;
+    const schema_t *last_model = model ? registry_parsed(reg, last, err) : NULL;
+    rc = last_model ? REG_OK : err->code;
+    if (rc == REG_OK) {
+        /* A candidate that borrows the stored model and metadata: never cleared. */
+        candidate_t c = {.type = row->type, .parsed = (schema_t *)model, .metadata = row->metadata};
+        rc = check_compatible(reg, db, tx->subject, fresh, &c, err);
+        rollback_changes(last_model, model, &out->blocking);
+    }
+    if (rc == REG_OK && tx->delete_mode) {
+        rc = rollback_delete(reg, db, tx->subject, fresh, out, err);
+    } else if (rc == REG_OK) {
+        out->version = next_version(fresh);
+        rc = reg_store(err, db, store_version_insert(db, tx->subject, out->version, out->id));
+    }
+    if (rc == REG_OK) {
+        json_t *details = json_pack("{s:s, s:i, s:i}", "mode", tx->delete_mode ? "delete" : "register",
+                                    "from", out->from, "to", out->to);
+        if (tx->delete_mode) {
+            json_t *deleted = json_array();
+            for (size_t i = 0; i < out->ndeleted; i++)
+                json_array_append_new(deleted, json_integer(out->deleted[i]));
+            json_object_set_new(details, "deleted", deleted);
+        } else {
+            json_object_set_new(details, "changes", registry_change_array(&out->blocking.list));
+            json_object_set_new(details, "summary", json_string(out->blocking.summary));
+        }
+        rc = reg_audit_change(db, REG_AUDIT_ROLLBACK, tx->subject, out->version, out->id, -1, details, err);
+        json_decref(details);
+        out->changed = rc == REG_OK;
+    }
+    reg_schema_release(row);
+    reg_schema_release(last);
+    reg_subject_free(fresh);
+    return rc;
+}
+
+reg_code_t registry_rollback(registry_t *reg, store_t *db, const char *subject, int to, int delete_mode,
+                             reg_rollback_t *out, reg_error_t *err)
+{
+    assert(db);
+    memset(out, 0, sizeof *out);
+    out->to = to;
+    if (to <= 0)
+        return reg_fail(
+            err, REG_INVALID_VERSION,
+            "The specified version '%d' is not a valid version id. Allowed values are between [1, "
+            "2^31-1] and the string \"latest\"",
+            to);
+    rollback_tx_t tx = {subject, delete_mode, out};
+    return registry_write_tx(reg, db, subject, rollback_in_tx, &tx, err);
 }

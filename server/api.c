@@ -449,23 +449,9 @@ int api_page(http_call_t *c, size_t n, size_t max, size_t *start, size_t *count)
 
 /* ---- 4. Change lists ------------------------------------------------------- */
 
-static json_t *string_or_null(const char *s)
-{
-    return s ? json_string(s) : json_null();
-}
-
 json_t *api_change_array(const change_list_t *l)
 {
-    json_t *arr = json_array();
-    for (size_t i = 0; i < l->n; i++) {
-        const change_t *ch = &l->items[i];
-        json_array_append_new(
-            arr, json_pack("{s:s, s:s, s:o, s:o, s:o, s:b, s:b}", "kind", change_kind_name(ch->kind), "path",
-                           ch->path, "oldType", string_or_null(ch->old_type), "newType",
-                           string_or_null(ch->new_type), "detail", string_or_null(ch->detail), "forward",
-                           ch->forward, "backward", ch->backward));
-    }
-    return arr;
+    return registry_change_array(l);
 }
 
 json_t *api_changes_object(const reg_changes_t *ch)

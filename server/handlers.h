@@ -49,6 +49,8 @@ extern const http_handler_t handle_compat_all;
 
 /* handler_changes.c */
 extern const http_handler_t handle_version_changes;
+extern const http_handler_t handle_history;
+extern const http_handler_t handle_rollback;
 extern const http_handler_t handle_changes;
 
 /* handler_config.c */

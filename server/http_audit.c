@@ -43,6 +43,8 @@ static char *http_audit_action(const http_call_t *c)
         a = put ? REG_AUDIT_MODE_PUT : del ? REG_AUDIT_MODE_DELETE : NULL;
     else if (strcmp(p, "/contexts/{context}") == 0 && del)
         a = REG_AUDIT_CONTEXT_DELETE;
+    else if (strcmp(p, "/subjects/{subject}/rollback") == 0 && c->method == HTTP_POST)
+        a = REG_AUDIT_ROLLBACK;
     else if (strcmp(p, "/associations") == 0 && c->method == HTTP_POST)
         a = REG_AUDIT_ASSOCIATION_CREATE;
     else if (strcmp(p, "/associations/resources/{resourceId}") == 0 && del)

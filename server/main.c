@@ -42,6 +42,7 @@
 #include "server/http_server.h"
 #include "base/log.h"
 #include "cmd/cmd.h"
+#include "cmd/diff.h"
 
 /* ---- The reference: what --help and schema-registry(1) say besides the settings ---- */
 
@@ -70,6 +71,9 @@ static const config_doc_item_t main_commands[] = {
      "schema from a registry; `decode --help` lists its flags (docs/decoder.md)."},
     {"`schema-registry encode` [flags]",
      "JSON rows to framed Avro records for a subject's schema; `encode --help` lists its flags."},
+    {"`schema-registry diff` [`--type` T] [`--level` L] [`--json`] OLD NEW",
+     "What changed from schema file OLD to NEW and whether NEW may follow OLD under the level (default "
+     "BACKWARD): exit 0 compatible, 1 not, 2 bad usage; no database (docs/evolution.md)."},
     {"`schema-registry config --print-defaults`",
      "Print every setting (key, environment variable, flag, default, meaning) as a Markdown table."},
     {"`schema-registry config --print-man`", "Print this manual page (roff)."},
@@ -665,6 +669,8 @@ int main(int argc, char **argv)
         return cmd_decode(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "encode") == 0)
         return cmd_encode(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "diff") == 0)
+        return cmd_diff(argc - 1, argv + 1);
     for (int i = 1; i < argc; i++) {
         if (main_is(argv[i], "--help", "-h")) {
             config_print_help(stdout, &main_doc);

@@ -71,6 +71,12 @@ const http_route_t http_routes[] = {
     ROUTE("/subjects/{subject}/versions/{version}/changes", ON(&handle_version_changes, READ, SUBJECT), NO,
           NO, NO),
     ROUTE("/changes", NO, ON(&handle_changes, READ, ANY), NO, NO),
+    /* History (docs/evolution.md): the subject's versions with who and what from the audit
+     * trail; reading the subject is enough, as for its versions. */
+    ROUTE("/subjects/{subject}/history", ON(&handle_history, READ, SUBJECT), NO, NO, NO),
+    /* Rollback registers a version (WRITE); ?mode=delete deletes versions instead, and the
+     * handler also requires DELETE on the subject for it. */
+    ROUTE("/subjects/{subject}/rollback", NO, ON(&handle_rollback, WRITE, SUBJECT), NO, NO),
 
     ROUTE("/config", ON(&handle_config_get, READ, CONFIG), NO, ON(&handle_config_put, ADMIN, CONFIG),
           ON(&handle_config_delete, ADMIN, CONFIG)),

@@ -811,8 +811,11 @@ static json_t *append_json(const store_append_t *a)
      * json_t crosses threads (docs/architecture.md). The version and id are
      * filled in by sr_register_append_many. */
     if (a->audit_action) {
-        store_audit_t row = {.action = a->audit_action, .subject = a->subject, .permanent = -1};
+        json_t *details = a->audit_details ? json_loads(a->audit_details, 0, NULL) : NULL;
+        store_audit_t row = {
+            .action = a->audit_action, .subject = a->subject, .permanent = -1, .details = details};
         json_object_set_new(o, "audit", audit_json(a->actor, &row));
+        json_decref(details);
     }
     return o;
 }
@@ -1152,6 +1155,29 @@ store_rc_t store_audit_list(store_t *db, const store_audit_query_t *q, json_t **
     if (rc != STORE_OK)
         return rc;
     *out = json_loads(PQntuples(res) > 0 ? PQgetvalue(res, 0, 0) : "[]", 0, NULL);
+    PQclear(res);
+    if (!*out)
+        return store_fail_with(db, STORE_ERROR, "reading the audit trail", "unreadable rows");
+    return STORE_OK;
+}
+
+store_rc_t store_version_audit(store_t *db, const char *subject, json_t **out)
+{
+    const char *p[1] = {subject};
+    PGresult *res = NULL;
+    store_rc_t rc = store_query(
+        db,
+        "SELECT coalesce(jsonb_object_agg(r.version || ':' || r.schema_id, jsonb_build_object("
+        "  'principal', r.principal, 'action', r.action, 'summary', r.details->'summary')), '{}')::text"
+        " FROM (SELECT DISTINCT ON (version, schema_id) version, schema_id, principal, action, details"
+        "  FROM audit_log WHERE subject = $1 AND outcome = 'ok' AND version IS NOT NULL"
+        "   AND schema_id IS NOT NULL AND (action IN ('register', 'import')"
+        "    OR (action = 'rollback' AND details->>'mode' = 'register'))"
+        "  ORDER BY version, schema_id, id DESC) r",
+        1, p, &res, "reading the audit trail");
+    if (rc != STORE_OK)
+        return rc;
+    *out = json_loads(PQntuples(res) > 0 ? PQgetvalue(res, 0, 0) : "{}", 0, NULL);
     PQclear(res);
     if (!*out)
         return store_fail_with(db, STORE_ERROR, "reading the audit trail", "unreadable rows");

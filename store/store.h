@@ -146,8 +146,10 @@ typedef struct store_append {
     /* In: the action of its audit row (section 6), written with the version
      * when it applies; NULL = none. actor: who it is for (borrowed, the
      * caller's connection's: store_actor), also when another connection
-     * writes the group. */
+     * writes the group. audit_details: the row's details as JSON text (a
+     * string, so nothing shared crosses to the writing thread), or NULL. */
     const char *audit_action;
+    const char *audit_details;
     const struct store_actor *actor;
 } store_append_t;
 
@@ -243,6 +245,10 @@ typedef struct store_audit_query {
 
 /* *out: a JSON array of row objects (the caller's). */
 store_rc_t store_audit_list(store_t *db, const store_audit_query_t *q, json_t **out);
+/* GET /subjects/{s}/history: the ok rows that created the subject's versions
+ * (register, import, a register-mode rollback), the newest per (version, id), as an object
+ * "version:id" -> {"principal", "action", "summary"} (*out the caller's). */
+store_rc_t store_version_audit(store_t *db, const char *subject, json_t **out);
 
 /* ---- 7. Associations (migrations/0011, docs/api.md "Associations") ---------- */
 

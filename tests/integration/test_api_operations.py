@@ -37,7 +37,8 @@ QUERY_VALUES = {"deleted": "true", "deletedOnly": "false", "deletedAsNegative": 
                 "force": "false", "defaultToGlobal": "true", "recursive": "false", "key": "k",
                 "value": "v", "contextPrefix": ".", "context": ".", "dryRun": "true",
                 "cascadeLifecycle": "false", "principal": "p", "action": "register",
-                "since": "2026-01-01T00:00:00Z", "until": "2026-01-02T00:00:00Z", "changes": "true", "from": "1"}
+                "since": "2026-01-01T00:00:00Z", "until": "2026-01-02T00:00:00Z", "changes": "true", "from": "1",
+                "mode": "delete"}
 
 
 def load_list():
