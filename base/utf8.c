@@ -45,3 +45,20 @@ int utf8_java_cmp(const char *a, const char *b)
 {
     return utf8_java_cmpn(a, strlen(a), b, strlen(b));
 }
+
+uint32_t utf8_java_hashn(const char *s, size_t len)
+{
+    const char *end = s + len;
+    uint32_t h = 0;
+    while (s < end) {
+        uint32_t cp = utf8_decode(&s, end);
+        if (cp >= 0x10000) { /* a surrogate pair in UTF-16 */
+            cp -= 0x10000;
+            h = 31 * h + (0xD800 + (cp >> 10));
+            h = 31 * h + (0xDC00 + (cp & 0x3FF));
+        } else {
+            h = 31 * h + cp;
+        }
+    }
+    return h;
+}

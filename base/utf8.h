@@ -22,4 +22,9 @@ int utf8_java_cmpn(const char *a, size_t alen, const char *b, size_t blen);
 /* The same for NUL-terminated strings. */
 int utf8_java_cmp(const char *a, const char *b);
 
+/* Java's String.hashCode of len bytes (over UTF-16 code units, as a Java
+ * String holds the text): where Confluent's output follows a HashMap's
+ * iteration order, its buckets come from this (before HashMap.hash's spread). */
+uint32_t utf8_java_hashn(const char *s, size_t len);
+
 #endif

@@ -434,10 +434,22 @@ char *registry_schema_format(registry_t *reg, reg_schema_t *s, const char *forma
     return text ? text : xstrdup(s->text);
 }
 
-reg_code_t registry_ready(registry_t *reg, store_t *db, reg_error_t *err)
+reg_code_t registry_ready(registry_t *reg, store_t *db, int max_feed_lag_ms, reg_error_t *err)
 {
-    (void)reg; /* a registry exists only once it is loaded */
-    return reg_store(err, db, store_ping(db));
+    /* A registry exists only once it is loaded. */
+    reg_code_t rc = reg_store(err, db, store_ping(db));
+    if (rc != REG_OK || reg->opts.feed_interval_ms <= 0 || max_feed_lag_ms <= 0)
+        return rc;
+    /* A node whose feed cannot catch up serves what other nodes changed late:
+     * a balancer should send its clients elsewhere until it is current again. */
+    int64_t current = __atomic_load_n(&reg->feed_current_ms, __ATOMIC_RELAXED);
+    int64_t lag = reg_wall_ms() - current;
+    if (lag > max_feed_lag_ms)
+        return reg_fail(err, REG_STORE_ERROR,
+                        "the change feed last found this node current %lld ms ago "
+                        "(health.ready.max.feed.lag.ms %d)",
+                        (long long)lag, max_feed_lag_ms);
+    return REG_OK;
 }
 
 /* Every pair (keys[i], values[i]) is among md's properties; a key named twice counts with its last value,

@@ -148,8 +148,10 @@ void registry_schema_usages(registry_t *reg, const char *context, int id, int de
 int registry_schema_deleted(registry_t *reg, const char *context, int id);
 /* Highest schema id allocated so far in the context (fetchMaxId). */
 int registry_max_id(registry_t *reg, const char *context);
-/* Readiness: the registry is loaded and db answers a query (REG_OK), else why not. */
-reg_code_t registry_ready(registry_t *reg, store_t *db, reg_error_t *err);
+/* Readiness: the registry is loaded, db answers a query and, with a change
+ * feed, the feed found this node current at most max_feed_lag_ms ago (0: no
+ * bound): REG_OK, else why not (docs/operations.md, "Probes"). */
+reg_code_t registry_ready(registry_t *reg, store_t *db, int max_feed_lag_ms, reg_error_t *err);
 /* GET .../versions/{v}/referencedby: sorted ids of schemas referring to it. */
 reg_code_t registry_referenced_by(registry_t *reg, const char *subject, const char *version_text, int deleted,
                                   int **ids, size_t *n, reg_error_t *err);

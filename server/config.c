@@ -129,6 +129,10 @@ static const config_key_t config_keys[] = {
     {"max.subject.bytes", CFG_BYTES, FIELD(max_subject_bytes), "N", "2048",
      "Longest subject name in bytes (42208 above it). At most 2600: a subject is a key of a PostgreSQL "
      "index, whose rows are limited to about 2700 bytes."},
+    {"health.ready.max.feed.lag.ms", CFG_MILLIS, FIELD(health_ready_max_feed_lag_ms), "N", "30000",
+     "`GET /health/ready` answers `503` when the change feed last found this node current longer ago "
+     "than this (it cannot reach the database, or cannot keep up); `0` = no bound. Unused with "
+     "`feed.interval.ms` `0`."},
     {"changes.retention.seconds", CFG_LIMIT, FIELD(changes_retention_s), "N", "86400",
      "How long the `changes` table (the feed between nodes) keeps a row; every node prunes older rows. "
      "A node whose feed fell further behind than that reloads every subject instead of replaying. `0` "

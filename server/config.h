@@ -29,19 +29,20 @@ typedef struct server_config {
     int db_threads;          /* database worker threads (one connection each) */
     char *tls_cert;          /* PEM chain; with tls_key enables TLS + ALPN (h2, http/1.1) */
     char *tls_key;
-    size_t max_schema_bytes;     /* schema text limit (42209) */
-    size_t max_body_bytes;       /* request body limit: 8 x max_schema_bytes */
-    int extended_profile;        /* response.profile=extended (docs/api.md, field profiles) */
-    char *kafka_cluster_id;      /* /v1/metadata/id; NULL: derived from the database */
-    char *group_id;              /* schema-registry-cluster of /v1/metadata/id */
-    char *default_compatibility; /* server default level, upper case */
-    int feed_interval_ms;        /* change-feed poll period between nodes */
-    int max_connections;         /* open connections at once; 0 = from the open-file limit */
-    int max_connection_jobs;     /* database jobs in flight per connection (429 beyond) */
-    int max_queued_jobs;         /* database jobs in flight per event loop (503 beyond) */
-    size_t max_subject_bytes;    /* longest subject name (42208 beyond) */
-    int database_timeout_ms;     /* connect, statement and unacknowledged-send bound; 0 = none */
-    int changes_retention_s;     /* the change feed keeps this long (seconds); 0 = forever */
+    size_t max_schema_bytes;          /* schema text limit (42209) */
+    size_t max_body_bytes;            /* request body limit: 8 x max_schema_bytes */
+    int extended_profile;             /* response.profile=extended (docs/api.md, field profiles) */
+    char *kafka_cluster_id;           /* /v1/metadata/id; NULL: derived from the database */
+    char *group_id;                   /* schema-registry-cluster of /v1/metadata/id */
+    char *default_compatibility;      /* server default level, upper case */
+    int feed_interval_ms;             /* change-feed poll period between nodes */
+    int max_connections;              /* open connections at once; 0 = from the open-file limit */
+    int max_connection_jobs;          /* database jobs in flight per connection (429 beyond) */
+    int max_queued_jobs;              /* database jobs in flight per event loop (503 beyond) */
+    size_t max_subject_bytes;         /* longest subject name (42208 beyond) */
+    int database_timeout_ms;          /* connect, statement and unacknowledged-send bound; 0 = none */
+    int changes_retention_s;          /* the change feed keeps this long (seconds); 0 = forever */
+    int health_ready_max_feed_lag_ms; /* /health/ready: 503 when the feed is further behind; 0 = no bound */
 
     /* Abuse limits per connection (docs/security.md, "HTTP/2 and HTTP/1.1 abuse"). */
     int max_connection_resets;         /* requests gone before their reply, beyond replies delivered */

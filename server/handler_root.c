@@ -23,11 +23,12 @@ static http_outcome_t health_live(http_call_t *c)
 
 const http_handler_t handle_health_live = {health_live, NULL};
 
-/* Readiness: a database worker has a connection and PostgreSQL answers; 503 otherwise. */
+/* Readiness: a database worker has a connection, PostgreSQL answers and the
+ * change feed is current within health.ready.max.feed.lag.ms; 503 otherwise. */
 static void health_ready(http_call_t *c, store_t *db)
 {
     reg_error_t err;
-    if (registry_ready(c->reg, db, &err) != REG_OK) {
+    if (registry_ready(c->reg, db, c->cfg->health_ready_max_feed_lag_ms, &err) != REG_OK) {
         http_reply_error(c, 503, "Not ready: %s", err.message);
         return;
     }

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "base/strbuf.h"
+#include "base/utf8.h"
 #include "base/strlist.h"
 
 #define TAGS "confluent:tags" /* JsonSchema.TAGS */
@@ -376,27 +377,10 @@ typedef struct lister {
     int oom;
 } lister_t;
 
-/* String.hashCode of len bytes of UTF-8, over UTF-16 code units, with HashMap.hash's spread. */
+/* String.hashCode of len bytes of UTF-8, with HashMap.hash's spread. */
 static uint32_t java_hash(const char *s, size_t len)
 {
-    uint32_t h = 0;
-    const unsigned char *p = (const unsigned char *)s, *end = p + len;
-    while (p < end) {
-        uint32_t cp = *p++;
-        int extra = cp >= 0xF0 ? 3 : cp >= 0xE0 ? 2 : cp >= 0xC0 ? 1 : 0;
-        if (extra) {
-            cp &= 0x3Fu >> extra;
-            for (int k = 0; k < extra && p < end && (*p & 0xC0) == 0x80; k++)
-                cp = (cp << 6) | (*p++ & 0x3F);
-        }
-        if (cp >= 0x10000) {
-            cp -= 0x10000;
-            h = 31 * h + (0xD800 + (cp >> 10));
-            h = 31 * h + (0xDC00 + (cp & 0x3FF));
-        } else {
-            h = 31 * h + cp;
-        }
-    }
+    uint32_t h = utf8_java_hashn(s, len);
     return h ^ (h >> 16);
 }
 

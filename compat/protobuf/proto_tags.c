@@ -33,6 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/utf8.h"
+
 #define FIELD_META   "confluent.field_meta"   /* ProtobufSchema.CONFLUENT_FIELD_META */
 #define MESSAGE_META "confluent.message_meta" /* ProtobufSchema.CONFLUENT_MESSAGE_META */
 #define TAGS         "tags"                   /* ProtobufSchema.TAGS_FIELD */
@@ -132,30 +134,6 @@ static void *find_element(proto_file_t *file, const char *const *ids, size_t n, 
  * into trees in Java; no element has that many options of colliding names.)
  */
 
-/* String.hashCode: over UTF-16 code units. */
-static uint32_t java_string_hash(const char *s)
-{
-    uint32_t h = 0;
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
-        uint32_t cp = *p++;
-        int extra = cp >= 0xF0 ? 3 : cp >= 0xE0 ? 2 : cp >= 0xC0 ? 1 : 0;
-        if (extra) {
-            cp &= 0x3Fu >> extra;
-            for (int k = 0; k < extra && (*p & 0xC0) == 0x80; k++)
-                cp = (cp << 6) | (*p++ & 0x3F);
-        }
-        if (cp >= 0x10000) {
-            cp -= 0x10000;
-            h = 31 * h + (0xD800 + (cp >> 10));
-            h = 31 * h + (0xDC00 + (cp & 0x3FF));
-        } else {
-            h = 31 * h + cp;
-        }
-    }
-    return h;
-}
-
 typedef struct entry {
     const char *key;
     proto_option_t *option;
@@ -224,7 +202,7 @@ static int compare_entries(const void *a, const void *b)
 static int map_values(arena_t *arena, hashmap_t *h, proto_options_t *out)
 {
     for (size_t i = 0; i < h->n; i++) {
-        uint32_t hash = java_string_hash(h->items[i].key);
+        uint32_t hash = utf8_java_hashn(h->items[i].key, strlen(h->items[i].key));
         hash ^= hash >> 16; /* HashMap.hash's spread */
         h->items[i].bucket = hash & (uint32_t)(h->capacity - 1);
     }

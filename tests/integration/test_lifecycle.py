@@ -2,7 +2,8 @@
 
 - GET /health/live answers from memory, also while PostgreSQL is down.
 - GET /health/ready is 200 only while the database answers; not 2xx while it
-  is down, and 200 again once it is back.
+  is down, and 200 again once it is back. It is 503 while the change feed is
+  further behind than health.ready.max.feed.lag.ms, though the database answers.
 - SIGHUP reloads the TLS certificate and key: new connections see the new
   certificate; a broken certificate file is refused with a log line and the
   old one stays in use. The server keeps serving throughout.
@@ -65,6 +66,42 @@ class Health(harness.unittest.TestCase):
         deadline = time.monotonic() + 20
         while c.get("/health/ready").status != 200 and time.monotonic() < deadline:
             time.sleep(0.2)
+        self.assertEqual(c.get("/health/ready").status, 200)
+        server.stop()
+
+
+    def test_ready_follows_the_change_feed(self):
+        pg = harness.cluster()
+        db = pg.new_database("feedlag")
+        server = harness.Server(database_url=db.url, name="feedlag",
+                                args=["--feed-interval-ms", "100",
+                                      "--health-ready-max-feed-lag-ms", "1000"]).start()
+        self.addCleanup(server.kill)
+        c = server.client()
+        self.assertEqual((c.get("/health/ready").status, c.get("/health/ready").body), (200, {"status": "ready"}))
+        # Another session holds the feed's table: every poll waits, while a plain query
+        # (the probe's own) still answers.
+        holder = subprocess.Popen(
+            [pg._bin("psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", str(pg.port),
+             "-U", "postgres", "-d", db.name,
+             "-c", "BEGIN; LOCK TABLE changes IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(4); COMMIT;"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.addCleanup(lambda: holder.poll() is None and holder.kill())
+        deadline = time.monotonic() + 3.5
+        ready = c.get("/health/ready")
+        while ready.status == 200 and time.monotonic() < deadline:
+            time.sleep(0.1)
+            ready = c.get("/health/ready")
+        self.assertEqual(ready.status, 503, ready)
+        self.assertEqual(ready.body["error_code"], 503)
+        self.assertIn("the change feed last found this node current", ready.body["message"])
+        self.assertIn("health.ready.max.feed.lag.ms 1000", ready.body["message"])
+        self.assertEqual(c.get("/health/live").status, 200)
+        self.assertEqual(c.get("/subjects").status, 200)  # reads are still served from memory
+        self.assertEqual(holder.wait(timeout=30), 0, holder.stderr.read())
+        deadline = time.monotonic() + 10
+        while c.get("/health/ready").status != 200 and time.monotonic() < deadline:
+            time.sleep(0.1)
         self.assertEqual(c.get("/health/ready").status, 200)
         server.stop()
 

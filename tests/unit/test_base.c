@@ -330,6 +330,17 @@ static void test_utf8_java_order(void **state)
     assert_true(utf8_java_cmpn("a\0", 2, "a", 1) > 0);
 }
 
+/* Known answers from jshell: Integer.toUnsignedString("...".hashCode()). */
+static void test_utf8_java_hash(void **state)
+{
+    (void)state;
+    assert_int_equal(utf8_java_hashn("", 0), 0);
+    assert_int_equal(utf8_java_hashn("hello", 5), 99162322u);
+    assert_int_equal(utf8_java_hashn("Order.name", 10), 2704435531u);
+    assert_int_equal(utf8_java_hashn("\xC3\xA9", 2), 233u);             /* U+00E9: one unit */
+    assert_int_equal(utf8_java_hashn("\xF0\x9F\x98\x80", 4), 1772899u); /* U+1F600: D83D DE00 */
+}
+
 static void test_utf8_decode_stays_in_bounds(void **state)
 {
     (void)state;
@@ -354,6 +365,7 @@ int main(void)
         cmocka_unit_test(test_hmap_reserve_refuses_impossible_sizes),
         cmocka_unit_test(test_hmap_put_try_out_of_memory),
         cmocka_unit_test(test_utf8_java_order),
+        cmocka_unit_test(test_utf8_java_hash),
         cmocka_unit_test(test_utf8_decode_stays_in_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
