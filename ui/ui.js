@@ -198,8 +198,8 @@ async function compareView(subject, a, b) {
     el('h2', { text: subject + ': v' + a + ' and v' + b }),
     el('p', { id: 'level', text: 'Compatibility level: ' + config.compatibilityLevel }),
     comparePicker(subject, versions, Number(a), Number(b)),
-    el('div', { class: 'sides' }, side(va, config.compatibilityLevel), side(vb, config.compatibilityLevel)),
     body,
+    el('div', { class: 'sides' }, side(va, config.compatibilityLevel), side(vb, config.compatibilityLevel)),
   );
 }
 
