@@ -4,7 +4,7 @@
  *   #/                             subjects, with a search box
  *   #/s/{subject}                  the subject's versions as a timeline (GET .../history)
  *   #/s/{subject}/compare/{a}/{b}  versions a and b side by side with the changes from a to b
- * Every call is a relative request to the REST API of the same origin, so the browser's Basic
+ * Every call is a request to the REST API of the page's own origin, so the browser's Basic
  * auth (or client certificate) goes with it and the API authorizes it as any other.
  * Text from the registry is only ever set as textContent, never parsed as HTML.
  */
@@ -24,7 +24,9 @@ function el(tag, attrs, ...kids) {
 }
 
 async function api(path) {
-  const r = await fetch(API + path, { headers: { Accept: 'application/vnd.schemaregistry.v1+json' } });
+  // From the origin, not relative to the page's URL: a page opened as http://user:pw@host/ui/ would
+  // resolve to a URL with credentials, which fetch refuses; the browser sends the ones it has.
+  const r = await fetch(location.origin + API + path, { headers: { Accept: 'application/vnd.schemaregistry.v1+json' } });
   const body = await r.json().catch(() => null);
   if (!r.ok) {
     const msg = body && body.message ? body.message : r.statusText;

@@ -19,6 +19,7 @@ import subprocess
 import unittest
 
 import harness
+from test_auth_basic import AuthCase
 from urllib.parse import quote
 
 
@@ -86,22 +87,23 @@ class Dom(html.parser.HTMLParser):
             self._row["cells"][-1] += data
 
 
+def chromium(url, *flags):
+    """Runs headless Chromium on url until the page's fetches are done (virtual time)."""
+    profile = harness.make_temp_dir("ui-chromium")
+    argv = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update",
+            "--disable-extensions", f"--user-data-dir={profile}", "--virtual-time-budget=10000",
+            "--window-size=1100,760", *flags, url]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=120)
+
+
 @unittest.skipUnless(CHROMIUM, "Debian's chromium is not installed (scripts/install-deps.sh, test group)")
 class WebPage(harness.RegistryTestCase):
-
-    def chromium(self, url, *flags):
-        """Runs headless Chromium on url until the page's fetches are done (virtual time)."""
-        profile = harness.make_temp_dir("ui-chromium")
-        argv = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update",
-                "--disable-extensions", f"--user-data-dir={profile}", "--virtual-time-budget=10000",
-                "--window-size=1100,760", *flags, url]
-        return subprocess.run(argv, capture_output=True, text=True, timeout=120)
 
     def view(self, fragment, shot):
         """The DOM of /ui/ at fragment, after checking the page finished that view."""
         url = f"http://127.0.0.1:{self.server.port}/ui/{fragment}"
-        out = self.chromium(url, "--dump-dom")
+        out = chromium(url, "--dump-dom")
         self.assertEqual(out.returncode, 0, out.stderr[-2000:])
         dom = Dom(out.stdout)
         self.assertNotIn("error", dom.ids, dom.ids.get("error"))
@@ -109,7 +111,7 @@ class WebPage(harness.RegistryTestCase):
         folder = os.environ.get("SR_UI_SCREENSHOTS")
         if folder:
             path = os.path.abspath(os.path.join(folder, f"ui-{shot}.png"))
-            s = self.chromium(url, f"--screenshot={path}")
+            s = chromium(url, f"--screenshot={path}")
             self.assertEqual(s.returncode, 0, s.stderr[-2000:])
             with open(path, "rb") as f:
                 self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
@@ -164,6 +166,33 @@ class WebPage(harness.RegistryTestCase):
             r = self.get(path, headers={"Accept": "*/*"})
             self.assertEqual(r.status, 404, path)
             self.assertEqual(r.body, {"error_code": 404, "message": "HTTP 404 Not Found"}, path)
+
+
+class WebPageBehindBasicAuth(AuthCase):
+    """With HTTP Basic on, the page needs a principal as any request does, and the
+    browser's credentials go with the API calls the page makes."""
+
+    def test_needs_a_principal(self):
+        for path in ("/ui/", "/ui/ui.js", "/ui/nothing.html"):
+            r = self.http.get(path)
+            self.assertEqual(r.status, 401, path)
+        r = self.as_user("bob").get("/ui/", headers={"Accept": "text/html"})
+        self.assertEqual(r.status, 200)
+        self.assertEqual(r.headers["Content-Type"], "text/html; charset=utf-8")
+
+    @unittest.skipUnless(CHROMIUM, "Debian's chromium is not installed")
+    def test_the_browser_s_credentials_reach_the_api(self):
+        s = "auth-customers"
+        r = self.as_user("bob").post(f"/subjects/{s}/versions", {"schema": V1})
+        self.assertEqual(r.status, 200, r)
+        out = chromium(f"http://bob:builder@127.0.0.1:{self.server.port}/ui/#/s/{s}", "--dump-dom")
+        self.assertEqual(out.returncode, 0, out.stderr[-2000:])
+        dom = Dom(out.stdout)
+        self.assertNotIn("error", dom.ids, dom.ids.get("error"))
+        self.assertEqual(dom.attrs.get("data-ready"), f"#/s/{s}")
+        self.assertEqual(dom.ids["level"], "Compatibility level: BACKWARD")
+        # The principal of the history is the browser's user.
+        self.assertIn("bob", dom.ids["timeline"])
 
 
 if __name__ == "__main__":
