@@ -1,7 +1,7 @@
 /*
  * The web page of docs/evolution.md ("Web page"): plain JS, no framework.
  * Views by the URL's fragment:
- *   #/                             subjects, with a search box
+ *   #/ or #/?q={text}              subjects, with a search box (filled with text)
  *   #/s/{subject}                  the subject's versions as a timeline (GET .../history)
  *   #/s/{subject}/compare/{a}/{b}  versions a and b side by side with the changes from a to b
  * Every call is a request to the REST API of the page's own origin, so the browser's Basic
@@ -54,10 +54,12 @@ function fail(e) {
 
 // ---- Subjects -----------------------------------------------------------
 
-async function subjectsView() {
+// q: the search box's first text (#/?q=...), so a filtered list can be linked.
+async function subjectsView(q) {
   crumbs();
   const subjects = await api('/subjects');
   const box = el('input', { type: 'search', id: 'search', placeholder: 'Search subjects', autofocus: '' });
+  box.value = q || '';
   const list = el('ul', { class: 'subjects', id: 'subjects' });
   const render = () => {
     const q = box.value.toLowerCase();
@@ -212,7 +214,10 @@ function route() {
   let p;
   if (parts[0] === 's' && parts.length === 2) p = timelineView(parts[1]);
   else if (parts[0] === 's' && parts.length === 5 && parts[2] === 'compare') p = compareView(parts[1], parts[3], parts[4]);
-  else p = subjectsView();
+  else {
+    const q = /^#\/?\?q=(.*)$/.exec(location.hash);
+    p = subjectsView(q ? decodeURIComponent(q[1]) : '');
+  }
   p.then(() => document.body.setAttribute('data-ready', location.hash || '#/'), fail);
 }
 

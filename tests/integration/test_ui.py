@@ -100,7 +100,7 @@ def chromium(url, *flags):
 @unittest.skipUnless(CHROMIUM, "Debian's chromium is not installed (scripts/install-deps.sh, test group)")
 class WebPage(harness.RegistryTestCase):
 
-    def view(self, fragment, shot):
+    def view(self, fragment, shot=None):
         """The DOM of /ui/ at fragment, after checking the page finished that view."""
         url = f"http://127.0.0.1:{self.server.port}/ui/{fragment}"
         out = chromium(url, "--dump-dom")
@@ -109,7 +109,7 @@ class WebPage(harness.RegistryTestCase):
         self.assertNotIn("error", dom.ids, dom.ids.get("error"))
         self.assertEqual(dom.attrs.get("data-ready"), fragment or "#/", out.stdout[-2000:])
         folder = os.environ.get("SR_UI_SCREENSHOTS")
-        if folder:
+        if folder and shot:
             path = os.path.abspath(os.path.join(folder, f"ui-{shot}.png"))
             s = chromium(url, f"--screenshot={path}")
             self.assertEqual(s.returncode, 0, s.stderr[-2000:])
@@ -128,6 +128,13 @@ class WebPage(harness.RegistryTestCase):
         self.assertIn(f"#/s/{enc(other)}", subjects.links)
         self.assertIn("search", subjects.ids)
         self.assertEqual(subjects.ids["subjects"], s + other)
+
+        # The search box keeps the subjects whose name holds its text, in any case.
+        found = self.view("#/?q=ORDERS", "search")
+        self.assertEqual(found.ids["subjects"], other)
+        self.assertIn(f"#/s/{enc(other)}", found.links)
+        self.assertNotIn(f"#/s/{enc(s)}", found.links)
+        self.assertEqual(self.view("#/?q=nothing-like-it").ids["subjects"], "No subject matches.")
 
         timeline = self.view(f"#/s/{enc(s)}", "timeline")
         self.assertEqual(timeline.ids["level"], "Compatibility level: BACKWARD")
