@@ -8,8 +8,8 @@ is rendered by the RestExceptionMapper of Confluent's rest-utils).
 
 The views are picked as a person does, by following the links the previous view
 rendered: the subject's link on the subjects view, then the v1-v3 compare link
-on the timeline. Set SR_UI_SCREENSHOTS to a folder (docs/ for the README's
-pictures) to keep a screenshot of each view there."""
+on the timeline. Set SR_UI_SCREENSHOTS to a folder (relative to the repository's
+root; docs for the README's pictures) to keep a screenshot of each view there."""
 
 import html.parser
 import json
@@ -110,7 +110,8 @@ class WebPage(harness.RegistryTestCase):
         self.assertEqual(dom.attrs.get("data-ready"), fragment or "#/", out.stdout[-2000:])
         folder = os.environ.get("SR_UI_SCREENSHOTS")
         if folder and shot:
-            path = os.path.abspath(os.path.join(folder, f"ui-{shot}.png"))
+            root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+            path = os.path.abspath(os.path.join(root, folder, f"ui-{shot}.png"))  # folder: from the repo's root
             s = chromium(url, f"--screenshot={path}")
             self.assertEqual(s.returncode, 0, s.stderr[-2000:])
             with open(path, "rb") as f:
