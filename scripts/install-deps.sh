@@ -48,6 +48,7 @@ TEST=(
   python3 python3-confluent-kafka python3-requests python3-avro python3-h2
   python3-prometheus-client docker-compose python3-yaml python3-jsonschema
   man-db groff-base mandoc pgbouncer
+  chromium
 )
 # test_openapi runs an OpenAPI 3.1 validator from the npm registry (Debian has
 # none for 3.1; tests/openapi/package.json pins it), so the test group needs

@@ -53,6 +53,11 @@ extern const http_handler_t handle_history;
 extern const http_handler_t handle_rollback;
 extern const http_handler_t handle_changes;
 
+/* handler_ui.c */
+extern const http_handler_t handle_ui_html;
+extern const http_handler_t handle_ui_css;
+extern const http_handler_t handle_ui_js;
+
 /* handler_config.c */
 extern const http_handler_t handle_config_get;
 extern const http_handler_t handle_config_put;

@@ -77,6 +77,12 @@ const http_route_t http_routes[] = {
     /* Rollback registers a version (WRITE); ?mode=delete deletes versions instead, and the
      * handler also requires DELETE on the subject for it. */
     ROUTE("/subjects/{subject}/rollback", NO, ON(&handle_rollback, WRITE, SUBJECT), NO, NO),
+    /* The web page (docs/evolution.md "Web page"): static files that reveal nothing; the API
+     * calls the page makes are authorized as any. */
+    ROUTE("/ui", ON(&handle_ui_html, READ, ANY), NO, NO, NO),
+    ROUTE("/ui/ui.css", ON(&handle_ui_css, READ, ANY), NO, NO, NO),
+    ROUTE("/ui/ui.js", ON(&handle_ui_js, READ, ANY), NO, NO, NO),
+    ROUTE("/ui/{file}", ON(&handle_ui_html, READ, ANY), NO, NO, NO),
 
     ROUTE("/config", ON(&handle_config_get, READ, CONFIG), NO, ON(&handle_config_put, ADMIN, CONFIG),
           ON(&handle_config_delete, ADMIN, CONFIG)),

@@ -27,7 +27,7 @@ ROUTE = re.compile(r'ROUTE\(\s*"([^"]+)"\s*,' + ",".join([SLOT] * 4) + r'\)')
 # client could send, so only the router could answer 404 error_code 404.
 PATH_VALUES = {"subject": "s", "version": "1", "id": "1", "context": ".ctx",
                "guid": "0c1d6d4e-2b6e-8bd5-a6a4-b30e4b6ad1f1", "resourceId": "r",
-               "resourceNamespace": "n", "resourceName": "r"}
+               "resourceNamespace": "n", "resourceName": "r", "file": "index.html"}
 QUERY_VALUES = {"deleted": "true", "deletedOnly": "false", "deletedAsNegative": "true",
                 "offset": "0", "limit": "10", "subjectPrefix": "s", "aliases": "true",
                 "latestOnly": "true", "ruleType": "DOMAIN", "resourceType": "topic",
