@@ -42,6 +42,23 @@ typedef enum cmd_lines {
 int cmd_client_flag(int argc, char **argv, int *i, srclient_options_t *o);
 /* "--registry URL  ..." lines for the usage texts. */
 extern const char cmd_client_usage[];
+
+/* A command's own flag: a value into *value, or a switch setting *on to 1. */
+typedef struct cmd_flag {
+    const char *name;
+    const char **value;
+    int *on;
+} cmd_flag_t;
+/*
+ * Reads argv[1..argc) of command name: the registry flags, --help, the
+ * command's flags (a table ending in {NULL}), and the rest as file names into
+ * files (argc slots, the caller's) and *nfiles. Returns -1 to go on, else the
+ * exit status: CMD_EXIT_OK after printing usage (a printf format with one %s,
+ * cmd_client_usage) for --help, CMD_EXIT_USAGE after saying on stderr which
+ * flag is unknown or lacks its value.
+ */
+int cmd_read_args(const char *name, int argc, char **argv, srclient_options_t *copts, const cmd_flag_t *flags,
+                  const char *usage, char **files, int *nfiles);
 /* One record line (hex or base64, surrounding blanks ignored) as bytes. 0 or -1. */
 int cmd_line_bytes(cmd_lines_t f, const char *line, size_t len, strbuf_t *out);
 /* The bytes as one line (no newline). */

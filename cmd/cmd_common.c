@@ -38,6 +38,45 @@ int cmd_client_flag(int argc, char **argv, int *i, srclient_options_t *o)
     return 0;
 }
 
+/* flags' entry named arg, or NULL. */
+static const cmd_flag_t *cmd_flag_find_(const cmd_flag_t *flags, const char *arg)
+{
+    for (; flags->name; flags++)
+        if (strcmp(flags->name, arg) == 0)
+            return flags;
+    return NULL;
+}
+
+int cmd_read_args(const char *name, int argc, char **argv, srclient_options_t *copts, const cmd_flag_t *flags,
+                  const char *usage, char **files, int *nfiles)
+{
+    *nfiles = 0;
+    for (int i = 1; i < argc; i++) {
+        int c = cmd_client_flag(argc, argv, &i, copts);
+        const cmd_flag_t *f = c == 0 ? cmd_flag_find_(flags, argv[i]) : NULL;
+        if (c < 0 || (f && f->value && i + 1 >= argc)) {
+            fprintf(stderr, "schema-registry %s: %s needs a value (see --help)\n", name, argv[argc - 1]);
+            return CMD_EXIT_USAGE;
+        }
+        if (c > 0)
+            continue;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf(usage, cmd_client_usage);
+            return CMD_EXIT_OK;
+        }
+        if (f && f->value)
+            *f->value = argv[++i];
+        else if (f)
+            *f->on = 1;
+        else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "schema-registry %s: unknown flag %s (see --help)\n", name, argv[i]);
+            return CMD_EXIT_USAGE;
+        } else
+            files[(*nfiles)++] = argv[i];
+    }
+    return -1;
+}
+
 int cmd_lines_parse(const char *s, cmd_lines_t *out)
 {
     if (strcmp(s, "hex") == 0)

@@ -61,47 +61,19 @@ int cmd_decode(int argc, char **argv)
     const char *subject = NULL, *reader = NULL, *evolution = "none", *mode = "FAILFAST", *input = "hex",
                *key_delimiter = NULL;
     int stats = 0, nfiles = 0;
+    const cmd_flag_t flags[] = {{"--stats", NULL, &stats},
+                                {"--subject", &subject, NULL},
+                                {"--reader", &reader, NULL},
+                                {"--evolution", &evolution, NULL},
+                                {"--mode", &mode, NULL},
+                                {"--input", &input, NULL},
+                                {"--key-delimiter", &key_delimiter, NULL},
+                                {NULL, NULL, NULL}};
     char **files = xcalloc((size_t)argc + 1, sizeof(char *));
-    for (int i = 1; i < argc; i++) {
-        int c = cmd_client_flag(argc, argv, &i, &copts);
-        const char **slot = NULL;
-        if (c < 0)
-            goto missing;
-        if (c > 0)
-            continue;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf(decode_usage, cmd_client_usage);
-            free(files);
-            return CMD_EXIT_OK;
-        }
-        if (strcmp(argv[i], "--stats") == 0) {
-            stats = 1;
-            continue;
-        }
-        if (strcmp(argv[i], "--subject") == 0)
-            slot = &subject;
-        else if (strcmp(argv[i], "--reader") == 0)
-            slot = &reader;
-        else if (strcmp(argv[i], "--evolution") == 0)
-            slot = &evolution;
-        else if (strcmp(argv[i], "--mode") == 0)
-            slot = &mode;
-        else if (strcmp(argv[i], "--input") == 0)
-            slot = &input;
-        else if (strcmp(argv[i], "--key-delimiter") == 0)
-            slot = &key_delimiter;
-        if (slot) {
-            if (i + 1 >= argc)
-                goto missing;
-            *slot = argv[++i];
-            continue;
-        }
-        if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "schema-registry decode: unknown flag %s (see --help)\n", argv[i]);
-            free(files);
-            return CMD_EXIT_USAGE;
-        }
-        files[nfiles++] = argv[i];
+    int exit_now = cmd_read_args("decode", argc, argv, &copts, flags, decode_usage, files, &nfiles);
+    if (exit_now >= 0) {
+        free(files);
+        return exit_now;
     }
     srclient_decoder_options_t dopts = {.subject = subject};
     cmd_lines_t lines;
@@ -265,8 +237,4 @@ int cmd_decode(int argc, char **argv)
     srclient_free(client);
     free(files);
     return rc;
-missing:
-    fprintf(stderr, "schema-registry decode: %s needs a value (see --help)\n", argv[argc - 1]);
-    free(files);
-    return CMD_EXIT_USAGE;
 }

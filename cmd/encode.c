@@ -46,39 +46,16 @@ int cmd_encode(int argc, char **argv)
                                 .basic_auth = getenv("SCHEMA_REGISTRY_BASIC_AUTH")};
     const char *subject = NULL, *version = "latest", *output = "hex", *schema_file = NULL;
     int nfiles = 0;
+    const cmd_flag_t flags[] = {{"--subject", &subject, NULL},
+                                {"--version", &version, NULL},
+                                {"--output", &output, NULL},
+                                {"--schema", &schema_file, NULL},
+                                {NULL, NULL, NULL}};
     char **files = xcalloc((size_t)argc + 1, sizeof(char *));
-    for (int i = 1; i < argc; i++) {
-        int c = cmd_client_flag(argc, argv, &i, &copts);
-        const char **slot = NULL;
-        if (c < 0)
-            goto missing;
-        if (c > 0)
-            continue;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf(encode_usage, cmd_client_usage);
-            free(files);
-            return CMD_EXIT_OK;
-        }
-        if (strcmp(argv[i], "--subject") == 0)
-            slot = &subject;
-        else if (strcmp(argv[i], "--version") == 0)
-            slot = &version;
-        else if (strcmp(argv[i], "--output") == 0)
-            slot = &output;
-        else if (strcmp(argv[i], "--schema") == 0)
-            slot = &schema_file;
-        if (slot) {
-            if (i + 1 >= argc)
-                goto missing;
-            *slot = argv[++i];
-            continue;
-        }
-        if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "schema-registry encode: unknown flag %s (see --help)\n", argv[i]);
-            free(files);
-            return CMD_EXIT_USAGE;
-        }
-        files[nfiles++] = argv[i];
+    int exit_now = cmd_read_args("encode", argc, argv, &copts, flags, encode_usage, files, &nfiles);
+    if (exit_now >= 0) {
+        free(files);
+        return exit_now;
     }
     cmd_lines_t lines;
     char *end;
@@ -181,8 +158,4 @@ int cmd_encode(int argc, char **argv)
     srclient_free(client);
     free(files);
     return rc;
-missing:
-    fprintf(stderr, "schema-registry encode: %s needs a value (see --help)\n", argv[argc - 1]);
-    free(files);
-    return CMD_EXIT_USAGE;
 }
