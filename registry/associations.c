@@ -8,8 +8,8 @@
  *
  * Contents
  *   1. Reading
- *   2. Validating a create request (AssociationCreateOrUpdateRequest.validate)
- *   3. Creating
+ *   2. Validating a create or update request (AssociationCreateOrUpdateRequest.validate)
+ *   3. Creating and updating (createOrUpdateAssociation)
  *   4. Deleting
  *
  * The guards of subject and version deletes (an associated subject stays)
@@ -20,6 +20,7 @@
  * the database holds under that lock, and writes its audit row in the same
  * transaction: a refused request changes nothing.
  */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,6 +109,11 @@ typedef struct assoc_info {
     const char *type;
     const char *lifecycle; /* "STRONG" / "WEAK" */
     int frozen;
+    /* An update resolves subject, lifecycle and frozen against the stored
+     * association under the lock, from what the request said: */
+    char *req_subject;         /* qualified, or NULL when absent */
+    const char *req_lifecycle; /* NULL when absent */
+    int req_has_frozen, req_frozen;
     int has_schema;
     const reg_request_t *schema; /* the entry's "schema" as the server decoded it (borrowed), or NULL */
     int skip;                    /* an equivalent association is stored already */
@@ -118,14 +124,17 @@ typedef struct assoc_create {
     assoc_info_t *infos;
     size_t n;
     int dry_run;
+    int is_create;                       /* POST; 0: PUT .../resources/{id} */
     const char *context;                 /* the ?context= parameter, NULL = the default */
     const reg_request_t *const *schemas; /* per entry of "associations", NULL = none */
 } assoc_create_t;
 
 static void assoc_create_clear(assoc_create_t *a)
 {
-    for (size_t i = 0; i < a->n; i++)
+    for (size_t i = 0; i < a->n; i++) {
         free(a->infos[i].subject);
+        free(a->infos[i].req_subject);
+    }
     free(a->infos);
 }
 
@@ -167,7 +176,8 @@ static char *assoc_qualify(registry_t *reg, const char *context, const char *sub
     return n;
 }
 
-static reg_code_t assoc_decode(registry_t *reg, const json_t *body, assoc_create_t *a, reg_error_t *err)
+static reg_code_t assoc_decode(registry_t *reg, const json_t *body, const char *path_id, assoc_create_t *a,
+                               reg_error_t *err)
 {
     if (!json_is_object(body))
         return reg_fail(err, REG_BAD_REQUEST, "The request body must be a JSON object");
@@ -191,6 +201,13 @@ static reg_code_t assoc_decode(registry_t *reg, const json_t *body, assoc_create
         if (fz && !json_is_null(fz) && !json_is_boolean(fz))
             return reg_fail(err, REG_BAD_REQUEST, "Unrecognized field value: 'frozen' must be a boolean");
     }
+    /* createOrUpdateAssociation (the resource): the path's id, before validate. */
+    if (path_id && !a->id)
+        a->id = path_id;
+    else if (path_id && strcmp(a->id, path_id) != 0)
+        return assoc_invalid(err, "resourceId",
+                             "Resource ID in the path parameter does not match the resource ID in the "
+                             "request body");
     reg_code_t rc;
     if ((rc = assoc_check_name(a->name, "resourceName", err)) != REG_OK ||
         (rc = assoc_check_name(a->ns, "resourceNamespace", err)) != REG_OK)
@@ -223,6 +240,22 @@ static reg_code_t assoc_decode(registry_t *reg, const json_t *body, assoc_create
                 bad |= *p < 0x20 || *p == 0x7f;
             if (bad)
                 return assoc_invalid(err, "subject", "must not be empty");
+        }
+        if (!a->is_create) {
+            /* validate(false): no defaults but the type; the rest waits for
+             * the stored association (assoc_update_resolve). */
+            if (type && *type && strcmp(type, "key") != 0 && strcmp(type, "value") != 0)
+                return assoc_invalid(err, "associationType", "must be either 'key' or 'value'");
+            info->type = type && *type ? type : "value";
+            if (lifecycle && strcmp(lifecycle, "WEAK") == 0 && info->has_schema)
+                return assoc_invalid(err, "lifecycle", "cannot be WEAK when schema is provided");
+            if (lifecycle && strcmp(lifecycle, "WEAK") == 0 && frozen)
+                return assoc_invalid(err, "frozen", "association with lifecycle of WEAK cannot be frozen");
+            info->req_lifecycle = lifecycle;
+            info->req_has_frozen = has_frozen;
+            info->req_frozen = frozen;
+            info->req_subject = subject ? assoc_qualify(reg, a->context, subject) : NULL;
+            continue;
         }
         /* applyDefaults(true) */
         if (info->has_schema) {
@@ -315,12 +348,123 @@ static reg_code_t assoc_frozen_new_check(registry_t *reg, store_t *db, const ass
                               "subject");
 }
 
-/* createOrUpdateAssociation(isCreate = true), from "may only appear once" on. */
+static int assoc_frozen_of(const json_t *stored)
+{
+    const json_t *fz = json_object_get(stored, "frozen");
+    return fz ? json_is_true(fz) : strcmp(jstr(stored, "lifecycle"), "STRONG") == 0;
+}
+
+static reg_code_t assoc_frozen_error(reg_error_t *err, const char *type, const char *subject)
+{
+    return reg_fail(err, REG_ASSOCIATION_FROZEN, "The association of type  '%s' is frozen for subject '%s'",
+                    type, subject);
+}
+
+/* assoc_invalid with a formatted detail. */
+static reg_code_t assoc_invalidf(reg_error_t *err, const char *property, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static reg_code_t assoc_invalidf(reg_error_t *err, const char *property, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *d = xvasprintf(fmt, ap);
+    va_end(ap);
+    reg_code_t rc = assoc_invalid(err, property, d);
+    free(d);
+    return rc;
+}
+
+/* createOrUpdateAssociation(isCreate = false) for one entry against the
+ * stored association of its type (old, or NULL): settles subject,
+ * lifecycle and frozen in info, or refuses as Confluent does, in its order.
+ * Starts from the request's values every time (it runs twice when schemas
+ * are registered). */
+static reg_code_t assoc_update_resolve(registry_t *reg, const assoc_create_t *a, assoc_info_t *info,
+                                       const json_t *old, reg_error_t *err)
+{
+    const char *lifecycle = info->req_lifecycle;
+    int has_frozen = info->req_has_frozen, frozen = info->req_frozen;
+    free(info->subject);
+    info->subject = info->req_subject ? xstrdup(info->req_subject) : NULL;
+    if (!old) { /* applyDefaults(false) */
+        if (info->has_schema)
+            return assoc_invalid(err, "schema",
+                                 "cannot be provided when adding an association to an existing topic; an "
+                                 "association with a schema must be created with the topic");
+        if (!lifecycle)
+            lifecycle = "WEAK";
+        int want = strcmp(lifecycle, "STRONG") == 0;
+        if (has_frozen && frozen != want)
+            return assoc_invalidf(err, "frozen", "association with lifecycle of %s cannot be frozen=%s",
+                                  lifecycle, frozen ? "true" : "false");
+        has_frozen = 1;
+        frozen = want;
+    }
+    char *dflt = assoc_default_subject(a, info->type);
+    char *qdflt = assoc_qualify(reg, a->context, dflt);
+    const char *eff = lifecycle ? lifecycle : old ? jstr(old, "lifecycle") : NULL;
+    int strong = eff && strcmp(eff, "STRONG") == 0;
+    int old_frozen = old ? assoc_frozen_of(old) : 0;
+    int is_frozen = old ? old_frozen : has_frozen && frozen;
+    int requested = has_frozen ? frozen : is_frozen;
+    reg_code_t rc = REG_OK;
+    if (!info->subject) {
+        if (old)
+            info->subject = xstrdup(jstr(old, "subject"));
+        else if (strong)
+            info->subject = xstrdup(qdflt);
+        else
+            rc = assoc_invalid(err, "subject", "must be provided for WEAK associations");
+    }
+    if (rc != REG_OK)
+        ;
+    else if (!strong && info->has_schema)
+        rc = assoc_invalid(err, "lifecycle", "cannot be WEAK when schema is provided");
+    else if (!strong && strcmp(info->subject, qdflt) == 0)
+        rc = assoc_invalidf(err, "subject", "WEAK associations cannot use subject '%s'", dflt);
+    else if (requested != strong)
+        rc = assoc_invalidf(err, "frozen", "association with lifecycle of %s cannot be frozen=%s", eff,
+                            requested ? "true" : "false");
+    else if (is_frozen && strcmp(info->subject, qdflt) != 0)
+        rc = assoc_invalidf(err, "subject", "frozen associations must use subject '%s'", dflt);
+    else if (!old) {
+        /* A STRONG association is created with its topic (POST), never by an
+         * upsert; IMPORT replicates ones established on the source. */
+        if (strong && registry_effective_mode(reg, info->subject) != MODE_IMPORT)
+            rc = assoc_invalid(err, "lifecycle",
+                               "cannot be STRONG when creating an association; STRONG associations must be "
+                               "created with the topic");
+    } else if (strcmp(jstr(old, "subject"), info->subject) == 0 &&
+               (!lifecycle || strcmp(lifecycle, jstr(old, "lifecycle")) == 0) &&
+               (!has_frozen || frozen == old_frozen)) {
+        info->skip = 1; /* Association.isEquivalent */
+    } else if (!lifecycle && !info->has_schema)
+        rc = assoc_invalid(err, "lifecycle", "at least lifecycle or schema must be provided for update");
+    else if (strcmp(jstr(old, "subject"), info->subject) != 0)
+        rc = assoc_invalidf(err, "subject", "subject of association cannot be changed from '%s' to '%s'",
+                            jstr(old, "subject"), info->subject);
+    else if (strcmp(jstr(old, "lifecycle"), "STRONG") == 0 && lifecycle && strcmp(lifecycle, "WEAK") == 0 &&
+             strcmp(jstr(old, "subject"), qdflt) == 0)
+        rc = assoc_invalidf(err, "lifecycle",
+                            "cannot change to WEAK when subject matches default format '%s'", dflt);
+    else if (has_frozen && frozen != old_frozen)
+        rc = assoc_invalid(err, "frozen", "frozen attribute of association cannot be changed");
+    else if (old_frozen)
+        rc = assoc_frozen_error(err, info->type, jstr(old, "subject"));
+    free(dflt);
+    free(qdflt);
+    info->lifecycle = eff;
+    info->frozen = requested;
+    return rc;
+}
+
+/* createOrUpdateAssociation, from "may only appear once" on. */
 static reg_code_t assoc_create_checks(registry_t *reg, store_t *db, assoc_create_t *a, reg_error_t *err)
 {
     for (size_t i = 0; i < a->n; i++) {
-        if (reg_mode_is_readonly(registry_effective_mode(reg, a->infos[i].subject)))
-            return reg_mode_readonly_error(err, a->infos[i].subject);
+        const char *named = a->is_create ? a->infos[i].subject : a->infos[i].req_subject;
+        if (named && reg_mode_is_readonly(registry_effective_mode(reg, named)))
+            return reg_mode_readonly_error(err, named);
         for (size_t j = 0; j < i; j++)
             if (strcmp(a->infos[i].type, a->infos[j].type) == 0) {
                 char *d = xasprintf("may only appear once per request, but '%s' appears more than once",
@@ -341,14 +485,17 @@ static reg_code_t assoc_create_checks(registry_t *reg, store_t *db, assoc_create
     for (size_t i = 0; rc == REG_OK && i < a->n; i++) {
         assoc_info_t *info = &a->infos[i];
         const json_t *old = assoc_of_type(stored, info->type);
+        if (!a->is_create) {
+            rc = assoc_update_resolve(reg, a, info, old, err);
+            continue;
+        }
         if (!old) {
             if (info->frozen && registry_effective_mode(reg, info->subject) != MODE_IMPORT)
                 rc = assoc_frozen_new_check(reg, db, info, err);
             continue;
         }
         /* Association.isEquivalent: the same subject, type, lifecycle and frozen. */
-        const json_t *ofz = json_object_get(old, "frozen");
-        int old_frozen = ofz ? json_is_true(ofz) : strcmp(jstr(old, "lifecycle"), "STRONG") == 0;
+        int old_frozen = assoc_frozen_of(old);
         if (strcmp(jstr(old, "subject"), info->subject) == 0 &&
             strcmp(jstr(old, "lifecycle"), info->lifecycle) == 0 && old_frozen == info->frozen &&
             (!info->has_schema || assoc_schema_under(reg, db, info))) {
@@ -487,7 +634,9 @@ static reg_code_t assoc_create_tx(registry_t *reg, store_t *db, assoc_create_t *
                                     a->name, "resourceNamespace", a->ns, "resourceType", a->rtype,
                                     "associationType", info->type, "lifecycle", info->lifecycle);
         if (rc == REG_OK)
-            rc = reg_audit_change(db, REG_AUDIT_ASSOCIATION_CREATE, info->subject, 0, 0, -1, details, err);
+            rc = reg_audit_change(db,
+                                  a->is_create ? REG_AUDIT_ASSOCIATION_CREATE : REG_AUDIT_ASSOCIATION_UPDATE,
+                                  info->subject, 0, 0, -1, details, err);
         json_decref(details);
     }
     if (rc == REG_OK && write)
@@ -497,13 +646,13 @@ static reg_code_t assoc_create_tx(registry_t *reg, store_t *db, assoc_create_t *
     return rc;
 }
 
-reg_code_t registry_assoc_create(registry_t *reg, store_t *db, const char *context, int dry_run,
-                                 const json_t *body, const reg_request_t *const *schemas, json_t **out,
-                                 reg_view_t *registered, reg_error_t *err)
+reg_code_t registry_assoc_create(registry_t *reg, store_t *db, const char *context, const char *path_id,
+                                 int dry_run, const json_t *body, const reg_request_t *const *schemas,
+                                 json_t **out, reg_view_t *registered, reg_error_t *err)
 {
     *out = NULL;
-    assoc_create_t a = {.dry_run = dry_run, .context = context, .schemas = schemas};
-    reg_code_t rc = assoc_decode(reg, body, &a, err);
+    assoc_create_t a = {.dry_run = dry_run, .is_create = !path_id, .context = context, .schemas = schemas};
+    reg_code_t rc = assoc_decode(reg, body, path_id, &a, err);
     int any_schema = 0;
     for (size_t i = 0; i < a.n; i++)
         any_schema |= a.infos[i].has_schema;
@@ -573,9 +722,7 @@ reg_code_t registry_assoc_delete(registry_t *reg, store_t *db, const char *resou
         if (reg_mode_is_readonly(registry_effective_mode(reg, subject)))
             rc = reg_mode_readonly_error(err, subject);
         else if (!cascade && frozen)
-            rc = reg_fail(err, REG_ASSOCIATION_FROZEN,
-                          "The association of type  '%s' is frozen for subject '%s'",
-                          jstr(v, "associationType"), subject);
+            rc = assoc_frozen_error(err, jstr(v, "associationType"), subject);
     }
     json_array_foreach(old, i, v)
     {

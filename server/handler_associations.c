@@ -7,7 +7,7 @@
  * Contents
  *   1. The query (resourceType, associationType, lifecycle, offset, limit)
  *   2. GET by subject, by resource id, by resource name
- *   3. POST /associations
+ *   3. POST /associations, PUT /associations/resources/{resourceId}
  *   4. DELETE /associations/resources/{resourceId}
  *
  * Authorization (docs/security.md): the listings show only associations of
@@ -186,7 +186,9 @@ static char *assoc_entry_subject(http_call_t *c, const json_t *body, const json_
     return xasprintf(":.%s:%s-%s", ns, name, type && *type ? type : "value");
 }
 
-static void assoc_create_db(http_call_t *c, store_t *db)
+/* path_id: NULL for POST (createAssociation), the path's resourceId for PUT
+ * (createOrUpdateAssociation). */
+static void assoc_write_db(http_call_t *c, store_t *db, const char *path_id)
 {
     assoc_create_kept_t *k = c->kept;
     json_t *body = k->body;
@@ -216,8 +218,8 @@ static void assoc_create_db(http_call_t *c, store_t *db)
         schemas[j] = k->schemas[j] ? &k->schemas[j]->req : NULL;
     json_t *out;
     reg_error_t err;
-    reg_code_t rc = registry_assoc_create(c->reg, db, context, http_query_bool(c, "dryRun", 0), body, schemas,
-                                          &out, registered, &err);
+    reg_code_t rc = registry_assoc_create(c->reg, db, context, path_id, http_query_bool(c, "dryRun", 0), body,
+                                          schemas, &out, registered, &err);
     if (rc == REG_OK) {
         /* AssociationInfo.schema: the version registered for that association type. */
         json_t *infos = json_object_get(out, "associations");
@@ -241,7 +243,18 @@ static void assoc_create_db(http_call_t *c, store_t *db)
     api_done(c, rc, &err);
 }
 
+static void assoc_create_db(http_call_t *c, store_t *db)
+{
+    assoc_write_db(c, db, NULL);
+}
+
+static void assoc_update_db(http_call_t *c, store_t *db)
+{
+    assoc_write_db(c, db, http_param(c, "resourceId"));
+}
+
 const http_handler_t handle_assoc_create = {assoc_create_loop, assoc_create_db};
+const http_handler_t handle_assoc_update = {assoc_create_loop, assoc_update_db};
 
 /* ---- 4. DELETE /associations/resources/{resourceId} ------------------------------------ */
 

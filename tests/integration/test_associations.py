@@ -264,6 +264,118 @@ class Associations(harness.RegistryTestCase):
                             f"A strong association already exists for subject '{strong}'")
         self.assertEqual(self.state(), before)
 
+    def upsert(self, rid, body, **params):
+        return self.put(f"/associations/resources/{quote(rid)}", body, params=params or None)
+
+    def test_create_or_update(self):
+        """PUT /associations/resources/{resourceId}: AssociationsResource.createOrUpdateAssociation
+        and AbstractSchemaRegistry.createOrUpdateAssociation(isCreate = false). It adds WEAK
+        associations to an existing topic (the id from the path), is idempotent, and refuses
+        STRONG or schema-carrying new ones, changes of subject, lifecycle or frozen, and updates
+        of a frozen one, each refusal leaving the database as it was."""
+        s, s2 = self.sub("a"), self.sub("b")
+        self.register_ok(s, rec("r"))
+        self.register_ok(s2, rec("r2"))
+        name = self.sub("t")
+        rid = self.rid("1")
+        body = {"resourceName": name, "resourceNamespace": "default",
+                "associations": [{"subject": s, "associationType": "key"}]}
+        before = self.state()
+        # A dry run checks and writes nothing.
+        self.assert_ok(self.upsert(rid, body, dryRun="true"),
+                       {"resourceName": name, "resourceNamespace": "default", "resourceId": rid,
+                        "resourceType": "topic"})
+        self.assertEqual(self.state(), before)
+        # The lifecycle defaults to WEAK (applyDefaults(false)); the id comes from the path.
+        self.assert_ok(self.upsert(rid, body), {
+            "resourceName": name, "resourceNamespace": "default", "resourceId": rid,
+            "resourceType": "topic",
+            "associations": [{"subject": s, "associationType": "key", "lifecycle": "WEAK"}]})
+        self.assertEqual(self.stripped(self.by_id(rid)), [
+            {"subject": s, "resourceName": name, "resourceNamespace": "default",
+             "resourceId": rid, "resourceType": "topic", "associationType": "key",
+             "lifecycle": "WEAK"}])
+        self.assertEqual(self.db.sql("SELECT subject, details->>'resourceId' FROM audit_log"
+                                     " WHERE action = 'association_update' AND outcome = 'ok'"),
+                         [(s, rid)])
+        # The same again, with or without the subject: equivalent, nothing written.
+        before = self.state()
+        same = {"resourceName": name, "resourceNamespace": "default", "resourceId": rid,
+                "resourceType": "topic"}
+        self.assert_ok(self.upsert(rid, body), same)
+        self.assert_ok(self.upsert(rid, {"resourceName": name, "resourceNamespace": "default",
+                                         "associations": [{"associationType": "key",
+                                                           "lifecycle": "WEAK"}]}), same)
+        self.assertEqual(self.state(), before)
+
+        dflt = f":.default:{name}-value"
+        refusals = [
+            ({"resourceId": "other"}, [{"subject": s2, "associationType": "value"}],
+             invalid("resourceId", "Resource ID in the path parameter does not match the "
+                                   "resource ID in the request body")),
+            ({}, [{"subject": s2, "associationType": "value", "lifecycle": "STRONG",
+                   "frozen": True}],
+             invalid("subject", f"frozen associations must use subject '{dflt}'")),
+            ({}, [{"associationType": "value", "lifecycle": "STRONG"}],
+             invalid("lifecycle", "cannot be STRONG when creating an association; STRONG "
+                                  "associations must be created with the topic")),
+            ({}, [{"associationType": "value", "schema": {"schema": rec("v")}}],
+             invalid("schema", "cannot be provided when adding an association to an existing "
+                               "topic; an association with a schema must be created with the "
+                               "topic")),
+            ({}, [{"associationType": "value"}],
+             invalid("subject", "must be provided for WEAK associations")),
+            ({}, [{"subject": s2, "associationType": "value", "lifecycle": "WEAK",
+                   "frozen": True}],
+             invalid("frozen", "association with lifecycle of WEAK cannot be frozen")),
+            ({}, [{"subject": s2, "associationType": "key"}],
+             invalid("lifecycle", "at least lifecycle or schema must be provided for update")),
+            ({}, [{"subject": s2, "associationType": "key", "lifecycle": "WEAK"}],
+             invalid("subject", f"subject of association cannot be changed from '{s}' to "
+                                f"'{s2}'")),
+            ({}, [{"subject": s, "associationType": "key", "lifecycle": "STRONG"}],
+             invalid("frozen", "association with lifecycle of STRONG cannot be frozen=false")),
+            ({}, [{"subject": s, "associationType": "key", "lifecycle": "WEAK", "frozen": True}],
+             invalid("frozen", "association with lifecycle of WEAK cannot be frozen")),
+            ({}, [{"subject": s2, "associationType": "value"},
+                  {"subject": s2, "associationType": "value"}],
+             invalid("associationType", "may only appear once per request, but 'value' appears "
+                                        "more than once")),
+        ]
+        before = self.state()
+        for extra, entries, message in refusals:
+            req = {"resourceName": name, "resourceNamespace": "default", **extra,
+                   "associations": entries}
+            with self.subTest(req=req):
+                self.assert_refused(self.upsert(rid, req), 422, 42212, message)
+                self.assertEqual(self.state(), before)
+
+        # A frozen (STRONG) association, created with its topic, cannot be updated: 40908.
+        name2 = self.sub("t2")
+        strong = f":.default:{name2}-value"
+        rid2 = self.rid("2")
+        self.assert_ok(self.create({"resourceName": name2, "resourceNamespace": "default",
+                                    "resourceId": rid2,
+                                    "associations": [{"schema": {"schema": rec("x")}}]}))
+        before = self.state()
+        # Re-stating it is equivalent and writes nothing.
+        self.assert_ok(self.upsert(rid2, {"resourceName": name2, "resourceNamespace": "default",
+                                          "associations": [{"lifecycle": "STRONG"}]}),
+                       {"resourceName": name2, "resourceNamespace": "default",
+                        "resourceId": rid2, "resourceType": "topic"})
+        self.assert_refused(
+            self.upsert(rid2, {"resourceName": name2, "resourceNamespace": "default",
+                               "associations": [{"lifecycle": "WEAK", "frozen": False}]}),
+            422, 42212, invalid("subject", f"WEAK associations cannot use subject '{strong}'"))
+        self.assertEqual(self.state(), before)
+        # A WEAK one on the STRONG one's subject, through PUT: 40905.
+        self.assert_refused(
+            self.upsert(self.rid("3"), {"resourceName": self.sub("t3"),
+                                        "resourceNamespace": "default",
+                                        "associations": [{"subject": strong}]}),
+            409, 40905, f"A strong association already exists for subject '{strong}'")
+        self.assertEqual(self.state(), before)
+
     def test_idempotent_create(self):
         """testIdempotentValidateAndCreateRetry: the same create again is no error and writes
         nothing (no "associations" in the answer)."""
