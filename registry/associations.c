@@ -11,6 +11,7 @@
  *   2. Validating a create or update request (AssociationCreateOrUpdateRequest.validate)
  *   3. Creating and updating (createOrUpdateAssociation)
  *   4. Deleting
+ *   5. Batch get (POST /associations:batchGet)
  *
  * The guards of subject and version deletes (an associated subject stays)
  * are delete.c's: this file calls its deletes for cascadeLifecycle.
@@ -763,4 +764,159 @@ reg_code_t registry_assoc_delete(registry_t *reg, store_t *db, const char *resou
     }
     json_decref(old);
     return rc;
+}
+
+/* ---- 5. Batch get ---------------------------------------------------------------- */
+
+/* One entry of "requests" read as Jackson reads an AssociationGetRequest:
+ * 0, or -1 with a 400 in err (a shape Jackson refuses fails the whole call). */
+static int assoc_get_shape(const json_t *q, strlist_t *types, reg_error_t *err)
+{
+    const char *ignored;
+    if (!json_is_object(q)) {
+        reg_fail(err, REG_BAD_REQUEST, "Each of 'requests' must be a JSON object");
+        return -1;
+    }
+    if (assoc_string(q, "resourceName", &ignored, err) ||
+        assoc_string(q, "resourceNamespace", &ignored, err) || assoc_string(q, "resourceId", &ignored, err) ||
+        assoc_string(q, "resourceType", &ignored, err) || assoc_lifecycle_parse(q, &ignored, err) != REG_OK)
+        return -1;
+    const json_t *list = json_object_get(q, "associationTypes");
+    if (list && !json_is_null(list) && !json_is_array(list)) {
+        reg_fail(err, REG_BAD_REQUEST, "Unrecognized field value: 'associationTypes' must be an array");
+        return -1;
+    }
+    size_t i;
+    const json_t *v;
+    json_array_foreach(list, i, v)
+    {
+        if (!json_is_string(v)) {
+            reg_fail(err, REG_BAD_REQUEST, "Unrecognized field value: 'associationTypes' must hold strings");
+            return -1;
+        }
+        strlist_push(types, json_string_value(v));
+    }
+    return 0;
+}
+
+static int assoc_same(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* One query (AbstractSchemaRegistry.batchGetAssociations's loop body): the
+ * AssociationResponse, or NULL and *why (what getMessage() would say). */
+static json_t *assoc_get_one(store_t *db, const json_t *q, const strlist_t *types, char **why,
+                             reg_error_t *err, reg_code_t *rc)
+{
+    const char *name = jstr(q, "resourceName"), *ns = jstr(q, "resourceNamespace");
+    const char *id = jstr(q, "resourceId"), *lifecycle = jstr(q, "lifecycle");
+    const char *rtype = assoc_type_or_topic(jstr(q, "resourceType"));
+    /* AssociationGetRequest.validate */
+    if (!(id && *id) && !(name && *name)) {
+        *why = xstrdup("property: resourceId; detail: either resourceId or resourceName must be specified");
+        return NULL;
+    }
+    if (name && *name && !(ns && *ns)) {
+        *why = xstrdup("property: resourceNamespace; detail: resourceNamespace is required when "
+                       "resourceName is specified");
+        return NULL;
+    }
+    store_assoc_query_t sq = {.resource_type = rtype, .types = types, .lifecycle = lifecycle};
+    if (id && *id)
+        sq.resource_id = id;
+    else {
+        sq.resource_name = name;
+        sq.resource_namespace = ns;
+    }
+    json_t *found = NULL;
+    if ((*rc = reg_store(err, db, store_assoc_list(db, &sq, &found))) != REG_OK)
+        return NULL;
+    const json_t *first = json_array_get(found, 0);
+    if (first) {
+        name = name ? name : jstr(first, "resourceName");
+        ns = ns ? ns : jstr(first, "resourceNamespace");
+        id = id ? id : jstr(first, "resourceId");
+    }
+    json_t *r = json_object();
+    if (name)
+        json_object_set_new(r, "resourceName", json_string(name));
+    if (ns)
+        json_object_set_new(r, "resourceNamespace", json_string(ns));
+    if (id && *id)
+        json_object_set_new(r, "resourceId", json_string(id));
+    json_object_set_new(r, "resourceType", json_string(rtype));
+    json_t *infos = json_array();
+    size_t i;
+    const json_t *v;
+    json_array_foreach(found, i, v)
+    {
+        /* Association.toAssociationResponse: every one of one resource. */
+        if (!assoc_same(jstr(v, "resourceName"), name) || !assoc_same(jstr(v, "resourceNamespace"), ns) ||
+            !assoc_same(jstr(v, "resourceId"), id) || !assoc_same(jstr(v, "resourceType"), rtype)) {
+            *why = xstrdup("All associations must have the same resourceName, resourceNamespace, "
+                           "resourceId, and resourceType.");
+            break;
+        }
+        json_t *info = json_pack("{s:s, s:s, s:s}", "subject", jstr(v, "subject"), "associationType",
+                                 jstr(v, "associationType"), "lifecycle", jstr(v, "lifecycle"));
+        const json_t *fz = json_object_get(v, "frozen");
+        if (fz)
+            json_object_set(info, "frozen", (json_t *)fz);
+        json_array_append_new(infos, info);
+    }
+    json_decref(found);
+    if (*why) {
+        json_decref(infos);
+        json_decref(r);
+        return NULL;
+    }
+    /* @JsonInclude(NON_EMPTY) */
+    if (json_array_size(infos))
+        json_object_set_new(r, "associations", infos);
+    else
+        json_decref(infos);
+    return r;
+}
+
+reg_code_t registry_assoc_batch_get(registry_t *reg, store_t *db, const json_t *body, json_t **out,
+                                    reg_error_t *err)
+{
+    (void)reg;
+    *out = NULL;
+    if (!json_is_object(body))
+        return reg_fail(err, REG_BAD_REQUEST, "The request body must be a JSON object");
+    const json_t *list = json_object_get(body, "requests");
+    if (list && !json_is_null(list) && !json_is_array(list))
+        return reg_fail(err, REG_BAD_REQUEST, "Unrecognized field value: 'requests' must be an array");
+    size_t n = json_array_size(list);
+    strlist_t *types = xcalloc(n + 1, sizeof *types);
+    reg_code_t rc = REG_OK;
+    for (size_t i = 0; rc == REG_OK && i < n; i++)
+        if (assoc_get_shape(json_array_get(list, i), &types[i], err) != 0)
+            rc = err->code;
+    if (rc == REG_OK && n == 0)
+        rc = assoc_invalid(err, "requests", "cannot be null or empty");
+    json_t *results = json_array();
+    for (size_t i = 0; rc == REG_OK && i < n; i++) {
+        char *why = NULL;
+        json_t *r = assoc_get_one(db, json_array_get(list, i), &types[i], &why, err, &rc);
+        if (r)
+            json_array_append_new(results, json_pack("{s:o}", "result", r));
+        else if (why) {
+            /* Caught per entry as RestServerErrorException.DEFAULT_ERROR_CODE (500). */
+            json_array_append_new(results, json_pack("{s:{s:i, s:s+}}", "error", "error_code", 500,
+                                                     "message", "Error while getting associations: ", why));
+        }
+        free(why);
+    }
+    for (size_t i = 0; i < n; i++)
+        strlist_clear(&types[i]);
+    free(types);
+    if (rc != REG_OK) {
+        json_decref(results);
+        return rc;
+    }
+    *out = results;
+    return REG_OK;
 }

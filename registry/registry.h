@@ -562,6 +562,13 @@ reg_code_t registry_assoc_list(registry_t *reg, store_t *db, const reg_assoc_que
 reg_code_t registry_assoc_create(registry_t *reg, store_t *db, const char *context, const char *path_id,
                                  int dry_run, const json_t *body, const reg_request_t *const *schemas,
                                  json_t **out, reg_view_t *registered, reg_error_t *err);
+/* POST /associations:batchGet: an AssociationBatchGetRequest body; *out the
+ * array of AssociationResult objects ({"result": AssociationResponse without
+ * schemas} or {"error": {"error_code": 500, ...}} per entry, as
+ * batchGetAssociations answers). 42212 for no requests, 400 for a body
+ * Jackson would refuse. */
+reg_code_t registry_assoc_batch_get(registry_t *reg, store_t *db, const json_t *body, json_t **out,
+                                    reg_error_t *err);
 /* DELETE /associations/resources/{id}: 40410 when none matches; 40908 for a
  * frozen one without cascade; with cascade a STRONG one's subject is
  * deleted too (soft, then permanently). */

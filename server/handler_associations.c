@@ -9,6 +9,7 @@
  *   2. GET by subject, by resource id, by resource name
  *   3. POST /associations, PUT /associations/resources/{resourceId}
  *   4. DELETE /associations/resources/{resourceId}
+ *   5. POST /associations:batchGet
  *
  * Authorization (docs/security.md): the listings show only associations of
  * subjects the principal may read; a create needs write on each subject it
@@ -294,3 +295,65 @@ static void assoc_delete_db(http_call_t *c, store_t *db)
 
 /* DELETE reads no lifecycle (deleteAssociations has none). */
 const http_handler_t handle_assoc_delete = {assoc_types_loop, assoc_delete_db};
+
+/* ---- 5. POST /associations:batchGet ---------------------------------------------- */
+
+static void assoc_json_free(void *p)
+{
+    json_decref(p);
+}
+
+static http_outcome_t assoc_batch_get_loop(http_call_t *c)
+{
+    json_t *body = api_json_object(c);
+    if (!body)
+        return HTTP_DONE;
+    http_call_keep(c, body, assoc_json_free);
+    return HTTP_TO_DB;
+}
+
+/* Each result shows only readable subjects' associations (as the listings)
+ * and, with includeSchemas, each one's latest version ("schema",
+ * batchGetAssociations: none when the subject has no active version). */
+static void assoc_batch_get_db(http_call_t *c, store_t *db)
+{
+    json_t *results;
+    reg_error_t err;
+    reg_code_t rc = registry_assoc_batch_get(c->reg, db, c->kept, &results, &err);
+    if (rc != REG_OK) {
+        api_done(c, rc, &err);
+        return;
+    }
+    int with_schemas = http_query_bool(c, "includeSchemas", 0);
+    size_t i;
+    json_t *r;
+    json_array_foreach(results, i, r)
+    {
+        json_t *res = json_object_get(r, "result");
+        json_t *infos = json_object_get(res, "associations");
+        json_t *shown = json_array();
+        size_t j;
+        json_t *info;
+        json_array_foreach(infos, j, info)
+        {
+            const char *subject = json_string_value(json_object_get(info, "subject"));
+            if (!authz_may_read(c, subject))
+                continue;
+            reg_view_t view = {0};
+            reg_error_t ignored;
+            if (with_schemas && registry_get_version(c->reg, subject, "latest", 0, &view, &ignored) == REG_OK)
+                json_object_set_new(info, "schema", api_schema_object(c, &view));
+            reg_view_clear(&view);
+            json_array_append(shown, info);
+        }
+        if (json_array_size(shown))
+            json_object_set(res, "associations", shown);
+        else if (res)
+            json_object_del(res, "associations");
+        json_decref(shown);
+    }
+    /* 207 Multi-Status, whatever each entry answered. */
+    http_reply_json(c, 207, json_pack("{s:o}", "results", results));
+}
+
+const http_handler_t handle_assoc_batch_get = {assoc_batch_get_loop, assoc_batch_get_db};

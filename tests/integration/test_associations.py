@@ -376,6 +376,74 @@ class Associations(harness.RegistryTestCase):
             409, 40905, f"A strong association already exists for subject '{strong}'")
         self.assertEqual(self.state(), before)
 
+    def test_batch_get(self):
+        """POST /associations:batchGet (AssociationsResource.batchGetAssociations,
+        AbstractSchemaRegistry.batchGetAssociations): 207 with one result per request, by
+        resource id or by name and namespace; a request that fails validation is an entry with
+        error_code 500 (RestServerErrorException.DEFAULT_ERROR_CODE), not a failed call;
+        includeSchemas adds each subject's latest version. Reads change nothing."""
+        s = self.sub("a")
+        self.register_ok(s, rec("r"))
+        name, name2 = self.sub("t"), self.sub("t2")
+        rid, rid2 = self.rid("1"), self.rid("2")
+        self.assert_ok(self.create(self.weak(name, rid, s)))
+        self.assert_ok(self.create({"resourceName": name2, "resourceNamespace": "default",
+                                    "resourceId": rid2,
+                                    "associations": [{"schema": {"schema": rec("x")}}]}))
+        strong = f":.default:{name2}-value"
+        before = self.state()
+        weak_info = {"subject": s, "associationType": "key", "lifecycle": "WEAK"}
+        r = self.post("/associations:batchGet", {"requests": [
+            {"resourceId": rid},
+            {"resourceName": name2, "resourceNamespace": "default"},
+            {"resourceId": rid, "associationTypes": ["value"]},
+            {"resourceId": rid2, "lifecycle": "WEAK"},
+            {"resourceNamespace": "default"},
+            {"resourceName": name},
+            {"resourceId": "nothing-here"},
+            {"resourceId": rid, "resourceName": "another-name", "resourceNamespace": "default"},
+        ]})
+        self.assertEqual(r.status, 207, r)
+        self.maxDiff = None
+        err = "Error while getting associations: "
+        self.assertEqual(r.body, {"results": [
+            {"result": {"resourceName": name, "resourceNamespace": "default",
+                        "resourceId": rid, "resourceType": "topic",
+                        "associations": [weak_info]}},
+            {"result": {"resourceName": name2, "resourceNamespace": "default",
+                        "resourceId": rid2, "resourceType": "topic",
+                        "associations": [{"subject": strong, "associationType": "value",
+                                          "lifecycle": "STRONG"}]}},
+            # Nothing found: only what the request named (NON_EMPTY drops the rest).
+            {"result": {"resourceId": rid, "resourceType": "topic"}},
+            {"result": {"resourceId": rid2, "resourceType": "topic"}},
+            {"error": {"error_code": 500, "message": err + "property: resourceId; detail: either "
+                       "resourceId or resourceName must be specified"}},
+            {"error": {"error_code": 500, "message": err + "property: resourceNamespace; detail: "
+                       "resourceNamespace is required when resourceName is specified"}},
+            {"result": {"resourceId": "nothing-here", "resourceType": "topic"}},
+            {"error": {"error_code": 500, "message": err + "All associations must have the same "
+                       "resourceName, resourceNamespace, resourceId, and resourceType."}},
+        ]})
+        # The path may come percent-encoded; includeSchemas adds the latest version.
+        r = self.post("/associations%3AbatchGet", {"requests": [{"resourceId": rid2}]},
+                      params={"includeSchemas": "true"})
+        self.assertEqual(r.status, 207, r)
+        latest = self.assert_ok(self.get(f"/subjects/{quote(strong)}/versions/latest"))
+        self.assertEqual(r.body["results"][0]["result"]["associations"],
+                         [{"subject": strong, "associationType": "value", "lifecycle": "STRONG",
+                           "schema": latest}])
+        # The whole call is refused: no requests (42212), a body Jackson refuses (400).
+        self.assert_refused(self.post("/associations:batchGet", {"requests": []}), 422, 42212,
+                            invalid("requests", "cannot be null or empty"))
+        self.assert_refused(self.post("/associations:batchGet", {}), 422, 42212,
+                            invalid("requests", "cannot be null or empty"))
+        self.assert_error(self.post("/associations:batchGet",
+                                    {"requests": [{"resourceId": rid, "lifecycle": "SOFT"}]}),
+                          400, 400)
+        self.assert_error(self.post("/associations:batchGet", {"requests": "x"}), 400, 400)
+        self.assertEqual(self.state(), before)
+
     def test_idempotent_create(self):
         """testIdempotentValidateAndCreateRetry: the same create again is no error and writes
         nothing (no "associations" in the answer)."""
