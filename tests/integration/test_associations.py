@@ -610,6 +610,18 @@ class Authorization(harness.RegistryTestCase):
         r = alice.get("/associations/resources/ns/t1")
         self.assertEqual([a["subject"] for a in self.assert_ok(r)], ["orders-key"])
         self.assert_error(alice.get("/associations/subjects/pay-value"), 403, 403)
+        # batchGet filters each result as the listings do.
+        r = alice.post("/associations:batchGet", {"requests": [{"resourceId": "id-1"}]})
+        self.assertEqual(r.status, 207, r)
+        self.assertEqual([a["subject"] for a in r.body["results"][0]["result"]["associations"]],
+                         ["orders-key"])
+        # PUT needs write on the subjects it names, as POST.
+        put_body = {"resourceName": "t1", "resourceNamespace": "ns",
+                    "associations": [{"subject": "pay-value", "associationType": "value"}]}
+        r = alice.put("/associations/resources/id-1", put_body)
+        self.assert_error(r, 403, 403)
+        self.assertEqual(r.body["message"],
+                         "Forbidden: principal 'alice' has no write permission on subject 'pay-value'")
         # carol may delete under orders-* only.
         r = carol.delete("/associations/resources/id-1")
         self.assert_error(r, 403, 403)
@@ -621,7 +633,8 @@ class Authorization(harness.RegistryTestCase):
         self.assertEqual(self.db.count("associations"), before + 1)
         # Refused attempts on the write routes have their audit rows (written after the
         # reply, by a worker: waited for).
-        want = [("association_create", "alice", "403"), ("association_delete", "carol", "403")]
+        want = [("association_create", "alice", "403"), ("association_update", "alice", "403"),
+                ("association_delete", "carol", "403")]
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             rows = self.db.sql("SELECT action, principal, status FROM audit_log"
