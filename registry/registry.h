@@ -569,6 +569,16 @@ reg_code_t registry_assoc_create(registry_t *reg, store_t *db, const char *conte
  * Jackson would refuse. */
 reg_code_t registry_assoc_batch_get(registry_t *reg, store_t *db, const json_t *body, json_t **out,
                                     reg_error_t *err);
+/* POST /associations:batchMutate: an AssociationBatchRequest body; *out the
+ * array of AssociationResult objects, one per request ({"result": the
+ * resource's associations after its ops, without schemas} or {"error": ...}),
+ * as mutateAssociations answers. schemas[i][j]: request i's op j's "schema"
+ * decoded (NULL: none); registered[i][j] (zeroed views, the caller clears
+ * them) the version it registered. 42212 for no requests, 400 for a body
+ * Jackson would refuse (nothing runs then). */
+reg_code_t registry_assoc_batch_mutate(registry_t *reg, store_t *db, const char *context, int dry_run,
+                                       const json_t *body, const reg_request_t *const *const *schemas,
+                                       reg_view_t *const *registered, json_t **out, reg_error_t *err);
 /* DELETE /associations/resources/{id}: 40410 when none matches; 40908 for a
  * frozen one without cascade; with cascade a STRONG one's subject is
  * deleted too (soft, then permanently). */

@@ -93,6 +93,7 @@ const http_route_t http_routes[] = {
      * every subject a change names. */
     ROUTE("/associations", NO, ON(&handle_assoc_create, WRITE, FILTERED), NO, NO),
     ROUTE("/associations:batchGet", NO, ON(&handle_assoc_batch_get, READ, FILTERED), NO, NO),
+    ROUTE("/associations:batchMutate", NO, ON(&handle_assoc_batch_mutate, WRITE, FILTERED), NO, NO),
     ROUTE("/associations/subjects/{subject}", ON(&handle_assoc_by_subject, READ, SUBJECT), NO, NO, NO),
     ROUTE("/associations/resources/{resourceId}", ON(&handle_assoc_by_resource_id, READ, FILTERED), NO,
           ON(&handle_assoc_update, WRITE, FILTERED), ON(&handle_assoc_delete, DELETE, FILTERED)),

@@ -444,6 +444,104 @@ class Associations(harness.RegistryTestCase):
         self.assert_error(self.post("/associations:batchGet", {"requests": "x"}), 400, 400)
         self.assertEqual(self.state(), before)
 
+    def mutate(self, requests, **params):
+        return self.post("/associations:batchMutate", {"requests": requests},
+                         params=params or None)
+
+    def test_batch_mutate(self):
+        """POST /associations:batchMutate (AssociationsResource.mutateAssociations,
+        AbstractSchemaRegistry.mutateAssociations): 207 with one result per request, each the
+        resource's associations after its ops, or its error with the code Confluent's catch
+        clauses give it. Requests are independent, and within one the ops run in order, each
+        run of CREATE (or UPSERT) ops and each DELETE committed on its own: a failing op leaves
+        the ones before it done, as in Confluent. A body Jackson refuses, or no requests,
+        refuses the whole call and changes nothing."""
+        s = self.sub("a")
+        missing = self.sub("missing")
+        self.register_ok(s, rec("r"))
+        name, name2, name3 = self.sub("t"), self.sub("t2"), self.sub("t3")
+        rid, rid2, rid3 = self.rid("1"), self.rid("2"), self.rid("3")
+        strong = f":.default:{name2}-value"
+
+        def req(nm, rid_, *ops):
+            return {"resourceName": nm, "resourceNamespace": "default", "resourceId": rid_,
+                    "associations": list(ops)}
+        weak_key = {"opType": "CREATE", "subject": s, "associationType": "key",
+                    "lifecycle": "WEAK"}
+        before = self.state()
+        # Refused whole: nothing runs, not even the valid first request.
+        self.assert_error(self.mutate([req(name, rid, weak_key),
+                                       req(name3, rid3, {"opType": "RENAME"})]), 400, 400)
+        self.assert_error(self.mutate([req(name, rid, dict(weak_key, frozen="no"))]), 400, 400)
+        self.assert_refused(self.mutate([]), 422, 42212,
+                            invalid("requests", "cannot be null or empty"))
+        # A dry run checks and writes nothing.
+        r = self.mutate([req(name, rid, weak_key)], dryRun="true")
+        self.assertEqual((r.status, r.body), (207, {"results": [{"result": {
+            "resourceName": name, "resourceNamespace": "default", "resourceId": rid,
+            "resourceType": "topic"}}]}))
+        self.assertEqual(self.state(), before)
+
+        first_row = int(self.db.sql("SELECT coalesce(max(id), 0) FROM audit_log")[0][0])
+        r = self.mutate([
+            req(name, rid, weak_key),
+            req(name2, rid2, {"opType": "CREATE", "schema": {"schema": rec("x")}}),
+            req(name3, rid3, {"opType": "UPSERT", "associationType": "value"}),
+            req(name3, rid3, {"opType": "CREATE", "subject": s, "associationType": "key",
+                              "lifecycle": "WEAK"},
+                {"opType": "DELETE", "associationType": "key"}),
+            req(name, rid, {"opType": "DELETE", "associationType": "key"},
+                {"opType": "CREATE", "subject": missing, "associationType": "value",
+                 "lifecycle": "WEAK"}),
+        ])
+        self.assertEqual(r.status, 207, r)
+        latest = self.assert_ok(self.get(f"/subjects/{quote(strong)}/versions/latest"))
+        self.maxDiff = None
+        self.assertEqual(r.body, {"results": [
+            {"result": {"resourceName": name, "resourceNamespace": "default", "resourceId": rid,
+                        "resourceType": "topic",
+                        "associations": [{"subject": s, "associationType": "key",
+                                          "lifecycle": "WEAK"}]}},
+            {"result": {"resourceName": name2, "resourceNamespace": "default",
+                        "resourceId": rid2, "resourceType": "topic",
+                        "associations": [{"subject": strong, "associationType": "value",
+                                          "lifecycle": "STRONG", "schema": latest}]}},
+            {"error": {"error_code": 42212, "message": invalid(
+                "subject", "must be provided for WEAK associations")}},
+            {"error": {"error_code": 42212, "message": invalid(
+                "associationType", "may only appear once per request, but 'key' appears more "
+                                   "than once")}},
+            {"error": {"error_code": 40907, "message":
+                       f"No active (non-deleted) version exists for subject '{missing}'"}},
+        ]})
+        # The last request's DELETE ran before its CREATE failed.
+        self.assertEqual(self.stripped(self.by_id(rid)), [])
+        self.assertEqual([a["subject"] for a in self.stripped(self.by_id(rid2))], [strong])
+        self.assertEqual(self.stripped(self.by_id(rid3)), [])
+        self.assertEqual(self.db.sql("SELECT action, subject FROM audit_log WHERE action LIKE"
+                                     " 'association%%' AND outcome = 'ok' AND id > %d ORDER BY id"
+                                     % first_row),
+                         [("association_create", s), ("association_create", strong),
+                          ("association_delete", s)])
+        # An UPSERT re-stating the STRONG one writes nothing; a frozen one cannot be
+        # deleted without cascadeLifecycle (40908), with it its subject goes too.
+        before = self.state()
+        r = self.mutate([req(name2, rid2, {"opType": "UPSERT", "lifecycle": "STRONG"}),
+                         req(name2, rid2, {"opType": "DELETE"})])
+        self.assertEqual(r.body, {"results": [
+            {"result": {"resourceName": name2, "resourceNamespace": "default",
+                        "resourceId": rid2, "resourceType": "topic",
+                        "associations": [{"subject": strong, "associationType": "value",
+                                          "lifecycle": "STRONG"}]}},
+            {"error": {"error_code": 40908, "message":
+                       f"The association of type  'value' is frozen for subject '{strong}'"}}]})
+        self.assertEqual(self.state(), before)
+        r = self.mutate([req(name2, rid2, {"opType": "DELETE", "cascadeLifecycle": True})])
+        self.assertEqual(r.body, {"results": [{"result": {
+            "resourceName": name2, "resourceNamespace": "default", "resourceId": rid2,
+            "resourceType": "topic"}}]})
+        self.assert_error(self.get(f"/subjects/{quote(strong)}/versions"), 404, 40401)
+
     def test_idempotent_create(self):
         """testIdempotentValidateAndCreateRetry: the same create again is no error and writes
         nothing (no "associations" in the answer)."""
@@ -633,12 +731,13 @@ class Authorization(harness.RegistryTestCase):
         self.assertEqual(self.db.count("associations"), before + 1)
         # Refused attempts on the write routes have their audit rows (written after the
         # reply, by a worker: waited for).
-        want = [("association_create", "alice", "403"), ("association_update", "alice", "403"),
-                ("association_delete", "carol", "403")]
+        want = [("association_create", "alice", "403"), ("association_delete", "carol", "403"),
+                ("association_update", "alice", "403")]
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
+            # Each written after its reply, by a worker: in any order.
             rows = self.db.sql("SELECT action, principal, status FROM audit_log"
-                               " WHERE outcome = 'refused' ORDER BY id")
+                               " WHERE outcome = 'refused' ORDER BY action")
             if rows == want:
                 break
             time.sleep(0.05)
