@@ -713,6 +713,18 @@ class Authorization(harness.RegistryTestCase):
         self.assertEqual(r.status, 207, r)
         self.assertEqual([a["subject"] for a in r.body["results"][0]["result"]["associations"]],
                          ["orders-key"])
+        # batchMutate needs write on what its ops name, before anything runs.
+        r = alice.post("/associations:batchMutate", {"requests": [
+            {"resourceName": "t9", "resourceNamespace": "ns", "resourceId": "id-9",
+             "associations": [{"opType": "CREATE", "subject": "orders-key",
+                               "associationType": "key", "lifecycle": "WEAK"}]},
+            {"resourceName": "t1", "resourceNamespace": "ns", "resourceId": "id-1",
+             "associations": [{"opType": "UPSERT", "subject": "pay-value",
+                               "associationType": "value"}]}]})
+        self.assert_error(r, 403, 403)
+        self.assertEqual(r.body["message"],
+                         "Forbidden: principal 'alice' has no write permission on subject 'pay-value'")
+        self.assertEqual(self.db.count("associations"), before + 2)
         # PUT needs write on the subjects it names, as POST.
         put_body = {"resourceName": "t1", "resourceNamespace": "ns",
                     "associations": [{"subject": "pay-value", "associationType": "value"}]}
