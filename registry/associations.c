@@ -8,9 +8,11 @@
  *
  * Contents
  *   1. Reading
- *   2. Validating a create request (AssociationCreateOrUpdateRequest.validate)
- *   3. Creating
+ *   2. Validating a create or update request (AssociationCreateOrUpdateRequest.validate)
+ *   3. Creating and updating (createOrUpdateAssociation)
  *   4. Deleting
+ *   5. Batch get (POST /associations:batchGet)
+ *   6. Batch mutate (POST /associations:batchMutate)
  *
  * The guards of subject and version deletes (an associated subject stays)
  * are delete.c's: this file calls its deletes for cascadeLifecycle.
@@ -20,6 +22,7 @@
  * the database holds under that lock, and writes its audit row in the same
  * transaction: a refused request changes nothing.
  */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +72,14 @@ static reg_code_t assoc_invalid(reg_error_t *err, const char *property, const ch
                     detail);
 }
 
+static reg_code_t assoc_invalid_once_(reg_error_t *err, const char *type)
+{
+    char *d = xasprintf("may only appear once per request, but '%s' appears more than once", type);
+    reg_code_t rc = assoc_invalid(err, "associationType", d);
+    free(d);
+    return rc;
+}
+
 /* A string field: 0 and *out (borrowed, NULL when absent or null), or -1 (400). */
 static int assoc_string(const json_t *o, const char *key, const char **out, reg_error_t *err)
 {
@@ -102,12 +113,23 @@ static reg_code_t assoc_check_name(const char *name, const char *property, reg_e
     return REG_OK;
 }
 
+/* What an entry asks: POST's entries create, PUT's upsert; a batchMutate
+ * entry says which by its "opType" (AssociationOp's subtypes). */
+typedef enum assoc_op { ASSOC_OP_CREATE, ASSOC_OP_UPSERT, ASSOC_OP_DELETE } assoc_op_t;
+
 /* One entry of "associations", after AssociationCreateOrUpdateInfo.validate. */
 typedef struct assoc_info {
+    assoc_op_t op;
+    int cascade;   /* a DELETE op's cascadeLifecycle */
     char *subject; /* normalized, qualified by the context, aliases replaced */
     const char *type;
     const char *lifecycle; /* "STRONG" / "WEAK" */
     int frozen;
+    /* An update resolves subject, lifecycle and frozen against the stored
+     * association under the lock, from what the request said: */
+    char *req_subject;         /* qualified, or NULL when absent */
+    const char *req_lifecycle; /* NULL when absent */
+    int req_has_frozen, req_frozen;
     int has_schema;
     const reg_request_t *schema; /* the entry's "schema" as the server decoded it (borrowed), or NULL */
     int skip;                    /* an equivalent association is stored already */
@@ -118,14 +140,18 @@ typedef struct assoc_create {
     assoc_info_t *infos;
     size_t n;
     int dry_run;
+    int is_create;                       /* POST; 0: PUT .../resources/{id} */
+    int batch;                           /* a batchMutate request: each entry its opType */
     const char *context;                 /* the ?context= parameter, NULL = the default */
     const reg_request_t *const *schemas; /* per entry of "associations", NULL = none */
 } assoc_create_t;
 
 static void assoc_create_clear(assoc_create_t *a)
 {
-    for (size_t i = 0; i < a->n; i++)
+    for (size_t i = 0; i < a->n; i++) {
         free(a->infos[i].subject);
+        free(a->infos[i].req_subject);
+    }
     free(a->infos);
 }
 
@@ -167,22 +193,32 @@ static char *assoc_qualify(registry_t *reg, const char *context, const char *sub
     return n;
 }
 
-static reg_code_t assoc_decode(registry_t *reg, const json_t *body, assoc_create_t *a, reg_error_t *err)
+static assoc_op_t assoc_op_of(const json_t *entry)
 {
+    const char *t = json_string_value(json_object_get(entry, "opType"));
+    return t && strcmp(t, "DELETE") == 0   ? ASSOC_OP_DELETE
+           : t && strcmp(t, "UPSERT") == 0 ? ASSOC_OP_UPSERT
+                                           : ASSOC_OP_CREATE;
+}
+
+/* Jackson refuses a body of the wrong shape (400) before validate() runs;
+ * a batchMutate op needs an "opType" it knows (@JsonTypeInfo). */
+static reg_code_t assoc_shape(const json_t *body, int batch, reg_error_t *err)
+{
+    const char *ignored;
     if (!json_is_object(body))
         return reg_fail(err, REG_BAD_REQUEST, "The request body must be a JSON object");
-    if (assoc_string(body, "resourceName", &a->name, err) ||
-        assoc_string(body, "resourceNamespace", &a->ns, err) ||
-        assoc_string(body, "resourceId", &a->id, err) || assoc_string(body, "resourceType", &a->rtype, err))
+    if (assoc_string(body, "resourceName", &ignored, err) ||
+        assoc_string(body, "resourceNamespace", &ignored, err) ||
+        assoc_string(body, "resourceId", &ignored, err) || assoc_string(body, "resourceType", &ignored, err))
         return err->code;
     const json_t *list = json_object_get(body, "associations");
     if (list && !json_is_null(list) && !json_is_array(list))
         return reg_fail(err, REG_BAD_REQUEST, "Unrecognized field value: 'associations' must be an array");
-    /* Jackson refuses a body of the wrong shape (400) before validate() runs. */
     for (size_t i = 0; i < json_array_size(list); i++) {
         const json_t *o = json_array_get(list, i);
-        const char *ignored;
         const json_t *fz = json_object_get(o, "frozen");
+        const json_t *cascade = json_object_get(o, "cascadeLifecycle");
         if (!json_is_object(o))
             return reg_fail(err, REG_BAD_REQUEST, "Each of 'associations' must be a JSON object");
         if (assoc_string(o, "subject", &ignored, err) || assoc_string(o, "associationType", &ignored, err) ||
@@ -190,8 +226,48 @@ static reg_code_t assoc_decode(registry_t *reg, const json_t *body, assoc_create
             return err->code;
         if (fz && !json_is_null(fz) && !json_is_boolean(fz))
             return reg_fail(err, REG_BAD_REQUEST, "Unrecognized field value: 'frozen' must be a boolean");
+        if (!batch)
+            continue;
+        const char *t = json_string_value(json_object_get(o, "opType"));
+        if (!t || (strcmp(t, "CREATE") != 0 && strcmp(t, "UPSERT") != 0 && strcmp(t, "DELETE") != 0))
+            return reg_fail(err, REG_BAD_REQUEST,
+                            "Could not resolve type id '%s' as a subtype of `AssociationOp`: known type ids "
+                            "= [CREATE, DELETE, UPSERT]",
+                            t ? t : "");
+        if (cascade && !json_is_null(cascade) && !json_is_boolean(cascade))
+            return reg_fail(err, REG_BAD_REQUEST,
+                            "Unrecognized field value: 'cascadeLifecycle' must be a boolean");
     }
-    reg_code_t rc;
+    return REG_OK;
+}
+
+/* AssociationOpRequest.validate: an association type once per request. */
+static reg_code_t assoc_once(const assoc_create_t *a, size_t i, reg_error_t *err)
+{
+    for (size_t j = 0; a->batch && j < i; j++)
+        if (strcmp(a->infos[i].type, a->infos[j].type) == 0)
+            return assoc_invalid_once_(err, a->infos[i].type);
+    return REG_OK;
+}
+
+static reg_code_t assoc_decode(registry_t *reg, const json_t *body, const char *path_id, assoc_create_t *a,
+                               reg_error_t *err)
+{
+    reg_code_t rc = assoc_shape(body, a->batch, err);
+    if (rc != REG_OK)
+        return rc;
+    if (assoc_string(body, "resourceName", &a->name, err) ||
+        assoc_string(body, "resourceNamespace", &a->ns, err) ||
+        assoc_string(body, "resourceId", &a->id, err) || assoc_string(body, "resourceType", &a->rtype, err))
+        return err->code;
+    const json_t *list = json_object_get(body, "associations");
+    /* createOrUpdateAssociation (the resource): the path's id, before validate. */
+    if (path_id && !a->id)
+        a->id = path_id;
+    else if (path_id && strcmp(a->id, path_id) != 0)
+        return assoc_invalid(err, "resourceId",
+                             "Resource ID in the path parameter does not match the resource ID in the "
+                             "request body");
     if ((rc = assoc_check_name(a->name, "resourceName", err)) != REG_OK ||
         (rc = assoc_check_name(a->ns, "resourceNamespace", err)) != REG_OK)
         return rc;
@@ -217,12 +293,40 @@ static reg_code_t assoc_decode(registry_t *reg, const json_t *body, assoc_create
         int frozen = has_frozen && json_is_true(fz);
         info->schema = a->schemas ? a->schemas[i] : NULL;
         info->has_schema = info->schema != NULL;
+        info->op = a->batch ? assoc_op_of(o) : a->is_create ? ASSOC_OP_CREATE : ASSOC_OP_UPSERT;
+        if (info->op == ASSOC_OP_DELETE) { /* AssociationDeleteOp.validate */
+            if (type && *type && strcmp(type, "key") != 0 && strcmp(type, "value") != 0)
+                return assoc_invalid(err, "associationType", "must be either 'key' or 'value'");
+            info->type = type && *type ? type : "value";
+            info->cascade = json_is_true(json_object_get(o, "cascadeLifecycle"));
+            if ((rc = assoc_once(a, i, err)) != REG_OK)
+                return rc;
+            continue;
+        }
         if (subject) {
             int bad = !*subject;
             for (const unsigned char *p = (const unsigned char *)subject; *p; p++)
                 bad |= *p < 0x20 || *p == 0x7f;
             if (bad)
                 return assoc_invalid(err, "subject", "must not be empty");
+        }
+        if (info->op == ASSOC_OP_UPSERT) {
+            /* validate(false): no defaults but the type; the rest waits for
+             * the stored association (assoc_update_resolve). */
+            if (type && *type && strcmp(type, "key") != 0 && strcmp(type, "value") != 0)
+                return assoc_invalid(err, "associationType", "must be either 'key' or 'value'");
+            info->type = type && *type ? type : "value";
+            if (lifecycle && strcmp(lifecycle, "WEAK") == 0 && info->has_schema)
+                return assoc_invalid(err, "lifecycle", "cannot be WEAK when schema is provided");
+            if (lifecycle && strcmp(lifecycle, "WEAK") == 0 && frozen)
+                return assoc_invalid(err, "frozen", "association with lifecycle of WEAK cannot be frozen");
+            info->req_lifecycle = lifecycle;
+            info->req_has_frozen = has_frozen;
+            info->req_frozen = frozen;
+            info->req_subject = subject ? assoc_qualify(reg, a->context, subject) : NULL;
+            if ((rc = assoc_once(a, i, err)) != REG_OK)
+                return rc;
+            continue;
         }
         /* applyDefaults(true) */
         if (info->has_schema) {
@@ -248,6 +352,8 @@ static reg_code_t assoc_decode(registry_t *reg, const json_t *body, assoc_create
         info->type = type && *type ? type : "value";
         if (!strong && !subject)
             return assoc_invalid(err, "subject", "must be provided for WEAK associations");
+        if ((rc = assoc_once(a, i, err)) != REG_OK)
+            return rc;
         char *dflt = assoc_default_subject(a, info->type);
         if (!subject)
             subject = dflt;
@@ -315,20 +421,126 @@ static reg_code_t assoc_frozen_new_check(registry_t *reg, store_t *db, const ass
                               "subject");
 }
 
-/* createOrUpdateAssociation(isCreate = true), from "may only appear once" on. */
+static int assoc_frozen_of(const json_t *stored)
+{
+    const json_t *fz = json_object_get(stored, "frozen");
+    return fz ? json_is_true(fz) : strcmp(jstr(stored, "lifecycle"), "STRONG") == 0;
+}
+
+static reg_code_t assoc_frozen_error(reg_error_t *err, const char *type, const char *subject)
+{
+    return reg_fail(err, REG_ASSOCIATION_FROZEN, "The association of type  '%s' is frozen for subject '%s'",
+                    type, subject);
+}
+
+/* assoc_invalid with a formatted detail. */
+static reg_code_t assoc_invalidf(reg_error_t *err, const char *property, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static reg_code_t assoc_invalidf(reg_error_t *err, const char *property, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *d = xvasprintf(fmt, ap);
+    va_end(ap);
+    reg_code_t rc = assoc_invalid(err, property, d);
+    free(d);
+    return rc;
+}
+
+/* createOrUpdateAssociation(isCreate = false) for one entry against the
+ * stored association of its type (old, or NULL): settles subject,
+ * lifecycle and frozen in info, or refuses as Confluent does, in its order.
+ * Starts from the request's values every time (it runs twice when schemas
+ * are registered). */
+static reg_code_t assoc_update_resolve(registry_t *reg, const assoc_create_t *a, assoc_info_t *info,
+                                       const json_t *old, reg_error_t *err)
+{
+    const char *lifecycle = info->req_lifecycle;
+    int has_frozen = info->req_has_frozen, frozen = info->req_frozen;
+    free(info->subject);
+    info->subject = info->req_subject ? xstrdup(info->req_subject) : NULL;
+    if (!old) { /* applyDefaults(false) */
+        if (info->has_schema)
+            return assoc_invalid(err, "schema",
+                                 "cannot be provided when adding an association to an existing topic; an "
+                                 "association with a schema must be created with the topic");
+        if (!lifecycle)
+            lifecycle = "WEAK";
+        int want = strcmp(lifecycle, "STRONG") == 0;
+        if (has_frozen && frozen != want)
+            return assoc_invalidf(err, "frozen", "association with lifecycle of %s cannot be frozen=%s",
+                                  lifecycle, frozen ? "true" : "false");
+        has_frozen = 1;
+        frozen = want;
+    }
+    char *dflt = assoc_default_subject(a, info->type);
+    char *qdflt = assoc_qualify(reg, a->context, dflt);
+    const char *eff = lifecycle ? lifecycle : old ? jstr(old, "lifecycle") : NULL;
+    int strong = eff && strcmp(eff, "STRONG") == 0;
+    int old_frozen = old ? assoc_frozen_of(old) : 0;
+    int is_frozen = old ? old_frozen : has_frozen && frozen;
+    int requested = has_frozen ? frozen : is_frozen;
+    reg_code_t rc = REG_OK;
+    if (!info->subject) {
+        if (old)
+            info->subject = xstrdup(jstr(old, "subject"));
+        else if (strong)
+            info->subject = xstrdup(qdflt);
+        else
+            rc = assoc_invalid(err, "subject", "must be provided for WEAK associations");
+    }
+    if (rc != REG_OK)
+        ;
+    else if (!strong && info->has_schema)
+        rc = assoc_invalid(err, "lifecycle", "cannot be WEAK when schema is provided");
+    else if (!strong && strcmp(info->subject, qdflt) == 0)
+        rc = assoc_invalidf(err, "subject", "WEAK associations cannot use subject '%s'", dflt);
+    else if (requested != strong)
+        rc = assoc_invalidf(err, "frozen", "association with lifecycle of %s cannot be frozen=%s", eff,
+                            requested ? "true" : "false");
+    else if (is_frozen && strcmp(info->subject, qdflt) != 0)
+        rc = assoc_invalidf(err, "subject", "frozen associations must use subject '%s'", dflt);
+    else if (!old) {
+        /* A STRONG association is created with its topic (POST), never by an
+         * upsert; IMPORT replicates ones established on the source. */
+        if (strong && registry_effective_mode(reg, info->subject) != MODE_IMPORT)
+            rc = assoc_invalid(err, "lifecycle",
+                               "cannot be STRONG when creating an association; STRONG associations must be "
+                               "created with the topic");
+    } else if (strcmp(jstr(old, "subject"), info->subject) == 0 &&
+               (!lifecycle || strcmp(lifecycle, jstr(old, "lifecycle")) == 0) &&
+               (!has_frozen || frozen == old_frozen)) {
+        info->skip = 1; /* Association.isEquivalent */
+    } else if (!lifecycle && !info->has_schema)
+        rc = assoc_invalid(err, "lifecycle", "at least lifecycle or schema must be provided for update");
+    else if (strcmp(jstr(old, "subject"), info->subject) != 0)
+        rc = assoc_invalidf(err, "subject", "subject of association cannot be changed from '%s' to '%s'",
+                            jstr(old, "subject"), info->subject);
+    else if (strcmp(jstr(old, "lifecycle"), "STRONG") == 0 && lifecycle && strcmp(lifecycle, "WEAK") == 0 &&
+             strcmp(jstr(old, "subject"), qdflt) == 0)
+        rc = assoc_invalidf(err, "lifecycle",
+                            "cannot change to WEAK when subject matches default format '%s'", dflt);
+    else if (has_frozen && frozen != old_frozen)
+        rc = assoc_invalid(err, "frozen", "frozen attribute of association cannot be changed");
+    else if (old_frozen)
+        rc = assoc_frozen_error(err, info->type, jstr(old, "subject"));
+    free(dflt);
+    free(qdflt);
+    info->lifecycle = eff;
+    info->frozen = requested;
+    return rc;
+}
+
+/* createOrUpdateAssociation, from "may only appear once" on. */
 static reg_code_t assoc_create_checks(registry_t *reg, store_t *db, assoc_create_t *a, reg_error_t *err)
 {
     for (size_t i = 0; i < a->n; i++) {
-        if (reg_mode_is_readonly(registry_effective_mode(reg, a->infos[i].subject)))
-            return reg_mode_readonly_error(err, a->infos[i].subject);
+        const char *named = a->is_create ? a->infos[i].subject : a->infos[i].req_subject;
+        if (named && reg_mode_is_readonly(registry_effective_mode(reg, named)))
+            return reg_mode_readonly_error(err, named);
         for (size_t j = 0; j < i; j++)
-            if (strcmp(a->infos[i].type, a->infos[j].type) == 0) {
-                char *d = xasprintf("may only appear once per request, but '%s' appears more than once",
-                                    a->infos[i].type);
-                reg_code_t rc = assoc_invalid(err, "associationType", d);
-                free(d);
-                return rc;
-            }
+            if (strcmp(a->infos[i].type, a->infos[j].type) == 0)
+                return assoc_invalid_once_(err, a->infos[i].type);
     }
     json_t *stored = json_array();
     reg_code_t rc = REG_OK;
@@ -341,14 +553,17 @@ static reg_code_t assoc_create_checks(registry_t *reg, store_t *db, assoc_create
     for (size_t i = 0; rc == REG_OK && i < a->n; i++) {
         assoc_info_t *info = &a->infos[i];
         const json_t *old = assoc_of_type(stored, info->type);
+        if (!a->is_create) {
+            rc = assoc_update_resolve(reg, a, info, old, err);
+            continue;
+        }
         if (!old) {
             if (info->frozen && registry_effective_mode(reg, info->subject) != MODE_IMPORT)
                 rc = assoc_frozen_new_check(reg, db, info, err);
             continue;
         }
         /* Association.isEquivalent: the same subject, type, lifecycle and frozen. */
-        const json_t *ofz = json_object_get(old, "frozen");
-        int old_frozen = ofz ? json_is_true(ofz) : strcmp(jstr(old, "lifecycle"), "STRONG") == 0;
+        int old_frozen = assoc_frozen_of(old);
         if (strcmp(jstr(old, "subject"), info->subject) == 0 &&
             strcmp(jstr(old, "lifecycle"), info->lifecycle) == 0 && old_frozen == info->frozen &&
             (!info->has_schema || assoc_schema_under(reg, db, info))) {
@@ -487,7 +702,9 @@ static reg_code_t assoc_create_tx(registry_t *reg, store_t *db, assoc_create_t *
                                     a->name, "resourceNamespace", a->ns, "resourceType", a->rtype,
                                     "associationType", info->type, "lifecycle", info->lifecycle);
         if (rc == REG_OK)
-            rc = reg_audit_change(db, REG_AUDIT_ASSOCIATION_CREATE, info->subject, 0, 0, -1, details, err);
+            rc = reg_audit_change(db,
+                                  a->is_create ? REG_AUDIT_ASSOCIATION_CREATE : REG_AUDIT_ASSOCIATION_UPDATE,
+                                  info->subject, 0, 0, -1, details, err);
         json_decref(details);
     }
     if (rc == REG_OK && write)
@@ -497,58 +714,75 @@ static reg_code_t assoc_create_tx(registry_t *reg, store_t *db, assoc_create_t *
     return rc;
 }
 
-reg_code_t registry_assoc_create(registry_t *reg, store_t *db, const char *context, int dry_run,
-                                 const json_t *body, const reg_request_t *const *schemas, json_t **out,
-                                 reg_view_t *registered, reg_error_t *err)
+static reg_code_t assoc_apply(registry_t *reg, store_t *db, assoc_create_t *a, reg_view_t *registered,
+                              reg_error_t *err);
+
+reg_code_t registry_assoc_create(registry_t *reg, store_t *db, const char *context, const char *path_id,
+                                 int dry_run, const json_t *body, const reg_request_t *const *schemas,
+                                 json_t **out, reg_view_t *registered, reg_error_t *err)
 {
     *out = NULL;
-    assoc_create_t a = {.dry_run = dry_run, .context = context, .schemas = schemas};
-    reg_code_t rc = assoc_decode(reg, body, &a, err);
-    int any_schema = 0;
-    for (size_t i = 0; i < a.n; i++)
-        any_schema |= a.infos[i].has_schema;
-    /* With schemas: everything is checked first, then the schemas are
-     * registered (each its own write, as Confluent's register), then the
-     * checks run again with the rows written. Without, one transaction. */
-    if (rc == REG_OK && (dry_run || any_schema))
-        rc = assoc_create_tx(reg, db, &a, 0, err);
-    /* A dry run still parses and checks each schema (isCompatible), as a
-     * registration would: 42201 for an invalid one, 40901 for an incompatible one. */
-    for (size_t i = 0; rc == REG_OK && dry_run && i < a.n; i++) {
-        if (!a.infos[i].has_schema)
-            continue;
-        int compatible = 1;
-        strlist_t messages = {0};
-        rc = registry_check(reg, db, a.infos[i].subject, NULL, a.infos[i].schema, 0, &compatible, &messages,
-                            err);
-        if (rc == REG_OK && !compatible)
-            rc = reg_fail(err, REG_INCOMPATIBLE,
-                          "Schema being registered is incompatible with an earlier schema for "
-                          "subject \"%s\"",
-                          a.infos[i].subject);
-        strlist_clear(&messages);
-    }
-    for (size_t i = 0; rc == REG_OK && !dry_run && i < a.n; i++)
-        if (a.infos[i].has_schema) {
-            reg_request_t req = *a.infos[i].schema;
-            rc = registry_register(reg, db, a.infos[i].subject, &req, &registered[i], err);
-        }
-    if (rc == REG_OK && !dry_run) {
-        for (size_t i = 0; i < a.n; i++)
-            a.infos[i].skip = 0;
-        rc = assoc_create_tx(reg, db, &a, 1, err);
-    }
+    assoc_create_t a = {.dry_run = dry_run, .is_create = !path_id, .context = context, .schemas = schemas};
+    reg_code_t rc = assoc_decode(reg, body, path_id, &a, err);
+    if (rc == REG_OK)
+        rc = assoc_apply(reg, db, &a, registered, err);
     if (rc == REG_OK)
         *out = assoc_response(&a, !dry_run);
     assoc_create_clear(&a);
     return rc;
 }
 
+/* createOrUpdateAssociation after validate, for a's entries (all of one
+ * op): the checks, the schemas, the rows. */
+static reg_code_t assoc_apply(registry_t *reg, store_t *db, assoc_create_t *a, reg_view_t *registered,
+                              reg_error_t *err)
+{
+    reg_code_t rc = REG_OK;
+    int dry_run = a->dry_run;
+    int any_schema = 0;
+    for (size_t i = 0; i < a->n; i++)
+        any_schema |= a->infos[i].has_schema;
+    /* With schemas: everything is checked first, then the schemas are
+     * registered (each its own write, as Confluent's register), then the
+     * checks run again with the rows written. Without, one transaction. */
+    if (rc == REG_OK && (dry_run || any_schema))
+        rc = assoc_create_tx(reg, db, a, 0, err);
+    /* A dry run still parses and checks each schema (isCompatible), as a
+     * registration would: 42201 for an invalid one, 40901 for an incompatible one. */
+    for (size_t i = 0; rc == REG_OK && dry_run && i < a->n; i++) {
+        if (!a->infos[i].has_schema)
+            continue;
+        int compatible = 1;
+        strlist_t messages = {0};
+        rc = registry_check(reg, db, a->infos[i].subject, NULL, a->infos[i].schema, 0, &compatible, &messages,
+                            err);
+        if (rc == REG_OK && !compatible)
+            rc = reg_fail(err, REG_INCOMPATIBLE,
+                          "Schema being registered is incompatible with an earlier schema for "
+                          "subject \"%s\"",
+                          a->infos[i].subject);
+        strlist_clear(&messages);
+    }
+    for (size_t i = 0; rc == REG_OK && !dry_run && i < a->n; i++)
+        if (a->infos[i].has_schema) {
+            reg_request_t req = *a->infos[i].schema;
+            rc = registry_register(reg, db, a->infos[i].subject, &req, &registered[i], err);
+        }
+    if (rc == REG_OK && !dry_run) {
+        for (size_t i = 0; i < a->n; i++)
+            a->infos[i].skip = 0;
+        rc = assoc_create_tx(reg, db, a, 1, err);
+    }
+    return rc;
+}
+
 /* ---- 4. Deleting ---------------------------------------------------------------- */
 
-reg_code_t registry_assoc_delete(registry_t *reg, store_t *db, const char *resource_id,
-                                 const char *resource_type, const strlist_t *types, int cascade, int dry_run,
-                                 reg_error_t *err)
+/* missing_ok: none matching is no error (AbstractSchemaRegistry.deleteAssociations;
+ * the 40410 is AssociationsResource's). */
+static reg_code_t assoc_delete_(registry_t *reg, store_t *db, const char *resource_id,
+                                const char *resource_type, const strlist_t *types, int cascade, int dry_run,
+                                int missing_ok, reg_error_t *err)
 {
     reg_code_t rc = reg_store(err, db, store_begin(db));
     if (rc != REG_OK)
@@ -559,7 +793,7 @@ reg_code_t registry_assoc_delete(registry_t *reg, store_t *db, const char *resou
         .resource_id = resource_id, .resource_type = assoc_type_or_topic(resource_type), .types = types};
     if (rc == REG_OK)
         rc = reg_store(err, db, store_assoc_list(db, &q, &old));
-    if (rc == REG_OK && json_array_size(old) == 0)
+    if (rc == REG_OK && json_array_size(old) == 0 && !missing_ok)
         rc = reg_fail(err, REG_ASSOCIATION_NOT_FOUND, "Association for '%s' not found.", resource_id);
     size_t i;
     const json_t *v;
@@ -573,9 +807,7 @@ reg_code_t registry_assoc_delete(registry_t *reg, store_t *db, const char *resou
         if (reg_mode_is_readonly(registry_effective_mode(reg, subject)))
             rc = reg_mode_readonly_error(err, subject);
         else if (!cascade && frozen)
-            rc = reg_fail(err, REG_ASSOCIATION_FROZEN,
-                          "The association of type  '%s' is frozen for subject '%s'",
-                          jstr(v, "associationType"), subject);
+            rc = assoc_frozen_error(err, jstr(v, "associationType"), subject);
     }
     json_array_foreach(old, i, v)
     {
@@ -616,4 +848,287 @@ reg_code_t registry_assoc_delete(registry_t *reg, store_t *db, const char *resou
     }
     json_decref(old);
     return rc;
+}
+
+reg_code_t registry_assoc_delete(registry_t *reg, store_t *db, const char *resource_id,
+                                 const char *resource_type, const strlist_t *types, int cascade, int dry_run,
+                                 reg_error_t *err)
+{
+    return assoc_delete_(reg, db, resource_id, resource_type, types, cascade, dry_run, 0, err);
+}
+
+/* ---- 5. Batch get ---------------------------------------------------------------- */
+
+/* One entry of "requests" read as Jackson reads an AssociationGetRequest:
+ * 0, or -1 with a 400 in err (a shape Jackson refuses fails the whole call). */
+static int assoc_get_shape(const json_t *q, strlist_t *types, reg_error_t *err)
+{
+    const char *ignored;
+    if (!json_is_object(q)) {
+        reg_fail(err, REG_BAD_REQUEST, "Each of 'requests' must be a JSON object");
+        return -1;
+    }
+    if (assoc_string(q, "resourceName", &ignored, err) ||
+        assoc_string(q, "resourceNamespace", &ignored, err) || assoc_string(q, "resourceId", &ignored, err) ||
+        assoc_string(q, "resourceType", &ignored, err) || assoc_lifecycle_parse(q, &ignored, err) != REG_OK)
+        return -1;
+    const json_t *list = json_object_get(q, "associationTypes");
+    if (list && !json_is_null(list) && !json_is_array(list)) {
+        reg_fail(err, REG_BAD_REQUEST, "Unrecognized field value: 'associationTypes' must be an array");
+        return -1;
+    }
+    size_t i;
+    const json_t *v;
+    json_array_foreach(list, i, v)
+    {
+        if (!json_is_string(v)) {
+            reg_fail(err, REG_BAD_REQUEST, "Unrecognized field value: 'associationTypes' must hold strings");
+            return -1;
+        }
+        strlist_push(types, json_string_value(v));
+    }
+    return 0;
+}
+
+static int assoc_same(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* Association.toAssociationResponse: the resource and its associations
+ * (AssociationInfo: frozen only when not the lifecycle's), or NULL and *why
+ * when they are not all of that one resource. */
+static json_t *assoc_resource_response(const char *name, const char *ns, const char *id, const char *rtype,
+                                       const json_t *found, char **why)
+{
+    json_t *r = json_object();
+    if (name)
+        json_object_set_new(r, "resourceName", json_string(name));
+    if (ns)
+        json_object_set_new(r, "resourceNamespace", json_string(ns));
+    if (id && *id)
+        json_object_set_new(r, "resourceId", json_string(id));
+    json_object_set_new(r, "resourceType", json_string(rtype));
+    json_t *infos = json_array();
+    size_t i;
+    const json_t *v;
+    json_array_foreach(found, i, v)
+    {
+        if (!assoc_same(jstr(v, "resourceName"), name) || !assoc_same(jstr(v, "resourceNamespace"), ns) ||
+            !assoc_same(jstr(v, "resourceId"), id) || !assoc_same(jstr(v, "resourceType"), rtype)) {
+            *why = xstrdup("All associations must have the same resourceName, resourceNamespace, "
+                           "resourceId, and resourceType.");
+            json_decref(infos);
+            json_decref(r);
+            return NULL;
+        }
+        json_t *info = json_pack("{s:s, s:s, s:s}", "subject", jstr(v, "subject"), "associationType",
+                                 jstr(v, "associationType"), "lifecycle", jstr(v, "lifecycle"));
+        const json_t *fz = json_object_get(v, "frozen");
+        if (fz)
+            json_object_set(info, "frozen", (json_t *)fz);
+        json_array_append_new(infos, info);
+    }
+    /* @JsonInclude(NON_EMPTY) */
+    if (json_array_size(infos))
+        json_object_set_new(r, "associations", infos);
+    else
+        json_decref(infos);
+    return r;
+}
+
+/* One query (AbstractSchemaRegistry.batchGetAssociations's loop body): the
+ * AssociationResponse, or NULL and *why (what getMessage() would say). */
+static json_t *assoc_get_one(store_t *db, const json_t *q, const strlist_t *types, char **why,
+                             reg_error_t *err, reg_code_t *rc)
+{
+    const char *name = jstr(q, "resourceName"), *ns = jstr(q, "resourceNamespace");
+    const char *id = jstr(q, "resourceId"), *lifecycle = jstr(q, "lifecycle");
+    const char *rtype = assoc_type_or_topic(jstr(q, "resourceType"));
+    /* AssociationGetRequest.validate */
+    if (!(id && *id) && !(name && *name)) {
+        *why = xstrdup("property: resourceId; detail: either resourceId or resourceName must be specified");
+        return NULL;
+    }
+    if (name && *name && !(ns && *ns)) {
+        *why = xstrdup("property: resourceNamespace; detail: resourceNamespace is required when "
+                       "resourceName is specified");
+        return NULL;
+    }
+    store_assoc_query_t sq = {.resource_type = rtype, .types = types, .lifecycle = lifecycle};
+    if (id && *id)
+        sq.resource_id = id;
+    else {
+        sq.resource_name = name;
+        sq.resource_namespace = ns;
+    }
+    json_t *found = NULL;
+    if ((*rc = reg_store(err, db, store_assoc_list(db, &sq, &found))) != REG_OK)
+        return NULL;
+    const json_t *first = json_array_get(found, 0);
+    if (first) {
+        name = name ? name : jstr(first, "resourceName");
+        ns = ns ? ns : jstr(first, "resourceNamespace");
+        id = id ? id : jstr(first, "resourceId");
+    }
+    json_t *r = assoc_resource_response(name, ns, id, rtype, found, why);
+    json_decref(found);
+    return r;
+}
+
+reg_code_t registry_assoc_batch_get(registry_t *reg, store_t *db, const json_t *body, json_t **out,
+                                    reg_error_t *err)
+{
+    (void)reg;
+    *out = NULL;
+    if (!json_is_object(body))
+        return reg_fail(err, REG_BAD_REQUEST, "The request body must be a JSON object");
+    const json_t *list = json_object_get(body, "requests");
+    if (list && !json_is_null(list) && !json_is_array(list))
+        return reg_fail(err, REG_BAD_REQUEST, "Unrecognized field value: 'requests' must be an array");
+    size_t n = json_array_size(list);
+    strlist_t *types = xcalloc(n + 1, sizeof *types);
+    reg_code_t rc = REG_OK;
+    for (size_t i = 0; rc == REG_OK && i < n; i++)
+        if (assoc_get_shape(json_array_get(list, i), &types[i], err) != 0)
+            rc = err->code;
+    if (rc == REG_OK && n == 0)
+        rc = assoc_invalid(err, "requests", "cannot be null or empty");
+    json_t *results = json_array();
+    for (size_t i = 0; rc == REG_OK && i < n; i++) {
+        char *why = NULL;
+        json_t *r = assoc_get_one(db, json_array_get(list, i), &types[i], &why, err, &rc);
+        if (r)
+            json_array_append_new(results, json_pack("{s:o}", "result", r));
+        else if (why) {
+            /* Caught per entry as RestServerErrorException.DEFAULT_ERROR_CODE (500). */
+            json_array_append_new(results, json_pack("{s:{s:i, s:s+}}", "error", "error_code", 500, "message",
+                                                     "Error while getting associations: ", why));
+        }
+        free(why);
+    }
+    for (size_t i = 0; i < n; i++)
+        strlist_clear(&types[i]);
+    free(types);
+    if (rc != REG_OK) {
+        json_decref(results);
+        return rc;
+    }
+    *out = results;
+    return REG_OK;
+}
+
+/* ---- 6. Batch mutate -------------------------------------------------------------- */
+
+/* One request's failure as its result's "error" (mutateAssociations's
+ * catch clauses): the association codes as they are, an invalid schema as
+ * 42212, anything else 500 "Error while creating association: ...". */
+static json_t *assoc_batch_error(const reg_error_t *e)
+{
+    switch (e->code) {
+    case REG_INVALID_ASSOCIATION:
+    case REG_ASSOCIATION_FOR_RESOURCE_EXISTS:
+    case REG_ASSOCIATION_FOR_SUBJECT_EXISTS:
+    case REG_ASSOCIATION_FROZEN:
+    case REG_NO_ACTIVE_SUBJECT_VERSION:
+    case REG_STRONG_ASSOCIATION_FOR_SUBJECT_EXISTS:
+    case REG_REFERENCE_EXISTS:
+    case REG_SCHEMA_TOO_LARGE:
+    case REG_INCOMPATIBLE: return json_pack("{s:i, s:s}", "error_code", (int)e->code, "message", e->message);
+    case REG_INVALID_SCHEMA:
+        return json_pack("{s:i, s:s}", "error_code", (int)REG_INVALID_ASSOCIATION, "message", e->message);
+    default:
+        return json_pack("{s:i, s:s+}", "error_code", 500, "message",
+                         "Error while creating association: ", e->message);
+    }
+}
+
+/* One AssociationOpRequest: validated whole, then its ops in order, a run
+ * of adjacent CREATE (or UPSERT) ops as one createOrUpdateAssociation, a
+ * DELETE as deleteAssociations of its type. Each run and delete commits on
+ * its own, as in Confluent: a failing op leaves the ones before it done. */
+static reg_code_t assoc_mutate_one(registry_t *reg, store_t *db, const char *context, int dry_run,
+                                   const json_t *req, const reg_request_t *const *schemas,
+                                   reg_view_t *registered, json_t **out, reg_error_t *err)
+{
+    *out = NULL;
+    assoc_create_t a = {
+        .dry_run = dry_run, .is_create = 1, .batch = 1, .context = context, .schemas = schemas};
+    reg_code_t rc = assoc_decode(reg, req, NULL, &a, err);
+    for (size_t i = 0; rc == REG_OK && i < a.n;) {
+        if (a.infos[i].op == ASSOC_OP_DELETE && !a.id) {
+            i++; /* a dry run without a resource id: nothing to delete */
+            continue;
+        }
+        if (a.infos[i].op == ASSOC_OP_DELETE) {
+            strlist_t types = {0};
+            strlist_push(&types, a.infos[i].type);
+            rc = assoc_delete_(reg, db, a.id, a.rtype, &types, a.infos[i].cascade, dry_run, 1, err);
+            strlist_clear(&types);
+            i++;
+            continue;
+        }
+        size_t end = i + 1;
+        while (end < a.n && a.infos[end].op == a.infos[i].op)
+            end++;
+        assoc_create_t run = a; /* borrows a's entries */
+        run.infos = a.infos + i;
+        run.n = end - i;
+        run.is_create = a.infos[i].op == ASSOC_OP_CREATE;
+        rc = assoc_apply(reg, db, &run, registered + i, err);
+        i = end;
+    }
+    json_t *found = NULL;
+    if (rc == REG_OK && !dry_run) {
+        store_assoc_query_t q = {.resource_id = a.id, .resource_type = a.rtype};
+        rc = reg_store(err, db, store_assoc_list(db, &q, &found));
+    }
+    if (rc == REG_OK) {
+        char *why = NULL;
+        json_t *none = json_array();
+        *out = assoc_resource_response(a.name, a.ns, a.id, a.rtype, found ? found : none, &why);
+        json_decref(none);
+        if (why)
+            rc = reg_fail(err, REG_INTERNAL, "%s", why);
+        free(why);
+    }
+    json_decref(found);
+    assoc_create_clear(&a);
+    return rc;
+}
+
+reg_code_t registry_assoc_batch_mutate(registry_t *reg, store_t *db, const char *context, int dry_run,
+                                       const json_t *body, const reg_request_t *const *const *schemas,
+                                       reg_view_t *const *registered, json_t **out, reg_error_t *err)
+{
+    *out = NULL;
+    if (!json_is_object(body))
+        return reg_fail(err, REG_BAD_REQUEST, "The request body must be a JSON object");
+    const json_t *list = json_object_get(body, "requests");
+    if (list && !json_is_null(list) && !json_is_array(list))
+        return reg_fail(err, REG_BAD_REQUEST, "Unrecognized field value: 'requests' must be an array");
+    /* Jackson reads the whole body before anything runs. */
+    size_t i;
+    const json_t *req;
+    json_array_foreach(list, i, req)
+    {
+        reg_code_t rc = assoc_shape(req, 1, err);
+        if (rc != REG_OK)
+            return rc;
+    }
+    if (json_array_size(list) == 0)
+        return assoc_invalid(err, "requests", "cannot be null or empty");
+    json_t *results = json_array();
+    json_array_foreach(list, i, req)
+    {
+        json_t *r;
+        reg_error_t e;
+        if (assoc_mutate_one(reg, db, context, dry_run, req, schemas ? schemas[i] : NULL, registered[i], &r,
+                             &e) == REG_OK)
+            json_array_append_new(results, json_pack("{s:o}", "result", r));
+        else
+            json_array_append_new(results, json_pack("{s:o}", "error", assoc_batch_error(&e)));
+    }
+    *out = results;
+    return REG_OK;
 }

@@ -427,6 +427,7 @@ void registry_act_as(store_t *db, const reg_actor_t *who);
 /* Associations (section 9): one row per association written or deleted. */
 #define REG_AUDIT_ASSOCIATION_CREATE "association_create"
 #define REG_AUDIT_ASSOCIATION_DELETE "association_delete"
+#define REG_AUDIT_ASSOCIATION_UPDATE "association_update" /* PUT /associations/resources/{id} */
 
 /* A refused attempt (borrowed fields; NULL/0 when unknown). */
 typedef struct reg_refusal {
@@ -552,15 +553,34 @@ typedef struct reg_assoc_query {
  * outside 1..REG_ASSOC_LIMIT_MAX is REG_ASSOC_LIMIT_MAX). */
 reg_code_t registry_assoc_list(registry_t *reg, store_t *db, const reg_assoc_query_t *q, json_t **out,
                                reg_error_t *err);
-/* POST /associations: an AssociationCreateOrUpdateRequest body, validated
- * and applied as createOrUpdateAssociation(isCreate = true) does; *out the
+/* POST /associations (path_id NULL): an AssociationCreateOrUpdateRequest
+ * body, validated and applied as createOrUpdateAssociation(isCreate = true)
+ * does; PUT /associations/resources/{path_id}: as isCreate = false does (the
+ * body's resourceId, when given, must be path_id; 42212). *out the
  * AssociationResponse without its schemas. context: the ?context=
  * parameter (NULL: none). schemas[i]: entry i's "schema" decoded (NULL:
  * none); registered[i] (n zeroed views, the caller clears them) gets the
  * version it registered, for the response's "schema". */
-reg_code_t registry_assoc_create(registry_t *reg, store_t *db, const char *context, int dry_run,
-                                 const json_t *body, const reg_request_t *const *schemas, json_t **out,
-                                 reg_view_t *registered, reg_error_t *err);
+reg_code_t registry_assoc_create(registry_t *reg, store_t *db, const char *context, const char *path_id,
+                                 int dry_run, const json_t *body, const reg_request_t *const *schemas,
+                                 json_t **out, reg_view_t *registered, reg_error_t *err);
+/* POST /associations:batchGet: an AssociationBatchGetRequest body; *out the
+ * array of AssociationResult objects ({"result": AssociationResponse without
+ * schemas} or {"error": {"error_code": 500, ...}} per entry, as
+ * batchGetAssociations answers). 42212 for no requests, 400 for a body
+ * Jackson would refuse. */
+reg_code_t registry_assoc_batch_get(registry_t *reg, store_t *db, const json_t *body, json_t **out,
+                                    reg_error_t *err);
+/* POST /associations:batchMutate: an AssociationBatchRequest body; *out the
+ * array of AssociationResult objects, one per request ({"result": the
+ * resource's associations after its ops, without schemas} or {"error": ...}),
+ * as mutateAssociations answers. schemas[i][j]: request i's op j's "schema"
+ * decoded (NULL: none); registered[i][j] (zeroed views, the caller clears
+ * them) the version it registered. 42212 for no requests, 400 for a body
+ * Jackson would refuse (nothing runs then). */
+reg_code_t registry_assoc_batch_mutate(registry_t *reg, store_t *db, const char *context, int dry_run,
+                                       const json_t *body, const reg_request_t *const *const *schemas,
+                                       reg_view_t *const *registered, json_t **out, reg_error_t *err);
 /* DELETE /associations/resources/{id}: 40410 when none matches; 40908 for a
  * frozen one without cascade; with cascade a STRONG one's subject is
  * deleted too (soft, then permanently). */

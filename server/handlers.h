@@ -74,6 +74,9 @@ extern const http_handler_t handle_assoc_by_subject;
 extern const http_handler_t handle_assoc_by_resource_id;
 extern const http_handler_t handle_assoc_by_resource_name;
 extern const http_handler_t handle_assoc_create;
+extern const http_handler_t handle_assoc_update;
+extern const http_handler_t handle_assoc_batch_get;
+extern const http_handler_t handle_assoc_batch_mutate;
 extern const http_handler_t handle_assoc_delete;
 
 #endif

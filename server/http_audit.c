@@ -49,6 +49,8 @@ static char *http_audit_action(const http_call_t *c)
         a = REG_AUDIT_ASSOCIATION_CREATE;
     else if (strcmp(p, "/associations/resources/{resourceId}") == 0 && del)
         a = REG_AUDIT_ASSOCIATION_DELETE;
+    else if (strcmp(p, "/associations/resources/{resourceId}") == 0 && put)
+        a = REG_AUDIT_ASSOCIATION_UPDATE;
     if (a)
         return xstrdup(a);
     static const char *const names[] = {"GET", "POST", "PUT", "DELETE", "HEAD", "OTHER"};

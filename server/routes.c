@@ -98,9 +98,11 @@ const http_route_t http_routes[] = {
      * shows only readable subjects' and needs write (create) or delete on
      * every subject a change names. */
     ROUTE("/associations", NO, ON(&handle_assoc_create, WRITE, FILTERED), NO, NO),
+    ROUTE("/associations:batchGet", NO, ON(&handle_assoc_batch_get, READ, FILTERED), NO, NO),
+    ROUTE("/associations:batchMutate", NO, ON(&handle_assoc_batch_mutate, WRITE, FILTERED), NO, NO),
     ROUTE("/associations/subjects/{subject}", ON(&handle_assoc_by_subject, READ, SUBJECT), NO, NO, NO),
-    ROUTE("/associations/resources/{resourceId}", ON(&handle_assoc_by_resource_id, READ, FILTERED), NO, NO,
-          ON(&handle_assoc_delete, DELETE, FILTERED)),
+    ROUTE("/associations/resources/{resourceId}", ON(&handle_assoc_by_resource_id, READ, FILTERED), NO,
+          ON(&handle_assoc_update, WRITE, FILTERED), ON(&handle_assoc_delete, DELETE, FILTERED)),
     ROUTE("/associations/resources/{resourceNamespace}/{resourceName}",
           ON(&handle_assoc_by_resource_name, READ, FILTERED), NO, NO, NO),
 };

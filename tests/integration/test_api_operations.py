@@ -38,7 +38,7 @@ QUERY_VALUES = {"deleted": "true", "deletedOnly": "false", "deletedAsNegative": 
                 "value": "v", "contextPrefix": ".", "context": ".", "dryRun": "true",
                 "cascadeLifecycle": "false", "principal": "p", "action": "register",
                 "since": "2026-01-01T00:00:00Z", "until": "2026-01-02T00:00:00Z", "changes": "true", "from": "1",
-                "mode": "delete"}
+                "mode": "delete", "includeSchemas": "true"}
 
 
 def load_list():

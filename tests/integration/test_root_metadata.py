@@ -69,8 +69,6 @@ class Routing(harness.RegistryTestCase):
     def test_tier3_routes_answer_like_unknown_routes(self):
         topic = self.sub("topic")
         cases = [
-            ("POST", "/associations:batchGet"),
-            ("POST", "/associations:batchMutate"),
             ("GET", "/dek-registry/v1/keys"),
             ("GET", "/exporters"),
         ]
@@ -83,8 +81,15 @@ class Routing(harness.RegistryTestCase):
                      f"/associations/resources/lkc-1/{topic}?resourceType=topic&associationType=key"):
             r = self.get(path)
             self.assertEqual((r.status, r.body), (200, []), path)
-        # Not routed yet (createOrUpdateAssociation): a known path with another method.
-        self.assert_error(self.put(f"/associations/resources/{topic}", {}), 405, 405)
+        # Routed now (docs/api.md, "Associations"): an empty body is refused by validate
+        # (createOrUpdateAssociation), a batchGet without requests likewise; the colon in
+        # "associations:batchGet" is part of its one path segment.
+        self.assert_error(self.put(f"/associations/resources/{topic}", {}), 422, 42212)
+        self.assert_error(self.post("/associations:batchGet", {}), 422, 42212)
+        self.assert_error(self.post("/associations:batchMutate", {}), 422, 42212)
+        self.assert_error(self.post("/associations:batchget", {}), 404, 404)
+        self.assert_error(self.post("/associations:batchGet/x", {}), 404, 404)
+        self.assert_error(self.get("/associations:batchGet"), 405, 405)
         # Routed now (docs/api.md, "Tags"): the subject is what is not found.
         self.assert_error(self.post(f"/subjects/{topic}/versions/1/tags", {}), 404, 40401)
         # Context paths are rewritten as Confluent's ContextFilter does (docs/api.md,

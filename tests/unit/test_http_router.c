@@ -180,9 +180,20 @@ static void test_route_table_has_root_and_associations(void **state)
     char *assoc[] = {"associations", "resources", "-", "orders"};
     assert_int_equal(http_route_find(HTTP_GET, assoc, 4, &fn), 200);
     assert_ptr_equal(fn, &handle_assoc_by_resource_name);
-    /* Not routed yet (docs/api.md, "Associations"). */
-    char *batch[] = {"associations:batchGet"};
-    assert_int_equal(http_route_find(HTTP_POST, batch, 1, &fn), 404);
+    /* The batch routes: the colon is part of the one segment, matched as a
+     * literal (AssociationsResource's "/associations:batchGet"). */
+    char *batch_get[] = {"associations:batchGet"};
+    assert_int_equal(http_route_find(HTTP_POST, batch_get, 1, &fn), 200);
+    assert_ptr_equal(fn, &handle_assoc_batch_get);
+    assert_int_equal(http_route_find(HTTP_GET, batch_get, 1, &fn), 405);
+    char *batch_mutate[] = {"associations:batchMutate"};
+    assert_int_equal(http_route_find(HTTP_POST, batch_mutate, 1, &fn), 200);
+    assert_ptr_equal(fn, &handle_assoc_batch_mutate);
+    char *other[] = {"associations:batch"};
+    assert_int_equal(http_route_find(HTTP_POST, other, 1, &fn), 404);
+    char *put[] = {"associations", "resources", "topic-id"};
+    assert_int_equal(http_route_find(HTTP_PUT, put, 3, &fn), 200);
+    assert_ptr_equal(fn, &handle_assoc_update);
 }
 
 int main(void)
