@@ -54,6 +54,13 @@ deb $mirror bookworm-updates main
 deb $security bookworm-security main
 EOF
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# The network's own trust, as resolv.conf is its own names: where TLS leaves
+# through an intercepting egress proxy, this machine was given that proxy's CA
+# (NODE_EXTRA_CA_CERTS, for node, which keeps its own CA list), and so is any
+# fresh machine on the same network. Without one, nothing is copied.
+if [[ -n "${NODE_EXTRA_CA_CERTS:-}" && -f "$NODE_EXTRA_CA_CERTS" ]]; then
+  cp "$NODE_EXTRA_CA_CERTS" "$root/etc/network-ca.crt"
+fi
 # As in Debian's container images: packages do not start services in here.
 printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
 chmod 755 "$root/usr/sbin/policy-rc.d"
@@ -72,6 +79,7 @@ cat >"$root/root/fresh-inner.sh" <<'INNER'
 # Runs inside the fresh root. Writes its verdict to /root/verdict.
 set -uo pipefail
 export DEBIAN_FRONTEND=noninteractive CI=true LANG=C.UTF-8
+[[ -f /etc/network-ca.crt ]] && export NODE_EXTRA_CA_CERTS=/etc/network-ca.crt
 verdict() { echo "$*" >/root/verdict; exit 0; }
 H='Content-Type: application/vnd.schemaregistry.v1+json'
 SCHEMA='{"schema":"{\"type\":\"record\",\"name\":\"Fresh\",\"fields\":[{\"name\":\"id\",\"type\":\"long\"}]}"}'
