@@ -14,7 +14,7 @@
 #   4. print one summary line, "fresh-check: PASS ..." or "fresh-check: FAIL ...".
 #
 # Only uncommitted work is invisible to it: it tests HEAD. Needs root and the
-# Debian mirror; takes 3 to 5 minutes on 2 cores (docs/operations.md).
+# Debian mirror; takes about 15 minutes on 2 cores (docs/operations.md).
 # Environment: FRESH_DIR (default /var/tmp/sr-fresh-check), DEBIAN_MIRROR,
 # SHARED_DIR (default ../shared), FRESH_KEEP=1 keeps the root afterwards.
 set -euo pipefail
