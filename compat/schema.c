@@ -153,15 +153,6 @@ int schema_changes(const schema_t *old_schema, const schema_t *new_schema, chang
 
 /* ---- 5. Inline tags ------------------------------------------------------ */
 
-void schema_tagged_free(schema_tagged_t *t, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        free(t[i].path);
-        strlist_clear(&t[i].tags);
-    }
-    free(t);
-}
-
 char *schema_tags_edit(schema_type_t type, const char *text, size_t len, const schema_tag_edit_t *edits,
                        size_t n, char **error)
 {

@@ -220,6 +220,22 @@ static store_rc_t store_query(store_t *db, const char *sql, int n, const char *c
     return STORE_OK;
 }
 
+/* A statement whose one row and column is a JSON text (none: the text when it
+ * returns no row): parsed into *out, the caller's. */
+static store_rc_t store_query_json(store_t *db, const char *sql, int n, const char *const *params,
+                                   const char *none, const char *what, json_t **out)
+{
+    PGresult *res = NULL;
+    store_rc_t rc = store_query(db, sql, n, params, &res, what);
+    if (rc != STORE_OK)
+        return rc;
+    *out = json_loads(PQntuples(res) > 0 ? PQgetvalue(res, 0, 0) : none, 0, NULL);
+    PQclear(res);
+    if (!*out)
+        return store_fail_with(db, STORE_ERROR, what, "unreadable rows");
+    return STORE_OK;
+}
+
 /* ---- 2. Connection, transactions, migrations --------------------------------- */
 
 void store_set_timeout(int ms)
@@ -1137,8 +1153,7 @@ store_rc_t store_audit_list(store_t *db, const store_audit_query_t *q, json_t **
         off,        lim};
     /* Each filter is "off" when its parameter is NULL; times in RFC 3339 UTC
      * with microseconds, as they were given. */
-    PGresult *res = NULL;
-    store_rc_t rc = store_query(
+    return store_query_json(
         db,
         "SELECT coalesce(jsonb_agg(r ORDER BY r.id DESC), '[]')::text FROM ("
         " SELECT a.id, to_char(a.at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') AS at,"
@@ -1151,21 +1166,13 @@ store_rc_t store_audit_list(store_t *db, const store_audit_query_t *q, json_t **
         "  AND ($4::bigint IS NULL OR a.at >= timestamptz 'epoch' + $4::bigint * interval '1 microsecond')"
         "  AND ($5::bigint IS NULL OR a.at <= timestamptz 'epoch' + $5::bigint * interval '1 microsecond')"
         " ORDER BY a.id DESC OFFSET $6::int LIMIT $7::int) r",
-        7, p, &res, "reading the audit trail");
-    if (rc != STORE_OK)
-        return rc;
-    *out = json_loads(PQntuples(res) > 0 ? PQgetvalue(res, 0, 0) : "[]", 0, NULL);
-    PQclear(res);
-    if (!*out)
-        return store_fail_with(db, STORE_ERROR, "reading the audit trail", "unreadable rows");
-    return STORE_OK;
+        7, p, "[]", "reading the audit trail", out);
 }
 
 store_rc_t store_version_audit(store_t *db, const char *subject, json_t **out)
 {
     const char *p[1] = {subject};
-    PGresult *res = NULL;
-    store_rc_t rc = store_query(
+    return store_query_json(
         db,
         "SELECT coalesce(jsonb_object_agg(r.version || ':' || r.schema_id, jsonb_build_object("
         "  'principal', r.principal, 'action', r.action, 'summary', r.details->'summary')), '{}')::text"
@@ -1174,14 +1181,7 @@ store_rc_t store_version_audit(store_t *db, const char *subject, json_t **out)
         "   AND schema_id IS NOT NULL AND (action IN ('register', 'import')"
         "    OR (action = 'rollback' AND details->>'mode' = 'register'))"
         "  ORDER BY version, schema_id, id DESC) r",
-        1, p, &res, "reading the audit trail");
-    if (rc != STORE_OK)
-        return rc;
-    *out = json_loads(PQntuples(res) > 0 ? PQgetvalue(res, 0, 0) : "{}", 0, NULL);
-    PQclear(res);
-    if (!*out)
-        return store_fail_with(db, STORE_ERROR, "reading the audit trail", "unreadable rows");
-    return STORE_OK;
+        1, p, "{}", "reading the audit trail", out);
 }
 
 /* ---- 7. Associations ------------------------------------------------------------- */
@@ -1198,8 +1198,7 @@ store_rc_t store_assoc_list(store_t *db, const store_assoc_query_t *q, json_t **
         q->resource_namespace && strcmp(q->resource_namespace, "-") != 0 ? q->resource_namespace : NULL;
     const char *p[7] = {q->subject,       q->resource_id, q->resource_name, ns,
                         q->resource_type, types_text,     q->lifecycle};
-    PGresult *res = NULL;
-    store_rc_t rc = store_query(
+    store_rc_t rc = store_query_json(
         db,
         "SELECT coalesce(jsonb_agg(jsonb_strip_nulls(jsonb_build_object("
         "  'subject', a.subject, 'guid', a.guid, 'resourceName', a.resource_name,"
@@ -1216,15 +1215,9 @@ store_rc_t store_assoc_list(store_t *db, const store_assoc_query_t *q, json_t **
         "  AND ($5::text IS NULL OR a.resource_type = $5)"
         "  AND (jsonb_array_length($6::jsonb) = 0 OR $6::jsonb ? a.association_type)"
         "  AND ($7::text IS NULL OR a.lifecycle = $7)",
-        7, p, &res, "reading associations");
+        7, p, "[]", "reading associations", out);
     free(types_text);
-    if (rc != STORE_OK)
-        return rc;
-    *out = json_loads(PQntuples(res) > 0 ? PQgetvalue(res, 0, 0) : "[]", 0, NULL);
-    PQclear(res);
-    if (!*out)
-        return store_fail_with(db, STORE_ERROR, "reading associations", "unreadable rows");
-    return STORE_OK;
+    return rc;
 }
 
 store_rc_t store_assoc_put(store_t *db, const store_assoc_t *a)

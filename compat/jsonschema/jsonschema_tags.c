@@ -596,12 +596,7 @@ int jsonschema_tags_list(const jsonschema_t *schema, schema_tagged_t **out, size
     list_schema(&l, schema->doc, "", 0, 0);
     strlist_clear(&l.visited);
     if (l.oom) {
-        /* Freed here, not with schema_tagged_free: the engines never call back into schema.c. */
-        for (size_t i = 0; i < l.n; i++) {
-            free(l.items[i].path);
-            strlist_clear(&l.items[i].tags);
-        }
-        free(l.items);
+        schema_tagged_free(l.items, l.n);
         *out = NULL;
         *n = 0;
         return -1;

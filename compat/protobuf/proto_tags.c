@@ -644,12 +644,7 @@ int proto_tags_list(const proto_file_t *file, schema_tagged_t **out, size_t *n)
     list_types(&l, file->types, file->n_types, "");
     strlist_clear(&l.visited);
     if (l.oom) {
-        /* Freed here, not with schema_tagged_free: the engines never call back into schema.c. */
-        for (size_t i = 0; i < l.n; i++) {
-            free(l.items[i].path);
-            strlist_clear(&l.items[i].tags);
-        }
-        free(l.items);
+        schema_tagged_free(l.items, l.n);
         *out = NULL;
         *n = 0;
         return -1;
