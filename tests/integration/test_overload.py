@@ -137,11 +137,11 @@ class RapidReset(harness.unittest.TestCase):
         pg = harness.cluster()
         db = pg.new_database("reset")
         # The reset budget (max.connection.resets, test_abuse.py) would close this connection
-        # after 100 resets; off, the job path's own guards are what is tested here. Two
-        # workers: a reset can only skip a job still queued, and with db.threads' 16 workers
-        # a fast machine starts too many before their reset arrives for the bound below.
+        # after 100 resets; off, the job path's own guards are what is tested here, with
+        # db.threads' default 16 workers idle and ready: a job reaches them only after the
+        # loop's pass over the read that carried its reset (http_server.c, staged jobs).
         server = harness.Server(database_url=db.url, name="reset", threads=1,
-                                args=["--max-connection-resets", "0", "--db-threads", "2"]).start()
+                                args=["--max-connection-resets", "0"]).start()
         self.addCleanup(server.kill)
         n = 20000
         client = H2Client(server.port)
@@ -164,7 +164,9 @@ class RapidReset(harness.unittest.TestCase):
         print(f"{sent} registrations reset in {time.monotonic() - started:.1f} s; "
               f"{committed} committed; an ordinary write waited {waited:.2f} s")
         server.assert_running()
-        self.assertLess(committed, sent // 20, "reset registrations must not run")
+        # Not 0: a flood fills the socket buffer, and a request split across two reads
+        # (its reset in the second) has run before the reset is read.
+        self.assertLess(committed, sent // 100, "reset registrations must not run")
         self.assertLess(waited, 10, "an ordinary client starved behind a reset flood")
         server.stop()
 
