@@ -1,7 +1,7 @@
 /*
  * avro_json: how Avro values look as JSON rows, shared by the decoder
  * (avro_decode.c) and the encoder (avro_encode.c) so that what one writes
- * the other reads (client.h, section 3; docs/decoder.md "JSON rows").
+ * the other reads (client.h, section 3; docs/decoding.md "JSON rows").
  *
  * Contents
  *   1. Strings (UTF-8 checked) and base64

@@ -2,7 +2,7 @@
  * client: the consumer's side of the registry, as a C library. Fetches
  * schemas over HTTP (libcurl), reads the Confluent wire format and turns
  * Avro records into JSON rows read into the schema the consumer expects
- * (Spark's from_avro). Documented in docs/decoder.md.
+ * (Spark's from_avro). Documented in docs/decoding.md.
  *
  * Contents
  *   1. The registry client: options, schemas by id, subject versions, register,
@@ -218,7 +218,7 @@ void srclient_proto_reader_free(srclient_proto_reader_t *r);
 /*
  * Appends one record's payload (the message indexes, then the message; all
  * len bytes) as a JSON row in the proto3 JSON mapping, fields without
- * presence always printed (docs/decoder.md "Protobuf"). writer is the
+ * presence always printed (docs/decoding.md "Protobuf"). writer is the
  * schema the indexes refer to (NULL: the reader's own); the reader's
  * message of the same full name reads the bytes. 0, or -1 with *error
  * (malloc'd) and out as it was.

@@ -1,6 +1,6 @@
 /*
  * cmd: the consumer's commands, `schema-registry decode` and `encode`
- * (docs/decoder.md). A layer of its own above client/: server/main.c only
+ * (docs/decoding.md). A layer of its own above client/: server/main.c only
  * dispatches to it, and nothing here sees the server, the registry or the
  * store, so the commands need no database.
  *

@@ -1,6 +1,6 @@
 /*
  * decode: `schema-registry decode`, framed records in, JSON rows out
- * (docs/decoder.md). One record per input line, hex or base64; one row per
+ * (docs/decoding.md). One record per input line, hex or base64; one row per
  * output line, in input order.
  */
 #include "cmd/cmd.h"

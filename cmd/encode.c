@@ -1,6 +1,6 @@
 /*
  * encode: `schema-registry encode`, JSON rows in, framed Avro records out
- * (docs/decoder.md): what decode reads, so tests and users can produce data.
+ * (docs/decoding.md): what decode reads, so tests and users can produce data.
  */
 #include "cmd/cmd.h"
 

@@ -9,7 +9,7 @@
  *   schema-registry import --from-url URL [--basic-auth U:S] [--ca F] [--cert F --key F] [flags]
  *                                     a running registry, read through its REST API
  *   schema-registry config --print-defaults | --print-man   the reference (server/config.c)
- *   schema-registry decode|encode [flags]  framed records <-> JSON rows (cmd/, docs/decoder.md)
+ *   schema-registry decode|encode [flags]  framed records <-> JSON rows (cmd/, docs/decoding.md)
  *   schema-registry --help | --version
  *
  * Exit status: 0 clean stop, 1 runtime or start-up failure, 2 bad usage or
@@ -68,7 +68,7 @@ static const config_doc_item_t main_commands[] = {
      "included) and write what is missing as from a file; the source is only read."},
     {"`schema-registry decode` [flags]",
      "Framed records (magic byte 0, 4-byte schema id, payload) to JSON rows, read with a reader "
-     "schema from a registry; `decode --help` lists its flags (docs/decoder.md)."},
+     "schema from a registry; `decode --help` lists its flags (docs/decoding.md)."},
     {"`schema-registry encode` [flags]",
      "JSON rows to framed Avro records for a subject's schema; `encode --help` lists its flags."},
     {"`schema-registry diff` [`--type` T] [`--level` L] [`--json`] OLD NEW",

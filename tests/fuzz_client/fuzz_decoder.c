@@ -1,6 +1,6 @@
 /*
  * fuzz_decoder: libFuzzer target for client/'s decoders and the Avro
- * encoder (docs/decoder.md "Limits", "Protobuf").
+ * encoder (docs/decoding.md "Limits", "Protobuf").
  *
  * First byte below 0x80: it picks a writer/reader pair of
  * tests/data/client/python_avro_cases.py, the rest is an Avro record:

@@ -1,5 +1,5 @@
 """`schema-registry decode` and `encode` against the real server
-(docs/decoder.md): framed records in, JSON rows out, the reader chosen as
+(docs/decoding.md): framed records in, JSON rows out, the reader chosen as
 Spark's from_avro chooses it, evolution "restart", FAILFAST and PERMISSIVE,
 Basic auth and TLS. Records come from our encoder and from Apache Avro's
 Python implementation (Debian's python3-avro) framed as Confluent's
@@ -97,7 +97,7 @@ class Decode(harness.RegistryTestCase):
         self.assertEqual(got, {"id": 9, "full_name": "W", "qty": 1})
 
     def test_the_library_example_of_the_docs(self):
-        """docs/decoder.md's program, built from the document (the decoder-example target)."""
+        """docs/decoding.md's program, built from the document (the decoder-example target)."""
         example = os.path.join(os.path.dirname(harness.server_binary()), "decoder-example")
         lines = self.encode(1, [{"id": 4, "name": "Dee"}])
         r = subprocess.run([example, self.server.base_url, self.subject], input=lines.encode(),
@@ -365,11 +365,11 @@ class DecodeProtobuf(harness.RegistryTestCase):
 
 
 class DocExamples(harness.RegistryTestCase):
-    """docs/decoder.md's shell examples, run as written against a new server
+    """docs/decoding.md's shell examples, run as written against a new server
     (so its ids are 1 and 2): stdout and stderr are its "#" lines."""
 
     def test_shell_examples(self):
-        with open(os.path.join(harness.HERE, "..", "..", "docs", "decoder.md")) as f:
+        with open(os.path.join(harness.HERE, "..", "..", "docs", "decoding.md")) as f:
             doc = f.read()
         # Every sh block, in order, as one script.
         block = "".join(part.split("```\n", 1)[0] for part in doc.split("```sh\n")[1:])

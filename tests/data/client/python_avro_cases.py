@@ -5,7 +5,7 @@ tests/unit/test_client_avro.c: our decoder must give the same rows.
 Prints one JSON object per line: name, writer, reader (schemas as text),
 hex (the binary record, written with the writer schema) and expected (what
 avro.io.DatumReader(writer, reader) reads, in the row form of
-docs/decoder.md: bytes as base64, decimals as numbers, dates and times as
+docs/decoding.md: bytes as base64, decimals as numbers, dates and times as
 ISO text), or "error" when Avro refuses to read it.
 """
 
