@@ -945,6 +945,14 @@ class ValidateJsonSchema(harness.RegistryTestCase):
         self.assertEqual((r.returncode, len(r.stdout.splitlines())), (1, 1))
         self.assertEqual(r.stderr.decode(), "schema-registry encode: stdin line 2: not valid: " + "/0" * 128
                          + ": schemas applied deeper than 256\n")
+        # Work: anyOf of two failing branches, 25 levels deep, is 2^25 evaluations.
+        subject = self.sub("js")
+        defs = {f"l{i}": {"anyOf": [{"$ref": f"#/$defs/l{i + 1}"}, {"$ref": f"#/$defs/l{i + 1}"}]} for i in range(25)}
+        defs["l25"] = {"type": "null"}
+        self.register_ok(subject, json.dumps({"$defs": defs, "$ref": "#/$defs/l0"}), schema_type="JSON")
+        r = self.cli("encode", "--subject", subject, "--validate", input_text='1\n')
+        self.assertEqual((r.returncode, r.stderr.decode()), (1, 'schema-registry encode: stdin line 1: not valid: '
+                         '"" (the root): more than 1048576 validation steps\n'))
         # A pattern POSIX has no form for is an error, never a silent pass.
         subject = self.sub("js")
         self.register_ok(subject, json.dumps({"type": "string", "pattern": "^(?!x)"}), schema_type="JSON")
