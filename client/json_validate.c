@@ -265,6 +265,16 @@ static json_t *jv_pointer(json_t *doc, const char *ptr)
  * groups, \p{...}. Matching is over bytes: "." and a bracket are one byte
  * of a multibyte character (docs/decoding.md, section 7).
  */
+/* One character's UTF-8 bytes as one atom: a group when it is more than one byte. */
+static void jv_put_char(strbuf_t *b, const char *u, size_t n)
+{
+    if (n > 1)
+        strbuf_putc(b, '(');
+    strbuf_put(b, u, n);
+    if (n > 1)
+        strbuf_putc(b, ')');
+}
+
 static int jv_compile(const char *s, regex_t *re, char **why)
 {
     strbuf_t b = {0};
@@ -321,7 +331,7 @@ static int jv_compile(const char *s, regex_t *re, char **why)
                 }
                 if (n == 1 && !in_bracket && strchr("^$.[]()|*+?{}\\", u[0]))
                     strbuf_putc(&b, '\\');
-                strbuf_put(&b, u, n);
+                jv_put_char(&b, u, n);
                 continue;
             }
             case 'b':
@@ -358,6 +368,20 @@ static int jv_compile(const char *s, regex_t *re, char **why)
                 return -1;
             }
             strbuf_puts(&b, cls);
+            continue;
+        }
+        if ((unsigned char)ch >= 0x80) {
+            /* A multibyte character is one atom: a quantifier after it applies to all its bytes. */
+            size_t n = 1;
+            while (n < 4 && ((unsigned char)s[i + n] & 0xc0) == 0x80)
+                n++;
+            if (in_bracket) {
+                strbuf_free(&b);
+                *why = xstrdup("a non-ASCII character in a bracket (matching is over bytes)");
+                return -1;
+            }
+            jv_put_char(&b, s + i, n);
+            i += n - 1;
             continue;
         }
         if (in_bracket) {
