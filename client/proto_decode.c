@@ -8,6 +8,7 @@
  *
  * Contents
  *   1. The plan: one entry per message reachable from the schema's file
+ *      (its types in client/internal.h, section 2: proto_encode.c reads it too)
  *   2. The wire: varints, tags, skipping
  *   3. Scanning a message: occurrences sorted by field
  *   4. Values: scalars, defaults, repeated, maps, messages
