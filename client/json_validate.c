@@ -109,7 +109,10 @@ static void jv_index(srclient_json_validator_t *v, const char *docname, const ch
     if (json_is_array(node)) {
         size_t i;
         json_t *e;
-        json_array_foreach(node, i, e) jv_index(v, docname, base, e, depth + 1);
+        json_array_foreach(node, i, e)
+        {
+            jv_index(v, docname, base, e, depth + 1);
+        }
         return;
     }
     if (!json_is_object(node))
@@ -147,8 +150,14 @@ static void jv_index(srclient_json_validator_t *v, const char *docname, const ch
     const char *key;
     json_t *val;
     if (json_is_object(pp))
-        json_object_foreach(pp, key, val) jv_add_pattern(v, key);
-    json_object_foreach(node, key, val) jv_index(v, docname, base, val, depth + 1);
+        json_object_foreach(pp, key, val)
+        {
+            jv_add_pattern(v, key);
+        }
+    json_object_foreach(node, key, val)
+    {
+        jv_index(v, docname, base, val, depth + 1);
+    }
     free(mybase);
 }
 
@@ -669,9 +678,11 @@ static int jv_object(jv_ctx_t *c, json_t *s, size_t doc, const json_t *x)
     if (json_is_array(k = json_object_get(s, "required"))) {
         size_t i;
         json_t *name;
-        json_array_foreach(k, i,
-                           name) if (json_is_string(name) && !json_object_get(x, json_string_value(name)))
-            bad |= jv_fail(c, "the required property \"%s\" is missing", json_string_value(name));
+        json_array_foreach(k, i, name)
+        {
+            if (json_is_string(name) && !json_object_get(x, json_string_value(name)))
+                bad |= jv_fail(c, "the required property \"%s\" is missing", json_string_value(name));
+        }
     }
     if (json_is_number(k = json_object_get(s, "minProperties")) &&
         (double)json_object_size(x) < json_number_value(k))
@@ -683,7 +694,7 @@ static int jv_object(jv_ctx_t *c, json_t *s, size_t doc, const json_t *x)
                        json_number_value(k));
     json_t *props = json_object_get(s, "properties"), *pp = json_object_get(s, "patternProperties");
     json_t *additional = json_object_get(s, "additionalProperties"),
-           *names = json_object_get(s, "propertyNames");
+           *names = c->v->draft != JV_DRAFT4 ? json_object_get(s, "propertyNames") : NULL;
     json_object_foreach((json_t *)x, key, val)
     {
         size_t at = jv_push(c, key);
@@ -696,10 +707,12 @@ static int jv_object(jv_ctx_t *c, json_t *s, size_t doc, const json_t *x)
         if (json_is_object(pp)) {
             const char *pat;
             json_t *psub;
-            json_object_foreach(pp, pat, psub) if (jv_property_matches(c, pat, key, &unsupported))
+            json_object_foreach(pp, pat, psub)
             {
-                matched = 1;
-                bad |= jv_eval(c, psub, doc, val);
+                if (jv_property_matches(c, pat, key, &unsupported)) {
+                    matched = 1;
+                    bad |= jv_eval(c, psub, doc, val);
+                }
             }
         }
         if (unsupported) {
@@ -725,7 +738,9 @@ static int jv_object(jv_ctx_t *c, json_t *s, size_t doc, const json_t *x)
     /* dependencies (drafts 4-7), dependentRequired and dependentSchemas (2019-09 on). */
     static const char *const dep_keys[] = {"dependencies", "dependentRequired", "dependentSchemas"};
     for (size_t d = 0; d < 3; d++) {
-        json_t *deps = json_object_get(s, dep_keys[d]);
+        /* Each in the drafts that have it, as python-jsonschema's validators. */
+        int modern = c->v->draft >= JV_DRAFT2019;
+        json_t *deps = (d == 0) != modern ? json_object_get(s, dep_keys[d]) : NULL;
         if (!json_is_object(deps))
             continue;
         json_object_foreach(deps, key, val)
@@ -735,9 +750,12 @@ static int jv_object(jv_ctx_t *c, json_t *s, size_t doc, const json_t *x)
             if (json_is_array(val)) {
                 size_t i;
                 json_t *name;
-                json_array_foreach(val, i, name) if (json_is_string(name) &&
-                                                     !json_object_get(x, json_string_value(name))) bad |=
-                    jv_fail(c, "property \"%s\" needs property \"%s\"", key, json_string_value(name));
+                json_array_foreach(val, i, name)
+                {
+                    if (json_is_string(name) && !json_object_get(x, json_string_value(name)))
+                        bad |=
+                            jv_fail(c, "property \"%s\" needs property \"%s\"", key, json_string_value(name));
+                }
             } else
                 bad |= jv_eval(c, val, doc, x);
         }
@@ -765,7 +783,8 @@ static int jv_array(jv_ctx_t *c, json_t *s, size_t doc, const json_t *x)
                     bad |= jv_fail(c, "items %zu and %zu are equal (uniqueItems)", i, j);
             }
     /* The items before the rest: prefixItems (2020-12) or an items array (before). */
-    json_t *prefix = json_object_get(s, "prefixItems"), *items = json_object_get(s, "items"), *rest = NULL;
+    json_t *prefix = c->v->draft >= JV_DRAFT2020 ? json_object_get(s, "prefixItems") : NULL,
+           *items = json_object_get(s, "items"), *rest = NULL;
     if (json_is_array(prefix))
         rest = items;
     else if (json_is_array(items)) {
@@ -813,16 +832,26 @@ static int jv_combinators(jv_ctx_t *c, json_t *s, size_t doc, const json_t *x)
     size_t i;
     json_t *sub;
     if (json_is_array(k = json_object_get(s, "allOf")))
-        json_array_foreach(k, i, sub) bad |= jv_eval(c, sub, doc, x);
+        json_array_foreach(k, i, sub)
+        {
+            bad |= jv_eval(c, sub, doc, x);
+        }
     if (json_is_array(k = json_object_get(s, "anyOf"))) {
         int any = 0;
-        json_array_foreach(k, i, sub) if (!any && jv_quiet(c, sub, doc, x) == 0) any = 1;
+        json_array_foreach(k, i, sub)
+        {
+            if (!any && jv_quiet(c, sub, doc, x) == 0)
+                any = 1;
+        }
         if (!any)
             bad |= jv_fail(c, "valid against no schema of anyOf");
     }
     if (json_is_array(k = json_object_get(s, "oneOf"))) {
         size_t hits = 0;
-        json_array_foreach(k, i, sub) hits += jv_quiet(c, sub, doc, x) == 0;
+        json_array_foreach(k, i, sub)
+        {
+            hits += jv_quiet(c, sub, doc, x) == 0;
+        }
         if (hits != 1)
             bad |= jv_fail(c, "valid against %zu schemas of oneOf, not exactly one", hits);
     }
@@ -879,7 +908,10 @@ static int jv_eval(jv_ctx_t *c, json_t *schema, size_t doc, const json_t *x)
         int ok = 0;
         size_t i;
         json_t *t;
-        json_array_foreach(type, i, t) ok |= json_is_string(t) && jv_is_type(c, x, json_string_value(t));
+        json_array_foreach(type, i, t)
+        {
+            ok |= json_is_string(t) && jv_is_type(c, x, json_string_value(t));
+        }
         if (!ok)
             bad |= jv_fail(c, "%s, not of any type the schema lists", jv_type_name(x));
     }
@@ -888,7 +920,10 @@ static int jv_eval(jv_ctx_t *c, json_t *schema, size_t doc, const json_t *x)
         int ok = 0;
         size_t i;
         json_t *e;
-        json_array_foreach(k, i, e) ok |= jv_equal(e, x);
+        json_array_foreach(k, i, e)
+        {
+            ok |= jv_equal(e, x);
+        }
         if (!ok)
             bad |= jv_fail(c, "not one of the enum's values");
     }

@@ -583,10 +583,13 @@ static int pe_field(pe_ctx_t *c, const pd_field_t *f, const json_t *v, strbuf_t 
                 return 0;
             strbuf_t run = {0};
             int rc = 0, dflt;
-            json_array_foreach(
-                (json_t *)v, i,
-                e) if ((rc = json_is_null(e) ? pe_fail(c, "field \"%s\": null in a repeated field", f->name)
-                                             : pe_scalar(c, f, e, &run, &dflt)) != 0) break;
+            json_array_foreach((json_t *)v, i, e)
+            {
+                rc = json_is_null(e) ? pe_fail(c, "field \"%s\": null in a repeated field", f->name)
+                                     : pe_scalar(c, f, e, &run, &dflt);
+                if (rc != 0)
+                    break;
+            }
             if (rc == 0) {
                 pe_tag(out, f->number, 2);
                 pe_bytes(out, run.data ? run.data : "", run.len);

@@ -848,6 +848,15 @@ VALIDATION_CASES = [
     ({"type": "string", "maxLength": 2, "minLength": 2}, ['"\U0001F600\U0001F600"', '"\U0001F600"', '"ab"', '"abc"']),
     ({"type": "array", "items": {"type": "string", "pattern": "^\\w+\\s[\\d.]+\\u00e9?$"}},
      ['["ab_1 2.5"]', '["ab 2.5\u00e9"]', '["ab-1 2"]', '["ab  2"]', '["ab 2x"]']),
+    # Keywords of other drafts are not keywords: draft 4 has no propertyNames or const, draft 7
+    # no dependentRequired, 2019-09 no prefixItems, 2020-12 no dependencies.
+    ({"$schema": "http://json-schema.org/draft-04/schema#", "propertyNames": {"maxLength": 1}, "const": 1},
+     ['{"long": 1}', '2']),
+    ({"dependentRequired": {"a": ["b"]}, "dependencies": {"c": ["d"]}}, ['{"a": 1}', '{"c": 1}']),
+    ({"$schema": "https://json-schema.org/draft/2019-09/schema", "prefixItems": [{"type": "string"}],
+      "dependencies": {"c": ["d"]}, "dependentRequired": {"a": ["b"]}}, ['[1]', '{"c": 1}', '{"a": 1}']),
+    ({"$schema": D2020, "dependencies": {"c": ["d"]}, "dependentSchemas": {"a": {"required": ["b"]}}},
+     ['{"c": 1}', '{"a": 1}']),
     ({"$schema": D2020, "$defs": {"name": {"$anchor": "nm", "type": "string", "maxLength": 3}},
       "properties": {"n": {"$ref": "#nm"}, "m": {"$ref": "#/$defs/name", "minLength": 2}}},
      ['{"n": "abc"}', '{"n": "abcd"}', '{"m": "a"}', '{"m": "ab"}']),
