@@ -269,11 +269,23 @@ static json_t *jv_pointer(json_t *doc, const char *ptr)
  * ECMA-262 as POSIX ERE (regcomp, matched anywhere as ECMA's test() does):
  * \d \w \s and their negations become brackets, (?: a plain group, a lazy
  * quantifier's ? is dropped (it changes which match, never whether one
- * exists), \uXXXX and \xXX their UTF-8 bytes, \/ \- and the other escaped
- * punctuation themselves. Refused: lookaround, back-references, named
- * groups, \p{...}. Matching is over bytes: "." and a bracket are one byte
- * of a multibyte character (docs/decoding.md, section 7).
+ * exists), \uXXXX and \xXX their UTF-8 bytes, the other escaped punctuation
+ * itself. A bracket is rebuilt, because POSIX brackets have no escapes: an
+ * escaped ] goes first, ^ after the first place, - last, \ is itself.
+ * Refused: lookaround, back-references, named groups, \p{...}, \D \W \S
+ * inside a bracket, non-ASCII inside a bracket. Matching is over bytes: a
+ * multibyte character is one atom (a group), but "." and a negated bracket
+ * match one byte of it (docs/decoding.md, section 9).
  */
+typedef struct jv_re {
+    strbuf_t out;        /* the POSIX pattern */
+    strbuf_t br;         /* the bracket being read */
+    int in_bracket;      /* 1 inside [...] */
+    int negated;         /* [^...] */
+    int rb, caret, dash; /* escaped ], ^, - seen in the bracket */
+    char *why;
+} jv_re_t;
+
 /* One character's UTF-8 bytes as one atom: a group when it is more than one byte. */
 static void jv_put_char(strbuf_t *b, const char *u, size_t n)
 {
@@ -284,159 +296,198 @@ static void jv_put_char(strbuf_t *b, const char *u, size_t n)
         strbuf_putc(b, ')');
 }
 
+/* A literal ASCII character, in or out of a bracket. */
+static void jv_re_literal(jv_re_t *t, char c)
+{
+    if (t->in_bracket) {
+        if (c == ']')
+            t->rb = 1;
+        else if (c == '^')
+            t->caret = 1;
+        else if (c == '-')
+            t->dash = 1;
+        else
+            strbuf_putc(&t->br, c);
+        return;
+    }
+    if (strchr("^$.[]()|*+?{}\\", c))
+        strbuf_putc(&t->out, '\\');
+    strbuf_putc(&t->out, c);
+}
+
+static int jv_re_fail(jv_re_t *t, char *why)
+{
+    if (!t->why)
+        t->why = why;
+    else
+        free(why);
+    return -1;
+}
+
+/* The bracket read, as POSIX wants it. */
+static void jv_re_close(jv_re_t *t)
+{
+    strbuf_t *o = &t->out;
+    if (!t->negated && !t->rb && !t->dash && t->caret && t->br.len == 0) {
+        strbuf_puts(o, "\\^"); /* [\^] alone: ^ cannot be a bracket's only member */
+    } else {
+        strbuf_putc(o, '[');
+        if (t->negated)
+            strbuf_putc(o, '^');
+        if (t->rb)
+            strbuf_putc(o, ']');
+        strbuf_put(o, t->br.data ? t->br.data : "", t->br.len);
+        if (t->caret)
+            strbuf_putc(o, '^');
+        if (t->dash)
+            strbuf_putc(o, '-');
+        strbuf_putc(o, ']');
+    }
+    t->in_bracket = t->negated = t->rb = t->caret = t->dash = 0;
+    t->br.len = 0;
+}
+
+/* The escape at s[*i] (after its backslash). */
+static int jv_re_escape(jv_re_t *t, const char *s, size_t *i)
+{
+    char e = s[*i];
+    strbuf_t *o = t->in_bracket ? &t->br : &t->out;
+    switch (e) {
+    case 'd': strbuf_puts(o, t->in_bracket ? "0-9" : "[0-9]"); return 0;
+    case 'w': strbuf_puts(o, t->in_bracket ? "A-Za-z0-9_" : "[A-Za-z0-9_]"); return 0;
+    case 's': strbuf_puts(o, t->in_bracket ? "[:space:]" : "[[:space:]]"); return 0;
+    case 'D':
+    case 'W':
+    case 'S':
+        if (t->in_bracket)
+            return jv_re_fail(t, xasprintf("\\%c inside a bracket has no POSIX form", e));
+        strbuf_puts(o, e == 'D' ? "[^0-9]" : e == 'W' ? "[^A-Za-z0-9_]" : "[^[:space:]]");
+        return 0;
+    case 'b':
+    case 'B':
+        if (t->in_bracket)
+            return jv_re_fail(t, xstrdup("\\b inside a bracket has no POSIX form"));
+        strbuf_puts(o, e == 'b' ? "\\b" : "\\B");
+        return 0;
+    case 'n': jv_re_literal(t, '\n'); return 0;
+    case 't': jv_re_literal(t, '\t'); return 0;
+    case 'r': jv_re_literal(t, '\r'); return 0;
+    case 'f': jv_re_literal(t, '\f'); return 0;
+    case 'v': jv_re_literal(t, '\v'); return 0;
+    case 'u':
+    case 'x': {
+        int digits = e == 'u' ? 4 : 2;
+        unsigned cp = 0;
+        for (int k = 1; k <= digits; k++) {
+            char h = s[*i + (size_t)k];
+            int d = h >= '0' && h <= '9'   ? h - '0'
+                    : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                    : h >= 'A' && h <= 'F' ? h - 'A' + 10
+                                           : -1;
+            if (d < 0)
+                return jv_re_fail(t, xasprintf("\\%c needs %d hex digits", e, digits));
+            cp = cp * 16 + (unsigned)d;
+        }
+        *i += (size_t)digits;
+        if (cp == 0)
+            return jv_re_fail(t, xstrdup("a NUL in a pattern"));
+        if (cp < 0x80) {
+            jv_re_literal(t, (char)cp);
+            return 0;
+        }
+        if (t->in_bracket)
+            return jv_re_fail(t, xstrdup("a non-ASCII character in a bracket (matching is over bytes)"));
+        char u[3];
+        size_t n = cp < 0x800 ? 2 : 3;
+        if (n == 2) {
+            u[0] = (char)(0xc0 | cp >> 6);
+            u[1] = (char)(0x80 | (cp & 0x3f));
+        } else {
+            u[0] = (char)(0xe0 | cp >> 12);
+            u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+            u[2] = (char)(0x80 | (cp & 0x3f));
+        }
+        jv_put_char(&t->out, u, n);
+        return 0;
+    }
+    default:
+        if ((e >= '0' && e <= '9') || e == 'k' || e == 'p' || e == 'P')
+            return jv_re_fail(t, xasprintf("\\%c (back-references, \\p classes) has no POSIX form", e));
+        if ((e >= 'a' && e <= 'z') || (e >= 'A' && e <= 'Z') || (unsigned char)e >= 0x80)
+            return jv_re_fail(t, xasprintf("the escape \\%c has no POSIX form", e));
+        jv_re_literal(t, e); /* escaped punctuation: itself */
+        return 0;
+    }
+}
+
 static int jv_compile(const char *s, regex_t *re, char **why)
 {
-    strbuf_t b = {0};
-    int in_bracket = 0;
-    for (size_t i = 0; s[i]; i++) {
+    jv_re_t t = {0};
+    int rc = 0;
+    for (size_t i = 0; s[i] && rc == 0; i++) {
         char ch = s[i];
-        if (ch == '\\' && s[i + 1]) {
-            char e = s[++i];
-            const char *cls = NULL;
-            switch (e) {
-            case 'd': cls = in_bracket ? "0-9" : "[0-9]"; break;
-            case 'D': cls = in_bracket ? NULL : "[^0-9]"; break;
-            case 'w': cls = in_bracket ? "A-Za-z0-9_" : "[A-Za-z0-9_]"; break;
-            case 'W': cls = in_bracket ? NULL : "[^A-Za-z0-9_]"; break;
-            case 's': cls = in_bracket ? "[:space:]" : "[[:space:]]"; break;
-            case 'S': cls = in_bracket ? NULL : "[^[:space:]]"; break;
-            case 'n': cls = "\n"; break;
-            case 't': cls = "\t"; break;
-            case 'r': cls = "\r"; break;
-            case 'u':
-            case 'x': {
-                int digits = e == 'u' ? 4 : 2;
-                unsigned cp = 0;
-                for (int k = 1; k <= digits; k++) {
-                    char h = s[i + k];
-                    int d = h >= '0' && h <= '9'   ? h - '0'
-                            : h >= 'a' && h <= 'f' ? h - 'a' + 10
-                            : h >= 'A' && h <= 'F' ? h - 'A' + 10
-                                                   : -1;
-                    if (d < 0) {
-                        strbuf_free(&b);
-                        *why = xasprintf("\\%c needs %d hex digits", e, digits);
-                        return -1;
-                    }
-                    cp = cp * 16 + (unsigned)d;
-                }
-                i += (size_t)digits;
-                if (cp == 0 || (in_bracket && cp > 0x7f)) {
-                    strbuf_free(&b);
-                    *why = xstrdup("a NUL or a non-ASCII escape in a bracket");
-                    return -1;
-                }
-                char u[4];
-                size_t n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : 3;
-                if (n == 1)
-                    u[0] = (char)cp;
-                else if (n == 2) {
-                    u[0] = (char)(0xc0 | cp >> 6);
-                    u[1] = (char)(0x80 | (cp & 0x3f));
-                } else {
-                    u[0] = (char)(0xe0 | cp >> 12);
-                    u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-                    u[2] = (char)(0x80 | (cp & 0x3f));
-                }
-                if (n == 1 && !in_bracket && strchr("^$.[]()|*+?{}\\", u[0]))
-                    strbuf_putc(&b, '\\');
-                jv_put_char(&b, u, n);
-                continue;
+        if (ch == '\\') {
+            if (!s[i + 1]) {
+                rc = jv_re_fail(&t, xstrdup("a pattern ending in a backslash"));
+                break;
             }
-            case 'b':
-            case 'B': cls = in_bracket ? NULL : (e == 'b' ? "\\b" : "\\B"); break;
-            default:
-                if ((e >= '0' && e <= '9') || e == 'k' || e == 'p' || e == 'P') {
-                    strbuf_free(&b);
-                    *why = xasprintf("\\%c (back-references, \\p classes) has no POSIX form", e);
-                    return -1;
-                }
-                if (e >= 'a' && e <= 'z') {
-                    strbuf_free(&b);
-                    *why = xasprintf("the escape \\%c has no POSIX form", e);
-                    return -1;
-                }
-                /* Escaped punctuation: itself. */
-                if (in_bracket) {
-                    if (e == ']' || e == '^' || e == '-' || e == '\\') {
-                        strbuf_free(&b);
-                        *why = xasprintf("\\%c inside a bracket has no POSIX form", e);
-                        return -1;
-                    }
-                    strbuf_putc(&b, e);
-                } else {
-                    if (strchr("^$.[]()|*+?{}\\", e))
-                        strbuf_putc(&b, '\\');
-                    strbuf_putc(&b, e);
-                }
-                continue;
-            }
-            if (!cls) {
-                strbuf_free(&b);
-                *why = xasprintf("\\%c inside a bracket has no POSIX form", e);
-                return -1;
-            }
-            strbuf_puts(&b, cls);
-            continue;
-        }
-        if ((unsigned char)ch >= 0x80) {
+            i++;
+            rc = jv_re_escape(&t, s, &i);
+        } else if ((unsigned char)ch >= 0x80) {
             /* A multibyte character is one atom: a quantifier after it applies to all its bytes. */
             size_t n = 1;
             while (n < 4 && ((unsigned char)s[i + n] & 0xc0) == 0x80)
                 n++;
-            if (in_bracket) {
-                strbuf_free(&b);
-                *why = xstrdup("a non-ASCII character in a bracket (matching is over bytes)");
-                return -1;
-            }
-            jv_put_char(&b, s + i, n);
+            if (t.in_bracket)
+                rc = jv_re_fail(&t, xstrdup("a non-ASCII character in a bracket (matching is over bytes)"));
+            else
+                jv_put_char(&t.out, s + i, n);
             i += n - 1;
-            continue;
-        }
-        if (in_bracket) {
-            if (ch == ']' && !(s[i - 1] == '[' || (s[i - 1] == '^' && s[i - 2] == '[')))
-                in_bracket = 0;
-            strbuf_putc(&b, ch);
-            continue;
-        }
-        if (ch == '[') {
-            in_bracket = 1;
-            strbuf_putc(&b, ch);
-            if (s[i + 1] == '^')
-                strbuf_putc(&b, s[++i]);
-            if (s[i + 1] == ']') {
+        } else if (t.in_bracket) {
+            if (ch == ']')
+                jv_re_close(&t);
+            else if (ch == '[' && s[i + 1] == ':')
+                rc = jv_re_fail(&t, xstrdup("[: inside a bracket (a POSIX class) is not ECMA-262"));
+            else
+                strbuf_putc(&t.br, ch); /* a literal or a range's - */
+        } else if (ch == '[') {
+            t.in_bracket = 1;
+            if (s[i + 1] == '^') {
+                t.negated = 1;
+                i++;
+            }
+            if (s[i + 1] == ']')
                 /* ECMA's [] and [^] match nothing / anything; POSIX has no such bracket. */
-                strbuf_free(&b);
-                *why = xstrdup("an empty bracket");
-                return -1;
-            }
-            continue;
-        }
-        if (ch == '(' && s[i + 1] == '?') {
+                rc = jv_re_fail(&t, xstrdup("an empty bracket"));
+        } else if (ch == '(' && s[i + 1] == '?') {
             if (s[i + 2] == ':') {
-                strbuf_putc(&b, '(');
+                strbuf_putc(&t.out, '(');
                 i += 2;
-                continue;
-            }
-            strbuf_free(&b);
-            *why = xstrdup("lookaround and named groups have no POSIX form");
-            return -1;
-        }
-        if (ch == '?' && i > 0 && (strchr("*+?}", s[i - 1]) && !(i > 1 && s[i - 2] == '\\')))
+            } else
+                rc = jv_re_fail(&t, xstrdup("lookaround and named groups have no POSIX form"));
+        } else if (ch == '?' && i > 0 && strchr("*+?}", s[i - 1]) && !(i > 1 && s[i - 2] == '\\'))
             continue; /* a lazy quantifier */
-        strbuf_putc(&b, ch);
+        else
+            strbuf_putc(&t.out, ch);
     }
-    if (b.failed)
+    if (rc == 0 && t.in_bracket)
+        rc = jv_re_fail(&t, xstrdup("an unclosed bracket"));
+    if (t.out.failed || t.br.failed)
         base_oom(0);
-    int rc = regcomp(re, b.data ? b.data : "", REG_EXTENDED | REG_NOSUB);
-    strbuf_free(&b);
-    if (rc != 0) {
-        char msg[256];
-        regerror(rc, re, msg, sizeof(msg));
-        *why = xstrdup(msg);
-        return -1;
+    if (rc == 0) {
+        int r = regcomp(re, t.out.data ? t.out.data : "", REG_EXTENDED | REG_NOSUB);
+        if (r != 0) {
+            char msg[256];
+            regerror(r, re, msg, sizeof(msg));
+            t.why = xstrdup(msg);
+            rc = -1;
+        }
     }
-    return 0;
+    strbuf_free(&t.out);
+    strbuf_free(&t.br);
+    if (rc != 0)
+        *why = t.why;
+    return rc;
 }
 
 /* ---- 4. Keywords ------------------------------------------------------------ */
