@@ -516,6 +516,19 @@ static void reserved_field_messages(const candidate_t *c, const reg_schema_t *pr
     strlist_clear(&before);
 }
 
+/* The effective compatibilityPolicy (CompatibilityPolicy.forName has stored it in capitals). */
+static compat_policy_t effective_policy(registry_t *reg, const char *subject)
+{
+    json_t *config = registry_effective_config(reg, subject);
+    const char *policy = json_string_value(json_object_get(config, "compatibilityPolicy"));
+    compat_policy_t p = !policy                          ? COMPAT_POLICY_STRICT
+                        : strcmp(policy, "LENIENT") == 0 ? COMPAT_POLICY_LENIENT
+                        : strcmp(policy, "LOGICAL") == 0 ? COMPAT_POLICY_LOGICAL
+                                                         : COMPAT_POLICY_STRICT;
+    json_decref(config);
+    return p;
+}
+
 /*
  * AbstractSchemaRegistry.isCompatibleWithPrevious over history (held: its
  * schemas, oldest first): under validateFields the reserved-field messages,
@@ -533,11 +546,7 @@ static int compat_with_previous(registry_t *reg, const char *subject, const cand
         reserved_field_messages(c, *n ? held[*n - 1] : NULL, messages);
     size_t reserved = messages->n;
     filter_compatibility_group(reg, subject, c->metadata, history, held, n);
-    json_t *config = registry_effective_config(reg, subject);
-    const char *policy = json_string_value(json_object_get(config, "compatibilityPolicy"));
-    compat_policy_t p =
-        policy && strcmp(policy, "LENIENT") == 0 ? COMPAT_POLICY_LENIENT : COMPAT_POLICY_STRICT;
-    json_decref(config);
+    compat_policy_t p = effective_policy(reg, subject);
     int ok =
         compat_check_policy(settings.level, p, c->parsed, history, *n, settings.validate_fields, messages);
     if (ok == 1 && reserved > 0) {
@@ -554,7 +563,9 @@ static reg_code_t check_compatible(registry_t *reg, store_t *db, const char *sub
                                    const reg_subject_t *fresh, candidate_t *c, reg_error_t *err)
 {
     reg_effective_t settings = registry_effective_settings(reg, subject);
-    if (settings.level == COMPAT_NONE && !settings.validate_fields)
+    /* LOGICAL checks the candidate's validity even at NONE (LogicalPolicyChecker). */
+    if (settings.level == COMPAT_NONE && !settings.validate_fields &&
+        effective_policy(reg, subject) != COMPAT_POLICY_LOGICAL)
         return REG_OK;
     compat_previous_t *history;
     reg_schema_t **held;
