@@ -9,6 +9,7 @@
 #include "compat/logical/internal.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,7 @@ typedef struct walk {
     strlist_t *out;
     strbuf_t path;
     hmap_t walked; /* named types already walked */
+    hmap_t cyclic; /* name -> (void *)1 cyclic, (void *)2 not: asked once per name, not per use */
     int failed;
 } walk_t;
 
@@ -130,8 +132,11 @@ static void named_ref(walk_t *w, const logical_node_t *ref, int depth)
         ADD(w, "UNRESOLVED_TYPE_REF", "named type '%s' is referenced but not defined", ref->ref);
         return;
     }
-    int cyclic = logical_is_cyclic(w->m, ref->ref);
-    if (cyclic < 0) {
+    size_t len = strlen(ref->ref);
+    uintptr_t known = (uintptr_t)hmap_get(&w->cyclic, ref->ref, len);
+    int cyclic = known ? known == 1 : logical_is_cyclic(w->m, ref->ref);
+    if (cyclic < 0 ||
+        (!known && hmap_put_try(&w->cyclic, ref->ref, len, (void *)(uintptr_t)(cyclic ? 1 : 2), NULL) != 0)) {
         w->failed = 1;
         return;
     }
@@ -199,6 +204,7 @@ int logical_validate(logical_mode_t mode, const logical_model_t *m, strlist_t *o
     int rc = w.failed || w.path.failed ? -1 : 0;
     strbuf_free(&w.path);
     hmap_clear(&w.walked);
+    hmap_clear(&w.cyclic);
     return rc;
 }
 
