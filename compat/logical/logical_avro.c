@@ -577,43 +577,52 @@ static const logical_node_t *convert_union(conv_t *c, const avro_node_t *a, int 
         u->members[k++].type = t;
     }
     /* Branch names: the field's confluent:union hint, else the simple name when it is unique in
-     * the union, else the full name with dots as underscores. */
-    for (size_t i = 0; i < members; i++) {
+     * the union, else the full name with dots as underscores. Counted and checked through maps:
+     * a union may have thousands of branches. */
+    hmap_t counts = {0}, taken = {0};
+    int rc = 0;
+    for (size_t i = 0; i < members && rc == 0; i++) {
+        const char *simple_name = avro_simple_name(avro[i]);
+        size_t len = strlen(simple_name);
+        uintptr_t k = (uintptr_t)hmap_get(&counts, simple_name, len);
+        rc = hmap_put_try(&counts, simple_name, len, (void *)(k + 1), NULL);
+    }
+    for (size_t i = 0; i < members && rc == 0; i++) {
         const json_t *hint = json_array_get(c->union_hints, i);
         const char *name = json_string_value(json_object_get(hint, "name"));
-        if (name && (!branch_name_ok(c, name) || !(name = arena_strdup(c->m->arena, name)))) {
-            free(avro);
-            return c->error ? NULL : (c->oom = 1, NULL);
+        if (name && !branch_name_ok(c, name)) {
+            rc = 1;
+            break;
         }
-        if (!name) {
-            const char *simple_name = avro_simple_name(avro[i]);
-            size_t same = 0;
-            for (size_t j = 0; j < members; j++)
-                same += strcmp(avro_simple_name(avro[j]), simple_name) == 0;
-            if (same == 1) {
-                if (!(name = arena_strdup(c->m->arena, simple_name))) {
-                    free(avro);
-                    return c->oom = 1, NULL;
-                }
-            } else {
-                char *full = arena_strdup(c->m->arena, avro_full_name(avro[i]));
-                if (!full) {
-                    free(avro);
-                    return c->oom = 1, NULL;
-                }
-                for (char *p = full; *p; p++)
-                    if (*p == '.')
-                        *p = '_';
-                name = full;
-            }
+        char *copy;
+        if (name) {
+            copy = arena_strdup(c->m->arena, name);
+        } else if ((uintptr_t)hmap_gets(&counts, avro_simple_name(avro[i])) == 1) {
+            copy = arena_strdup(c->m->arena, avro_simple_name(avro[i]));
+        } else if ((copy = arena_strdup(c->m->arena, avro_full_name(avro[i])))) {
+            for (char *p = copy; *p; p++)
+                if (*p == '.')
+                    *p = '_';
         }
-        for (size_t j = 0; j < i; j++) {
-            if (strcmp(u->members[j].name, name) == 0) {
-                free(avro);
-                return fail(c, "Duplicate union branch: %s", name);
-            }
+        if (!copy) {
+            rc = -1;
+            break;
         }
-        u->members[i].name = name;
+        if (hmap_gets(&taken, copy)) {
+            fail(c, "Duplicate union branch: %s", copy);
+            rc = 1;
+            break;
+        }
+        rc = hmap_put_try(&taken, copy, strlen(copy), (void *)1, NULL);
+        u->members[i].name = copy;
+    }
+    hmap_clear(&counts);
+    hmap_clear(&taken);
+    if (rc != 0) {
+        free(avro);
+        if (rc < 0)
+            c->oom = 1;
+        return NULL;
     }
     free(avro);
     u->n = members;

@@ -201,6 +201,66 @@ static void test_conversion_failures(void **state)
         "precision property must be a JSON Integer.");
 }
 
+static void test_conversion_details(void **state)
+{
+    (void)state;
+    /* A field's confluent:union hints name its branches. */
+    expect_compare(
+        LOGICAL_MODE_ICEBERG_V2,
+        REC("{\"name\":\"u\",\"type\":[\"int\",\"string\"],\"confluent:union\":[{\"name\":\"asInt\"},"
+            "{\"name\":\"asText\"}]}"),
+        REC("{\"name\":\"u\",\"type\":[\"int\",\"string\"]}"),
+        WANT("FIELD_DELETED at 'u.asInt': field present in the original schema is missing from the update",
+             "FIELD_DELETED at 'u.asText': field present in the original schema is missing from the update"));
+    /* connect.type int8 is a TINYINT, which widens to INT but not back. */
+    const char *int8 = REC("{\"name\":\"b\",\"type\":{\"type\":\"int\",\"connect.type\":\"int8\"}}");
+    const char *int32 = REC("{\"name\":\"b\",\"type\":\"int\"}");
+    expect_compare(LOGICAL_MODE_FLINK, int8, int32, NOTHING);
+    expect_compare(LOGICAL_MODE_FLINK, int32, int8,
+                   WANT("UNSUPPORTED_TYPE_CHANGE at 'b': type changed from INT to TINYINT"));
+    /* Iceberg has one int class. */
+    expect_compare(LOGICAL_MODE_ICEBERG_V2, int32, int8, NOTHING);
+    expect_unconvertible("{\"type\":\"record\",\"name\":\"A\",\"logical.anonymous\":\"true\",\"fields\":["
+                         "{\"name\":\"self\",\"type\":[\"null\",\"A\"]}]}",
+                         "Cyclic schemas are not supported.\nFound a cycle in the field: self");
+    expect_unconvertible(
+        REC("{\"name\":\"m\",\"type\":{\"type\":\"map\",\"values\":\"string\",\"flink.type\":"
+            "\"multiset\"}}"),
+        "Unexpected value type for a MULTISET type: STRING NOT NULL");
+    expect_unconvertible(REC("{\"name\":\"t\",\"type\":{\"type\":\"int\",\"logicalType\":\"time-millis\"},"
+                             "\"default\":-1}"),
+                         "Invalid value for NanoOfDay (valid values 0 - 86399999999999): -1000000");
+    expect_unconvertible(
+        REC("{\"name\":\"s\",\"type\":{\"type\":\"string\",\"flink.maxLength\":\"50\"}}"),
+        "class java.lang.String cannot be cast to class java.lang.Integer (java.lang.String and "
+        "java.lang.Integer are in module java.base of loader 'bootstrap')");
+    /* ToLogicalContext.MAX_TYPE_DEPTH: 257 nested arrays. */
+    static char deep[16384];
+    deep[0] = 0;
+    for (int i = 0; i < 257; i++)
+        strcat(deep, "{\"type\":\"array\",\"items\":");
+    strcat(deep, "\"int\"");
+    for (int i = 0; i < 257; i++)
+        strcat(deep, "}");
+    expect_unconvertible(deep, "Schema type nesting depth exceeds the maximum of 256");
+    /* A MapEntry array is a map; a multiset of it counts with an INT. */
+    expect_compare(
+        LOGICAL_MODE_FLINK,
+        REC("{\"name\":\"m\",\"type\":{\"type\":\"array\",\"items\":{\"type\":\"record\",\"name\":"
+            "\"MapEntry\",\"namespace\":\"io.confluent.connect.avro\",\"fields\":[{\"name\":\"key\",\"type\":"
+            "\"int\"},{\"name\":\"value\",\"type\":\"string\"}]}}}"),
+        REC("{\"name\":\"m\",\"type\":{\"type\":\"map\",\"values\":\"string\"}}"),
+        WANT("UNSUPPORTED_TYPE_CHANGE at 'm{key}': type changed from INT to VARCHAR(2147483647)"));
+    /* confluent.type.Variant is VARIANT, which Iceberg v2 cannot store. */
+    expect_validity(
+        LOGICAL_MODE_ICEBERG_V2,
+        REC("{\"name\":\"v\",\"type\":{\"type\":\"record\",\"name\":\"Variant\",\"namespace\":"
+            "\"confluent.type\",\"fields\":[{\"name\":\"metadata\",\"type\":\"bytes\"},{\"name\":"
+            "\"value\",\"type\":\"bytes\"}]}}"),
+        WANT("UNREPRESENTABLE_TYPE at 'v': VARIANT needs Iceberg's variant type, which arrived in "
+             "format-version 3"));
+}
+
 /* ---- compatibility --------------------------------------------------------------------------- */
 
 static const char *nested(const char *extra)
@@ -504,6 +564,7 @@ int main(void)
         cmocka_unit_test(test_nanosecond_timestamps_need_iceberg_v3),
         cmocka_unit_test(test_recursive_record_is_cyclic),
         cmocka_unit_test(test_conversion_failures),
+        cmocka_unit_test(test_conversion_details),
         cmocka_unit_test(test_added_fields),
         cmocka_unit_test(test_deleted_and_reordered_fields),
         cmocka_unit_test(test_nullability),
