@@ -6,4 +6,5 @@ set(COMPAT_LOGICAL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/logical_compare.c
   ${CMAKE_CURRENT_LIST_DIR}/logical_model.c
   ${CMAKE_CURRENT_LIST_DIR}/logical_policy.c
+  ${CMAKE_CURRENT_LIST_DIR}/logical_proto.c
   ${CMAKE_CURRENT_LIST_DIR}/logical_validity.c)

@@ -120,13 +120,30 @@ class LogicalPolicy(harness.RegistryTestCase):
         self.addCleanup(lambda: self.put("/config", {"compatibilityPolicy": None}))
         self.refused(s, RECORD_A, [DELETED_B, "{validateFields: 'false', compatibility: 'BACKWARD'}"])
 
-    def test_formats_without_a_converter_get_the_native_check_only(self):
-        # Protobuf and JSON Schema have no logical type here yet (docs/compatibility.md): LOGICAL
-        # then checks as STRICT does. Confluent would also refuse this drop (FIELD_DELETED).
+    def test_protobuf_converts(self):
+        # ProtoToLogicalTypeConverter: a dropped field is an Iceberg FIELD_DELETED, which the native
+        # Protobuf check allows; an added repeated field reads as empty, so it is accepted.
         s = self.sub()
         self.config(s, {"compatibility": "BACKWARD", "compatibilityPolicy": "LOGICAL"})
         self.register_ok(s, 'syntax = "proto3"; message M { int32 a = 1; int32 b = 2; }', schema_type="PROTOBUF")
-        self.register_ok(s, 'syntax = "proto3"; message M { int32 a = 1; }', schema_type="PROTOBUF")
+        before = self.db.state()
+        r = self.register(s, 'syntax = "proto3"; message M { int32 a = 1; }', schema_type="PROTOBUF")
+        self.assert_error(r, 409, 40901)
+        self.assertIn(f"details: [{DELETED_B}, {{validateFields: 'false', compatibility: 'BACKWARD'}}]",
+                      r.body["message"])
+        self.assertEqual(self.db.state(), before)
+        self.register_ok(s, 'syntax = "proto3"; message M { int32 a = 1; int32 b = 2; repeated string c = 3; }',
+                         schema_type="PROTOBUF")
+
+    def test_json_schema_gets_the_native_check_only(self):
+        # JSON Schema has no logical type here yet (docs/compatibility.md): LOGICAL then checks as
+        # STRICT does. Confluent would also refuse this drop (FIELD_DELETED).
+        s = self.sub()
+        self.config(s, {"compatibility": "BACKWARD", "compatibilityPolicy": "LOGICAL"})
+        props = {"a": {"type": "integer"}, "b": {"type": "integer"}}
+        self.register_ok(s, json.dumps({"type": "object", "properties": props}), schema_type="JSON")
+        del props["b"]
+        self.register_ok(s, json.dumps({"type": "object", "properties": props}), schema_type="JSON")
 
 
 if __name__ == "__main__":

@@ -446,6 +446,161 @@ static void test_enums_and_unions(void **state)
                          "EMPTY_STRUCT at 'u.b_X': a struct must have at least one field"));
 }
 
+static logical_model_t *logical_typed(schema_type_t type, const char *text)
+{
+    char *error = NULL;
+    schema_t *s = schema_parse(type, text, strlen(text), NULL, 0, SCHEMA_PARSE_NEW, &error);
+    if (!s)
+        printf("unexpected error: %s\n", error);
+    free(error);
+    assert_non_null(s);
+    logical_model_t *m = NULL;
+    int rc = logical_from_schema(s, &m, &error);
+    if (rc != 0)
+        printf("unexpected conversion failure %d: %s\n", rc, error ? error : "");
+    assert_int_equal(rc, 0);
+    schema_free(s);
+    return m;
+}
+
+static void expect_proto_compare(logical_mode_t mode, const char *original, const char *update,
+                                 const char *const *want)
+{
+    logical_model_t *o = logical_typed(SCHEMA_PROTOBUF, original),
+                    *u = logical_typed(SCHEMA_PROTOBUF, update);
+    strlist_t out = {0};
+    assert_int_equal(logical_compare(mode, o, u, &out), 0);
+    expect(&out, want);
+    strlist_clear(&out);
+    logical_model_free(o);
+    logical_model_free(u);
+}
+
+static void expect_proto_validity(logical_mode_t mode, const char *text, const char *const *want)
+{
+    logical_model_t *m = logical_typed(SCHEMA_PROTOBUF, text);
+    strlist_t out = {0};
+    assert_int_equal(logical_validate(mode, m, &out), 0);
+    expect(&out, want);
+    strlist_clear(&out);
+    logical_model_free(m);
+}
+
+#define PROTO(body) "syntax = \"proto3\";\npackage t;\n" body
+
+/* ---- Protobuf (ProtoToLogicalTypeConverter; CompatibilityCheckerEndToEndTest's proto cases) ---- */
+
+static void test_proto_containers_default_to_empty(void **state)
+{
+    (void)state;
+    const char *before = PROTO("message M { string name = 1; }");
+    const char *tags = PROTO("message M { string name = 1; repeated string tags = 2; }");
+    const char *labels = PROTO("message M { string name = 1; map<string, string> labels = 2; }");
+    for (logical_mode_t mode = LOGICAL_MODE_FLINK; mode <= LOGICAL_MODE_ICEBERG_V3; mode++) {
+        expect_proto_compare(mode, before, tags, NOTHING);
+        expect_proto_compare(mode, before, labels, NOTHING);
+        expect_proto_compare(
+            mode, PROTO("message M { Inner inner = 1; message Inner { string a = 1; } }"),
+            PROTO("message M { Inner inner = 1; message Inner { string a = 1; repeated string tags "
+                  "= 2; } }"),
+            NOTHING);
+        expect_proto_compare(
+            mode, PROTO("message M { repeated Inner items = 1; message Inner { string a = 1; } }"),
+            PROTO("message M { repeated Inner items = 1; message Inner { string a = 1; repeated "
+                  "string tags = 2; } }"),
+            NOTHING);
+        expect_proto_compare(
+            mode, PROTO("message M { Inner inner = 1; }\nmessage Inner { string a = 1; }"),
+            PROTO("message M { Inner inner = 1; }\nmessage Inner { string a = 1; repeated string "
+                  "tags = 2; }"),
+            NOTHING);
+    }
+}
+
+static void test_proto_scalars(void **state)
+{
+    (void)state;
+    const char *before = PROTO("message M { string name = 1; }");
+    const char *count = PROTO("message M { string name = 1; int32 count = 2; }");
+    /* proto3's implicit zero is no default. */
+    expect_proto_compare(
+        LOGICAL_MODE_FLINK, before, count,
+        WANT("REQUIRED_FIELD_ADDED at 'count': added column is neither nullable nor defaulted, so "
+             "rows written before it existed have no value for it"));
+    expect_proto_compare(
+        LOGICAL_MODE_ICEBERG_V2, before, count,
+        WANT("REQUIRED_FIELD_ADDED at 'count': added field is neither nullable nor defaulted, so "
+             "pre-existing rows have no value for it; format-version 2 cannot store a column "
+             "default"));
+    expect_proto_compare(
+        LOGICAL_MODE_ICEBERG_V3, before, count,
+        WANT("REQUIRED_FIELD_ADDED at 'count': added field is neither nullable nor defaulted, so "
+             "pre-existing rows have no value for it; a non-null column default would make it "
+             "readable"));
+    /* `optional` makes it nullable. */
+    expect_proto_compare(LOGICAL_MODE_ICEBERG_V2, before,
+                         PROTO("message M { string name = 1; optional int32 count = 2; }"), NOTHING);
+    const char *i32 = PROTO("message M { int32 n = 1; }"), *i64 = PROTO("message M { int64 n = 1; }");
+    expect_proto_compare(LOGICAL_MODE_FLINK, i32, i64, NOTHING);
+    expect_proto_compare(LOGICAL_MODE_ICEBERG_V2, i32, i64, NOTHING);
+    expect_proto_compare(LOGICAL_MODE_FLINK, i64, i32,
+                         WANT("UNSUPPORTED_TYPE_CHANGE at 'n': type changed from BIGINT to INT"));
+    expect_proto_compare(LOGICAL_MODE_ICEBERG_V2, i64, i32,
+                         WANT("UNSUPPORTED_TYPE_CHANGE at 'n': type changed from BIGINT to INT"));
+    const char *ab = PROTO("message M { string a = 1; string b = 2; }");
+    const char *ba = PROTO("message M { string b = 2; string a = 1; }");
+    expect_proto_compare(LOGICAL_MODE_FLINK, ab, ba, NOTHING);
+    expect_proto_compare(LOGICAL_MODE_ICEBERG_V2, ab, ba,
+                         WANT("FIELD_REORDERED at 'a': field moved ahead of a field that preceded it in the "
+                              "original schema"));
+    /* A wrapper is its payload, nullable. */
+    expect_proto_compare(
+        LOGICAL_MODE_FLINK,
+        PROTO("import \"google/protobuf/wrappers.proto\";\nmessage M { google.protobuf.Int32Value n = 1; }"),
+        i32,
+        WANT("NULLABLE_TO_NON_NULLABLE at 'n': column was nullable and is now NOT NULL; "
+             "pre-existing rows may hold nulls"));
+}
+
+static void test_proto_validity(void **state)
+{
+    (void)state;
+    const char *collide = "syntax = \"proto3\"; message M { int32 order_id = 1; int32 ORDER_ID = 2; }";
+    expect_proto_validity(
+        LOGICAL_MODE_ICEBERG_V2, collide,
+        WANT("FIELD_NAME_CASE_COLLISION: field names 'order_id' and 'ORDER_ID' differ only in "
+             "case, which Iceberg's case-insensitive name index cannot distinguish"));
+    expect_proto_validity(LOGICAL_MODE_FLINK, collide, NOTHING);
+    expect_proto_validity(
+        LOGICAL_MODE_FLINK, PROTO("message Node { int32 v = 1; Node next = 2; }"),
+        WANT("CYCLIC_TYPE: named type 't.Node' refers to itself, and cannot be represented by a "
+             "non-recursive type system"));
+    /* google.protobuf.Timestamp is TIMESTAMP_LTZ(9) without a flink.precision. */
+    const char *ts =
+        PROTO("import \"google/protobuf/timestamp.proto\";\nmessage M { google.protobuf.Timestamp ts = 1; }");
+    expect_proto_validity(LOGICAL_MODE_ICEBERG_V2, ts,
+                          WANT("UNREPRESENTABLE_TYPE at 'ts': TIMESTAMP_LTZ(9) needs Iceberg's nanosecond "
+                               "timestamp types, which arrived in format-version 3"));
+    expect_proto_validity(LOGICAL_MODE_FLINK, ts, NOTHING);
+}
+
+static void test_proto_oneofs(void **state)
+{
+    (void)state;
+    const char *two = PROTO("message M { oneof v { string s = 1; int32 i = 2; } }");
+    const char *three = PROTO("message M { oneof v { string s = 1; int32 i = 2; bool b = 3; } }");
+    expect_proto_compare(LOGICAL_MODE_FLINK, two, three, NOTHING);
+    expect_proto_compare(LOGICAL_MODE_ICEBERG_V2, two, three, NOTHING);
+    expect_proto_compare(
+        LOGICAL_MODE_ICEBERG_V2, three, two,
+        WANT("FIELD_DELETED at 'v.b': field present in the original schema is missing from the "
+             "update"));
+    /* The oneof comes after the plain fields, whatever the declaration order. */
+    expect_proto_compare(LOGICAL_MODE_ICEBERG_V2,
+                         PROTO("message M { oneof v { string s = 1; } int32 a = 2; }"),
+                         PROTO("message M { int32 a = 2; oneof v { string s = 1; } }"), NOTHING);
+}
+
 /* ---- the policy ---------------------------------------------------------------------------------- */
 
 static const char *const record_a = REC("{\"name\":\"a\",\"type\":\"int\"}");
@@ -570,6 +725,10 @@ int main(void)
         cmocka_unit_test(test_nullability),
         cmocka_unit_test(test_type_changes),
         cmocka_unit_test(test_enums_and_unions),
+        cmocka_unit_test(test_proto_containers_default_to_empty),
+        cmocka_unit_test(test_proto_scalars),
+        cmocka_unit_test(test_proto_validity),
+        cmocka_unit_test(test_proto_oneofs),
         cmocka_unit_test(test_policy_messages),
         cmocka_unit_test(test_compat_check_under_logical),
     };
