@@ -5,14 +5,14 @@
  *
  * Contents
  *   1. The logical-type model (Confluent's LogicalType and its Schema tree)
- *   2. Conversion from a parsed schema (AvroToLogicalTypeConverter)
+ *   2. Conversion from a parsed schema (AvroToLogicalTypeConverter, ProtoToLogicalTypeConverter)
  *   3. Validity of one schema (ValidityChecker)
  *   4. Compatibility of two schemas (CompatibilityChecker: FlinkComparison, IcebergComparison)
  *   5. The policy: what LOGICAL appends to a check's messages (LogicalPolicyChecker.check)
  *
  * Not an engine: it reads the engines' parsed models through their public headers, and no engine
- * sees it. Only Avro converts so far; a Protobuf or JSON Schema schema has no logical type here,
- * and the policy then adds nothing for it (docs/compatibility.md says so).
+ * sees it. Avro and Protobuf convert; a JSON Schema schema has no logical type here yet, and the
+ * policy then adds nothing for it (docs/compatibility.md says so).
  *
  * Everything here is pure and reentrant; a model is immutable once built.
  */
@@ -98,7 +98,7 @@ void logical_model_free(logical_model_t *m);
 /*
  * The logical type of a parsed schema. Returns 0 and *out; 1 and *error (malloc'd, the reason
  * Confluent's converter throws, e.g. "Standalone NULL type is not supported") when the schema has
- * none; 2 when the format has no converter here (Protobuf, JSON Schema); -1 when out of memory.
+ * none; 2 when the format has no converter here (JSON Schema); -1 when out of memory.
  */
 int logical_from_schema(const schema_t *s, logical_model_t **out, char **error);
 
