@@ -601,6 +601,36 @@ static void test_proto_oneofs(void **state)
                          PROTO("message M { int32 a = 2; oneof v { string s = 1; } }"), NOTHING);
 }
 
+static void test_proto_reference_types_are_named(void **state)
+{
+    (void)state;
+    const char *money =
+        "syntax = \"proto3\";\npackage common;\nmessage Money { int64 units = 1; }\nenum Cur { EUR = 0; }";
+    schema_ref_t ref = {.name = "common/money.proto", .subject = "money", .version = 1, .text = money};
+    const char *texts[] = {
+        PROTO("import \"common/money.proto\";\nmessage M { common.Money price = 1; common.Cur cur = 2; }"),
+        PROTO("import \"common/money.proto\";\nmessage M { common.Money price = 1; }")};
+    logical_model_t *m[2];
+    for (int i = 0; i < 2; i++) {
+        char *error = NULL;
+        schema_t *s =
+            schema_parse(SCHEMA_PROTOBUF, texts[i], strlen(texts[i]), &ref, 1, SCHEMA_PARSE_NEW, &error);
+        assert_non_null(s);
+        assert_int_equal(logical_from_schema(s, &m[i], &error), 0);
+        schema_free(s);
+    }
+    assert_non_null(hmap_gets(&m[0]->named, "common.Money"));
+    strlist_t out = {0};
+    assert_int_equal(logical_compare(LOGICAL_MODE_ICEBERG_V2, m[0], m[1], &out), 0);
+    expect(&out,
+           WANT("FIELD_DELETED at 'cur': field present in the original schema is missing from the update"));
+    strlist_clear(&out);
+    assert_int_equal(logical_validate(LOGICAL_MODE_ICEBERG_V2, m[0], &out), 0);
+    expect(&out, NOTHING);
+    logical_model_free(m[0]);
+    logical_model_free(m[1]);
+}
+
 /* ---- the policy ---------------------------------------------------------------------------------- */
 
 static const char *const record_a = REC("{\"name\":\"a\",\"type\":\"int\"}");
@@ -729,6 +759,7 @@ int main(void)
         cmocka_unit_test(test_proto_scalars),
         cmocka_unit_test(test_proto_validity),
         cmocka_unit_test(test_proto_oneofs),
+        cmocka_unit_test(test_proto_reference_types_are_named),
         cmocka_unit_test(test_policy_messages),
         cmocka_unit_test(test_compat_check_under_logical),
     };
