@@ -59,7 +59,12 @@ def avroc_program():
 
 
 def avroc(*args, input_text):
-    r = subprocess.run([avroc_program(), *args], input=input_text.encode(), capture_output=True, timeout=60)
+    # avro-c 1.11.1 leaks the buffer of a value whose read failed (a truncated
+    # record): the oracle's leak, not ours, so the sanitizer build's leak check
+    # is off for this program alone.
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
+    r = subprocess.run([avroc_program(), *args], input=input_text.encode(), capture_output=True, timeout=60,
+                       env=env)
     if r.returncode != 0:
         raise AssertionError(f"avroc-interop {args}: {r.stderr.decode()}")
     return r.stdout.decode().splitlines()
