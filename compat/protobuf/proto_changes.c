@@ -167,12 +167,11 @@ static int nullable(const proto_field_t *f, proto_syntax_t syntax, int oneof, in
     return f->label == PROTO_LABEL_NONE && syntax == PROTO_SYNTAX_PROTO3 ? 0 : -1;
 }
 
-static const proto_field_pair_t *pair_at(const proto_field_pairs_t *pairs, const char *path)
+/* The pair of a difference: the next one the diff recorded, when it is at
+ * the same path (a field's own differences come just before its pair). */
+static const proto_field_pair_t *pair_of(const proto_field_pair_t *next, const char *path)
 {
-    for (size_t i = 0; pairs && i < pairs->n; i++)
-        if (strcmp(pairs->items[i].path, path) == 0)
-            return &pairs->items[i];
-    return NULL;
+    return next && strcmp(next->path, path) == 0 ? next : NULL;
 }
 
 /* google.protobuf.Int32Value wraps int32, and so on: a wrapper is the way to
@@ -387,7 +386,7 @@ static int reverse_survives(const proto_changes_t *rev, const char *path)
 }
 
 static int push_one(change_list_t *out, const proto_change_t *d, const proto_file_t *of,
-                    const proto_file_t *nf, const proto_changes_t *rev, const proto_field_pairs_t *pairs)
+                    const proto_file_t *nf, const proto_changes_t *rev, const proto_field_pair_t *next)
 {
     strbuf_t col = {0};
     int gone = d->type == PROTO_FIELD_REMOVED || d->type == PROTO_REQUIRED_FIELD_REMOVED ||
@@ -396,9 +395,16 @@ static int push_one(change_list_t *out, const proto_change_t *d, const proto_fil
     /* The column is named in the file that has it: the old one for what is gone. */
     place_t o = locate(of, d->path, gone ? &col : NULL);
     place_t n = locate(nf, d->path, gone ? NULL : &col);
+    /* A field both sides have: the diff met the two, also inside a referenced
+     * type, which the schema's own file cannot locate. */
+    const proto_field_pair_t *pair = pair_of(next, d->path);
+    if (pair) {
+        o.field = pair->orig, n.field = pair->update;
+        strbuf_free(&col);
+        strbuf_puts(&col, pair->column);
+    }
     char *path = strbuf_take(&col);
-    change_kind_t kind = kind_of(d->type, o.field, n.field,
-                                 d->type == PROTO_FIELD_KIND_CHANGED ? pair_at(pairs, d->path) : NULL);
+    change_kind_t kind = kind_of(d->type, o.field, n.field, pair);
     const char *detail = proto_detail(d->type, kind);
     if (kind == CHANGE_FIELD_RENAMED && o.field)
         detail = o.field->name;
@@ -432,7 +438,7 @@ int proto_changes(const proto_schema_t *old_schema, const proto_schema_t *new_sc
         while (rc == 0 && next < pairs.n && (pairs.items[next].after <= i || i == fwd.n))
             rc = push_pair(out, &pairs.items[next++]);
         if (rc == 0 && i < fwd.n)
-            rc = push_one(out, &fwd.items[i], of, nf, &rev, &pairs);
+            rc = push_one(out, &fwd.items[i], of, nf, &rev, next < pairs.n ? &pairs.items[next] : NULL);
     }
     proto_changes_clear(&fwd);
     proto_changes_clear(&rev);

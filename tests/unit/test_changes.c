@@ -412,6 +412,27 @@ static void test_proto_nullability(void **state)
            "NULLABILITY_CHANGED M.f google.protobuf.BoolValue -> bool [FIELD_KIND_CHANGED] f0 b0\n"
            "TYPE_CHANGED M.g optional double -> google.protobuf.DoubleValue f0 b0\n",
            "1 column retyped, 6 nullability changed; incompatible");
+    /* Inside a referenced type (another version of it): named through that type. */
+    schema_ref_t v1[] = {
+        {.name = "money.proto",
+         .subject = "money",
+         .version = 1,
+         .text = "syntax = \"proto3\";\nmessage Money {\n  int64 units = 1;\n  string code = 2;\n}\n"}};
+    schema_ref_t v2[] = {
+        {.name = "money.proto",
+         .subject = "money",
+         .version = 2,
+         .text =
+             "syntax = \"proto3\";\nimport \"google/protobuf/wrappers.proto\";\n"
+             "message Money {\n  google.protobuf.Int64Value units = 1;\n  optional string code = 2;\n}\n"}};
+    const char *order =
+        "syntax = \"proto3\";\nimport \"money.proto\";\nmessage Order {\n  Money total = 1;\n}\n";
+    expect_sides(
+        SCHEMA_PROTOBUF, order, v1, 1, order, v2, 1,
+        "NULLABILITY_CHANGED Money.units int64 -> google.protobuf.Int64Value [FIELD_KIND_CHANGED] f0 b0\n"
+        "NULLABILITY_CHANGED Money.code string -> optional string [required -> nullable] f1 b1\n"
+        "TYPE_CHANGED Order.total Money -> Money [FIELD_NAMED_TYPE_CHANGED] f0 b0\n",
+        "1 column retyped, 2 nullability changed; incompatible");
     /* proto2's optional has presence; proto3 without a label has none. */
     expect(SCHEMA_PROTOBUF, P2("  optional int32 a = 1;\n  optional int32 b = 2;\n"),
            "syntax = \"proto3\";\nmessage M {\n  int32 a = 1;\n  optional int32 b = 2;\n}\n",
