@@ -140,10 +140,14 @@ class Browser:
             pass_fds=(to_r, from_w), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         os.close(to_r)
         os.close(from_w)
-        target = self.call("Target.createTarget", url="about:blank")["targetId"]
-        self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
-        self.page("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1,
-                  mobile=False)
+        try:
+            target = self.call("Target.createTarget", url="about:blank")["targetId"]
+            self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+            self.page("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1,
+                      mobile=False)
+        except Exception:
+            self.close()  # no test holds it yet to close it
+            raise
 
     def call(self, method, session=None, **params):
         """Sends one command and returns its result; events on the way are dropped."""
