@@ -265,6 +265,15 @@ void jsonschema_diff_additional(jsonschema_ctx_t *ctx, const jsonschema_node_t *
 void jsonschema_diff_unevaluated(jsonschema_ctx_t *ctx, const jsonschema_node_t *original,
                                  const jsonschema_node_t *update, int items);
 
+/* JsonSchemaComparator (jsonschema_order.c): sorts n nodes in place, stably,
+ * as Confluent numbers the subschemas of a combination. 0, or -1 when out of
+ * memory (the order is then unspecified). */
+int jsonschema_order_sort(const jsonschema_node_t **items, size_t n);
+
+/* A standalone load of one value (jsonschema_parse.c): its compact text
+ * parsed as a document, in dflt unless it names its own "$schema". */
+jsonschema_t *jsonschema_parse_value(const jsonschema_json_t *v, jsonschema_draft_t dflt, char **error);
+
 /* Inline tags (jsonschema_tags.c): schema_engine_t.tags_edit (compat/schema.h, section 5). */
 char *jsonschema_tags_edit(const char *text, size_t len, const schema_tag_edit_t *edits, size_t n,
                            char **error);
