@@ -748,6 +748,66 @@ class Associations(harness.RegistryTestCase):
         self.assert_ok(self.create(self.weak(self.sub("t"), self.rid("5"), s)))
         self.assertEqual([a["lifecycle"] for a in self.stripped(self.by_subject(s))], ["WEAK"])
 
+    def test_reference_to_strong_subject(self):
+        """KafkaSchemaRegistry.register: a reference to a subject a STRONG association holds is
+        42205 "Subject '<reference's subject>' has a strong association and cannot be
+        referenced", in IMPORT mode too, for any of the references, with a bare name read in
+        the referrer's context; a WEAK association's subject can be referenced.
+        RestApiAssociationTest's testRegisterReferenceToStrongAssociationSubjectIsRejected,
+        testReferenceToStrongAssociationSubjectRejectedInImportMode,
+        testMultiReferenceRejectedWhenAnyTargetHasStrongAssociation,
+        testReferenceToStrongAssociationSubjectResolvesByReferrerContext and
+        testReferenceToWeaklyAssociatedSubjectIsAllowed. Nothing stored changes."""
+        payment = ('{"type":"record","name":"Payment","fields":'
+                   '[{"name":"order","type":"Order"}]}')
+
+        def strong(nm, ns, rid):
+            self.assert_ok(self.create({
+                "resourceName": nm, "resourceNamespace": ns, "resourceId": rid,
+                "associations": [{"associationType": "key", "schema": {"schema": rec("Order")}}]}))
+
+        def refused(subject, refs, message, **extra):
+            before = self.state()
+            r = self.register(subject, payment, references=refs, **extra)
+            self.assert_refused(r, 422, 42205, message)
+            self.assertEqual(self.state(), before)
+
+        name = self.sub("t")
+        target = f":.default:{name}-key"
+        strong(name, "default", self.rid("1"))
+        refused(self.sub("payment"), [{"name": "Order", "subject": target, "version": 1}],
+                f"Subject '{target}' has a strong association and cannot be referenced")
+        # The second of two references.
+        common = self.sub("common")
+        self.register_ok(common, rec("Common"))
+        two = ('{"type":"record","name":"Payment","fields":[{"name":"c","type":"Common"},'
+               '{"name":"order","type":"Order"}]}')
+        before = self.state()
+        r = self.register(self.sub("payment"), two, references=[
+            {"name": "Common", "subject": common, "version": 1},
+            {"name": "Order", "subject": target, "version": 1}])
+        self.assert_refused(r, 422, 42205,
+                            f"Subject '{target}' has a strong association and cannot be referenced")
+        self.assertEqual(self.state(), before)
+        # In IMPORT mode, with an explicit id and version.
+        imp = self.sub("import")
+        self.assert_ok(self.put(f"/mode/{quote(imp)}", {"mode": "IMPORT"}))
+        refused(imp, [{"name": "Order", "subject": target, "version": 1}],
+                f"Subject '{target}' has a strong association and cannot be referenced",
+                id=100000, version=1)
+        # A bare name in the referrer's context.
+        name = self.sub("t")
+        strong(name, "myctx", self.rid("2"))
+        refused(f":.myctx:{self.sub('payment')}",
+                [{"name": "Order", "subject": f"{name}-key", "version": 1}],
+                f"Subject '{name}-key' has a strong association and cannot be referenced")
+        # WEAK does not block.
+        s = self.sub("order")
+        self.register_ok(s, rec("Order"))
+        self.assert_ok(self.create(self.weak(self.sub("t"), self.rid("3"), s)))
+        self.register_ok(self.sub("payment"), payment,
+                         references=[{"name": "Order", "subject": s, "version": 1}])
+
     def test_not_found_and_bad_parameters(self):
         """40410 for a resource without associations; a lifecycle or int query parameter that
         does not convert is JAX-RS's plain 404."""
