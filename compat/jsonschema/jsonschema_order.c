@@ -181,6 +181,7 @@ static int class_rank(jsonschema_kind_t kind)
 typedef struct order {
     int depth;
     int oom;
+    size_t *budget; /* comparisons left (jsonschema_order_sort) */
 } order_t;
 
 static int compare(order_t *o, const jsonschema_node_t *a, const jsonschema_node_t *b);
@@ -252,8 +253,9 @@ static int compare(order_t *o, const jsonschema_node_t *a, const jsonschema_node
         return 0;
     if (!a || !b)
         return (a != NULL) - (b != NULL);
-    if (o->depth >= ORDER_MAX_DEPTH || o->oom)
+    if (o->depth >= ORDER_MAX_DEPTH || o->oom || *o->budget == 0)
         return 0;
+    --*o->budget;
     int c = class_rank(a->kind) - class_rank(b->kind);
     if (c)
         return c < 0 ? -1 : 1;
@@ -283,8 +285,8 @@ static int sort_nodes(order_t *o, const jsonschema_node_t **items, size_t n)
     return o->oom ? -1 : 0;
 }
 
-int jsonschema_order_sort(const jsonschema_node_t **items, size_t n)
+int jsonschema_order_sort(const jsonschema_node_t **items, size_t n, size_t *budget)
 {
-    order_t o = {0, 0};
+    order_t o = {0, 0, budget};
     return sort_nodes(&o, items, n);
 }

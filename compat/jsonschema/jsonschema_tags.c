@@ -103,6 +103,7 @@ typedef struct find {
     int oom;
     const char *refused; /* static */
     char *failed;        /* a subschema's load error (malloc'd) */
+    size_t budget;       /* comparisons left (jsonschema_order_sort) */
 } find_t;
 
 static jsonschema_json_t *helper(jsonschema_json_t *node, find_t *f, parts_t *p);
@@ -161,7 +162,7 @@ static jsonschema_json_t *by_index(jsonschema_json_t *node, find_t *f, const cha
         }
         roots[i] = jsonschema_root(loaded[i]);
     }
-    if (jsonschema_order_sort(roots, n) != 0) {
+    if (jsonschema_order_sort(roots, n, &f->budget) != 0) {
         f->oom = 1;
         goto done;
     }
@@ -251,7 +252,7 @@ static int split_path(const char *path, strlist_t *out)
 static jsonschema_json_t *find_entity(jsonschema_json_t *doc, const schema_tag_edit_t *e, char **error)
 {
     parts_t p = {{0}, 0};
-    find_t f = {e->kind, 0, NULL, NULL};
+    find_t f = {e->kind, 0, NULL, NULL, JSONSCHEMA_ORDER_BUDGET};
     *error = NULL;
     if (split_path(e->path, &p.l) != 0) {
         strlist_clear(&p.l);
@@ -440,7 +441,8 @@ typedef struct lister {
     size_t n, cap;
     strlist_t visited;
     int oom;
-    int draft; /* jsonschema_draft_t */
+    int draft;     /* jsonschema_draft_t */
+    size_t budget; /* comparisons left (jsonschema_order_sort) */
 } lister_t;
 
 /* String.hashCode of len bytes of UTF-8, with HashMap.hash's spread. */
@@ -708,7 +710,7 @@ static void walk(lister_t *l, const jsonschema_node_t *n, const char *scope, int
             return;
         }
         memcpy(subs, n->subs, n->nsubs * sizeof *subs);
-        if (jsonschema_order_sort(subs, n->nsubs) != 0)
+        if (jsonschema_order_sort(subs, n->nsubs, &l->budget) != 0)
             l->oom = 1;
         for (size_t i = 0; i < n->nsubs && !l->oom; i++) {
             strbuf_t sb = {0};
@@ -763,6 +765,7 @@ int jsonschema_tags_list(const jsonschema_t *schema, schema_tagged_t **out, size
 {
     lister_t l = {0};
     l.draft = schema->draft;
+    l.budget = JSONSCHEMA_ORDER_BUDGET;
     walk(&l, schema->root, "", 0, 0);
     strlist_clear(&l.visited);
     if (l.oom) {

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -418,6 +419,52 @@ static void test_json_schema_comparator_order(void **state)
     strlist_clear(&t);
 }
 
+/* JsonSchema.getInlineTaggedEntitiesRecursively(unprocessedProperties):
+ * "definitions" entries are loaded on their own with their $refs made "#"
+ * and walked; "$defs" only where they are the 2019-09/2020-12 translator's
+ * schemas (draft 4-7 keep them as plain JSON, which is not walked). */
+static void test_json_schema_definitions_listed(void **state)
+{
+    (void)state;
+    char *l = json_tagged(
+        "{\"type\":\"object\",\"properties\":{\"p\":{\"$ref\":\"#/definitions/D\"}},"
+        "\"definitions\":{\"D\":{\"anyOf\":[{\"type\":\"null\"},{\"type\":\"object\","
+        "\"properties\":{\"a\":{\"$ref\":\"#/definitions/E\",\"confluent:tags\":[\"A\"]}}}]},"
+        "\"E\":{\"type\":\"string\"}},"
+        "\"$defs\":{\"F\":{\"type\":\"object\",\"properties\":{\"f\":{\"confluent:tags\":[\"F\"]}}}}}");
+    assert_string_equal(l, "object.definitions.D.anyof.1.object.a sr_field A;");
+    free(l);
+    l = json_tagged(
+        "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\","
+        "\"properties\":{\"p\":{\"$ref\":\"#/$defs/F\"}},"
+        "\"$defs\":{\"F\":{\"type\":\"object\",\"properties\":{\"f\":{\"confluent:tags\":[\"F\"]}}}}}");
+    assert_string_equal(l, "object.$defs.F.object.f sr_field F;");
+    free(l);
+}
+
+/* Each JsonSchemaComparator comparison of two combinations sorts their
+ * subschemas again, so chains of references through anyOfs cost 2^depth
+ * comparisons in Confluent; here a bound on comparisons keeps the listing
+ * short (what is left keeps the written order). */
+static void test_json_schema_order_is_bounded(void **state)
+{
+    (void)state;
+    char *text = malloc(64 * 1024);
+    strcpy(text, "{\"anyOf\":[{\"$ref\":\"#/definitions/A0\"},{\"$ref\":\"#/definitions/B0\"}],"
+                 "\"definitions\":{");
+    for (int i = 0; i < 48; i++)
+        for (int b = 0; b < 2; b++)
+            sprintf(
+                text + strlen(text),
+                "\"%c%d\":{\"anyOf\":[{\"$ref\":\"#/definitions/A%d\"},{\"$ref\":\"#/definitions/B%d\"}]},",
+                b ? 'B' : 'A', i, i + 1, i + 1);
+    strcat(text, "\"A48\":{\"type\":\"string\"},\"B48\":{\"type\":\"string\"}}}");
+    char *l = json_tagged(text);
+    assert_string_equal(l, "");
+    free(l);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -429,6 +476,8 @@ int main(void)
         cmocka_unit_test(test_json_schema_combined_tags),
         cmocka_unit_test(test_json_schema_generated_combinations),
         cmocka_unit_test(test_json_schema_comparator_order),
+        cmocka_unit_test(test_json_schema_definitions_listed),
+        cmocka_unit_test(test_json_schema_order_is_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
