@@ -416,6 +416,13 @@ static void test_json_schema_comparator_order(void **state)
     assert_null(edit(SCHEMA_JSON, boolean, &p, 1, &error));
     assert_string_equal(error, "Cannot parse Json Schema from JsonNode");
     free(error);
+    /* One that does not load on its own: a $ref into the document. */
+    const char *local = "{\"oneOf\":[{\"$ref\":\"#/definitions/A\"},{\"properties\":{\"p\":{}}}],"
+                        "\"definitions\":{\"A\":{\"type\":\"string\"}}}";
+    p.path = "oneof.1.object.p";
+    assert_null(edit(SCHEMA_JSON, local, &p, 1, &error));
+    assert_string_equal(error, "#/$ref: unresolved $ref '#/definitions/A'");
+    free(error);
     strlist_clear(&t);
 }
 
