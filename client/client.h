@@ -259,7 +259,7 @@ int srclient_proto_encode(const srclient_proto_reader_t *r, const char *message,
  * items, prefixItems, additionalItems, contains, min/maxItems, uniqueItems,
  * min/maxLength (code points), minimum, maximum, the exclusive ones (draft
  * 4's booleans too), multipleOf, pattern (ECMA-262 translated to POSIX,
- * docs/decoding.md section 7), allOf, anyOf, oneOf, not, if/then/else and
+ * docs/decoding.md section 10), allOf, anyOf, oneOf, not, if/then/else and
  * $ref (JSON pointers, $id, $anchor, and the schema's references by name).
  * format is an annotation. Not read: unevaluatedProperties and
  * unevaluatedItems.

@@ -1,6 +1,6 @@
 /*
  * json_validate: JSON Schema instance validation (client.h, section 3c), for
- * `decode --validate` and `encode --validate` (docs/decoding.md, section 7).
+ * `decode --validate` and `encode --validate` (docs/decoding.md, section 10).
  * compat/jsonschema compares schemas and never validates a value; this file
  * validates values and compares nothing, over jansson trees.
  *
@@ -275,7 +275,7 @@ static json_t *jv_pointer(json_t *doc, const char *ptr)
  * Refused: lookaround, back-references, named groups, \p{...}, \D \W \S
  * inside a bracket, non-ASCII inside a bracket. Matching is over bytes: a
  * multibyte character is one atom (a group), but "." and a negated bracket
- * match one byte of it (docs/decoding.md, section 9).
+ * match one byte of it (docs/decoding.md, section 10).
  */
 typedef struct jv_re {
     strbuf_t out;        /* the POSIX pattern */

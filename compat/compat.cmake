@@ -4,7 +4,8 @@
 #   compat_protobuf    compat/protobuf/    (compat/protobuf/protobuf.cmake)
 #   compat_jsonschema  compat/jsonschema/  (compat/jsonschema/jsonschema.cmake)
 #   compat_change      change.c (the change model; the engines link it)
-#   compat             schema.c (the engine table) and level.c, linking all three
+#   compat             schema.c (the engine table), level.c, and logical/ (compatibilityPolicy
+#                      LOGICAL, compat/logical/logical.cmake), linking all three
 #
 # Other layers link `compat` and include compat/schema.h and compat/level.h;
 # only schema.c includes the engines' headers.
@@ -16,10 +17,12 @@ target_link_libraries(compat_change PUBLIC base)
 include(${CMAKE_SOURCE_DIR}/compat/avro/avro.cmake)
 include(${CMAKE_SOURCE_DIR}/compat/protobuf/protobuf.cmake)
 include(${CMAKE_SOURCE_DIR}/compat/jsonschema/jsonschema.cmake)
+include(${CMAKE_SOURCE_DIR}/compat/logical/logical.cmake)
 
 add_library(compat STATIC
   ${CMAKE_SOURCE_DIR}/compat/level.c
-  ${CMAKE_SOURCE_DIR}/compat/schema.c)
+  ${CMAKE_SOURCE_DIR}/compat/schema.c
+  ${COMPAT_LOGICAL_SOURCES})
 target_include_directories(compat PUBLIC ${CMAKE_SOURCE_DIR})
 target_link_libraries(compat PUBLIC compat_avro compat_protobuf compat_jsonschema base
                       PkgConfig::JANSSON m)

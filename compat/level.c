@@ -9,6 +9,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "compat/logical/logical.h"
+
 static const char *const level_names[] = {
     [COMPAT_NONE] = "NONE",
     [COMPAT_BACKWARD] = "BACKWARD",
@@ -144,19 +146,38 @@ int compat_check(compat_level_t level, const schema_t *candidate, const compat_p
     return compat_check_policy(level, COMPAT_POLICY_STRICT, candidate, history, n, validate_fields, messages);
 }
 
+/* LogicalPolicyChecker.check over the versions the level picks: every one (oldest first) when
+ * transitive, else the newest, none at NONE; they are compared all, not up to a first failure. */
+static int check_logical(compat_level_t level, const schema_t *candidate, const compat_previous_t *history,
+                         size_t n, strlist_t *messages)
+{
+    size_t first = level == COMPAT_NONE ? n : compat_level_is_transitive(level) || n == 0 ? 0 : n - 1;
+    const schema_t **previous = n - first ? malloc((n - first) * sizeof *previous) : NULL;
+    if (n - first && !previous)
+        return -1;
+    for (size_t i = first; i < n; i++)
+        previous[i - first] = history[i].schema;
+    int rc = logical_policy_check(candidate, previous, n - first, level_has_backward(level),
+                                  level_has_forward(level), messages);
+    free(previous);
+    return rc;
+}
+
 int compat_check_policy(compat_level_t level, compat_policy_t policy, const schema_t *candidate,
                         const compat_previous_t *history, size_t n, int validate_fields, strlist_t *messages)
 {
-    if (level == COMPAT_NONE || n == 0)
+    if (policy != COMPAT_POLICY_LOGICAL && (level == COMPAT_NONE || n == 0))
         return 1;
-    size_t oldest = compat_level_is_transitive(level) ? 0 : n - 1;
+    size_t oldest = compat_level_is_transitive(level) || n == 0 ? 0 : n - 1;
     /* Newest first; the first failing version's list is the answer. */
-    for (size_t i = n; i-- > oldest;) {
+    for (size_t i = n; level != COMPAT_NONE && i-- > oldest;) {
         if (check_against(level, policy, candidate, &history[i], messages) != 0)
             return -1;
         if (messages->n > 0)
             break;
     }
+    if (policy == COMPAT_POLICY_LOGICAL && check_logical(level, candidate, history, n, messages) != 0)
+        return -1;
     if (messages->n == 0)
         return 1;
     if (strlist_pushf(messages, "{validateFields: '%s', compatibility: '%s'}",

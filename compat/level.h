@@ -43,10 +43,17 @@ int compat_check(compat_level_t level, const schema_t *candidate, const compat_p
                  int validate_fields, strlist_t *messages);
 
 /* Confluent's CompatibilityPolicy as the check uses it: LENIENT widens JSON
- * Schema's compatible changes; STRICT (and LOGICAL's native half) is the default. */
-typedef enum compat_policy { COMPAT_POLICY_STRICT = 0, COMPAT_POLICY_LENIENT } compat_policy_t;
+ * Schema's compatible changes; STRICT is the default; LOGICAL is the default check
+ * followed by LogicalPolicyChecker's (compat/logical/logical.h), which can only add messages. */
+typedef enum compat_policy {
+    COMPAT_POLICY_STRICT = 0,
+    COMPAT_POLICY_LENIENT,
+    COMPAT_POLICY_LOGICAL,
+} compat_policy_t;
 
-/* compat_check under a policy (compat_check is this with COMPAT_POLICY_STRICT). */
+/* compat_check under a policy (compat_check is this with COMPAT_POLICY_STRICT). Under
+ * COMPAT_POLICY_LOGICAL the logical messages follow the native ones and precede the summary
+ * line, and they are looked for even at NONE or with no history: the candidate's validity. */
 int compat_check_policy(compat_level_t level, compat_policy_t policy, const schema_t *candidate,
                         const compat_previous_t *history, size_t n, int validate_fields, strlist_t *messages);
 

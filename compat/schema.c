@@ -93,6 +93,11 @@ schema_type_t schema_get_type(const schema_t *s)
     return s->engine->type;
 }
 
+const void *schema_model(const schema_t *s)
+{
+    return s->model;
+}
+
 const char *schema_canonical(const schema_t *s)
 {
     return s->canonical;

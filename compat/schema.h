@@ -155,6 +155,9 @@ schema_t *schema_parse(schema_type_t type, const char *text, size_t len, const s
 void schema_free(schema_t *s);
 
 schema_type_t schema_get_type(const schema_t *s);
+/* The engine's parsed model (an avro_model_t for SCHEMA_AVRO, ...), borrowed and immutable: for
+ * the readers of a model beside the engines (compat/logical). */
+const void *schema_model(const schema_t *s);
 /* Borrowed; lives as long as s. */
 const char *schema_canonical(const schema_t *s);
 size_t schema_canonical_len(const schema_t *s);

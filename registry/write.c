@@ -343,6 +343,33 @@ static reg_code_t check_mode_for_register(registry_t *reg, const char *subject, 
     return REG_OK;
 }
 
+/* KafkaSchemaRegistry.register: a schema reference and a STRONG (topic-owned)
+ * association exclude each other, so no reference may name a subject a STRONG
+ * association holds, in any mode (42205, with the reference's subject as
+ * written). A reference is read in the registering subject's context. The
+ * other half, a STRONG association on a referenced subject, is 42206 in
+ * registry/associations.c. */
+static reg_code_t check_strong_references(store_t *db, const char *subject, const reg_request_t *req,
+                                          reg_error_t *err)
+{
+    reg_code_t rc = REG_OK;
+    char *ctx = req->nrefs ? reg_context_copy(subject) : NULL;
+    for (size_t i = 0; rc == REG_OK && i < req->nrefs; i++) {
+        char *target = reg_ref_qualify(ctx, req->refs[i].subject);
+        json_t *strong = NULL;
+        store_assoc_query_t q = {.subject = target, .lifecycle = "STRONG"};
+        rc = reg_store(err, db, store_assoc_list(db, &q, &strong));
+        if (rc == REG_OK && json_array_size(strong) > 0)
+            rc = reg_fail(err, REG_OPERATION_NOT_PERMITTED,
+                          "Subject '%s' has a strong association and cannot be referenced",
+                          req->refs[i].subject);
+        json_decref(strong);
+        free(target);
+    }
+    free(ctx);
+    return rc;
+}
+
 /* The schema record for an id of the subject's context, loading it from the
  * database when this node lacks it. */
 static reg_schema_t *schema_for_id(registry_t *reg, store_t *db, const char *subject, int id,
@@ -516,6 +543,19 @@ static void reserved_field_messages(const candidate_t *c, const reg_schema_t *pr
     strlist_clear(&before);
 }
 
+/* The effective compatibilityPolicy (CompatibilityPolicy.forName has stored it in capitals). */
+static compat_policy_t effective_policy(registry_t *reg, const char *subject)
+{
+    json_t *config = registry_effective_config(reg, subject);
+    const char *policy = json_string_value(json_object_get(config, "compatibilityPolicy"));
+    compat_policy_t p = !policy                          ? COMPAT_POLICY_STRICT
+                        : strcmp(policy, "LENIENT") == 0 ? COMPAT_POLICY_LENIENT
+                        : strcmp(policy, "LOGICAL") == 0 ? COMPAT_POLICY_LOGICAL
+                                                         : COMPAT_POLICY_STRICT;
+    json_decref(config);
+    return p;
+}
+
 /*
  * AbstractSchemaRegistry.isCompatibleWithPrevious over history (held: its
  * schemas, oldest first): under validateFields the reserved-field messages,
@@ -533,11 +573,7 @@ static int compat_with_previous(registry_t *reg, const char *subject, const cand
         reserved_field_messages(c, *n ? held[*n - 1] : NULL, messages);
     size_t reserved = messages->n;
     filter_compatibility_group(reg, subject, c->metadata, history, held, n);
-    json_t *config = registry_effective_config(reg, subject);
-    const char *policy = json_string_value(json_object_get(config, "compatibilityPolicy"));
-    compat_policy_t p =
-        policy && strcmp(policy, "LENIENT") == 0 ? COMPAT_POLICY_LENIENT : COMPAT_POLICY_STRICT;
-    json_decref(config);
+    compat_policy_t p = effective_policy(reg, subject);
     int ok =
         compat_check_policy(settings.level, p, c->parsed, history, *n, settings.validate_fields, messages);
     if (ok == 1 && reserved > 0) {
@@ -554,7 +590,9 @@ static reg_code_t check_compatible(registry_t *reg, store_t *db, const char *sub
                                    const reg_subject_t *fresh, candidate_t *c, reg_error_t *err)
 {
     reg_effective_t settings = registry_effective_settings(reg, subject);
-    if (settings.level == COMPAT_NONE && !settings.validate_fields)
+    /* LOGICAL checks the candidate's validity even at NONE (LogicalPolicyChecker). */
+    if (settings.level == COMPAT_NONE && !settings.validate_fields &&
+        effective_policy(reg, subject) != COMPAT_POLICY_LOGICAL)
         return REG_OK;
     compat_previous_t *history;
     reg_schema_t **held;
@@ -1054,6 +1092,8 @@ static reg_code_t register_(registry_t *reg, store_t *db, const char *subject, c
     int flags =
         SCHEMA_PARSE_NEW | (normalize && !import ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject);
     rc = candidate_parse(reg, subject, &req, flags, 0, &c, err);
+    if (rc == REG_OK && req.nrefs)
+        rc = check_strong_references(db, subject, &req, err);
     register_tx_t tx = {subject, &req, &c, import, 0};
     reg_code_t fast = rc == REG_OK && !import ? register_append(reg, db, subject, &req, &c, &tx.id, err)
                                               : REG_SCHEMA_NOT_FOUND;

@@ -178,6 +178,11 @@ const struct json_t *avro_field_default(const avro_node_t *record, size_t i);
 size_t avro_field_n_aliases(const avro_node_t *record, size_t i);
 const char *avro_field_alias(const avro_node_t *record, size_t i, size_t j);
 long avro_field_index(const avro_node_t *record, const char *name);
+/* A custom property, as written (any member Avro does not reserve: "logicalType", "precision",
+ * "connect.type", ...), of a node or of a record's field; borrowed, NULL when absent. What a
+ * reader of Confluent's annotations needs (compat/logical: "flink.precision", "confluent:union"). */
+const struct json_t *avro_node_prop(const avro_node_t *n, const char *key);
+const struct json_t *avro_field_prop(const avro_node_t *record, size_t i, const char *key);
 
 /* ---- 5. The change list ---------------------------------------------------------- */
 

@@ -5,6 +5,8 @@
  */
 #include "compat/avro/internal.h"
 
+#include <string.h>
+
 const avro_node_t *avro_model_root(const avro_model_t *model)
 {
     return model->root;
@@ -109,4 +111,22 @@ const char *avro_field_alias(const avro_node_t *record, size_t i, size_t j)
 long avro_field_index(const avro_node_t *record, const char *name)
 {
     return record->kind == AVRO_KIND_RECORD ? avro_index_find(record->u.record.by_name, name) : -1;
+}
+
+static const json_t *prop_of(const avro_props_t *props, const char *key)
+{
+    for (size_t i = 0; i < props->n; i++)
+        if (strcmp(props->items[i].key, key) == 0)
+            return props->items[i].value;
+    return NULL;
+}
+
+const struct json_t *avro_node_prop(const avro_node_t *n, const char *key)
+{
+    return prop_of(&n->props, key);
+}
+
+const struct json_t *avro_field_prop(const avro_node_t *record, size_t i, const char *key)
+{
+    return prop_of(&record->u.record.fields[i].props, key);
 }

@@ -461,7 +461,7 @@ class DecodeMtls(harness.unittest.TestCase):
                          (2, "schema-registry decode: a client certificate needs its key and a key its certificate\n"))
 
 
-# -- encode: Protobuf, --auto-register, JSON Schema --validate (docs/decoding.md, sections 7 to 9) --
+# -- encode: Protobuf, --auto-register, JSON Schema --validate (docs/decoding.md, sections 8 to 10) --
 
 ALL_TYPES = """syntax = "proto3";
 package kit;

@@ -1,6 +1,6 @@
 /*
  * test_client_json_validate: the JSON Schema validator of client/
- * (client.h, section 3c; docs/decoding.md, section 9).
+ * (client.h, section 3c; docs/decoding.md, section 10).
  *
  *   1. Patterns: ECMA-262 as POSIX, what the translation keeps and refuses
  *   2. Messages: the first failure's JSON pointer, escaped as RFC 6901 says

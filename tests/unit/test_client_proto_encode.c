@@ -1,6 +1,6 @@
 /*
  * test_client_proto_encode: the Protobuf encoder of client/ (client.h,
- * section 3b; docs/decoding.md, section 7), byte by byte against the
+ * section 3b; docs/decoding.md, section 8), byte by byte against the
  * encoding protobuf.dev's "Encoding" page defines.
  *
  *   1. Bytes: varints, zigzag, fixed, packed, proto2's unpacked, defaults left out

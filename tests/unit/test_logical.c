@@ -1,0 +1,767 @@
+/*
+ * compatibilityPolicy LOGICAL (compat/logical): the Avro conversion, ValidityChecker,
+ * CompatibilityChecker in FLINK and ICEBERG modes, and LogicalPolicyChecker's messages. Cases and
+ * verdicts from Confluent's logical-types tests (ValidityCheckerEndToEndTest,
+ * CompatibilityCheckerEndToEndTest) and core's LogicalPolicyCheckerTest; the message texts are
+ * those Invalidity/Incompatibility.toString and LogicalPolicyChecker compose.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compat/level.h"
+#include "compat/logical/logical.h"
+#include "compat/schema.h"
+
+static schema_t *avro(const char *text)
+{
+    char *error = NULL;
+    schema_t *s = schema_parse(SCHEMA_AVRO, text, strlen(text), NULL, 0, SCHEMA_PARSE_NEW, &error);
+    if (!s)
+        printf("unexpected error: %s\n", error);
+    free(error);
+    assert_non_null(s);
+    return s;
+}
+
+static logical_model_t *logical(const char *text)
+{
+    schema_t *s = avro(text);
+    logical_model_t *m = NULL;
+    char *error = NULL;
+    int rc = logical_from_schema(s, &m, &error);
+    if (rc != 0)
+        printf("unexpected conversion failure %d: %s\n", rc, error ? error : "");
+    assert_int_equal(rc, 0);
+    schema_free(s);
+    return m;
+}
+
+/* Asserts the findings, in order, NULL-terminated. */
+static void expect(const strlist_t *got, const char *const *want)
+{
+    size_t n = 0;
+    while (want[n])
+        n++;
+    for (size_t i = 0; i < got->n; i++)
+        printf("  got: %s\n", got->items[i]);
+    assert_int_equal(got->n, n);
+    for (size_t i = 0; i < n; i++)
+        assert_string_equal(got->items[i], want[i]);
+}
+
+#define WANT(...) ((const char *const[]){__VA_ARGS__, NULL})
+#define NOTHING   ((const char *const[]){NULL})
+
+static void expect_validity(logical_mode_t mode, const char *text, const char *const *want)
+{
+    logical_model_t *m = logical(text);
+    strlist_t out = {0};
+    assert_int_equal(logical_validate(mode, m, &out), 0);
+    expect(&out, want);
+    strlist_clear(&out);
+    logical_model_free(m);
+}
+
+static void expect_compare(logical_mode_t mode, const char *original, const char *update,
+                           const char *const *want)
+{
+    logical_model_t *o = logical(original), *u = logical(update);
+    strlist_t out = {0};
+    assert_int_equal(logical_compare(mode, o, u, &out), 0);
+    expect(&out, want);
+    strlist_clear(&out);
+    logical_model_free(o);
+    logical_model_free(u);
+}
+
+static void expect_unconvertible(const char *text, const char *message)
+{
+    schema_t *s = avro(text);
+    logical_model_t *m = NULL;
+    char *error = NULL;
+    assert_int_equal(logical_from_schema(s, &m, &error), 1);
+    assert_null(m);
+    assert_string_equal(error, message);
+    free(error);
+    schema_free(s);
+}
+
+#define REC(fields) "{\"type\":\"record\",\"name\":\"R\",\"fields\":[" fields "]}"
+
+/* ---- validity ------------------------------------------------------------------------------ */
+
+static void test_case_collision_is_an_iceberg_problem(void **state)
+{
+    (void)state;
+    const char *s = REC("{\"name\":\"userId\",\"type\":\"int\"},{\"name\":\"UserId\",\"type\":\"int\"}");
+    const char *msg =
+        "FIELD_NAME_CASE_COLLISION: field names 'userId' and 'UserId' differ only in case, which "
+        "Iceberg's case-insensitive name index cannot distinguish";
+    expect_validity(LOGICAL_MODE_ICEBERG_V2, s, WANT(msg));
+    expect_validity(LOGICAL_MODE_ICEBERG_V3, s, WANT(msg));
+    expect_validity(LOGICAL_MODE_FLINK, s, NOTHING);
+    expect_validity(
+        LOGICAL_MODE_ICEBERG_V2,
+        REC("{\"name\":\"payload\",\"type\":{\"type\":\"record\",\"name\":\"P\",\"fields\":["
+            "{\"name\":\"ts\",\"type\":\"long\"},{\"name\":\"TS\",\"type\":\"long\"}]}}"),
+        WANT("FIELD_NAME_CASE_COLLISION at 'payload': field names 'ts' and 'TS' differ only in case, "
+             "which Iceberg's case-insensitive name index cannot distinguish"));
+    expect_validity(LOGICAL_MODE_ICEBERG_V2,
+                    REC("{\"name\":\"userId\",\"type\":\"int\"},{\"name\":\"userName\",\"type\":\"string\"}"),
+                    NOTHING);
+}
+
+static void test_empty_record(void **state)
+{
+    (void)state;
+    const char *s = "{\"type\":\"record\",\"name\":\"E\",\"fields\":[]}";
+    expect_validity(LOGICAL_MODE_ICEBERG_V2, s, WANT("EMPTY_STRUCT: a struct must have at least one field"));
+    expect_validity(LOGICAL_MODE_FLINK, s, NOTHING);
+}
+
+static void test_decimal_bounds(void **state)
+{
+    (void)state;
+    /* Valid Avro (bytes decimals have no precision bound), beyond every consumer. */
+    const char *wide =
+        REC("{\"name\":\"d\",\"type\":{\"type\":\"bytes\",\"logicalType\":\"decimal\",\"precision\":50}}");
+    const char *msg =
+        "PRECISION_OUT_OF_RANGE at 'd': DECIMAL precision 50 is outside the supported range 1 to 38";
+    expect_validity(LOGICAL_MODE_FLINK, wide, WANT(msg));
+    expect_validity(LOGICAL_MODE_ICEBERG_V2, wide, WANT(msg));
+    /* Not a decimal to Avro (scale above precision) but one to the converter, which reads the property. */
+    expect_validity(
+        LOGICAL_MODE_FLINK,
+        REC("{\"name\":\"d\",\"type\":{\"type\":\"bytes\",\"logicalType\":\"decimal\",\"precision\":5,"
+            "\"scale\":7}}"),
+        WANT("SCALE_OUT_OF_RANGE at 'd': DECIMAL scale 7 is outside the supported range 0 to the "
+             "precision 5"));
+    expect_validity(
+        LOGICAL_MODE_ICEBERG_V2,
+        REC("{\"name\":\"d\",\"type\":{\"type\":\"bytes\",\"logicalType\":\"decimal\",\"precision\":38,"
+            "\"scale\":2}}"),
+        NOTHING);
+}
+
+static void test_nanosecond_timestamps_need_iceberg_v3(void **state)
+{
+    (void)state;
+    const char *s = REC("{\"name\":\"ts\",\"type\":{\"type\":\"long\",\"logicalType\":\"timestamp-nanos\"}}");
+    expect_validity(
+        LOGICAL_MODE_ICEBERG_V2, s,
+        WANT("UNREPRESENTABLE_TYPE at 'ts': TIMESTAMP_LTZ(9) needs Iceberg's nanosecond timestamp "
+             "types, which arrived in format-version 3"));
+    expect_validity(LOGICAL_MODE_ICEBERG_V3, s, NOTHING);
+    expect_validity(LOGICAL_MODE_FLINK, s, NOTHING);
+}
+
+static void test_recursive_record_is_cyclic(void **state)
+{
+    (void)state;
+    const char *s =
+        "{\"type\":\"record\",\"name\":\"LinkedList\",\"namespace\":\"a\",\"fields\":["
+        "{\"name\":\"value\",\"type\":\"int\"},{\"name\":\"next\",\"type\":[\"null\",\"LinkedList\"]}]}";
+    const char *msg =
+        "CYCLIC_TYPE: named type 'a.LinkedList' refers to itself, and cannot be represented by a "
+        "non-recursive type system";
+    expect_validity(LOGICAL_MODE_FLINK, s, WANT(msg));
+    expect_validity(LOGICAL_MODE_ICEBERG_V2, s, WANT(msg));
+    /* Below the root: the path of the first field reaching it. */
+    expect_validity(
+        LOGICAL_MODE_FLINK,
+        REC("{\"name\":\"t\",\"type\":{\"type\":\"record\",\"name\":\"T\",\"fields\":["
+            "{\"name\":\"kids\",\"type\":{\"type\":\"array\",\"items\":\"T\"}}]}}"),
+        WANT("CYCLIC_TYPE at 't': named type 'T' refers to itself, and cannot be represented by a "
+             "non-recursive type system"));
+}
+
+static void test_conversion_failures(void **state)
+{
+    (void)state;
+    expect_unconvertible(REC("{\"name\":\"n\",\"type\":\"null\"}"), "Standalone NULL type is not supported");
+    expect_unconvertible("\"null\"", "Standalone NULL type is not supported");
+    expect_unconvertible(REC("{\"name\":\"i\",\"type\":{\"type\":\"int\",\"connect.type\":\"int32\"}}"),
+                         "Connect type annotation for Avro int field is null");
+    expect_unconvertible(
+        REC("{\"name\":\"t\",\"type\":{\"type\":\"long\",\"logicalType\":\"timestamp-millis\",\"flink."
+            "precision\":6}}"),
+        "flink.precision 6 exceeds the precision carried by Avro logical type 'timestamp-millis' (3)");
+    expect_unconvertible(REC("{\"name\":\"t\",\"type\":{\"type\":\"long\",\"logicalType\":\"time-micros\","
+                             "\"flink.precision\":12}}"),
+                         "TIME precision must be in [0, 9], got 12");
+    expect_unconvertible(
+        REC("{\"name\":\"d\",\"type\":{\"type\":\"bytes\",\"logicalType\":\"decimal\",\"precision\":\"5\"}}"),
+        "precision property must be a JSON Integer.");
+}
+
+static void test_conversion_details(void **state)
+{
+    (void)state;
+    /* A field's confluent:union hints name its branches. */
+    expect_compare(
+        LOGICAL_MODE_ICEBERG_V2,
+        REC("{\"name\":\"u\",\"type\":[\"int\",\"string\"],\"confluent:union\":[{\"name\":\"asInt\"},"
+            "{\"name\":\"asText\"}]}"),
+        REC("{\"name\":\"u\",\"type\":[\"int\",\"string\"]}"),
+        WANT("FIELD_DELETED at 'u.asInt': field present in the original schema is missing from the update",
+             "FIELD_DELETED at 'u.asText': field present in the original schema is missing from the update"));
+    /* connect.type int8 is a TINYINT, which widens to INT but not back. */
+    const char *int8 = REC("{\"name\":\"b\",\"type\":{\"type\":\"int\",\"connect.type\":\"int8\"}}");
+    const char *int32 = REC("{\"name\":\"b\",\"type\":\"int\"}");
+    expect_compare(LOGICAL_MODE_FLINK, int8, int32, NOTHING);
+    expect_compare(LOGICAL_MODE_FLINK, int32, int8,
+                   WANT("UNSUPPORTED_TYPE_CHANGE at 'b': type changed from INT to TINYINT"));
+    /* Iceberg has one int class. */
+    expect_compare(LOGICAL_MODE_ICEBERG_V2, int32, int8, NOTHING);
+    expect_unconvertible("{\"type\":\"record\",\"name\":\"A\",\"logical.anonymous\":\"true\",\"fields\":["
+                         "{\"name\":\"self\",\"type\":[\"null\",\"A\"]}]}",
+                         "Cyclic schemas are not supported.\nFound a cycle in the field: self");
+    expect_unconvertible(
+        REC("{\"name\":\"m\",\"type\":{\"type\":\"map\",\"values\":\"string\",\"flink.type\":"
+            "\"multiset\"}}"),
+        "Unexpected value type for a MULTISET type: STRING NOT NULL");
+    expect_unconvertible(REC("{\"name\":\"t\",\"type\":{\"type\":\"int\",\"logicalType\":\"time-millis\"},"
+                             "\"default\":-1}"),
+                         "Invalid value for NanoOfDay (valid values 0 - 86399999999999): -1000000");
+    expect_unconvertible(
+        REC("{\"name\":\"s\",\"type\":{\"type\":\"string\",\"flink.maxLength\":\"50\"}}"),
+        "class java.lang.String cannot be cast to class java.lang.Integer (java.lang.String and "
+        "java.lang.Integer are in module java.base of loader 'bootstrap')");
+    /* ToLogicalContext.MAX_TYPE_DEPTH: 257 nested arrays. */
+    static char deep[16384];
+    deep[0] = 0;
+    for (int i = 0; i < 257; i++)
+        strcat(deep, "{\"type\":\"array\",\"items\":");
+    strcat(deep, "\"int\"");
+    for (int i = 0; i < 257; i++)
+        strcat(deep, "}");
+    expect_unconvertible(deep, "Schema type nesting depth exceeds the maximum of 256");
+    /* A MapEntry array is a map; a multiset of it counts with an INT. */
+    expect_compare(
+        LOGICAL_MODE_FLINK,
+        REC("{\"name\":\"m\",\"type\":{\"type\":\"array\",\"items\":{\"type\":\"record\",\"name\":"
+            "\"MapEntry\",\"namespace\":\"io.confluent.connect.avro\",\"fields\":[{\"name\":\"key\",\"type\":"
+            "\"int\"},{\"name\":\"value\",\"type\":\"string\"}]}}}"),
+        REC("{\"name\":\"m\",\"type\":{\"type\":\"map\",\"values\":\"string\"}}"),
+        WANT("UNSUPPORTED_TYPE_CHANGE at 'm{key}': type changed from INT to VARCHAR(2147483647)"));
+    /* confluent.type.Variant is VARIANT, which Iceberg v2 cannot store. */
+    expect_validity(
+        LOGICAL_MODE_ICEBERG_V2,
+        REC("{\"name\":\"v\",\"type\":{\"type\":\"record\",\"name\":\"Variant\",\"namespace\":"
+            "\"confluent.type\",\"fields\":[{\"name\":\"metadata\",\"type\":\"bytes\"},{\"name\":"
+            "\"value\",\"type\":\"bytes\"}]}}"),
+        WANT("UNREPRESENTABLE_TYPE at 'v': VARIANT needs Iceberg's variant type, which arrived in "
+             "format-version 3"));
+}
+
+/* ---- compatibility --------------------------------------------------------------------------- */
+
+static const char *nested(const char *extra)
+{
+    static char buf[512];
+    snprintf(buf, sizeof buf,
+             REC("{\"name\":\"p\",\"type\":{\"type\":\"record\",\"name\":\"Inner\",\"fields\":["
+                 "{\"name\":\"x\",\"type\":\"int\"}%s]}}"),
+             extra);
+    return buf;
+}
+
+static void test_added_fields(void **state)
+{
+    (void)state;
+    char before[512], defaulted[512], bare[512];
+    strcpy(before, nested(""));
+    strcpy(defaulted, nested(",{\"name\":\"added\",\"type\":\"int\",\"default\":7}"));
+    strcpy(bare, nested(",{\"name\":\"added\",\"type\":\"int\"}"));
+    expect_compare(LOGICAL_MODE_ICEBERG_V3, before, defaulted, NOTHING);
+    expect_compare(
+        LOGICAL_MODE_ICEBERG_V2, before, defaulted,
+        WANT("REQUIRED_FIELD_ADDED at 'p.added': added field is neither nullable nor defaulted, so "
+             "pre-existing rows have no value for it; format-version 2 cannot store a column default"));
+    expect_compare(LOGICAL_MODE_FLINK, before, defaulted, NOTHING);
+    expect_compare(
+        LOGICAL_MODE_FLINK, before, bare,
+        WANT("REQUIRED_FIELD_ADDED at 'p.added': added column is neither nullable nor defaulted, so rows "
+             "written before it existed have no value for it"));
+    expect_compare(
+        LOGICAL_MODE_ICEBERG_V3, before, bare,
+        WANT("REQUIRED_FIELD_ADDED at 'p.added': added field is neither nullable nor defaulted, so "
+             "pre-existing rows have no value for it; a non-null column default would make it readable"));
+    /* An array added without a default: no empty-container default in Avro. */
+    expect_compare(
+        LOGICAL_MODE_ICEBERG_V2, REC("{\"name\":\"a\",\"type\":\"string\"}"),
+        REC("{\"name\":\"a\",\"type\":\"string\"},{\"name\":\"tags\",\"type\":{\"type\":\"array\","
+            "\"items\":\"string\"}}"),
+        WANT("REQUIRED_FIELD_ADDED at 'tags': added field is neither nullable nor defaulted, so "
+             "pre-existing rows have no value for it; format-version 2 cannot store a column default"));
+    /* ... and with one, the container relaxation. */
+    expect_compare(LOGICAL_MODE_ICEBERG_V2, REC("{\"name\":\"a\",\"type\":\"string\"}"),
+                   REC("{\"name\":\"a\",\"type\":\"string\"},{\"name\":\"tags\",\"type\":{\"type\":\"array\","
+                       "\"items\":\"string\"},\"default\":[]}"),
+                   NOTHING);
+    /* A nullable field with a null default is optional everywhere. */
+    expect_compare(LOGICAL_MODE_ICEBERG_V2, REC("{\"name\":\"a\",\"type\":\"string\"}"),
+                   REC("{\"name\":\"a\",\"type\":\"string\"},{\"name\":\"b\",\"type\":[\"null\",\"string\"],"
+                       "\"default\":null}"),
+                   NOTHING);
+}
+
+static void test_deleted_and_reordered_fields(void **state)
+{
+    (void)state;
+    const char *ab = REC("{\"name\":\"a\",\"type\":\"int\"},{\"name\":\"b\",\"type\":\"int\"}");
+    const char *a = REC("{\"name\":\"a\",\"type\":\"int\"}");
+    const char *ba = REC("{\"name\":\"b\",\"type\":\"int\"},{\"name\":\"a\",\"type\":\"int\"}");
+    expect_compare(
+        LOGICAL_MODE_ICEBERG_V2, ab, a,
+        WANT("FIELD_DELETED at 'b': field present in the original schema is missing from the update"));
+    expect_compare(LOGICAL_MODE_FLINK, ab, a, NOTHING);
+    expect_compare(
+        LOGICAL_MODE_ICEBERG_V2, ab, ba,
+        WANT("FIELD_REORDERED at 'a': field moved ahead of a field that preceded it in the original "
+             "schema"));
+    expect_compare(LOGICAL_MODE_FLINK, ab, ba, NOTHING);
+}
+
+static void test_nullability(void **state)
+{
+    (void)state;
+    const char *required = REC("{\"name\":\"a\",\"type\":\"string\"}");
+    const char *nullable = REC("{\"name\":\"a\",\"type\":[\"null\",\"string\"],\"default\":null}");
+    expect_compare(LOGICAL_MODE_FLINK, required, nullable, NOTHING);
+    expect_compare(LOGICAL_MODE_ICEBERG_V2, required, nullable, NOTHING);
+    expect_compare(
+        LOGICAL_MODE_FLINK, nullable, required,
+        WANT("NULLABLE_TO_NON_NULLABLE at 'a': column was nullable and is now NOT NULL; pre-existing "
+             "rows may hold nulls"));
+    expect_compare(LOGICAL_MODE_ICEBERG_V2, nullable, required,
+                   WANT("NULLABLE_TO_NON_NULLABLE at 'a': field was nullable and is now non-nullable; "
+                        "pre-existing rows may hold nulls"));
+    /* Container children: FLINK only. */
+    expect_compare(
+        LOGICAL_MODE_FLINK,
+        REC("{\"name\":\"xs\",\"type\":{\"type\":\"array\",\"items\":[\"null\",\"int\"]}}"),
+        REC("{\"name\":\"xs\",\"type\":{\"type\":\"array\",\"items\":\"int\"}}"),
+        WANT("NULLABLE_TO_NON_NULLABLE at 'xs[]': container child was nullable and is now NOT NULL; "
+             "existing collections may hold nulls"));
+    /* A NOT NULL column that loses its default: FLINK only. */
+    expect_compare(
+        LOGICAL_MODE_FLINK, REC("{\"name\":\"a\",\"type\":\"int\",\"default\":1}"),
+        REC("{\"name\":\"a\",\"type\":\"int\"}"),
+        WANT("NON_NULLABLE_DEFAULT_REMOVED at 'a': NOT NULL column lost its default; rows that omitted "
+             "the column have no value to read"));
+}
+
+static void test_type_changes(void **state)
+{
+    (void)state;
+    const char *as_int = REC("{\"name\":\"a\",\"type\":\"int\"}");
+    const char *as_long = REC("{\"name\":\"a\",\"type\":\"long\"}");
+    const char *as_float = REC("{\"name\":\"a\",\"type\":\"float\"}");
+    expect_compare(LOGICAL_MODE_FLINK, as_int, as_long, NOTHING);
+    expect_compare(LOGICAL_MODE_ICEBERG_V2, as_int, as_long, NOTHING);
+    /* Avro promotes int to float; a 24-bit significand cannot hold every int. */
+    expect_compare(LOGICAL_MODE_FLINK, as_int, as_float,
+                   WANT("UNSUPPORTED_TYPE_CHANGE at 'a': type changed from INT to FLOAT"));
+    expect_compare(LOGICAL_MODE_ICEBERG_V2, as_int, as_float,
+                   WANT("UNSUPPORTED_TYPE_CHANGE at 'a': type changed from INT to FLOAT"));
+    expect_compare(LOGICAL_MODE_FLINK, as_long, as_int,
+                   WANT("UNSUPPORTED_TYPE_CHANGE at 'a': type changed from BIGINT to INT"));
+    const char *ts =
+        REC("{\"name\":\"ts\",\"type\":{\"type\":\"long\",\"logicalType\":\"timestamp-millis\"}}");
+    const char *ts_long = REC("{\"name\":\"ts\",\"type\":\"long\"}");
+    expect_compare(LOGICAL_MODE_FLINK, ts_long, ts,
+                   WANT("UNSUPPORTED_TYPE_CHANGE at 'ts': type changed from BIGINT to TIMESTAMP_LTZ(3)"));
+    expect_compare(LOGICAL_MODE_ICEBERG_V2, ts_long, ts,
+                   WANT("UNSUPPORTED_TYPE_CHANGE at 'ts': type changed from BIGINT to TIMESTAMP_LTZ(3)"));
+    expect_compare(
+        LOGICAL_MODE_FLINK, ts,
+        REC("{\"name\":\"ts\",\"type\":{\"type\":\"long\",\"logicalType\":\"timestamp-micros\"}}"),
+        WANT("UNSUPPORTED_TYPE_CHANGE at 'ts': type changed from TIMESTAMP_LTZ(3) to TIMESTAMP_LTZ(6) "
+             "(precision selects the unit of the stored value and cannot change)"));
+    const char *d102 = REC("{\"name\":\"d\",\"type\":{\"type\":\"bytes\",\"logicalType\":\"decimal\","
+                           "\"precision\":10,\"scale\":2}}");
+    const char *d122 = REC("{\"name\":\"d\",\"type\":{\"type\":\"bytes\",\"logicalType\":\"decimal\","
+                           "\"precision\":12,\"scale\":2}}");
+    const char *d103 = REC("{\"name\":\"d\",\"type\":{\"type\":\"bytes\",\"logicalType\":\"decimal\","
+                           "\"precision\":10,\"scale\":3}}");
+    expect_compare(LOGICAL_MODE_FLINK, d102, d122, NOTHING);
+    expect_compare(LOGICAL_MODE_ICEBERG_V2, d102, d122, NOTHING);
+    expect_compare(LOGICAL_MODE_ICEBERG_V2, d102, d103,
+                   WANT("UNSUPPORTED_TYPE_CHANGE at 'd': type changed from DECIMAL(10, 2) to DECIMAL(10, 3) "
+                        "(decimal scale must be unchanged and precision may not shrink)"));
+    /* String lengths exist for Flink, not for Iceberg. */
+    const char *s50 = REC("{\"name\":\"s\",\"type\":{\"type\":\"string\",\"flink.maxLength\":50}}");
+    const char *s10 = REC("{\"name\":\"s\",\"type\":{\"type\":\"string\",\"flink.maxLength\":10}}");
+    expect_compare(
+        LOGICAL_MODE_FLINK, s50, s10,
+        WANT("UNSUPPORTED_TYPE_CHANGE at 's': type changed from VARCHAR(50) to VARCHAR(10) (length may "
+             "not shrink)"));
+    expect_compare(LOGICAL_MODE_ICEBERG_V2, s50, s10, NOTHING);
+    /* string -> bytes: Avro reads it; no consumer does. */
+    expect_compare(LOGICAL_MODE_FLINK, REC("{\"name\":\"s\",\"type\":\"string\"}"),
+                   REC("{\"name\":\"s\",\"type\":\"bytes\"}"),
+                   WANT("UNSUPPORTED_TYPE_CHANGE at 's': type changed from VARCHAR(2147483647) to "
+                        "VARBINARY(2147483647)"));
+    /* A record where an int was: the structural kind. */
+    expect_compare(
+        LOGICAL_MODE_ICEBERG_V2, as_int,
+        REC("{\"name\":\"a\",\"type\":{\"type\":\"record\",\"name\":\"A\",\"fields\":[{\"name\":\"x\","
+            "\"type\":\"int\"}]}}"),
+        WANT("TYPE_MISMATCH at 'a': type changed from INT to STRUCT"));
+}
+
+static void test_enums_and_unions(void **state)
+{
+    (void)state;
+    const char *e_abc =
+        REC("{\"name\":\"e\",\"type\":{\"type\":\"enum\",\"name\":\"E\",\"symbols\":[\"A\",\"B\",\"C\"]}}");
+    const char *e_ab =
+        REC("{\"name\":\"e\",\"type\":{\"type\":\"enum\",\"name\":\"E\",\"symbols\":[\"A\",\"B\"]}}");
+    expect_compare(LOGICAL_MODE_FLINK, e_ab, e_abc, NOTHING);
+    expect_compare(LOGICAL_MODE_ICEBERG_V2, e_ab, e_abc, NOTHING);
+    expect_compare(LOGICAL_MODE_FLINK, e_abc, e_ab, NOTHING);
+    expect_compare(LOGICAL_MODE_ICEBERG_V2, e_abc, e_ab, NOTHING);
+    /* A union is a struct of optional branches named by type. */
+    const char *u2 = REC("{\"name\":\"u\",\"type\":[\"int\",\"string\"]}");
+    const char *u3 = REC("{\"name\":\"u\",\"type\":[\"int\",\"string\",\"boolean\"]}");
+    expect_compare(LOGICAL_MODE_FLINK, u2, u3, NOTHING);
+    expect_compare(LOGICAL_MODE_ICEBERG_V2, u2, u3, NOTHING);
+    expect_compare(
+        LOGICAL_MODE_ICEBERG_V2, u3, u2,
+        WANT("FIELD_DELETED at 'u.boolean': field present in the original schema is missing from the "
+             "update"));
+    /* Two records of one simple name: full names, dots as underscores. */
+    expect_validity(LOGICAL_MODE_ICEBERG_V2,
+                    REC("{\"name\":\"u\",\"type\":[{\"type\":\"record\",\"name\":\"a.X\",\"fields\":[]},"
+                        "{\"type\":\"record\",\"name\":\"b.X\",\"fields\":[]}]}"),
+                    WANT("EMPTY_STRUCT at 'u.a_X': a struct must have at least one field",
+                         "EMPTY_STRUCT at 'u.b_X': a struct must have at least one field"));
+}
+
+static logical_model_t *logical_typed(schema_type_t type, const char *text)
+{
+    char *error = NULL;
+    schema_t *s = schema_parse(type, text, strlen(text), NULL, 0, SCHEMA_PARSE_NEW, &error);
+    if (!s)
+        printf("unexpected error: %s\n", error);
+    free(error);
+    assert_non_null(s);
+    logical_model_t *m = NULL;
+    int rc = logical_from_schema(s, &m, &error);
+    if (rc != 0)
+        printf("unexpected conversion failure %d: %s\n", rc, error ? error : "");
+    assert_int_equal(rc, 0);
+    schema_free(s);
+    return m;
+}
+
+static void expect_proto_compare(logical_mode_t mode, const char *original, const char *update,
+                                 const char *const *want)
+{
+    logical_model_t *o = logical_typed(SCHEMA_PROTOBUF, original),
+                    *u = logical_typed(SCHEMA_PROTOBUF, update);
+    strlist_t out = {0};
+    assert_int_equal(logical_compare(mode, o, u, &out), 0);
+    expect(&out, want);
+    strlist_clear(&out);
+    logical_model_free(o);
+    logical_model_free(u);
+}
+
+static void expect_proto_validity(logical_mode_t mode, const char *text, const char *const *want)
+{
+    logical_model_t *m = logical_typed(SCHEMA_PROTOBUF, text);
+    strlist_t out = {0};
+    assert_int_equal(logical_validate(mode, m, &out), 0);
+    expect(&out, want);
+    strlist_clear(&out);
+    logical_model_free(m);
+}
+
+#define PROTO(body) "syntax = \"proto3\";\npackage t;\n" body
+
+/* ---- Protobuf (ProtoToLogicalTypeConverter; CompatibilityCheckerEndToEndTest's proto cases) ---- */
+
+static void test_proto_containers_default_to_empty(void **state)
+{
+    (void)state;
+    const char *before = PROTO("message M { string name = 1; }");
+    const char *tags = PROTO("message M { string name = 1; repeated string tags = 2; }");
+    const char *labels = PROTO("message M { string name = 1; map<string, string> labels = 2; }");
+    for (logical_mode_t mode = LOGICAL_MODE_FLINK; mode <= LOGICAL_MODE_ICEBERG_V3; mode++) {
+        expect_proto_compare(mode, before, tags, NOTHING);
+        expect_proto_compare(mode, before, labels, NOTHING);
+        expect_proto_compare(
+            mode, PROTO("message M { Inner inner = 1; message Inner { string a = 1; } }"),
+            PROTO("message M { Inner inner = 1; message Inner { string a = 1; repeated string tags "
+                  "= 2; } }"),
+            NOTHING);
+        expect_proto_compare(
+            mode, PROTO("message M { repeated Inner items = 1; message Inner { string a = 1; } }"),
+            PROTO("message M { repeated Inner items = 1; message Inner { string a = 1; repeated "
+                  "string tags = 2; } }"),
+            NOTHING);
+        expect_proto_compare(
+            mode, PROTO("message M { Inner inner = 1; }\nmessage Inner { string a = 1; }"),
+            PROTO("message M { Inner inner = 1; }\nmessage Inner { string a = 1; repeated string "
+                  "tags = 2; }"),
+            NOTHING);
+    }
+}
+
+static void test_proto_scalars(void **state)
+{
+    (void)state;
+    const char *before = PROTO("message M { string name = 1; }");
+    const char *count = PROTO("message M { string name = 1; int32 count = 2; }");
+    /* proto3's implicit zero is no default. */
+    expect_proto_compare(
+        LOGICAL_MODE_FLINK, before, count,
+        WANT("REQUIRED_FIELD_ADDED at 'count': added column is neither nullable nor defaulted, so "
+             "rows written before it existed have no value for it"));
+    expect_proto_compare(
+        LOGICAL_MODE_ICEBERG_V2, before, count,
+        WANT("REQUIRED_FIELD_ADDED at 'count': added field is neither nullable nor defaulted, so "
+             "pre-existing rows have no value for it; format-version 2 cannot store a column "
+             "default"));
+    expect_proto_compare(
+        LOGICAL_MODE_ICEBERG_V3, before, count,
+        WANT("REQUIRED_FIELD_ADDED at 'count': added field is neither nullable nor defaulted, so "
+             "pre-existing rows have no value for it; a non-null column default would make it "
+             "readable"));
+    /* `optional` makes it nullable. */
+    expect_proto_compare(LOGICAL_MODE_ICEBERG_V2, before,
+                         PROTO("message M { string name = 1; optional int32 count = 2; }"), NOTHING);
+    const char *i32 = PROTO("message M { int32 n = 1; }"), *i64 = PROTO("message M { int64 n = 1; }");
+    expect_proto_compare(LOGICAL_MODE_FLINK, i32, i64, NOTHING);
+    expect_proto_compare(LOGICAL_MODE_ICEBERG_V2, i32, i64, NOTHING);
+    expect_proto_compare(LOGICAL_MODE_FLINK, i64, i32,
+                         WANT("UNSUPPORTED_TYPE_CHANGE at 'n': type changed from BIGINT to INT"));
+    expect_proto_compare(LOGICAL_MODE_ICEBERG_V2, i64, i32,
+                         WANT("UNSUPPORTED_TYPE_CHANGE at 'n': type changed from BIGINT to INT"));
+    const char *ab = PROTO("message M { string a = 1; string b = 2; }");
+    const char *ba = PROTO("message M { string b = 2; string a = 1; }");
+    expect_proto_compare(LOGICAL_MODE_FLINK, ab, ba, NOTHING);
+    expect_proto_compare(LOGICAL_MODE_ICEBERG_V2, ab, ba,
+                         WANT("FIELD_REORDERED at 'a': field moved ahead of a field that preceded it in the "
+                              "original schema"));
+    /* A wrapper is its payload, nullable. */
+    expect_proto_compare(
+        LOGICAL_MODE_FLINK,
+        PROTO("import \"google/protobuf/wrappers.proto\";\nmessage M { google.protobuf.Int32Value n = 1; }"),
+        i32,
+        WANT("NULLABLE_TO_NON_NULLABLE at 'n': column was nullable and is now NOT NULL; "
+             "pre-existing rows may hold nulls"));
+}
+
+static void test_proto_validity(void **state)
+{
+    (void)state;
+    const char *collide = "syntax = \"proto3\"; message M { int32 order_id = 1; int32 ORDER_ID = 2; }";
+    expect_proto_validity(
+        LOGICAL_MODE_ICEBERG_V2, collide,
+        WANT("FIELD_NAME_CASE_COLLISION: field names 'order_id' and 'ORDER_ID' differ only in "
+             "case, which Iceberg's case-insensitive name index cannot distinguish"));
+    expect_proto_validity(LOGICAL_MODE_FLINK, collide, NOTHING);
+    expect_proto_validity(
+        LOGICAL_MODE_FLINK, PROTO("message Node { int32 v = 1; Node next = 2; }"),
+        WANT("CYCLIC_TYPE: named type 't.Node' refers to itself, and cannot be represented by a "
+             "non-recursive type system"));
+    /* google.protobuf.Timestamp is TIMESTAMP_LTZ(9) without a flink.precision. */
+    const char *ts =
+        PROTO("import \"google/protobuf/timestamp.proto\";\nmessage M { google.protobuf.Timestamp ts = 1; }");
+    expect_proto_validity(LOGICAL_MODE_ICEBERG_V2, ts,
+                          WANT("UNREPRESENTABLE_TYPE at 'ts': TIMESTAMP_LTZ(9) needs Iceberg's nanosecond "
+                               "timestamp types, which arrived in format-version 3"));
+    expect_proto_validity(LOGICAL_MODE_FLINK, ts, NOTHING);
+}
+
+static void test_proto_oneofs(void **state)
+{
+    (void)state;
+    const char *two = PROTO("message M { oneof v { string s = 1; int32 i = 2; } }");
+    const char *three = PROTO("message M { oneof v { string s = 1; int32 i = 2; bool b = 3; } }");
+    expect_proto_compare(LOGICAL_MODE_FLINK, two, three, NOTHING);
+    expect_proto_compare(LOGICAL_MODE_ICEBERG_V2, two, three, NOTHING);
+    expect_proto_compare(
+        LOGICAL_MODE_ICEBERG_V2, three, two,
+        WANT("FIELD_DELETED at 'v.b': field present in the original schema is missing from the "
+             "update"));
+    /* The oneof comes after the plain fields, whatever the declaration order. */
+    expect_proto_compare(LOGICAL_MODE_ICEBERG_V2,
+                         PROTO("message M { oneof v { string s = 1; } int32 a = 2; }"),
+                         PROTO("message M { int32 a = 2; oneof v { string s = 1; } }"), NOTHING);
+}
+
+static void test_proto_reference_types_are_named(void **state)
+{
+    (void)state;
+    const char *money =
+        "syntax = \"proto3\";\npackage common;\nmessage Money { int64 units = 1; }\nenum Cur { EUR = 0; }";
+    schema_ref_t ref = {.name = "common/money.proto", .subject = "money", .version = 1, .text = money};
+    const char *texts[] = {
+        PROTO("import \"common/money.proto\";\nmessage M { common.Money price = 1; common.Cur cur = 2; }"),
+        PROTO("import \"common/money.proto\";\nmessage M { common.Money price = 1; }")};
+    logical_model_t *m[2];
+    for (int i = 0; i < 2; i++) {
+        char *error = NULL;
+        schema_t *s =
+            schema_parse(SCHEMA_PROTOBUF, texts[i], strlen(texts[i]), &ref, 1, SCHEMA_PARSE_NEW, &error);
+        assert_non_null(s);
+        assert_int_equal(logical_from_schema(s, &m[i], &error), 0);
+        schema_free(s);
+    }
+    assert_non_null(hmap_gets(&m[0]->named, "common.Money"));
+    strlist_t out = {0};
+    assert_int_equal(logical_compare(LOGICAL_MODE_ICEBERG_V2, m[0], m[1], &out), 0);
+    expect(&out,
+           WANT("FIELD_DELETED at 'cur': field present in the original schema is missing from the update"));
+    strlist_clear(&out);
+    assert_int_equal(logical_validate(LOGICAL_MODE_ICEBERG_V2, m[0], &out), 0);
+    expect(&out, NOTHING);
+    logical_model_free(m[0]);
+    logical_model_free(m[1]);
+}
+
+/* ---- the policy ---------------------------------------------------------------------------------- */
+
+static const char *const record_a = REC("{\"name\":\"a\",\"type\":\"int\"}");
+static const char *const record_a_b =
+    REC("{\"name\":\"a\",\"type\":\"int\"},{\"name\":\"b\",\"type\":\"int\"}");
+
+static void policy(const char *candidate, const char *const *previous, size_t n, int backward, int forward,
+                   const char *const *want)
+{
+    schema_t *c = avro(candidate);
+    schema_t *p[4];
+    for (size_t i = 0; i < n; i++)
+        p[i] = avro(previous[i]);
+    strlist_t out = {0};
+    assert_int_equal(logical_policy_check(c, (const schema_t *const *)p, n, backward, forward, &out), 0);
+    expect(&out, want);
+    strlist_clear(&out);
+    for (size_t i = 0; i < n; i++)
+        schema_free(p[i]);
+    schema_free(c);
+}
+
+static void test_policy_messages(void **state)
+{
+    (void)state;
+    const char *prev[] = {record_a};
+    policy(
+        record_a_b, prev, 1, 1, 0,
+        WANT("Logical compatibility (FLINK, backward): REQUIRED_FIELD_ADDED at 'b': added column is neither "
+             "nullable nor defaulted, so rows written before it existed have no value for it",
+             "Logical compatibility (ICEBERG_V2, backward): REQUIRED_FIELD_ADDED at 'b': added field is "
+             "neither "
+             "nullable nor defaulted, so pre-existing rows have no value for it; format-version 2 cannot "
+             "store "
+             "a column default"));
+    /* Forward: the old schema reads the new one's data; it misses b, which Iceberg calls a delete. */
+    policy(record_a_b, prev, 1, 0, 1,
+           WANT("Logical compatibility (ICEBERG_V2, forward): FIELD_DELETED at 'b': field present in the "
+                "original "
+                "schema is missing from the update"));
+    /* Validity first, on its own, newline-joined per mode. */
+    policy(
+        REC("{\"name\":\"x\",\"type\":\"int\"},{\"name\":\"X\",\"type\":\"int\"},{\"name\":\"ts\",\"type\":"
+            "{\"type\":\"long\",\"logicalType\":\"timestamp-nanos\"}}"),
+        NULL, 0, 1, 0,
+        WANT("Logical validity (ICEBERG_V2): FIELD_NAME_CASE_COLLISION: field names 'x' and 'X' differ only "
+             "in "
+             "case, which Iceberg's case-insensitive name index cannot distinguish\nUNREPRESENTABLE_TYPE at "
+             "'ts': TIMESTAMP_LTZ(9) needs Iceberg's nanosecond timestamp types, which arrived in "
+             "format-version 3"));
+    policy(REC("{\"name\":\"n\",\"type\":\"null\"}"), prev, 1, 1, 1,
+           WANT("Schema cannot be represented as a logical type: Standalone NULL type is not supported"));
+    /* An old version without a logical type is skipped. */
+    const char *unconvertible[] = {REC("{\"name\":\"n\",\"type\":\"null\"}")};
+    policy(record_a, unconvertible, 1, 1, 1, NOTHING);
+    const char *same[] = {record_a_b};
+    policy(record_a_b, same, 1, 1, 1, NOTHING);
+}
+
+static void test_compat_check_under_logical(void **state)
+{
+    (void)state;
+    schema_t *a = avro(record_a), *ab = avro(record_a_b),
+             *empty = avro("{\"type\":\"record\",\"name\":\"E\",\"fields\":[]}");
+    strlist_t out = {0};
+    /* Validity at NONE with no history (LogicalPolicyCheckerTest.validityRunsOnFirstRegistration...). */
+    assert_int_equal(compat_check_policy(COMPAT_NONE, COMPAT_POLICY_LOGICAL, empty, NULL, 0, 0, &out), 0);
+    expect(&out, WANT("Logical validity (ICEBERG_V2): EMPTY_STRUCT: a struct must have at least one field",
+                      "{validateFields: 'false', compatibility: 'NONE'}"));
+    strlist_clear(&out);
+    assert_int_equal(compat_check_policy(COMPAT_NONE, COMPAT_POLICY_STRICT, empty, NULL, 0, 0, &out), 1);
+    assert_int_equal(out.n, 0);
+    /* NONE skips compatibility and keeps validity. */
+    compat_previous_t hist_a[] = {{a, 1}};
+    assert_int_equal(compat_check_policy(COMPAT_NONE, COMPAT_POLICY_LOGICAL, ab, hist_a, 1, 0, &out), 1);
+    /* A delete the native Avro check allows (AbstractSchemaRegistryLogicalPolicyTest). */
+    compat_previous_t hist_ab[] = {{ab, 1}};
+    assert_int_equal(compat_check_policy(COMPAT_BACKWARD, COMPAT_POLICY_STRICT, a, hist_ab, 1, 0, &out), 1);
+    assert_int_equal(compat_check_policy(COMPAT_BACKWARD, COMPAT_POLICY_LOGICAL, a, hist_ab, 1, 1, &out), 0);
+    expect(&out,
+           WANT("Logical compatibility (ICEBERG_V2, backward): FIELD_DELETED at 'b': field present in the "
+                "original schema is missing from the update",
+                "{validateFields: 'true', compatibility: 'BACKWARD'}"));
+    strlist_clear(&out);
+    /* Transitive compares every version; the plain level the newest only. */
+    compat_previous_t hist[] = {{a, 1}, {ab, 2}};
+    assert_int_equal(compat_check_policy(COMPAT_BACKWARD, COMPAT_POLICY_LOGICAL, ab, hist, 2, 0, &out), 1);
+    assert_int_equal(
+        compat_check_policy(COMPAT_BACKWARD_TRANSITIVE, COMPAT_POLICY_LOGICAL, ab, hist, 2, 0, &out), 0);
+    /* The native check's messages (it fails too) come first, the logical ones after. */
+    expect(&out,
+           WANT("{errorType:'READER_FIELD_MISSING_DEFAULT_VALUE', description:'The field 'b' at path "
+                "'/fields/1' in the new schema has no default value and is missing in the old schema', "
+                "additionalInfo:'b'}",
+                "{oldSchemaVersion: 1}",
+                "{oldSchema: '{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"a\",\"type\":"
+                "\"int\"}]}'}",
+                "Logical compatibility (FLINK, backward): REQUIRED_FIELD_ADDED at 'b': added column is "
+                "neither nullable nor defaulted, so rows written before it existed have no value for it",
+                "Logical compatibility (ICEBERG_V2, backward): REQUIRED_FIELD_ADDED at 'b': added field is "
+                "neither nullable nor defaulted, so pre-existing rows have no value for it; format-version 2 "
+                "cannot store a column default",
+                "{validateFields: 'false', compatibility: 'BACKWARD_TRANSITIVE'}"));
+    strlist_clear(&out);
+    schema_free(a);
+    schema_free(ab);
+    schema_free(empty);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_case_collision_is_an_iceberg_problem),
+        cmocka_unit_test(test_empty_record),
+        cmocka_unit_test(test_decimal_bounds),
+        cmocka_unit_test(test_nanosecond_timestamps_need_iceberg_v3),
+        cmocka_unit_test(test_recursive_record_is_cyclic),
+        cmocka_unit_test(test_conversion_failures),
+        cmocka_unit_test(test_conversion_details),
+        cmocka_unit_test(test_added_fields),
+        cmocka_unit_test(test_deleted_and_reordered_fields),
+        cmocka_unit_test(test_nullability),
+        cmocka_unit_test(test_type_changes),
+        cmocka_unit_test(test_enums_and_unions),
+        cmocka_unit_test(test_proto_containers_default_to_empty),
+        cmocka_unit_test(test_proto_scalars),
+        cmocka_unit_test(test_proto_validity),
+        cmocka_unit_test(test_proto_oneofs),
+        cmocka_unit_test(test_proto_reference_types_are_named),
+        cmocka_unit_test(test_policy_messages),
+        cmocka_unit_test(test_compat_check_under_logical),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
