@@ -21,6 +21,7 @@ int logical_from_schema(const schema_t *s, logical_model_t **out, char **error)
     switch (schema_get_type(s)) {
     case SCHEMA_AVRO: return logical_from_avro(schema_model(s), out, error);
     case SCHEMA_PROTOBUF: return logical_from_protobuf(schema_model(s), out, error);
+    case SCHEMA_JSON: return logical_from_json(schema_model(s), out, error);
     default: return 2;
     }
 }
