@@ -67,7 +67,7 @@ int logical_policy_check(const schema_t *candidate, const schema_t *const *previ
     char *error;
     int rc = logical_from_schema(candidate, &update, &error);
     if (rc == 2)
-        return 0; /* no converter for the format here: the policy adds nothing (docs/compatibility.md) */
+        return 0; /* no logical type here (a Protobuf file of public imports only): nothing to add */
     if (rc == 1) {
         rc = strlist_pushf(out, "Schema cannot be represented as a logical type: %s", error);
         free(error);
