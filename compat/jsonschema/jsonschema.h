@@ -5,7 +5,8 @@
  *   1. The engine (plugged into compat/schema.h)
  *   2. Documents: parse, canonical text
  *   3. The diff: Confluent's difference types, policies, raw messages
- *   4. The schema object model (jsonschema_load*.c), read-only once parsed
+ *   4. The schema object model (jsonschema_load*.c) and the JSON values it points into,
+ *      read-only once parsed
  *
  * What only the engine's own files share (JSON values, the loader, the
  * diff's context) is in compat/jsonschema/internal.h.

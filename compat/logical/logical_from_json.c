@@ -551,8 +551,32 @@ static char *enum_symbol(const jsonschema_json_t *v, size_t *len)
     }
 }
 
+/* confluent:enum[i] of a new symbol: a Map, whose doc is a String and params a Map. 0, or -1. */
+static int enum_meta(jconv_t *c, const jsonschema_json_t *meta, size_t i)
+{
+    if (!meta || i >= meta->n)
+        return 0;
+    const jsonschema_json_t *entry = meta->elems[i];
+    if (entry->kind == JSONSCHEMA_JSON_NULL)
+        return jfail(c, "Cannot invoke \"java.util.Map.get(Object)\" because \"entry\" is null"), -1;
+    if (entry->kind != JSONSCHEMA_JSON_OBJECT)
+        return cast_failed(c, entry, "java.util.Map");
+    const char *doc;
+    const jsonschema_json_t *params = jsonschema_json_get(entry, "params");
+    if (as_string(c, jsonschema_json_get(entry, "doc"), &doc) != 0)
+        return -1;
+    if (!is_null(params) && params->kind != JSONSCHEMA_JSON_OBJECT)
+        return cast_failed(c, params, "java.util.Map");
+    return 0;
+}
+
 static const logical_node_t *enumeration(jconv_t *c, const jsonschema_node_t *n, int nullable)
 {
+    const jsonschema_json_t *meta = prop(n, "confluent:enum");
+    if (is_null(meta))
+        meta = NULL;
+    else if (meta->kind != JSONSCHEMA_JSON_ARRAY)
+        return cast_failed(c, meta, "java.util.List"), NULL;
     hmap_t seen = {0};
     int rc = 0;
     for (size_t i = 0; i < n->nvalues && rc == 0; i++) {
@@ -566,7 +590,7 @@ static const logical_node_t *enumeration(jconv_t *c, const jsonschema_node_t *n,
         if (!hmap_contains(&seen, symbol, len)) {
             if (hmap_put_try(&seen, symbol, len, NULL, NULL) != 0)
                 c->oom = 1, rc = -1;
-            else
+            else if ((rc = enum_meta(c, meta, i)) == 0)
                 rc = user_name_ok(c, symbol, len, "Enum symbol");
         }
         free(symbol);
@@ -802,6 +826,13 @@ static const logical_node_t *union_of(jconv_t *c, const jsonschema_node_t *n, in
             len = (size_t)snprintf(synthesized, sizeof synthesized, "connect_union_field_%zu", index);
             name = synthesized;
         }
+        /* The hint's doc is a String and its params a Map, cast before the branch converts. */
+        const char *doc;
+        const jsonschema_json_t *params = jsonschema_json_get(hint, "params");
+        if (as_string(c, jsonschema_json_get(hint, "doc"), &doc) != 0 ||
+            (!is_null(params) && params->kind != JSONSCHEMA_JSON_OBJECT &&
+             cast_failed(c, params, "java.util.Map")))
+            return NULL;
         const logical_node_t *t = convert(c, s, 1, plen + 1);
         if (!t || user_name_ok(c, name, len, "Union branch") != 0 ||
             set_member(c, &u->members[u->n], name, len, t))

@@ -913,6 +913,17 @@ static void test_json_conversion_failures(void **state)
     expect_json_unconvertible("{\"type\":\"object\",\"connect.type\":\"map\",\"flink.type\":\"multiset\","
                               "\"additionalProperties\":{\"type\":\"string\"}}",
                               "Unexpected value type for a MULTISET type: STRING NOT NULL");
+    /* The metadata is cast as the converter reads it (confluent:union's doc, confluent:enum's entries). */
+    expect_json_unconvertible(
+        "{\"oneOf\":[{\"type\":\"string\"},{\"type\":\"boolean\"}],\"confluent:union\":[{\"doc\":1}]}",
+        "class java.lang.Integer cannot be cast to class java.lang.String (java.lang.Integer "
+        "and java.lang.String are in module java.base of loader 'bootstrap')");
+    expect_json_unconvertible(
+        "{\"enum\":[\"A\"],\"confluent:enum\":[\"x\"]}",
+        "class java.lang.String cannot be cast to class java.util.Map (java.lang.String and "
+        "java.util.Map are in module java.base of loader 'bootstrap')");
+    expect_shape("{\"enum\":[\"A\",\"A\"],\"confluent:enum\":[{\"doc\":\"a\"},\"ignored: a duplicate\"]}",
+                 "ENUM NOT NULL");
     expect_json_unconvertible(
         "{\"allOf\":[{\"type\":\"string\"},{\"type\":\"boolean\"}]}",
         "Unsupported criterion allOf for {\"allOf\":[{\"type\":\"string\"},{\"type\":\"boolean\"}]}");
