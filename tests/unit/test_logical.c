@@ -1,8 +1,9 @@
 /*
- * compatibilityPolicy LOGICAL (compat/logical): the Avro conversion, ValidityChecker,
- * CompatibilityChecker in FLINK and ICEBERG modes, and LogicalPolicyChecker's messages. Cases and
- * verdicts from Confluent's logical-types tests (ValidityCheckerEndToEndTest,
- * CompatibilityCheckerEndToEndTest) and core's LogicalPolicyCheckerTest; the message texts are
+ * compatibilityPolicy LOGICAL (compat/logical): the Avro, Protobuf and JSON Schema conversions,
+ * ValidityChecker, CompatibilityChecker in FLINK and ICEBERG modes, and LogicalPolicyChecker's
+ * messages. Cases and verdicts from Confluent's logical-types tests (ValidityCheckerEndToEndTest,
+ * CompatibilityCheckerEndToEndTest, CompatibilityCheckerDownstreamSafetyTest,
+ * JsonToLogicalTypeConverterTest) and core's LogicalPolicyCheckerTest; the message texts are
  * those Invalidity/Incompatibility.toString and LogicalPolicyChecker compose.
  */
 #include <setjmp.h>
@@ -929,6 +930,32 @@ static void test_json_conversion_failures(void **state)
         "Unsupported criterion allOf for {\"allOf\":[{\"type\":\"string\"},{\"type\":\"boolean\"}]}");
 }
 
+/* A chain of definitions, each referring to the next, nests each body inside the one before: the
+ * converter's StackOverflowError, as a message. A shorter chain converts. */
+static void test_json_reference_chain(void **state)
+{
+    (void)state;
+    for (int n = 100; n <= 3000; n += 2900) {
+        strbuf_t b = {0};
+        strbuf_puts(&b, "{\"$ref\":\"#/definitions/D0\",\"definitions\":{");
+        for (int i = 0; i < n; i++)
+            strbuf_printf(
+                &b, "\"D%d\":{\"type\":\"object\",\"properties\":{\"n\":{\"$ref\":\"#/definitions/D%d\"}}},",
+                i, i + 1);
+        strbuf_printf(&b, "\"D%d\":{\"type\":\"string\"}}}", n);
+        char *text = strbuf_take(&b);
+        if (n == 100) {
+            logical_model_t *m = jlogical(text);
+            assert_string_equal(m->root->ref, "D0");
+            assert_int_equal(logical_named_get(m, "D100")->kind, LOGICAL_VARCHAR);
+            logical_model_free(m);
+        } else {
+            expect_json_unconvertible(text, "JSON schema nests types too deeply to convert");
+        }
+        free(text);
+    }
+}
+
 static void test_json_compatibility(void **state)
 {
     (void)state;
@@ -1133,6 +1160,7 @@ int main(void)
         cmocka_unit_test(test_json_objects_and_unions),
         cmocka_unit_test(test_json_references),
         cmocka_unit_test(test_json_conversion_failures),
+        cmocka_unit_test(test_json_reference_chain),
         cmocka_unit_test(test_json_compatibility),
         cmocka_unit_test(test_policy_messages),
         cmocka_unit_test(test_compat_check_under_logical),
