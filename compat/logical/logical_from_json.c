@@ -801,7 +801,9 @@ static const logical_node_t *union_of(jconv_t *c, const jsonschema_node_t *n, in
     if (non_null == 1)
         return convert(c, only, nullable || has_null, plen);
     const jsonschema_json_t *hints = prop(n, "confluent:union");
-    if (hints && hints->kind != JSONSCHEMA_JSON_ARRAY && hints->kind != JSONSCHEMA_JSON_NULL)
+    if (is_null(hints))
+        hints = NULL;
+    else if (hints->kind != JSONSCHEMA_JSON_ARRAY)
         return cast_failed(c, hints, "java.util.List"), NULL;
     logical_node_t *u = jnode(c, LOGICAL_UNION, nullable || has_null);
     if (!u || (non_null && !(u->members = arena_alloc(c->m->arena, non_null * sizeof *u->members))))
