@@ -13,7 +13,7 @@ WORKDIR /src
 COPY scripts/install-deps.sh scripts/install-deps.sh
 RUN ./scripts/install-deps.sh build && rm -rf /var/lib/apt/lists/*
 COPY . .
-RUN cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+RUN cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSR_TESTS=OFF \
  && cmake --build build -j"$(nproc)" --target schema-registry
 
 FROM debian:12-slim AS runtime

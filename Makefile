@@ -60,7 +60,7 @@ test: deps
 	passed=0; failed=0
 	for spec in "$(BUILD_DIR)|-DCMAKE_BUILD_TYPE=RelWithDebInfo|all|." \
 	            "$(ASAN_DIR)|-DCMAKE_BUILD_TYPE=Debug -DSR_SANITIZE=ON|all|." \
-	            "$(TSAN_DIR)|-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSR_TSAN=ON|schema-registry decoder-example|^integration/"; do
+	            "$(TSAN_DIR)|-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSR_TSAN=ON|schema-registry decoder-example avroc-interop|^integration/"; do
 	  IFS='|' read -r dir flags target tests <<<"$$spec"
 	  if ! { cmake -S . -B "$$dir" $$flags && cmake --build "$$dir" -j$(JOBS) --target $$target; }; then
 	    echo "make test: build of $$dir FAILED" >&2
@@ -143,7 +143,7 @@ bench:
 # avro-c on the same records in the same run (docs/performance.md "Decoding").
 # Not part of make test or make bench. BENCH_DECODE_N: records (default 200000).
 bench-decode:
-	./scripts/install-deps.sh build bench
+	./scripts/install-deps.sh build test
 	cmake -S . -B $(BENCH_DIR) -DCMAKE_BUILD_TYPE=Release
 	cmake --build $(BENCH_DIR) -j$(JOBS) --target bench-decode
 	$(BENCH_DIR)/bench-decode $(BENCH_DECODE_N)

@@ -54,17 +54,25 @@ typedef struct plan_step {
 struct plan {
     plan_op_t op;
     const avro_node_t *w, *r;
+    /* The nodes' kinds and the reader's logical type, kept here so that the
+     * per-value path reads the plan only, not the model through calls. */
+    avro_kind_t wk, rk;
+    avro_logical_t rl;
     const char *error;
     union {
         struct {
             plan_step_t *steps; /* one per writer field, in writer order */
             size_t nw, nr;
-            const char **keys;     /* "\"name\":" per reader field */
+            const char **keys; /* "\"name\":" per reader field */
+            size_t *key_lens;
             const char **defaults; /* rendered default per reader field the writer lacks, else NULL */
             int direct;            /* writer order fills every reader field in reader order */
         } rec;
         struct {
-            long *map; /* writer symbol -> reader symbol, -1: no default either */
+            long *map;         /* writer symbol -> reader symbol, -1: no default either */
+            const char **text; /* writer symbol -> the reader's symbol as a JSON string, or NULL */
+            size_t *text_lens;
+            size_t n; /* the writer's symbols */
         } enm;
         const plan_t *items;
         struct {
@@ -197,6 +205,7 @@ static void plan_record(srclient_avro_reader_t *rd, plan_t *p)
     p->u.rec.nr = nr;
     p->u.rec.steps = plan_alloc(rd, (nw + 1) * sizeof(plan_step_t));
     p->u.rec.keys = plan_alloc(rd, (nr + 1) * sizeof(char *));
+    p->u.rec.key_lens = plan_alloc(rd, (nr + 1) * sizeof(size_t));
     p->u.rec.defaults = plan_alloc(rd, (nr + 1) * sizeof(char *));
     for (size_t i = 0; i < nw; i++) {
         p->u.rec.steps[i].rindex = -1;
@@ -209,6 +218,7 @@ static void plan_record(srclient_avro_reader_t *rd, plan_t *p)
         const char *name = avro_field_name(r, j);
         cl_json_string(&key, (const uint8_t *)name, strlen(name));
         strbuf_putc(&key, ':');
+        p->u.rec.key_lens[j] = key.len;
         char *k = strbuf_take(&key);
         if (!k)
             base_oom(0);
@@ -259,6 +269,9 @@ static const plan_t *plan_build(srclient_avro_reader_t *rd, const avro_node_t *w
     p = plan_alloc(rd, sizeof(*p));
     p->w = w;
     p->r = r;
+    p->wk = avro_node_kind(w);
+    p->rk = avro_node_kind(r);
+    p->rl = avro_node_logical(r);
     if (hmap_put_pair_try(&rd->memo, w, r, p) != 0)
         base_oom(0);
     avro_kind_t wk = avro_node_kind(w), rk = avro_node_kind(r);
@@ -302,12 +315,28 @@ static const plan_t *plan_build(srclient_avro_reader_t *rd, const avro_node_t *w
     case AVRO_KIND_ENUM: {
         p->op = PLAN_ENUM;
         size_t n = avro_node_size(w);
+        p->u.enm.n = n;
         p->u.enm.map = plan_alloc(rd, (n + 1) * sizeof(long));
+        p->u.enm.text = plan_alloc(rd, (n + 1) * sizeof(char *));
+        p->u.enm.text_lens = plan_alloc(rd, (n + 1) * sizeof(size_t));
         const char *def = avro_node_enum_default(r);
         long di = def ? avro_node_symbol_index(r, def) : -1;
         for (size_t i = 0; i < n; i++) {
             long ri = avro_node_symbol_index(r, avro_node_symbol(w, i));
             p->u.enm.map[i] = ri >= 0 ? ri : di;
+            if (p->u.enm.map[i] < 0)
+                continue;
+            const char *sym = avro_node_symbol(r, (size_t)p->u.enm.map[i]);
+            strbuf_t t = {0};
+            cl_json_string(&t, (const uint8_t *)sym, strlen(sym));
+            p->u.enm.text_lens[i] = t.len;
+            char *ts = strbuf_take(&t);
+            if (!ts)
+                base_oom(0);
+            p->u.enm.text[i] = arena_strdup(rd->arena, ts);
+            free(ts);
+            if (!p->u.enm.text[i])
+                base_oom(0);
         }
         break;
     }
@@ -660,6 +689,27 @@ static int dec_skip(dec_t *d, const avro_node_t *w)
 
 static int dec_value(dec_t *d, const plan_t *p);
 
+/* Appends to the row without a call when there is room: a row is mostly
+ * one- and few-byte pieces (quotes, commas, keys), and strbuf_put's check
+ * and NUL per piece were a tenth of the decoder's time. The NUL is written
+ * once, at the end of the record (srclient_avro_decode). */
+static inline void out_put(strbuf_t *b, const char *s, size_t n)
+{
+    if (b->cap - b->len > n) {
+        memcpy(b->data + b->len, s, n);
+        b->len += n;
+    } else
+        strbuf_put(b, s, n);
+}
+
+static inline void out_putc(strbuf_t *b, char c)
+{
+    if (b->cap - b->len > 1)
+        b->data[b->len++] = c;
+    else
+        strbuf_put(b, &c, 1);
+}
+
 static int dec_out_check(dec_t *d)
 {
     if (d->out->failed)
@@ -671,20 +721,23 @@ static int dec_out_check(dec_t *d)
 
 static int dec_prim(dec_t *d, const plan_t *p)
 {
-    avro_kind_t wk = avro_node_kind(p->w), rk = avro_node_kind(p->r);
-    avro_logical_t l = avro_node_logical(p->r);
+    avro_kind_t wk = p->wk, rk = p->rk;
+    avro_logical_t l = p->rl;
     int64_t v = 0;
     double x = 0;
     const uint8_t *s = NULL;
     size_t n;
     switch (wk) {
-    case AVRO_KIND_NULL: strbuf_puts(d->out, "null"); return 0;
+    case AVRO_KIND_NULL: out_put(d->out, "null", 4); return 0;
     case AVRO_KIND_BOOLEAN:
         if (dec_bytes(d, 1, &s) != 0)
             return -1;
         if (*s > 1)
             return dec_fail(d, "invalid boolean byte 0x%02x", *s);
-        strbuf_puts(d->out, *s ? "true" : "false");
+        if (*s)
+            out_put(d->out, "true", 4);
+        else
+            out_put(d->out, "false", 5);
         return 0;
     case AVRO_KIND_INT:
     case AVRO_KIND_LONG:
@@ -765,7 +818,7 @@ static int dec_record(dec_t *d, const plan_t *p)
     size_t nw = p->u.rec.nw, nr = p->u.rec.nr;
     if (p->u.rec.direct) {
         /* The common case: no field moved, none added; written as read. */
-        strbuf_putc(d->out, '{');
+        out_putc(d->out, '{');
         int first = 1;
         for (size_t i = 0; i < nw; i++) {
             const plan_step_t *s = &p->u.rec.steps[i];
@@ -775,13 +828,13 @@ static int dec_record(dec_t *d, const plan_t *p)
                 continue;
             }
             if (!first)
-                strbuf_putc(d->out, ',');
+                out_putc(d->out, ',');
             first = 0;
-            strbuf_puts(d->out, p->u.rec.keys[s->rindex]);
+            out_put(d->out, p->u.rec.keys[s->rindex], p->u.rec.key_lens[s->rindex]);
             if (dec_value(d, s->plan) != 0)
                 return -1;
         }
-        strbuf_putc(d->out, '}');
+        out_putc(d->out, '}');
         return dec_out_check(d);
     }
     /* Fields in writer order into the buffer, then the row in reader order. */
@@ -827,7 +880,7 @@ static int dec_record(dec_t *d, const plan_t *p)
 static int dec_items(dec_t *d, const plan_t *p)
 {
     int is_map = p->op == PLAN_MAP;
-    strbuf_putc(d->out, is_map ? '{' : '[');
+    out_putc(d->out, is_map ? '{' : '[');
     int first = 1;
     for (;;) {
         size_t n;
@@ -837,7 +890,7 @@ static int dec_items(dec_t *d, const plan_t *p)
             break;
         for (size_t i = 0; i < n; i++) {
             if (!first)
-                strbuf_putc(d->out, ',');
+                out_putc(d->out, ',');
             first = 0;
             if (is_map) {
                 size_t kn;
@@ -845,13 +898,13 @@ static int dec_items(dec_t *d, const plan_t *p)
                 if (dec_len(d, &kn) != 0 || dec_bytes(d, kn, &k) != 0)
                     return -1;
                 cl_json_string(d->out, k, kn);
-                strbuf_putc(d->out, ':');
+                out_putc(d->out, ':');
             }
             if (dec_value(d, p->u.items) != 0 || dec_out_check(d) != 0)
                 return -1;
         }
     }
-    strbuf_putc(d->out, is_map ? '}' : ']');
+    out_putc(d->out, is_map ? '}' : ']');
     return 0;
 }
 
@@ -867,17 +920,15 @@ static int dec_value(dec_t *d, const plan_t *p)
     case PLAN_RECORD: rc = dec_record(d, p); break;
     case PLAN_ENUM:
         rc = dec_int(d, &v);
-        if (rc == 0 && (v < 0 || (uint64_t)v >= avro_node_size(p->w)))
+        if (rc == 0 && (v < 0 || (uint64_t)v >= p->u.enm.n))
             rc = dec_fail(d, "enum %s: symbol %lld out of range (%zu symbols)", node_label(p->w),
-                          (long long)v, avro_node_size(p->w));
+                          (long long)v, p->u.enm.n);
         if (rc == 0 && p->u.enm.map[v] < 0)
             rc = dec_fail(d,
                           "enum %s: the writer's symbol %s is not the reader's and the reader has no default",
                           node_label(p->r), avro_node_symbol(p->w, (size_t)v));
-        if (rc == 0) {
-            const char *sym = avro_node_symbol(p->r, (size_t)p->u.enm.map[v]);
-            cl_json_string(d->out, (const uint8_t *)sym, strlen(sym));
-        }
+        if (rc == 0)
+            out_put(d->out, p->u.enm.text[v], p->u.enm.text_lens[v]);
         break;
     case PLAN_ARRAY:
     case PLAN_MAP: rc = dec_items(d, p); break;

@@ -65,6 +65,30 @@ static const char *enc_label(const avro_node_t *n)
 
 static int enc_value(enc_t *e, const avro_node_t *n, const json_t *v, int avro_json, int depth);
 
+/* A duration as the decoder writes it, {"months","days","milliseconds"}:
+ * three unsigned 32-bit little-endian numbers (the specification's layout). */
+static int enc_duration(enc_t *e, const avro_node_t *n, const json_t *v)
+{
+    static const char *const keys[] = {"months", "days", "milliseconds"};
+    char b[12];
+    if (json_object_size(v) != 3)
+        goto bad;
+    for (int i = 0; i < 3; i++) {
+        const json_t *x = json_object_get(v, keys[i]);
+        if (!json_is_integer(x) || json_integer_value(x) < 0 ||
+            json_integer_value(x) > (json_int_t)UINT32_MAX)
+            goto bad;
+        uint32_t u = (uint32_t)json_integer_value(x);
+        for (int k = 0; k < 4; k++)
+            b[4 * i + k] = (char)(u >> (8 * k));
+    }
+    strbuf_put(e->out, b, 12);
+    return 0;
+bad:
+    return enc_fail(e, "%s: a duration is {\"months\",\"days\",\"milliseconds\"}, each 0 to 4294967295",
+                    enc_label(n));
+}
+
 /* Bytes from a row (base64), or from a default (Avro's code points 0-255). */
 static int enc_raw(enc_t *e, const json_t *v, int avro_json, strbuf_t *raw)
 {
@@ -211,6 +235,8 @@ static int enc_value(enc_t *e, const avro_node_t *n, const json_t *v, int avro_j
         return 0;
     case AVRO_KIND_BYTES:
     case AVRO_KIND_FIXED: {
+        if (avro_node_logical(n) == AVRO_LOGICAL_DURATION && avro_node_size(n) == 12 && json_is_object(v))
+            return enc_duration(e, n, v);
         strbuf_t raw = {0};
         int rc = enc_decimal_or_raw(e, n, v, avro_json, &raw);
         if (rc == 0 && avro_node_kind(n) == AVRO_KIND_FIXED) {

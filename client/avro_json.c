@@ -51,8 +51,21 @@ static size_t json_utf8_len(const uint8_t *s, size_t n)
 void cl_json_string(strbuf_t *b, const uint8_t *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
-    strbuf_putc(b, '"');
     size_t i = 0;
+    while (i < n && s[i] >= 0x20 && s[i] < 0x80 && s[i] != '"' && s[i] != '\\')
+        i++;
+    if (i == n && b->cap - b->len > n + 2) {
+        /* Most strings need no escape: one copy, no call per piece. */
+        char *o = b->data + b->len;
+        o[0] = '"';
+        memcpy(o + 1, s, n);
+        o[n + 1] = '"';
+        o[n + 2] = '\0';
+        b->len += n + 2;
+        return;
+    }
+    strbuf_putc(b, '"');
+    i = 0;
     while (i < n) {
         size_t run = i;
         while (run < n && s[run] >= 0x20 && s[run] < 0x80 && s[run] != '"' && s[run] != '\\')
@@ -156,9 +169,73 @@ static int json_special(strbuf_t *b, double v)
     return 1;
 }
 
+/* Appends v's decimal digits; s has room for 21 bytes. */
+static size_t json_itoa(char *s, int64_t v)
+{
+    char t[20];
+    uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+    size_t n = 0, i = 0;
+    do
+        t[n++] = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    if (v < 0)
+        s[i++] = '-';
+    while (n)
+        s[i++] = t[--n];
+    return i;
+}
+
+/*
+ * The common double without printf: a value that is m / 10^k exactly as
+ * IEEE division rounds it, for the least k <= 8 and |m| < 10^15, at
+ * 10^-4 <= |v| < 10^15. Then the decimal m.10^-k has at most 15 significant
+ * digits and reads back as v (strtod rounds correctly, as the division did),
+ * so "%.15g" below would print exactly these digits in fixed notation, and
+ * this writes the same text. Anything else (0, -0, tiny, huge, 16 and 17
+ * digits) takes the general path. 0 when not written.
+ */
+static int json_double_fixed(strbuf_t *b, double v)
+{
+    static const double p10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
+    double a = fabs(v);
+    if (!(a >= 1e-4 && a < 1e15))
+        return 0;
+    for (int k = 0; k <= 8; k++) {
+        double t = nearbyint(v * p10[k]);
+        if (fabs(t) >= 1e15)
+            return 0;
+        if (t / p10[k] != v)
+            continue;
+        char digits[24], s[32];
+        int64_t m = (int64_t)t;
+        size_t nd = json_itoa(digits, m < 0 ? -m : m), o = 0;
+        if (m < 0)
+            s[o++] = '-';
+        if (nd <= (size_t)k) { /* 0.000ddd */
+            s[o++] = '0';
+            s[o++] = '.';
+            for (size_t z = nd; z < (size_t)k; z++)
+                s[o++] = '0';
+            memcpy(s + o, digits, nd);
+            o += nd;
+        } else {
+            memcpy(s + o, digits, nd - (size_t)k);
+            o += nd - (size_t)k;
+            if (k) {
+                s[o++] = '.';
+                memcpy(s + o, digits + nd - (size_t)k, (size_t)k);
+                o += (size_t)k;
+            }
+        }
+        strbuf_put(b, s, o);
+        return 1;
+    }
+    return 0;
+}
+
 void cl_json_double(strbuf_t *b, double v)
 {
-    if (json_special(b, v))
+    if (json_special(b, v) || json_double_fixed(b, v))
         return;
     char s[40];
     for (int prec = 15; prec <= 17; prec++) {
@@ -261,7 +338,8 @@ void cl_json_integer(strbuf_t *b, avro_logical_t l, int64_t v)
     }
     if (!logical_units(l, &per_second, &digits, &zulu, &is_time) ||
         (is_time && (v < 0 || v >= 86400 * per_second))) {
-        strbuf_printf(b, "%" PRId64, v);
+        char s[24];
+        strbuf_put(b, s, json_itoa(s, v));
         return;
     }
     int64_t secs = floor_div(v, per_second, &rem);

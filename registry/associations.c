@@ -28,6 +28,7 @@
 
 #include "base/alloc.h"
 #include "base/strbuf.h"
+#include "registry/context.h"
 #include "registry/internal.h"
 
 #define ASSOC_LOCK                                                                                           \
@@ -531,6 +532,47 @@ static reg_code_t assoc_update_resolve(registry_t *reg, const assoc_create_t *a,
     return rc;
 }
 
+/* isSubjectReferenced: does a schema (a soft-deleted one too) refer to any
+ * version of subject (a soft-deleted one too)? A soft delete can be undone,
+ * so both count. */
+static reg_code_t assoc_referenced_(registry_t *reg, store_t *db, const char *subject, int *out,
+                                    reg_error_t *err)
+{
+    reg_subject_t *fresh;
+    *out = 0;
+    reg_code_t rc = reg_store(err, db, store_load_subject(db, subject, &fresh));
+    if (rc != REG_OK)
+        return rc;
+    for (size_t i = 0; i < fresh->n && !*out; i++)
+        *out = index_is_referenced(reg->idx, subject, fresh->v[i].version, 0, NULL);
+    reg_subject_free(fresh);
+    return REG_OK;
+}
+
+/* requestReferencesSubject: does a schema of this request declare a
+ * reference to subject? It is registered only after the checks, so the
+ * index cannot see it yet. A reference's subject is read in its referrer's
+ * context (qualifySubjectWithParent). */
+static int assoc_request_references_(const assoc_create_t *a, const char *subject)
+{
+    for (size_t i = 0; i < a->n; i++) {
+        const assoc_info_t *other = &a->infos[i];
+        if (!other->schema || !other->subject)
+            continue;
+        char *ctx = reg_context_copy(other->subject);
+        int hit = 0;
+        for (size_t k = 0; k < other->schema->nrefs && !hit; k++) {
+            char *target = reg_ref_qualify(ctx, other->schema->refs[k].subject);
+            hit = strcmp(target, subject) == 0;
+            free(target);
+        }
+        free(ctx);
+        if (hit)
+            return 1;
+    }
+    return 0;
+}
+
 /* createOrUpdateAssociation, from "may only appear once" on. */
 static reg_code_t assoc_create_checks(registry_t *reg, store_t *db, assoc_create_t *a, reg_error_t *err)
 {
@@ -645,9 +687,17 @@ static reg_code_t assoc_create_checks(registry_t *reg, store_t *db, assoc_create
             strong |= strcmp(jstr(o, "lifecycle"), "STRONG") == 0;
         }
         json_decref(others);
+        int referenced = 0;
         if (strcmp(info->lifecycle, "STRONG") == 0 && any)
             rc = reg_fail(err, REG_ASSOCIATION_FOR_SUBJECT_EXISTS,
                           "An association already exists for subject '%s'", info->subject);
+        /* A STRONG association and a schema reference exclude each other: a
+         * referenced subject cannot be claimed by its topic (42206). */
+        else if (strcmp(info->lifecycle, "STRONG") == 0 &&
+                 (rc = assoc_referenced_(reg, db, info->subject, &referenced, err)) == REG_OK &&
+                 (referenced || assoc_request_references_(a, info->subject)))
+            rc = reg_fail(err, REG_REFERENCE_EXISTS, "One or more references exist to the schema %s.",
+                          info->subject);
         else if (strcmp(info->lifecycle, "WEAK") == 0 && strong)
             rc = reg_fail(err, REG_STRONG_ASSOCIATION_FOR_SUBJECT_EXISTS,
                           "A strong association already exists for subject '%s'", info->subject);

@@ -91,7 +91,8 @@ reg_code_t registry_version_changes(registry_t *reg, const char *subject, const 
 /* ---- 3. Two schemas sent ---------------------------------------------------------------------- */
 
 /* As a lookup parses (stored rules, not the stricter ones for new schemas),
- * references resolved in the default context, soft-deleted targets too. */
+ * references resolved in context (an unqualified subject is in it, as for a
+ * registration there: registry/refs.c), soft-deleted targets too. */
 static reg_code_t parse_sent(registry_t *reg, const char *context, const reg_request_t *req, schema_t **out,
                              reg_error_t *err)
 {
@@ -102,14 +103,14 @@ static reg_code_t parse_sent(registry_t *reg, const char *context, const reg_req
     return rc;
 }
 
-reg_code_t registry_request_changes(registry_t *reg, const reg_request_t *old_req,
+reg_code_t registry_request_changes(registry_t *reg, const char *context, const reg_request_t *old_req,
                                     const reg_request_t *new_req, reg_changes_t *out, reg_error_t *err)
 {
     memset(out, 0, sizeof *out);
     schema_t *old_schema = NULL, *new_schema = NULL;
-    reg_code_t rc = parse_sent(reg, ".", old_req, &old_schema, err);
+    reg_code_t rc = parse_sent(reg, context, old_req, &old_schema, err);
     if (rc == REG_OK)
-        rc = parse_sent(reg, ".", new_req, &new_schema, err);
+        rc = parse_sent(reg, context, new_req, &new_schema, err);
     if (rc == REG_OK)
         rc = fill(old_schema, new_schema, out, err);
     schema_free(old_schema);

@@ -473,8 +473,9 @@ void reg_changes_clear(reg_changes_t *c);
  * NULL = the live version before v (40402 when v is the first). */
 reg_code_t registry_version_changes(registry_t *reg, const char *subject, const char *version_text,
                                     const char *from_text, reg_changes_t *out, reg_error_t *err);
-/* POST /changes: two schemas as lookups parse them, references in the default context. */
-reg_code_t registry_request_changes(registry_t *reg, const reg_request_t *old_req,
+/* POST /changes: two schemas as lookups parse them, references resolved in context
+ * (".", ".ctx") as a registration in that context resolves them. */
+reg_code_t registry_request_changes(registry_t *reg, const char *context, const reg_request_t *old_req,
                                     const reg_request_t *new_req, reg_changes_t *out, reg_error_t *err);
 /* A registration or compatibility request against the subject's version
  * (version_text NULL = the latest live one): the ?changes=true extension. */

@@ -343,6 +343,33 @@ static reg_code_t check_mode_for_register(registry_t *reg, const char *subject, 
     return REG_OK;
 }
 
+/* KafkaSchemaRegistry.register: a schema reference and a STRONG (topic-owned)
+ * association exclude each other, so no reference may name a subject a STRONG
+ * association holds, in any mode (42205, with the reference's subject as
+ * written). A reference is read in the registering subject's context. The
+ * other half, a STRONG association on a referenced subject, is 42206 in
+ * registry/associations.c. */
+static reg_code_t check_strong_references(store_t *db, const char *subject, const reg_request_t *req,
+                                          reg_error_t *err)
+{
+    reg_code_t rc = REG_OK;
+    char *ctx = req->nrefs ? reg_context_copy(subject) : NULL;
+    for (size_t i = 0; rc == REG_OK && i < req->nrefs; i++) {
+        char *target = reg_ref_qualify(ctx, req->refs[i].subject);
+        json_t *strong = NULL;
+        store_assoc_query_t q = {.subject = target, .lifecycle = "STRONG"};
+        rc = reg_store(err, db, store_assoc_list(db, &q, &strong));
+        if (rc == REG_OK && json_array_size(strong) > 0)
+            rc = reg_fail(err, REG_OPERATION_NOT_PERMITTED,
+                          "Subject '%s' has a strong association and cannot be referenced",
+                          req->refs[i].subject);
+        json_decref(strong);
+        free(target);
+    }
+    free(ctx);
+    return rc;
+}
+
 /* The schema record for an id of the subject's context, loading it from the
  * database when this node lacks it. */
 static reg_schema_t *schema_for_id(registry_t *reg, store_t *db, const char *subject, int id,
@@ -1065,6 +1092,8 @@ static reg_code_t register_(registry_t *reg, store_t *db, const char *subject, c
     int flags =
         SCHEMA_PARSE_NEW | (normalize && !import ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject);
     rc = candidate_parse(reg, subject, &req, flags, 0, &c, err);
+    if (rc == REG_OK && req.nrefs)
+        rc = check_strong_references(db, subject, &req, err);
     register_tx_t tx = {subject, &req, &c, import, 0};
     reg_code_t fast = rc == REG_OK && !import ? register_append(reg, db, subject, &req, &c, &tx.id, err)
                                               : REG_SCHEMA_NOT_FOUND;

@@ -6,6 +6,10 @@
 #include "server/api.h"
 #include "server/authz.h"
 #include "server/handlers.h"
+#include "base/alloc.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 /* ---- GET /subjects/{subject}/versions/{version}/changes?from={u} ---------------------------- */
 
@@ -43,31 +47,57 @@ static void version_changes_db(http_call_t *c, store_t *db)
 
 const http_handler_t handle_version_changes = {version_changes_loop, version_changes_db};
 
-/* ---- POST /changes ------------------------------------------------------------------------ */
+/* ---- POST /changes[?context=.ctx] ------------------------------------------------------------ */
+
+/* The context the references resolve in: ?context= (".ctx", "ctx", ":.ctx:";
+ * /contexts/{c}/changes sets it, server/http_call.c), else the default ".".
+ * As ".ctx" (malloc'd), or NULL with the 400 replied for a colon inside. */
+static char *request_context(http_call_t *c)
+{
+    const char *text = http_query(c, "context");
+    char *scope = registry_context_normalize(text ? text : "");
+    if (!scope) {
+        http_reply_error(c, 400, "Context name '%s' cannot contain a colon", text);
+        return NULL;
+    }
+    /* ":.ctx:" -> ".ctx"; "" (the default) -> "." */
+    size_t n = strlen(scope);
+    char *ctx = n ? xstrndup(scope + 1, n - 2) : xstrdup(".");
+    free(scope);
+    return ctx;
+}
 
 /* Nothing stored is read but what references name: each of their subjects
- * must be readable, as if the client fetched them itself. */
-static int references_readable(http_call_t *c, const api_body_t *b)
+ * (in the request's context) must be readable, as if the client fetched them itself. */
+static int references_readable(http_call_t *c, const char *context, const api_body_t *b)
 {
     for (size_t i = 0; i < b->req.nrefs; i++) {
-        if (!authz_may_read(c, b->req.refs[i].subject)) {
+        char *subject = registry_ref_qualify(context, b->req.refs[i].subject);
+        int ok = authz_may_read(c, subject);
+        if (!ok)
             http_reply_error(c, 403, "Forbidden: principal '%s' has no read permission on subject '%s'",
-                             c->principal ? c->principal : "", b->req.refs[i].subject);
+                             c->principal ? c->principal : "", subject);
+        free(subject);
+        if (!ok)
             return 0;
-        }
     }
     return 1;
 }
 
 static http_outcome_t changes_loop(http_call_t *c)
 {
+    char *context = request_context(c);
+    if (!context)
+        return HTTP_DONE;
     api_pair_t *pair = api_pair_new(c);
-    if (!pair)
-        return HTTP_DONE;
-    api_pair_keep(c, pair);
-    if (!references_readable(c, pair->old_body) || !references_readable(c, pair->new_body))
-        return HTTP_DONE;
-    return HTTP_TO_DB;
+    int ok = pair != NULL;
+    if (pair) {
+        api_pair_keep(c, pair);
+        ok = references_readable(c, context, pair->old_body) &&
+             references_readable(c, context, pair->new_body);
+    }
+    free(context);
+    return ok ? HTTP_TO_DB : HTTP_DONE;
 }
 
 static void changes_db(http_call_t *c, store_t *db)
@@ -76,7 +106,10 @@ static void changes_db(http_call_t *c, store_t *db)
     reg_changes_t ch;
     reg_error_t err;
     api_pair_t *pair = api_pair_kept(c);
-    reg_code_t rc = registry_request_changes(c->reg, &pair->old_body->req, &pair->new_body->req, &ch, &err);
+    char *context = request_context(c); /* checked on the loop already */
+    reg_code_t rc =
+        registry_request_changes(c->reg, context, &pair->old_body->req, &pair->new_body->req, &ch, &err);
+    free(context);
     if (rc == REG_OK)
         http_reply_json(c, 200, api_changes_object(&ch));
     reg_changes_clear(&ch);

@@ -619,7 +619,8 @@ void http_reply_header(http_call_t *c, const char *name, const char *value)
  *   - nothing left is "/contexts/:.c:" (DELETE's path), or "/" for ".";
  *   - on /schemas/ids/..., ?subject= (absent: "") gets the prefix; on
  *     /schemas, /subjects and /keks... every ?subjectPrefix= (absent: ""); a POST or PUT
- *     to /associations... gets ?context=:.c:.
+ *     to /associations... gets ?context=:.c:, and so does a POST to /changes (this
+ *     registry's own route: its references resolve in the context, docs/evolution.md).
  * The context is QualifiedSubject.normalizeContext's: "c", ".c" and ":.c:" are
  * ".c", "." is the default (no prefix); a colon inside is 400 with the
  * filter's message, but only where a prefix is made.
@@ -825,6 +826,8 @@ int http_call_apply_context(http_call_t *c, const char *path, size_t len, const 
         subject_param = "subjectPrefix";
     else if ((c->method == HTTP_POST || c->method == HTTP_PUT) && rlen >= 12 &&
              memcmp(res, "associations", 12) == 0)
+        subject_param = "context", set_to_ctx = 1;
+    else if (c->method == HTTP_POST && http_text_is(res, rlen, "changes"))
         subject_param = "context", set_to_ctx = 1;
     if (rc == 0 && subject_param)
         rc = http_ctx_query(&r, query, qlen, subject_param, first_only, set_to_ctx, &q);

@@ -231,6 +231,20 @@ void jsonschema_diff_additional(jsonschema_ctx_t *ctx, const jsonschema_node_t *
 void jsonschema_diff_unevaluated(jsonschema_ctx_t *ctx, const jsonschema_node_t *original,
                                  const jsonschema_node_t *update, int items);
 
+/* JsonSchemaComparator (jsonschema_order.c): sorts n nodes in place, stably,
+ * as Confluent numbers the subschemas of a combination. Each comparison,
+ * nested ones included, takes one from *budget; with none left schemas
+ * compare equal, so what remains keeps the written order (Confluent's
+ * comparator re-sorts nested combinations at every comparison: exponential
+ * on schemas built for it). 0, or -1 when out of memory (the order is then
+ * unspecified). */
+#define JSONSCHEMA_ORDER_BUDGET ((size_t)1000000)
+int jsonschema_order_sort(const jsonschema_node_t **items, size_t n, size_t *budget);
+
+/* A standalone load of one value (jsonschema_parse.c): its compact text
+ * parsed as a document, in dflt unless it names its own "$schema". */
+jsonschema_t *jsonschema_parse_value(const jsonschema_json_t *v, jsonschema_draft_t dflt, char **error);
+
 /* Inline tags (jsonschema_tags.c): schema_engine_t.tags_edit (compat/schema.h, section 5). */
 char *jsonschema_tags_edit(const char *text, size_t len, const schema_tag_edit_t *edits, size_t n,
                            char **error);

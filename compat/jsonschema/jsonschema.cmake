@@ -13,6 +13,8 @@ add_library(compat_jsonschema STATIC
   ${CMAKE_CURRENT_LIST_DIR}/jsonschema_load.c
   ${CMAKE_CURRENT_LIST_DIR}/jsonschema_load_modern.c
   ${CMAKE_CURRENT_LIST_DIR}/jsonschema_node.c
+  ${CMAKE_CURRENT_LIST_DIR}/jsonschema_order.c
+  ${CMAKE_CURRENT_LIST_DIR}/jsonschema_parse.c
   ${CMAKE_CURRENT_LIST_DIR}/jsonschema_ref.c
   ${CMAKE_CURRENT_LIST_DIR}/jsonschema_tags.c)
 target_include_directories(compat_jsonschema PUBLIC ${CMAKE_SOURCE_DIR})

@@ -21,7 +21,9 @@
  * keyword checks both loaders share), jsonschema_ref.c ($ref and $id),
  * jsonschema_diff*.c (the comparison), jsonschema_change.c (difference types,
  * messages), jsonschema_changes.c (the change list of compat/change.h),
- * jsonschema_engine.c (parse, the engine table).
+ * jsonschema_parse.c (parse), jsonschema_engine.c (the engine table),
+ * jsonschema_tags.c (inline tags) with jsonschema_order.c (Confluent's
+ * JsonSchemaComparator).
  */
 #ifndef COMPAT_JSONSCHEMA_H
 #define COMPAT_JSONSCHEMA_H
@@ -281,6 +283,9 @@ struct jsonschema_node {
     jsonschema_node_t **subs;
     size_t nsubs, subs_cap;
     int generated; /* made by the loader (type arrays, sibling keywords) */
+    /* CONDITIONAL: the object holding "if"/"then"/"else", whose values'
+     * nodes are the branches (the tag walk, jsonschema_tags.c). */
+    const jsonschema_json_t *cond_owner;
 };
 
 /* The document as written, which nodes point into (src, title, default_value): a reader of the

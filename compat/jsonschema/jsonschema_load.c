@@ -445,7 +445,10 @@ static int extract_conditional(jsonschema_loader_t *ld, const jsonschema_json_t 
     }
     if (!present)
         return 0;
-    return add_partial(p, jsonschema_node_new(ld->schema, JSONSCHEMA_NODE_CONDITIONAL));
+    jsonschema_node_t *n = jsonschema_node_new(ld->schema, JSONSCHEMA_NODE_CONDITIONAL);
+    if (n)
+        n->cond_owner = v;
+    return add_partial(p, n);
 }
 
 /* Keywords no "type" consumed still make typed schemas that do not require the type. */

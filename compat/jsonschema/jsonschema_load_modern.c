@@ -499,9 +499,14 @@ static jsonschema_node_t *kw_conditional(kwctx_t *k)
     static const char *const trio[] = {"if", "then", "else"};
     for (size_t i = 0; i < 3; i++) {
         const jsonschema_json_t *first = jsonschema_json_get(k->v, trio[i]);
-        if (first)
-            return first == k->m->value ? partial(k, JSONSCHEMA_NODE_CONDITIONAL)
-                                        : partial(k, JSONSCHEMA_NODE_EMPTY);
+        if (first && first != k->m->value)
+            return partial(k, JSONSCHEMA_NODE_EMPTY);
+        if (first) {
+            jsonschema_node_t *n = partial(k, JSONSCHEMA_NODE_CONDITIONAL);
+            if (n)
+                n->cond_owner = k->v;
+            return n;
+        }
     }
     return partial(k, JSONSCHEMA_NODE_EMPTY);
 }

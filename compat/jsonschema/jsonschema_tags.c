@@ -10,12 +10,15 @@
  * definition name; a name may itself contain dots: parts are joined until
  * the object has such a member), "array" (items), "not", "anyof"/"allof"/
  * "oneof" followed by an index into the subschemas, "allof.N.conditional.if"
- * for a conditional. Confluent indexes the subschemas of anyOf/allOf/oneOf in
- * the order of its JsonSchemaComparator, not as written; that order is not
- * reproduced here, so a step through such a list of more than one subschema
- * is refused (docs/api.md, "Tags"). Where Confluent's walk meets a missing
+ * for a conditional. The index counts the written anyOf/allOf/oneOf in the
+ * order of Confluent's JsonNodeComparator (jsonschema_order.c, each subschema
+ * loaded on its own); where the object has no such keyword (a "type" list, an
+ * object beside an if/then/else) the index is skipped, as in
+ * JsonSchemaUtils.findNodeHelper. Where Confluent's walk meets a missing
  * node it throws a NullPointerException (a 500); here that is "No matching
- * path", like every other path that leads nowhere.
+ * path", like every other path that leads nowhere; where a subschema does
+ * not load on its own (an unresolvable $ref: everit's SchemaException, a
+ * 500 there) the loader's message is the refusal.
  */
 #include "compat/jsonschema/internal.h"
 
@@ -98,32 +101,89 @@ static jsonschema_json_t *by_name(const jsonschema_json_t *node, parts_t *p, int
 typedef struct find {
     schema_entity_kind_t kind;
     int oom;
-    const char *refused;
+    const char *refused; /* static */
+    char *failed;        /* a subschema's load error (malloc'd) */
+    size_t budget;       /* comparisons left (jsonschema_order_sort) */
 } find_t;
 
 static jsonschema_json_t *helper(jsonschema_json_t *node, find_t *f, parts_t *p);
 
-/* findSubSchemasFromIndex. */
+/* Integer.parseInt of an index: an optional sign, then decimal digits; -1 for
+ * anything else or out of int range (Confluent then throws; here the path
+ * leads nowhere). */
+static long parse_index(const char *s)
+{
+    int neg = *s == '-';
+    if (*s == '+' || *s == '-')
+        s++;
+    if (!*s)
+        return -1;
+    long v = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || v > 214748364L)
+            return -1;
+        v = v * 10 + (*s - '0');
+    }
+    return neg || v > 2147483647L ? -1 : v;
+}
+
+/* findSubSchemasFromIndex: the index into the list as JsonNodeComparator
+ * sorts it. That comparator loads each subschema on its own, with everit's
+ * defaults (draft 4 unless the subschema names its "$schema"), and compares
+ * the loaded schemas with JsonSchemaComparator (jsonschema_order.c). */
 static jsonschema_json_t *by_index(jsonschema_json_t *node, find_t *f, const char *keyword, parts_t *p)
 {
     const char *index = poll(p);
     jsonschema_json_t *list = get(node, keyword);
     if (!index || !list || list->kind != JSONSCHEMA_JSON_ARRAY)
         return NULL;
-    if (list->n > 1) {
-        f->refused = "Tag paths through anyOf, allOf or oneOf with more than one subschema are not supported "
-                     "by this registry";
-        return NULL;
+    size_t n = list->n;
+    jsonschema_t **loaded = calloc(n ? n : 1, sizeof *loaded);
+    const jsonschema_node_t **roots = calloc(n ? n : 1, sizeof *roots);
+    jsonschema_json_t *picked = NULL;
+    if (!loaded || !roots) {
+        f->oom = 1;
+        goto done;
     }
-    if (strcmp(index, "0") != 0 || list->n == 0)
-        return NULL;
-    return helper(list->elems[0], f, p);
+    for (size_t i = 0; i < n; i++) {
+        char *error = NULL;
+        if (list->elems[i]->kind != JSONSCHEMA_JSON_OBJECT) {
+            f->refused = "Cannot parse Json Schema from JsonNode";
+            goto done;
+        }
+        if (!(loaded[i] = jsonschema_parse_value(list->elems[i], JSONSCHEMA_DRAFT_4, &error))) {
+            if (error && !f->failed)
+                f->failed = error;
+            else
+                free(error);
+            if (!f->failed)
+                f->oom = 1;
+            goto done;
+        }
+        roots[i] = jsonschema_root(loaded[i]);
+    }
+    if (jsonschema_order_sort(roots, n, &f->budget) != 0) {
+        f->oom = 1;
+        goto done;
+    }
+    long at = parse_index(index);
+    if (at < 0 || (size_t)at >= n)
+        goto done;
+    for (size_t i = 0; i < n; i++)
+        if (jsonschema_root(loaded[i]) == roots[at])
+            picked = list->elems[i];
+done:
+    for (size_t i = 0; loaded && i < n; i++)
+        jsonschema_free(loaded[i]);
+    free(loaded);
+    free(roots);
+    return picked ? helper(picked, f, p) : NULL;
 }
 
 static jsonschema_json_t *helper(jsonschema_json_t *node, find_t *f, parts_t *p)
 {
     const char *type = poll(p);
-    if (!type || !node || f->refused || f->oom)
+    if (!type || !node || f->refused || f->failed || f->oom)
         return NULL;
     if (strcmp(type, "object") == 0) {
         if (f->kind == SCHEMA_ENTITY_RECORD && !peek(p))
@@ -192,7 +252,7 @@ static int split_path(const char *path, strlist_t *out)
 static jsonschema_json_t *find_entity(jsonschema_json_t *doc, const schema_tag_edit_t *e, char **error)
 {
     parts_t p = {{0}, 0};
-    find_t f = {e->kind, 0, NULL};
+    find_t f = {e->kind, 0, NULL, NULL, JSONSCHEMA_ORDER_BUDGET};
     *error = NULL;
     if (split_path(e->path, &p.l) != 0) {
         strlist_clear(&p.l);
@@ -200,10 +260,12 @@ static jsonschema_json_t *find_entity(jsonschema_json_t *doc, const schema_tag_e
     }
     jsonschema_json_t *node = helper(doc, &f, &p);
     strlist_clear(&p.l);
-    if (f.oom)
+    if (f.oom) {
+        free(f.failed);
         return NULL;
-    if (f.refused) {
-        *error = strdup(f.refused);
+    }
+    if (f.refused || f.failed) {
+        *error = f.failed ? f.failed : strdup(f.refused);
         return NULL;
     }
     if (!node || node->kind != JSONSCHEMA_JSON_OBJECT) {
@@ -353,21 +415,25 @@ char *jsonschema_tags_edit(const char *text, size_t len, const schema_tag_edit_t
 /* ---- 3. Listing (JsonSchema.inlineTaggedEntities) -------------------------------------- */
 
 /*
- * getInlineTaggedEntitiesRecursively walks everit's model: an ObjectSchema
- * lists itself ("object", unless it is a property's schema) and then each
- * property ("object.<name>", then into it), then its "definitions" and
- * "$defs" ("object.definitions.<name>."); "array." goes into items, "not."
- * into not, "<allof|anyof|oneof>.<i>." into the subschemas. Those maps
- * are java.util.HashMaps in Confluent (everit's ObjectSchema.Builder, org.json's
- * toMap), so properties and definitions come in a HashMap's iteration order:
- * by bucket of String.hashCode at the table's final size, then as written
- * (the same rule as compat/protobuf/proto_tags.c, chapter 2). Here the
- * schema's JSON is read directly, so only the plain shapes everit loads as
- * one schema are followed: an object, an array, a lone "not", a lone
- * anyOf/allOf/oneOf of one subschema. A combination of several subschemas
- * (everit's CombinedSchema, indexed in JsonSchemaComparator order) or of
- * several keyword families (an object with an allOf, a "type" list, if/then/else)
- * is not gone into: nothing below it is listed (docs/api.md, "Tags").
+ * getInlineTaggedEntitiesRecursively walks the loaded model (everit's, which
+ * the object model mirrors; for 2019-09/2020-12 the translation of
+ * json-sKema's): a combination goes into its subschemas as
+ * "<allof|anyof|oneof>.<i>." in JsonSchemaComparator order (jsonschema_order.c),
+ * whether written or made by the loader (a "type" list is an anyOf, sibling
+ * keyword families an allOf); an array into its items ("array."); a
+ * conditional into "conditional.if.", ".then.", ".else."; a not into "not.";
+ * an object lists itself ("object", unless it is a property's schema) and then
+ * each property ("object.<name>", then into it), then its "definitions"
+ * ("object.definitions.<name>.", each loaded on its own with its $refs made
+ * "#", as Confluent does) and, for 2019-09/2020-12, its "$defs" (draft 4-7
+ * keep those as plain JSON, which Confluent does not walk). A reference is
+ * not followed. Tags are a schema's own "confluent:tags": those of the value
+ * it was loaded from, so a part the loader split off a schema (the object of
+ * {"type":"object","if":...}) has none. Properties and definitions are
+ * java.util.HashMaps in Confluent (everit's ObjectSchema.Builder, org.json's
+ * toMap), so they come in a HashMap's iteration order: by bucket of
+ * String.hashCode at the table's final size, then as written (the same rule
+ * as compat/protobuf/proto_tags.c, chapter 2).
  */
 
 typedef struct lister {
@@ -375,6 +441,8 @@ typedef struct lister {
     size_t n, cap;
     strlist_t visited;
     int oom;
+    int draft;     /* jsonschema_draft_t */
+    size_t budget; /* comparisons left (jsonschema_order_sort) */
 } lister_t;
 
 /* String.hashCode of len bytes of UTF-8, with HashMap.hash's spread. */
@@ -385,7 +453,6 @@ static uint32_t java_hash(const char *s, size_t len)
 }
 
 typedef struct keyed {
-    const jsonschema_member_t *m;
     size_t bucket, seq;
 } keyed_t;
 
@@ -397,21 +464,27 @@ static int compare_keyed(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* obj's members in the order a HashMap filled with them one by one iterates them. */
-static keyed_t *hash_order(const jsonschema_json_t *obj)
+/* n names in the order a HashMap filled with them one by one iterates them
+ * (indices into names). */
+static size_t *hash_order(const jsonschema_str_t *names, size_t n)
 {
     size_t capacity = 16;
-    while (obj->n > capacity / 4 * 3)
+    while (n > capacity / 4 * 3)
         capacity *= 2;
-    keyed_t *k = calloc(obj->n ? obj->n : 1, sizeof *k);
-    if (!k)
+    keyed_t *k = calloc(n ? n : 1, sizeof *k);
+    size_t *out = calloc(n ? n : 1, sizeof *out);
+    if (!k || !out) {
+        free(k);
+        free(out);
         return NULL;
-    for (size_t i = 0; i < obj->n; i++) {
-        uint32_t h = java_hash(obj->members[i].key, obj->members[i].key_len);
-        k[i] = (keyed_t){&obj->members[i], h & (uint32_t)(capacity - 1), i};
     }
-    qsort(k, obj->n, sizeof *k, compare_keyed);
-    return k;
+    for (size_t i = 0; i < n; i++)
+        k[i] = (keyed_t){java_hash(names[i].s, names[i].len) & (uint32_t)(capacity - 1), i};
+    qsort(k, n, sizeof *k, compare_keyed);
+    for (size_t i = 0; i < n; i++)
+        out[i] = k[i].seq;
+    free(k);
+    return out;
 }
 
 /* getInlineTags: the schema's "confluent:tags" strings, without duplicates. */
@@ -452,8 +525,6 @@ static void add_tagged(lister_t *l, const jsonschema_json_t *schema, const char 
     l->items[l->n++] = (schema_tagged_t){p, kind, tags};
 }
 
-static void list_schema(lister_t *l, const jsonschema_json_t *v, const char *scope, int in_field, int depth);
-
 static char *joined(lister_t *l, const char *a, const char *b, size_t blen, const char *c)
 {
     strbuf_t sb = {0};
@@ -466,19 +537,90 @@ static char *joined(lister_t *l, const char *a, const char *b, size_t blen, cons
     return out;
 }
 
-static void list_definitions(lister_t *l, const jsonschema_json_t *v, const char *key, const char *scope,
-                             int depth)
+static void walk(lister_t *l, const jsonschema_node_t *n, const char *scope, int in_field, int depth);
+
+/* replaceRefs: a copy of v with every "$ref" made "#" (NULL when out of memory). */
+static jsonschema_json_t *without_refs(const jsonschema_json_t *v)
 {
-    const jsonschema_json_t *defs = jsonschema_json_get(v, key);
-    if (!defs || defs->kind != JSONSCHEMA_JSON_OBJECT)
+    jsonschema_json_t *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    *c = *v;
+    c->str = NULL;
+    c->elems = NULL;
+    c->members = NULL;
+    c->node = NULL;
+    c->n = 0;
+    if (v->str && !(c->str = malloc(v->len + 1)))
+        goto oom;
+    if (v->str) {
+        memcpy(c->str, v->str, v->len);
+        c->str[v->len] = '\0';
+    }
+    if (v->kind == JSONSCHEMA_JSON_ARRAY) {
+        if (!(c->elems = calloc(v->n ? v->n : 1, sizeof *c->elems)))
+            goto oom;
+        for (; c->n < v->n; c->n++)
+            if (!(c->elems[c->n] = without_refs(v->elems[c->n])))
+                goto oom;
+    } else if (v->kind == JSONSCHEMA_JSON_OBJECT) {
+        if (!(c->members = calloc(v->n ? v->n : 1, sizeof *c->members)))
+            goto oom;
+        for (; c->n < v->n; c->n++) {
+            const jsonschema_member_t *m = &v->members[c->n];
+            int ref = m->key_len == 4 && memcmp(m->key, "$ref", 4) == 0;
+            jsonschema_json_t *value = ref ? calloc(1, sizeof *value) : without_refs(m->value);
+            char *key = malloc(m->key_len + 1);
+            if (value && ref && !(value->str = strdup("#"))) {
+                free(value);
+                value = NULL;
+            }
+            if (!value || !key) {
+                jsonschema_json_free(value);
+                free(key);
+                goto oom;
+            }
+            if (ref) {
+                value->kind = JSONSCHEMA_JSON_STRING;
+                value->len = 1;
+            }
+            memcpy(key, m->key, m->key_len);
+            key[m->key_len] = '\0';
+            c->members[c->n] = (jsonschema_member_t){key, m->key_len, value};
+        }
+    }
+    return c;
+oom:
+    jsonschema_json_free(c);
+    return NULL;
+}
+
+static jsonschema_str_t *member_names(const jsonschema_json_t *obj)
+{
+    jsonschema_str_t *names = calloc(obj->n ? obj->n : 1, sizeof *names);
+    for (size_t i = 0; names && i < obj->n; i++)
+        names[i] = (jsonschema_str_t){obj->members[i].key, obj->members[i].key_len};
+    return names;
+}
+
+/* "definitions" (raw JSON: each loaded as new JsonSchema(replaceRefs(value)))
+ * or, modern drafts only, "$defs" (the translator's schemas: the loaded nodes). */
+static void list_definitions(lister_t *l, const jsonschema_json_t *src, const char *key, int draft,
+                             const char *scope, int depth)
+{
+    const jsonschema_json_t *defs = jsonschema_json_get(src, key);
+    int raw = strcmp(key, "definitions") == 0;
+    if (!defs || defs->kind != JSONSCHEMA_JSON_OBJECT || (!raw && draft < JSONSCHEMA_DRAFT_2019_09))
         return;
-    keyed_t *order = hash_order(defs);
+    jsonschema_str_t *names = member_names(defs);
+    size_t *order = names ? hash_order(names, defs->n) : NULL;
     if (!order) {
+        free(names);
         l->oom = 1;
         return;
     }
-    for (size_t i = 0; i < defs->n; i++) {
-        const jsonschema_member_t *m = order[i].m;
+    for (size_t i = 0; i < defs->n && !l->oom; i++) {
+        const jsonschema_member_t *m = &defs->members[order[i]];
         strbuf_t sb = {0};
         strbuf_printf(&sb, "%s%s.", scope, key);
         strbuf_put(&sb, m->key, m->key_len);
@@ -488,13 +630,29 @@ static void list_definitions(lister_t *l, const jsonschema_json_t *v, const char
             l->oom = 1;
             break;
         }
-        list_schema(l, m->value, s, 0, depth + 1);
+        if (!raw) {
+            walk(l, m->value->node, s, 0, depth + 1);
+        } else if (m->value->kind == JSONSCHEMA_JSON_OBJECT) {
+            jsonschema_json_t *copy = without_refs(m->value);
+            char *error = NULL;
+            /* A definition that does not load on its own: Confluent throws;
+             * here nothing below it is listed. */
+            jsonschema_t *def = copy ? jsonschema_parse_value(copy, JSONSCHEMA_DRAFT_7, &error) : NULL;
+            if (!copy)
+                l->oom = 1;
+            if (def)
+                walk(l, jsonschema_root(def), s, 0, depth + 1);
+            jsonschema_free(def);
+            jsonschema_json_free(copy);
+            free(error);
+        }
         free(s);
     }
     free(order);
+    free(names);
 }
 
-static void list_object(lister_t *l, const jsonschema_json_t *v, const char *scope, int in_field, int depth)
+static void walk_object(lister_t *l, const jsonschema_node_t *n, const char *scope, int in_field, int depth)
 {
     char *name = joined(l, scope, "object", 6, "");
     if (!name)
@@ -507,93 +665,108 @@ static void list_object(lister_t *l, const jsonschema_json_t *v, const char *sco
     if (strlist_push(&l->visited, name) != 0)
         l->oom = 1;
     if (!in_field)
-        add_tagged(l, v, name, SCHEMA_ENTITY_RECORD);
-    const jsonschema_json_t *props = jsonschema_json_get(v, "properties");
-    keyed_t *order = props && props->kind == JSONSCHEMA_JSON_OBJECT ? hash_order(props) : NULL;
-    for (size_t i = 0; order && i < props->n; i++) {
-        const jsonschema_member_t *m = order[i].m;
-        char *path = joined(l, name, ".", 1, "");
-        char *full = path ? joined(l, path, m->key, m->key_len, "") : NULL;
-        char *inner = full ? joined(l, full, ".", 1, "") : NULL;
+        add_tagged(l, n->src, name, SCHEMA_ENTITY_RECORD);
+    jsonschema_str_t *names = calloc(n->nprops ? n->nprops : 1, sizeof *names);
+    for (size_t i = 0; names && i < n->nprops; i++)
+        names[i] = n->props[i].name;
+    size_t *order = names ? hash_order(names, n->nprops) : NULL;
+    if (!order)
+        l->oom = 1;
+    for (size_t i = 0; order && i < n->nprops && !l->oom; i++) {
+        const jsonschema_prop_t *prop = &n->props[order[i]];
+        char *full = joined(l, name, ".", 1, "");
+        char *path = full ? joined(l, full, prop->name.s, prop->name.len, "") : NULL;
+        char *inner = path ? joined(l, path, ".", 1, "") : NULL;
         if (inner) {
-            add_tagged(l, m->value, full, SCHEMA_ENTITY_FIELD);
-            list_schema(l, m->value, inner, 1, depth + 1);
+            add_tagged(l, prop->schema->src, path, SCHEMA_ENTITY_FIELD);
+            walk(l, prop->schema, inner, 1, depth + 1);
         }
-        free(path);
         free(full);
+        free(path);
         free(inner);
     }
-    if (props && props->kind == JSONSCHEMA_JSON_OBJECT && !order)
-        l->oom = 1;
     free(order);
+    free(names);
     char *defs_scope = joined(l, name, ".", 1, "");
-    if (defs_scope) {
-        list_definitions(l, v, "definitions", defs_scope, depth);
-        list_definitions(l, v, "$defs", defs_scope, depth);
+    if (defs_scope && n->src) { /* the unprocessed properties of the schema itself */
+        list_definitions(l, n->src, "definitions", l->draft, defs_scope, depth);
+        list_definitions(l, n->src, "$defs", l->draft, defs_scope, depth);
     }
     free(defs_scope);
     free(name);
 }
 
-static int has(const jsonschema_json_t *v, const char *key)
+static void walk(lister_t *l, const jsonschema_node_t *n, const char *scope, int in_field, int depth)
 {
-    return jsonschema_json_get(v, key) != NULL;
-}
-
-static void list_schema(lister_t *l, const jsonschema_json_t *v, const char *scope, int in_field, int depth)
-{
-    if (!v || v->kind != JSONSCHEMA_JSON_OBJECT || depth > JSONSCHEMA_JSON_MAX_DEPTH || l->oom)
+    if (!n || depth > JSONSCHEMA_JSON_MAX_DEPTH || l->oom)
         return;
-    static const char *const combinators[] = {"allOf", "anyOf", "oneOf"};
-    static const char *const criteria[] = {"allof", "anyof", "oneof"};
-    const jsonschema_json_t *type = jsonschema_json_get(v, "type");
-    int plain = !type && !has(v, "properties") && !has(v, "items");
-    int ncomb = 0, which = -1;
-    for (int i = 0; i < 3; i++)
-        if (has(v, combinators[i])) {
-            ncomb++;
-            which = i;
-        }
-    if (ncomb + has(v, "not") + has(v, "if") > 1 || (type && type->kind != JSONSCHEMA_JSON_STRING))
-        return; /* several schemas in one: a CombinedSchema not followed here */
-    if (ncomb) {
-        const jsonschema_json_t *subs = jsonschema_json_get(v, combinators[which]);
-        if (!plain || subs->kind != JSONSCHEMA_JSON_ARRAY || subs->n != 1)
+    switch (n->kind) {
+    case JSONSCHEMA_NODE_COMBINED: {
+        static const char *const criteria[] = {"allof", "anyof", "oneof"};
+        const char *criterion = criteria[n->criterion];
+        const jsonschema_node_t **subs = calloc(n->nsubs ? n->nsubs : 1, sizeof *subs);
+        if (!subs) {
+            l->oom = 1;
             return;
-        char *s = joined(l, scope, criteria[which], strlen(criteria[which]), ".0.");
+        }
+        memcpy(subs, n->subs, n->nsubs * sizeof *subs);
+        if (jsonschema_order_sort(subs, n->nsubs, &l->budget) != 0)
+            l->oom = 1;
+        for (size_t i = 0; i < n->nsubs && !l->oom; i++) {
+            strbuf_t sb = {0};
+            strbuf_printf(&sb, "%s%s.%zu.", scope, criterion, i);
+            char *s = strbuf_take(&sb);
+            if (!s)
+                l->oom = 1;
+            else
+                walk(l, subs[i], s, 0, depth + 1);
+            free(s);
+        }
+        free(subs);
+        return;
+    }
+    case JSONSCHEMA_NODE_ARRAY: {
+        char *s = joined(l, scope, "array.", 6, "");
         if (s)
-            list_schema(l, subs->elems[0], s, 0, depth + 1);
+            walk(l, n->all_items, s, 0, depth + 1);
         free(s);
         return;
     }
-    if (has(v, "not") || has(v, "if")) {
-        if (plain && has(v, "not")) {
-            char *s = joined(l, scope, "not.", 4, "");
-            if (s)
-                list_schema(l, jsonschema_json_get(v, "not"), s, 0, depth + 1);
+    case JSONSCHEMA_NODE_OBJECT: walk_object(l, n, scope, in_field, depth); return;
+    case JSONSCHEMA_NODE_CONDITIONAL: {
+        static const char *const branches[] = {"if", "then", "else"};
+        for (size_t i = 0; i < 3 && n->cond_owner && !l->oom; i++) {
+            const jsonschema_json_t *v = jsonschema_json_get(n->cond_owner, branches[i]);
+            if (!v || !v->node)
+                continue;
+            strbuf_t sb = {0};
+            strbuf_printf(&sb, "%sconditional.%s.", scope, branches[i]);
+            char *s = strbuf_take(&sb);
+            if (!s)
+                l->oom = 1;
+            else
+                walk(l, v->node, s, 0, depth + 1);
             free(s);
         }
         return;
     }
-    int object = type ? jsonschema_json_str_is(type, "object") : has(v, "properties") && !has(v, "items");
-    int array = type ? jsonschema_json_str_is(type, "array") : has(v, "items") && !has(v, "properties");
-    if (object) {
-        list_object(l, v, scope, in_field, depth);
-    } else if (array) {
-        const jsonschema_json_t *items = jsonschema_json_get(v, "items");
-        if (items && items->kind == JSONSCHEMA_JSON_OBJECT) {
-            char *s = joined(l, scope, "array.", 6, "");
-            if (s)
-                list_schema(l, items, s, 0, depth + 1);
-            free(s);
-        }
+    case JSONSCHEMA_NODE_NOT: {
+        char *s = joined(l, scope, "not.", 4, "");
+        if (s)
+            walk(l, n->negated, s, 0, depth + 1);
+        free(s);
+        return;
+    }
+    default: return; /* a reference is not followed; the rest hold no entities */
     }
 }
 
 int jsonschema_tags_list(const jsonschema_t *schema, schema_tagged_t **out, size_t *n)
 {
     lister_t l = {0};
-    list_schema(&l, schema->doc, "", 0, 0);
+    l.draft = schema->draft;
+    l.budget = JSONSCHEMA_ORDER_BUDGET;
+    walk(&l, schema->root, "", 0, 0);
     strlist_clear(&l.visited);
     if (l.oom) {
         schema_tagged_free(l.items, l.n);

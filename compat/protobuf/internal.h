@@ -197,6 +197,38 @@ typedef struct proto_changes {
 int proto_diff_changes(const proto_schema_t *original, const proto_schema_t *update, proto_changes_t *out);
 void proto_changes_clear(proto_changes_t *c);
 
+/*
+ * A field number both sides have, as the diff met it: what the change list
+ * compares beyond Confluent's difference types (presence, integer width,
+ * defaults: docs/evolution.md), which the wire and so Confluent's diff do not
+ * see. Fields are borrowed from the two schemas; path and column are owned.
+ */
+typedef struct proto_field_pair {
+    char *path;   /* "#/Msg/oneof/3": where a difference of this field is reported */
+    char *column; /* "Msg.name": the declaring messages and the update's field name */
+    const proto_field_t *orig, *update;
+    proto_syntax_t orig_syntax, update_syntax; /* of the files that declare them */
+    int orig_oneof, update_oneof;              /* a oneof member */
+    int orig_kind, update_kind;                /* PROTO_PAIR_* */
+    size_t after;                              /* differences found before it, this field's own included */
+} proto_field_pair_t;
+
+#define PROTO_PAIR_SCALAR  0 /* one of the 15 scalar types */
+#define PROTO_PAIR_ENUM    1
+#define PROTO_PAIR_MESSAGE 2
+#define PROTO_PAIR_MAP     3
+
+typedef struct proto_field_pairs {
+    proto_field_pair_t *items;
+    size_t n;
+    size_t cap;
+} proto_field_pairs_t;
+
+/* proto_diff_changes, also listing the field pairs compared (pairs may be NULL). */
+int proto_diff_changes_paired(const proto_schema_t *original, const proto_schema_t *update,
+                              proto_changes_t *out, proto_field_pairs_t *pairs);
+void proto_field_pairs_clear(proto_field_pairs_t *p);
+
 /* ---- 9. Inline tags --------------------------------------------------- */
 
 /* The engine's tags_edit (compat/schema.h, section 5): ProtobufSchema.copy

@@ -5,15 +5,22 @@
  * Contents
  *   1. Paths: "#/Customer/3" as the column "Customer.full_name", and the field there
  *   2. Difference type -> change kind
- *   3. The list
+ *   3. What Confluent's diff does not see: presence, integer width, defaults
+ *   4. The list
  *
- * Nothing is compared here: the differences are proto_diff's (the one behind
- * every compatibility answer). Fields are matched by number there, so a field
- * with its number kept and a new name is a rename. Backward is Confluent's
- * verdict on the difference; forward its verdict on the differences the
- * reverse diff (new -> old) finds at the same path. A column is named by the
- * message that declares it, since Protobuf compares each message once, not
- * once per field that uses it.
+ * The differences are proto_diff's (the one behind every compatibility
+ * answer). Fields are matched by number there, so a field with its number
+ * kept and a new name is a rename. Backward is Confluent's verdict on the
+ * difference; forward its verdict on the differences the reverse diff
+ * (new -> old) finds at the same path. A column is named by the message that
+ * declares it, since Protobuf compares each message once, not once per field
+ * that uses it.
+ *
+ * Three changes leave the wire as it was, so Confluent's diff has no type for
+ * them, yet they change what a reader gets: proto3 `optional` added or
+ * removed, an integer type for a wider or narrower one of the same encoding,
+ * a proto2 `[default = ...]`. Section 3 compares the field pairs the diff met
+ * (proto_diff_changes_paired) for those, and only those.
  */
 #include "compat/protobuf/internal.h"
 
@@ -143,6 +150,30 @@ static char *field_label(const proto_field_t *f)
 
 /* ---- 2. Difference type -> change kind ---------------------------------------------------------- */
 
+/*
+ * 1 when a reader of the field can tell "not set" from a value: a column that
+ * may be null. proto3 without a label is implicit presence (a zero is not
+ * sent, and reads as zero); `optional` there and in proto2 is explicit. -1
+ * where the question is not one of labels: repeated, required (Confluent's
+ * label differences), maps, messages (always explicit), oneof members (the
+ * oneof differences), editions (presence is a feature there, not a label).
+ */
+static int nullable(const proto_field_t *f, proto_syntax_t syntax, int oneof, int kind)
+{
+    if ((kind != PROTO_PAIR_SCALAR && kind != PROTO_PAIR_ENUM) || oneof || syntax == PROTO_SYNTAX_EDITION)
+        return -1;
+    if (f->label == PROTO_LABEL_OPTIONAL)
+        return 1;
+    return f->label == PROTO_LABEL_NONE && syntax == PROTO_SYNTAX_PROTO3 ? 0 : -1;
+}
+
+/* The pair of a difference: the next one the diff recorded, when it is at
+ * the same path (a field's own differences come just before its pair). */
+static const proto_field_pair_t *pair_of(const proto_field_pair_t *next, const char *path)
+{
+    return next && strcmp(next->path, path) == 0 ? next : NULL;
+}
+
 /* google.protobuf.Int32Value wraps int32, and so on: a wrapper is the way to
  * a nullable scalar (docs/evolution.md). */
 static int wraps(const char *wrapper, const char *scalar)
@@ -162,7 +193,19 @@ static int wraps(const char *wrapper, const char *scalar)
     return 0;
 }
 
-static change_kind_t kind_of(proto_change_type_t t, const proto_field_t *o, const proto_field_t *n)
+/* A scalar that could already be unset (proto3 `optional`, proto2) turned
+ * into its wrapper, or back, changes the type but not the nullability. */
+static int scalar_side_nullable(const proto_field_pair_t *p)
+{
+    if (!p)
+        return 0;
+    return p->orig_kind == PROTO_PAIR_SCALAR
+               ? nullable(p->orig, p->orig_syntax, p->orig_oneof, p->orig_kind) == 1
+               : nullable(p->update, p->update_syntax, p->update_oneof, p->update_kind) == 1;
+}
+
+static change_kind_t kind_of(proto_change_type_t t, const proto_field_t *o, const proto_field_t *n,
+                             const proto_field_pair_t *pair)
 {
     switch (t) {
     case PROTO_FIELD_ADDED:
@@ -174,7 +217,7 @@ static change_kind_t kind_of(proto_change_type_t t, const proto_field_t *o, cons
     case PROTO_ONEOF_FIELD_REMOVED: return CHANGE_FIELD_REMOVED;
     case PROTO_FIELD_NAME_CHANGED: return CHANGE_FIELD_RENAMED;
     case PROTO_FIELD_KIND_CHANGED:
-        if (o && n && (wraps(o->type, n->type) || wraps(n->type, o->type)))
+        if (o && n && (wraps(o->type, n->type) || wraps(n->type, o->type)) && !scalar_side_nullable(pair))
             return CHANGE_NULLABILITY_CHANGED;
         return CHANGE_TYPE_CHANGED;
     case PROTO_FIELD_SCALAR_KIND_CHANGED:
@@ -215,7 +258,124 @@ static const char *proto_detail(proto_change_type_t t, change_kind_t k)
     return t < PROTO_CHANGE_TYPE_COUNT ? names[t] : NULL;
 }
 
-/* ---- 3. The list ---------------------------------------------------------------------------------- */
+/* ---- 3. What Confluent's diff does not see ----------------------------------------------------------- */
+
+/*
+ * The values a type's wire encoding carries, for the types Protobuf's guide
+ * ("Updating a message type") calls compatible with each other: the varints
+ * int32, uint32, int64, uint64 and bool; sint32 and sint64 (zigzag);
+ * fixed32 and sfixed32; fixed64 and sfixed64; string and bytes. Other pairs
+ * are Confluent's FIELD_SCALAR_KIND_CHANGED already. A value range is
+ * [-2^neg, 2^pos) (neg 0: from 0); string's values, valid UTF-8, are some of
+ * bytes'. A reader gets every value a writer's type holds exactly when the
+ * writer's range is inside its own; outside it, the guide says, a number is
+ * cast as C++ casts it (an int64 read as int32 loses its high bits), and a
+ * proto3 string refuses bytes that are not UTF-8.
+ */
+typedef struct value_range {
+    const char *type;
+    char encoding; /* v varint, z zigzag, 4 and 8 fixed width, l length-delimited */
+    unsigned char neg, pos;
+} value_range_t;
+
+static const value_range_t *range_of(const char *type)
+{
+    static const value_range_t ranges[] = {
+        {"bool", 'v', 0, 1},     {"int32", 'v', 31, 31},    {"uint32", 'v', 0, 32},
+        {"int64", 'v', 63, 63},  {"uint64", 'v', 0, 64},    {"sint32", 'z', 31, 31},
+        {"sint64", 'z', 63, 63}, {"fixed32", '4', 0, 32},   {"sfixed32", '4', 31, 31},
+        {"fixed64", '8', 0, 64}, {"sfixed64", '8', 63, 63}, {"string", 'l', 0, 0},
+        {"bytes", 'l', 0, 1},
+    };
+    for (size_t i = 0; i < sizeof ranges / sizeof *ranges; i++)
+        if (strcmp(type, ranges[i].type) == 0)
+            return &ranges[i];
+    return NULL;
+}
+
+typedef enum width { W_SAME, W_WIDER, W_NARROWER, W_OTHER, W_NOT_HERE } width_t;
+
+/* o -> n for two scalar type names; W_NOT_HERE when the encodings differ
+ * (Confluent's difference) or either is no scalar of the table. */
+static width_t width_of(const char *o, const char *n)
+{
+    if (strcmp(o, n) == 0)
+        return W_SAME;
+    const value_range_t *a = range_of(o), *b = range_of(n);
+    if (!a || !b || a->encoding != b->encoding)
+        return W_NOT_HERE;
+    if (a->neg <= b->neg && a->pos <= b->pos)
+        return W_WIDER;
+    if (b->neg <= a->neg && b->pos <= a->pos)
+        return W_NARROWER;
+    return W_OTHER;
+}
+
+/* A map's key and value together: the same, else one way for both, else other. */
+static width_t width_join(width_t a, width_t b)
+{
+    if (a == W_NOT_HERE || b == W_NOT_HERE)
+        return W_NOT_HERE;
+    if (a == W_SAME || a == b)
+        return b;
+    return b == W_SAME ? a : W_OTHER;
+}
+
+static width_t pair_width(const proto_field_pair_t *p)
+{
+    if (p->orig_kind == PROTO_PAIR_SCALAR && p->update_kind == PROTO_PAIR_SCALAR)
+        return width_of(p->orig->type, p->update->type);
+    if (p->orig_kind != PROTO_PAIR_MAP || p->update_kind != PROTO_PAIR_MAP || !p->orig->map_key ||
+        !p->update->map_key)
+        return W_NOT_HERE;
+    width_t v = strcmp(p->orig->map_value, p->update->map_value) == 0
+                    ? W_SAME
+                    : width_of(p->orig->map_value, p->update->map_value);
+    return width_join(width_of(p->orig->map_key, p->update->map_key), v);
+}
+
+static int same_default(const proto_field_t *a, const proto_field_t *b)
+{
+    if (!a->default_value || !b->default_value)
+        return a->default_value == b->default_value;
+    return a->default_len == b->default_len &&
+           memcmp(a->default_value, b->default_value, a->default_len) == 0;
+}
+
+/*
+ * The pair's changes beyond Confluent's. Survival means what it means for
+ * the Protobuf rows above: the reader parses the data, a field not sent
+ * reads as its default, and every value sent reads as written.
+ *   - presence: the wire is the same either way, so both directions survive
+ *     (a zero the implicit side did not send reads as unset on the other);
+ *   - width: the side whose range holds the other's reads it; the other
+ *     direction truncates (or refuses non-UTF-8 text), so does not survive;
+ *   - a default: read only when the field is absent, as Avro's are: both.
+ */
+static int push_pair(change_list_t *out, const proto_field_pair_t *p)
+{
+    char *ot = field_label(p->orig), *nt = field_label(p->update);
+    int rc = ot && nt ? 0 : -1;
+    int on = nullable(p->orig, p->orig_syntax, p->orig_oneof, p->orig_kind);
+    int nn = nullable(p->update, p->update_syntax, p->update_oneof, p->update_kind);
+    if (rc == 0 && on >= 0 && nn >= 0 && on != nn)
+        rc = change_list_push(out, CHANGE_NULLABILITY_CHANGED, p->column, ot, nt,
+                              on ? "nullable -> required" : "required -> nullable", 1, 1);
+    width_t w = pair_width(p);
+    if (rc == 0 && w == W_WIDER)
+        rc = change_list_push(out, CHANGE_TYPE_WIDENED, p->column, ot, nt, NULL, 0, 1);
+    else if (rc == 0 && w == W_NARROWER)
+        rc = change_list_push(out, CHANGE_TYPE_NARROWED, p->column, ot, nt, NULL, 1, 0);
+    else if (rc == 0 && w == W_OTHER)
+        rc = change_list_push(out, CHANGE_TYPE_CHANGED, p->column, ot, nt, NULL, 0, 0);
+    if (rc == 0 && !same_default(p->orig, p->update))
+        rc = change_list_push(out, CHANGE_DEFAULT_CHANGED, p->column, ot, nt, NULL, 1, 1);
+    free(ot);
+    free(nt);
+    return rc;
+}
+
+/* ---- 4. The list ---------------------------------------------------------------------------------- */
 
 static int reverse_survives(const proto_changes_t *rev, const char *path)
 {
@@ -226,7 +386,7 @@ static int reverse_survives(const proto_changes_t *rev, const char *path)
 }
 
 static int push_one(change_list_t *out, const proto_change_t *d, const proto_file_t *of,
-                    const proto_file_t *nf, const proto_changes_t *rev)
+                    const proto_file_t *nf, const proto_changes_t *rev, const proto_field_pair_t *next)
 {
     strbuf_t col = {0};
     int gone = d->type == PROTO_FIELD_REMOVED || d->type == PROTO_REQUIRED_FIELD_REMOVED ||
@@ -235,8 +395,16 @@ static int push_one(change_list_t *out, const proto_change_t *d, const proto_fil
     /* The column is named in the file that has it: the old one for what is gone. */
     place_t o = locate(of, d->path, gone ? &col : NULL);
     place_t n = locate(nf, d->path, gone ? NULL : &col);
+    /* A field both sides have: the diff met the two, also inside a referenced
+     * type, which the schema's own file cannot locate. */
+    const proto_field_pair_t *pair = pair_of(next, d->path);
+    if (pair) {
+        o.field = pair->orig, n.field = pair->update;
+        strbuf_free(&col);
+        strbuf_puts(&col, pair->column);
+    }
     char *path = strbuf_take(&col);
-    change_kind_t kind = kind_of(d->type, o.field, n.field);
+    change_kind_t kind = kind_of(d->type, o.field, n.field, pair);
     const char *detail = proto_detail(d->type, kind);
     if (kind == CHANGE_FIELD_RENAMED && o.field)
         detail = o.field->name;
@@ -259,13 +427,21 @@ static int push_one(change_list_t *out, const proto_change_t *d, const proto_fil
 int proto_changes(const proto_schema_t *old_schema, const proto_schema_t *new_schema, change_list_t *out)
 {
     proto_changes_t fwd = {0}, rev = {0};
-    int rc = proto_diff_changes(old_schema, new_schema, &fwd);
+    proto_field_pairs_t pairs = {0};
+    int rc = proto_diff_changes_paired(old_schema, new_schema, &fwd, &pairs);
     if (rc == 0)
         rc = proto_diff_changes(new_schema, old_schema, &rev);
     const proto_file_t *of = proto_schema_file(old_schema), *nf = proto_schema_file(new_schema);
-    for (size_t i = 0; i < fwd.n && rc == 0; i++)
-        rc = push_one(out, &fwd.items[i], of, nf, &rev);
+    /* A pair's own changes follow the differences the diff found up to it. */
+    size_t next = 0;
+    for (size_t i = 0; i <= fwd.n && rc == 0; i++) {
+        while (rc == 0 && next < pairs.n && (pairs.items[next].after <= i || i == fwd.n))
+            rc = push_pair(out, &pairs.items[next++]);
+        if (rc == 0 && i < fwd.n)
+            rc = push_one(out, &fwd.items[i], of, nf, &rev, next < pairs.n ? &pairs.items[next] : NULL);
+    }
     proto_changes_clear(&fwd);
     proto_changes_clear(&rev);
+    proto_field_pairs_clear(&pairs);
     return rc;
 }

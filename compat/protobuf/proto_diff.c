@@ -73,6 +73,16 @@ int proto_change_is_compatible(proto_change_type_t type)
     }
 }
 
+void proto_field_pairs_clear(proto_field_pairs_t *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        free(p->items[i].path);
+        free(p->items[i].column);
+    }
+    free(p->items);
+    memset(p, 0, sizeof *p);
+}
+
 void proto_changes_clear(proto_changes_t *c)
 {
     for (size_t i = 0; i < c->n; i++)
@@ -86,7 +96,8 @@ void proto_changes_clear(proto_changes_t *c)
 
 typedef struct side {
     const proto_symtab_t *tab;
-    const char *package; /* resolution package: the schema's, or an import's in sub-diffs */
+    const char *package;   /* resolution package: the schema's, or an import's in sub-diffs */
+    proto_syntax_t syntax; /* of the file whose messages are compared (field presence) */
 } side_t;
 
 typedef struct str_stack {
@@ -113,9 +124,10 @@ typedef struct diff_ctx {
     const proto_message_t **guard; /* original messages being compared (recursion guard) */
     size_t n_guard, cap_guard;
     proto_changes_t *out;
-    arena_t *arena; /* segment strings */
-    hmap_t *memo;   /* shared by a diff and all its sub-diffs */
-    int failed;     /* out of memory */
+    proto_field_pairs_t *pairs; /* NULL unless the change list asked (proto_diff_changes_paired) */
+    arena_t *arena;             /* segment strings */
+    hmap_t *memo;               /* shared by a diff and all its sub-diffs */
+    int failed;                 /* out of memory */
 } diff_ctx_t;
 
 static void str_push(diff_ctx_t *c, str_stack_t *s, const char *item)
@@ -172,6 +184,19 @@ static const char *tag_text(diff_ctx_t *c, int32_t tag)
     return t ? t : "?";
 }
 
+/* The current path: "#/" and the segments joined by sep (malloc'd, NULL when out of memory). */
+static char *path_text(const diff_ctx_t *c, const char *start, char sep)
+{
+    strbuf_t b = {0};
+    strbuf_puts(&b, start);
+    for (size_t i = 0; i < c->path.n; i++) {
+        if (i)
+            strbuf_putc(&b, sep);
+        strbuf_puts(&b, c->path.items[i]);
+    }
+    return strbuf_take(&b);
+}
+
 static void add_change(diff_ctx_t *c, proto_change_type_t type)
 {
     proto_changes_t *o = c->out;
@@ -185,14 +210,7 @@ static void add_change(diff_ctx_t *c, proto_change_type_t type)
         o->items = items;
         o->cap = cap;
     }
-    strbuf_t b = {0};
-    strbuf_puts(&b, "#/");
-    for (size_t i = 0; i < c->path.n; i++) {
-        if (i)
-            strbuf_putc(&b, '/');
-        strbuf_puts(&b, c->path.items[i]);
-    }
-    char *path = strbuf_take(&b);
+    char *path = path_text(c, "#/", '/');
     if (!path) {
         c->failed = 1;
         return;
@@ -355,12 +373,14 @@ static void compare_imported(diff_ctx_t *c, const proto_symbol_t *o, const proto
     }
     proto_changes_t sub_out = {0};
     diff_ctx_t sub = {
-        .orig = {c->orig.tab, o->package},
-        .upd = {c->upd.tab, u->package},
+        .orig = {c->orig.tab, o->package, o->file ? o->file->syntax : c->orig.syntax},
+        .upd = {c->upd.tab, u->package, u->file ? u->file->syntax : c->upd.syntax},
         .out = &sub_out,
+        .pairs = c->pairs,
         .arena = c->arena,
         .memo = c->memo,
     };
+    size_t pairs_before = c->pairs ? c->pairs->n : 0;
     sub.guard = malloc((c->n_guard + 1) * sizeof *sub.guard);
     if (!sub.guard) {
         c->failed = 1;
@@ -384,6 +404,9 @@ static void compare_imported(diff_ctx_t *c, const proto_symbol_t *o, const proto
         compare_message(&sub, o->message, u->message);
     }
     c->failed |= sub.failed;
+    /* The sub-diff's pairs counted its own differences; they land after ours. */
+    for (size_t i = pairs_before; c->pairs && i < c->pairs->n; i++)
+        c->pairs->items[i].after += c->out->n;
     for (size_t i = 0; i < sub_out.n; i++) {
         proto_changes_t *dst = c->out;
         if (dst->n == dst->cap) {
@@ -661,6 +684,60 @@ static void add_field_change(diff_ctx_t *c, const char *oneof, int32_t tag, prot
     leave(c, m);
 }
 
+static int pair_kind(const diff_ctx_t *c, const side_t *s, const proto_field_t *f)
+{
+    if (f->map_key)
+        return PROTO_PAIR_MAP;
+    if (proto_is_scalar(f->type))
+        return PROTO_PAIR_SCALAR;
+    const proto_symbol_t *sym = resolve(c, s, f->type);
+    if (sym && sym->kind == PROTO_SYMBOL_ENUM)
+        return PROTO_PAIR_ENUM;
+    return sym && sym->is_map_entry ? PROTO_PAIR_MAP : PROTO_PAIR_MESSAGE;
+}
+
+/* Records the pair at the current path (the field's), after its own differences. */
+static void add_pair(diff_ctx_t *c, const char *prefix, const tagged_t *o, const tagged_t *u)
+{
+    proto_field_pairs_t *p = c->pairs;
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 16;
+        proto_field_pair_t *items = realloc(p->items, cap * sizeof *items);
+        if (!items) {
+            c->failed = 1;
+            return;
+        }
+        p->items = items;
+        p->cap = cap;
+    }
+    strbuf_t col = {0};
+    if (prefix && *prefix) {
+        strbuf_puts(&col, prefix);
+        strbuf_putc(&col, '.');
+    }
+    strbuf_puts(&col, u->field->name);
+    proto_field_pair_t pair = {
+        .path = path_text(c, "#/", '/'),
+        .column = strbuf_take(&col),
+        .orig = o->field,
+        .update = u->field,
+        .orig_syntax = c->orig.syntax,
+        .update_syntax = c->upd.syntax,
+        .orig_oneof = o->oneof != NULL,
+        .update_oneof = u->oneof != NULL,
+        .orig_kind = pair_kind(c, &c->orig, o->field),
+        .update_kind = pair_kind(c, &c->upd, u->field),
+        .after = c->out->n,
+    };
+    if (!pair.path || !pair.column || !prefix) {
+        free(pair.path);
+        free(pair.column);
+        c->failed = 1;
+        return;
+    }
+    p->items[p->n++] = pair;
+}
+
 static void compare_one_tag(diff_ctx_t *c, const oneof_index_t *orig_oneofs, const tagged_t *o,
                             const tagged_t *u)
 {
@@ -685,9 +762,13 @@ static void compare_one_tag(diff_ctx_t *c, const oneof_index_t *orig_oneofs, con
     }
     if (o->oneof && !u->oneof)
         add_field_change(c, NULL, u->tag, PROTO_ONEOF_FIELD_MOVED_TO_TOP_LEVEL);
+    char *column = c->pairs ? path_text(c, "", '.') : NULL;
     mark_t m = u->oneof ? enter_path(c, u->oneof) : (mark_t){c->path.n, c->names.n};
     mark_t m2 = enter_path(c, tag_text(c, u->tag));
     compare_field(c, o->field, u->field);
+    if (c->pairs)
+        add_pair(c, column, o, u);
+    free(column);
     leave(c, m2);
     leave(c, m);
 }
@@ -927,19 +1008,21 @@ static void compare_types(diff_ctx_t *c, proto_type_t *const *orig, size_t no, p
 /* ---- Entry points
  * ------------------------------------------------------------------------------ */
 
-int proto_diff_changes(const proto_schema_t *original, const proto_schema_t *update, proto_changes_t *out)
+int proto_diff_changes_paired(const proto_schema_t *original, const proto_schema_t *update,
+                              proto_changes_t *out, proto_field_pairs_t *pairs)
 {
     hmap_t memo = {0};
+    const proto_file_t *of = proto_schema_file(original), *uf = proto_schema_file(update);
     diff_ctx_t c = {
         .memo = &memo,
-        .orig = {proto_schema_symtab(original), proto_schema_package(original)},
-        .upd = {proto_schema_symtab(update), proto_schema_package(update)},
+        .orig = {proto_schema_symtab(original), proto_schema_package(original), of->syntax},
+        .upd = {proto_schema_symtab(update), proto_schema_package(update), uf->syntax},
         .out = out,
+        .pairs = pairs,
         .arena = arena_new(),
     };
     if (!c.arena)
         return -1;
-    const proto_file_t *of = proto_schema_file(original), *uf = proto_schema_file(update);
     if (strcmp(of->package ? of->package : "", uf->package ? uf->package : "") != 0)
         add_change(&c, PROTO_PACKAGE_CHANGED);
     compare_types(&c, of->types, of->n_types, uf->types, uf->n_types);
@@ -949,6 +1032,11 @@ int proto_diff_changes(const proto_schema_t *original, const proto_schema_t *upd
     hmap_clear(&memo);
     arena_free(c.arena);
     return c.failed ? -1 : 0;
+}
+
+int proto_diff_changes(const proto_schema_t *original, const proto_schema_t *update, proto_changes_t *out)
+{
+    return proto_diff_changes_paired(original, update, out, NULL);
 }
 
 int proto_diff(const proto_schema_t *original, const proto_schema_t *update, strlist_t *changes)

@@ -659,6 +659,155 @@ class Associations(harness.RegistryTestCase):
         self.assertNotIn("associations", self.assert_ok(self.get("/schemas",
                                                                  params={"subjectPrefix": s1}))[0])
 
+    def test_strong_on_referenced_subject(self):
+        """AbstractSchemaRegistry.createOrUpdateAssociation: a STRONG association and a schema
+        reference exclude each other, so a STRONG one whose subject is a reference target is
+        42206 "One or more references exist to the schema <subject>." (isSubjectReferenced:
+        every version, soft-deleted ones and soft-deleted referrers too;
+        requestReferencesSubject: a reference declared by a schema of the same request).
+        RestApiAssociationTest's testCreateStrongAssociationOnReferencedSubjectIsRejected,
+        ...WithSoftDeletedReferrerIsRejected, ...WhenSoftDeletedHigherVersionIsReferenced and
+        testMultiAssociationCreateRejectsIntraRequestReferenceToStrongSubject. A WEAK
+        association on a referenced subject is allowed. Nothing stored changes on a refusal."""
+        payment = ('{"type":"record","name":"Payment","fields":'
+                   '[{"name":"order","type":"Order"}]}')
+
+        def strong(nm, rid, **schema):
+            return {"resourceName": nm, "resourceNamespace": "default", "resourceId": rid,
+                    "associations": [{"associationType": "key", "lifecycle": "STRONG",
+                                      "frozen": True,
+                                      "schema": dict({"schema": rec("Order")}, **schema)}]}
+
+        def refused(body, subject):
+            before = self.state()
+            self.assert_refused(self.create(body), 422, 42206,
+                                f"One or more references exist to the schema {subject}.")
+            self.assertEqual(self.state(), before)
+            self.assertEqual(self.stripped(self.by_subject(subject)), [])
+            # batchMutate answers the same error in the request's result.
+            r = self.mutate([dict(body, associations=[dict(e, opType="CREATE")
+                                                      for e in body["associations"]])])
+            self.assertEqual((r.status, r.body), (207, {"results": [{"error": {
+                "error_code": 42206,
+                "message": f"One or more references exist to the schema {subject}."}}]}))
+            self.assertEqual(self.state(), before)
+
+        # A live referrer.
+        name = self.sub("t")
+        target = f":.default:{name}-key"
+        self.register_ok(target, rec("Order"))
+        self.register_ok(self.sub("payment"), payment,
+                         references=[{"name": "Order", "subject": target, "version": 1}])
+        refused(strong(name, self.rid("1")), target)
+
+        # A soft-deleted referrer still counts (a soft delete can be undone).
+        name = self.sub("t")
+        target = f":.default:{name}-key"
+        referrer = self.sub("payment")
+        self.register_ok(target, rec("Order"))
+        self.register_ok(referrer, payment,
+                         references=[{"name": "Order", "subject": target, "version": 1}])
+        r = self.delete(f"/subjects/{quote(referrer)}/versions/1")
+        self.assertEqual(r.status, 200, r)
+        refused(strong(name, self.rid("2")), target)
+
+        # A soft-deleted higher version that is referenced blocks too, though version 1,
+        # the only live one, is not referenced.
+        name = self.sub("t")
+        target = f":.default:{name}-key"
+        referrer = self.sub("payment")
+        self.register_ok(target, rec("Order"))
+        order2 = ('{"type":"record","name":"Order","fields":[{"name":"f1","type":"string"},'
+                  '{"name":"f2","type":"string","default":""}]}')
+        self.register_ok(target, order2)
+        self.register_ok(referrer, payment,
+                         references=[{"name": "Order", "subject": target, "version": 2}])
+        self.assertEqual(self.delete(f"/subjects/{quote(referrer)}/versions/1").status, 200)
+        self.assertEqual(self.delete(f"/subjects/{quote(target)}/versions/2").status, 200)
+        refused(strong(name, self.rid("3")), target)
+
+        # A reference declared in the same request: the key's schema refers to the value
+        # subject, which both become STRONG.
+        name = self.sub("t")
+        value = f":.default:{name}-value"
+        self.register_ok(value, rec("Order"))
+        body = {"resourceName": name, "resourceNamespace": "default", "resourceId": self.rid("4"),
+                "associations": [
+                    {"associationType": "value", "lifecycle": "STRONG", "frozen": True,
+                     "schema": {"schema": rec("Order")}},
+                    {"associationType": "key", "lifecycle": "STRONG", "frozen": True,
+                     "schema": {"schema": payment, "references": [
+                         {"name": "Order", "subject": value, "version": 1}]}}]}
+        refused(body, value)
+
+        # WEAK is allowed on a referenced subject.
+        s = self.sub("order")
+        self.register_ok(s, rec("Order"))
+        self.register_ok(self.sub("payment"), payment,
+                         references=[{"name": "Order", "subject": s, "version": 1}])
+        self.assert_ok(self.create(self.weak(self.sub("t"), self.rid("5"), s)))
+        self.assertEqual([a["lifecycle"] for a in self.stripped(self.by_subject(s))], ["WEAK"])
+
+    def test_reference_to_strong_subject(self):
+        """KafkaSchemaRegistry.register: a reference to a subject a STRONG association holds is
+        42205 "Subject '<reference's subject>' has a strong association and cannot be
+        referenced", in IMPORT mode too, for any of the references, with a bare name read in
+        the referrer's context; a WEAK association's subject can be referenced.
+        RestApiAssociationTest's testRegisterReferenceToStrongAssociationSubjectIsRejected,
+        testReferenceToStrongAssociationSubjectRejectedInImportMode,
+        testMultiReferenceRejectedWhenAnyTargetHasStrongAssociation,
+        testReferenceToStrongAssociationSubjectResolvesByReferrerContext and
+        testReferenceToWeaklyAssociatedSubjectIsAllowed. Nothing stored changes."""
+        payment = ('{"type":"record","name":"Payment","fields":'
+                   '[{"name":"order","type":"Order"}]}')
+
+        def strong(nm, ns, rid):
+            self.assert_ok(self.create({
+                "resourceName": nm, "resourceNamespace": ns, "resourceId": rid,
+                "associations": [{"associationType": "key", "schema": {"schema": rec("Order")}}]}))
+
+        def refused(subject, refs, message, **extra):
+            before = self.state()
+            r = self.register(subject, payment, references=refs, **extra)
+            self.assert_refused(r, 422, 42205, message)
+            self.assertEqual(self.state(), before)
+
+        name = self.sub("t")
+        target = f":.default:{name}-key"
+        strong(name, "default", self.rid("1"))
+        refused(self.sub("payment"), [{"name": "Order", "subject": target, "version": 1}],
+                f"Subject '{target}' has a strong association and cannot be referenced")
+        # The second of two references.
+        common = self.sub("common")
+        self.register_ok(common, rec("Common"))
+        two = ('{"type":"record","name":"Payment","fields":[{"name":"c","type":"Common"},'
+               '{"name":"order","type":"Order"}]}')
+        before = self.state()
+        r = self.register(self.sub("payment"), two, references=[
+            {"name": "Common", "subject": common, "version": 1},
+            {"name": "Order", "subject": target, "version": 1}])
+        self.assert_refused(r, 422, 42205,
+                            f"Subject '{target}' has a strong association and cannot be referenced")
+        self.assertEqual(self.state(), before)
+        # In IMPORT mode, with an explicit id and version.
+        imp = self.sub("import")
+        self.assert_ok(self.put(f"/mode/{quote(imp)}", {"mode": "IMPORT"}))
+        refused(imp, [{"name": "Order", "subject": target, "version": 1}],
+                f"Subject '{target}' has a strong association and cannot be referenced",
+                id=100000, version=1)
+        # A bare name in the referrer's context.
+        name = self.sub("t")
+        strong(name, "myctx", self.rid("2"))
+        refused(f":.myctx:{self.sub('payment')}",
+                [{"name": "Order", "subject": f"{name}-key", "version": 1}],
+                f"Subject '{name}-key' has a strong association and cannot be referenced")
+        # WEAK does not block.
+        s = self.sub("order")
+        self.register_ok(s, rec("Order"))
+        self.assert_ok(self.create(self.weak(self.sub("t"), self.rid("3"), s)))
+        self.register_ok(self.sub("payment"), payment,
+                         references=[{"name": "Order", "subject": s, "version": 1}])
+
     def test_not_found_and_bad_parameters(self):
         """40410 for a resource without associations; a lifecycle or int query parameter that
         does not convert is JAX-RS's plain 404."""

@@ -193,6 +193,10 @@ class Matrix(AuthzCase):
         r = self.as_user("carol").post("/changes", {"old": with_ref, "new": plain})
         self.assertEqual(r.body, {"error_code": 403, "message":
                                   "Forbidden: principal 'carol' has no read permission on subject 'common-value'"})
+        # In a context the reference names the context's subject, and that is the one checked.
+        r = self.as_user("carol").post("/changes", {"old": with_ref, "new": plain}, params={"context": ".x"})
+        self.assertEqual(r.body, {"error_code": 403, "message":
+                                  "Forbidden: principal 'carol' has no read permission on subject ':.x:common-value'"})
 
     def test_by_id_reads(self):
         readers = {"root": 200, "alice": 200, "bob": 200, "carol": 200}

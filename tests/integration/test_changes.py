@@ -207,6 +207,51 @@ class PostChanges(harness.RegistryTestCase):
         r = self.compare(side(old, references=missing), side(new, references=refs))
         self.assert_error(r, 422, 42201)
 
+    def test_references_in_a_context(self):
+        """References resolve in the request's context, as a registration in that context
+        resolves them (docs/api.md "Contexts"): ?context=.c, or POST /contexts/.c/changes."""
+        ctx = f".{self.sub('ctx')}"
+        name = self.sub("money")
+        # The same subject name in the default context and in ctx, with other contents.
+        self.assert_ok(self.put(f"/config/{quote(name)}", {"compatibility": "NONE"}))  # long -> int
+        for subject, types in ((name, ("long", "int")), (f":{ctx}:{name}", ("int", "long"))):
+            for t in types:
+                self.register_ok(subject, avro_record("Money", [("units", t)]))
+        old_refs = [{"name": "Money", "subject": name, "version": 1}]
+        new_refs = [{"name": "Money", "subject": name, "version": 2}]
+        order = avro_record("Order", [("total", "Money")])
+        body = {"old": side(order, references=old_refs), "new": side(order, references=new_refs)}
+        widened = {"schemaType": "AVRO", "summary": "1 column widened; backward compatible", "backward": True,
+                   "forward": False, "changes": [change("TYPE_WIDENED", "total.units", "int", "long",
+                                                        forward=False)]}
+        only = self.sub("only")  # a subject only the context has
+        self.register_ok(f":{ctx}:{only}", avro_record("Money", [("units", "int")]))
+        before = self.db.state()
+        for spelling in (ctx, ctx[1:], f":{ctx}:"):
+            self.assert_ok(self.post("/changes", body, params={"context": spelling}), widened)
+        self.assert_ok(self.post(f"/contexts/{ctx}/changes", body), widened)
+        # A qualified reference reaches its own context from any other.
+        qualified = {"old": side(order, references=[dict(old_refs[0], subject=f":{ctx}:{name}")]),
+                     "new": side(order, references=[dict(new_refs[0], subject=f":{ctx}:{name}")])}
+        self.assert_ok(self.post("/changes", qualified), widened)
+        # Without a context, or with the default one, the default context's subject.
+        narrowed = {"schemaType": "AVRO", "summary": "1 column narrowed; forward compatible", "backward": False,
+                    "forward": True, "changes": [change("TYPE_NARROWED", "total.units", "long", "int",
+                                                         backward=False)]}
+        self.assert_ok(self.post("/changes", body), narrowed)
+        for default in (".", ":.:", ""):
+            self.assert_ok(self.post("/changes", body, params={"context": default}), narrowed)
+        self.assert_ok(self.post("/contexts/./changes", body), narrowed)
+        # A subject only the context has is not found from the default one.
+        refs = [{"name": "Money", "subject": only, "version": 1}]
+        one = {"old": side(order, references=refs), "new": side(order, references=refs)}
+        self.assert_error(self.post("/changes", one), 422, 42201)
+        self.assertEqual(self.post("/changes", one, params={"context": ctx}).body["changes"], [])
+        r = self.post("/changes", body, params={"context": "a:b"})
+        self.assert_error(r, 400, 400)
+        self.assertEqual(r.body["message"], "Context name 'a:b' cannot contain a colon")
+        self.assertEqual(self.db.state(), before)
+
     def test_bad_bodies(self):
         before = self.db.state()
         self.assert_error(self.post("/changes", {}), 422, 422)

@@ -128,5 +128,38 @@ class Dockerfile(unittest.TestCase):
             pkg = owner.stdout.split(":")[0]
             self.assertIn(pkg, brought, f"{lib} comes from {pkg}, which the image group does not bring")
 
+    def test_build_stage_configures_with_the_build_group_alone(self):
+        """The build stage's own cmake command configures when pkg-config sees only
+        what the build group brings (libcmocka-dev, libavro-dev: test group)."""
+        m = re.search(r"^RUN (cmake -S \. -B build [^\\\n]*)", self.text, re.M)
+        self.assertIsNotNone(m, "no cmake configure line in the build stage")
+        closure = run(["apt-cache", "depends", "--recurse", "--installed", "--no-recommends",
+                       "--no-suggests", "--no-conflicts", "--no-breaks", "--no-replaces",
+                       "--no-enhances", *sorted(group("build"))])
+        self.assertEqual(closure.returncode, 0, closure)
+        pkgs = sorted({line.split(":")[0] for line in closure.stdout.split() if not line.startswith("<")})
+        files = run(["dpkg", "-L", *pkgs]).stdout.split()
+        tmp = harness.make_temp_dir("docker-build")
+        pcdir = os.path.join(tmp, "pkgconfig")
+        os.mkdir(pcdir)
+        for path in files:
+            if path.endswith(".pc") and os.path.isfile(path):
+                dest = os.path.join(pcdir, os.path.basename(path))
+                if not os.path.exists(dest):
+                    os.symlink(path, dest)
+        self.assertTrue(os.path.exists(os.path.join(pcdir, "jansson.pc")))
+        self.assertFalse(os.path.exists(os.path.join(pcdir, "cmocka.pc")))
+        argv = m.group(1).split()
+        argv[argv.index("-S") + 1] = TOP
+        argv[argv.index("-B") + 1] = os.path.join(tmp, "build")
+        env = dict(os.environ, PKG_CONFIG_LIBDIR=pcdir, PKG_CONFIG_PATH="")
+        r = run(argv, env=env)
+        self.assertEqual(r.returncode, 0, r.stdout[-2000:] + r.stderr[-2000:])
+        # The same configure with the tests on needs cmocka: the check above is not vacuous.
+        r = run(argv[:-1] + ["-DSR_TESTS=ON"] if argv[-1] == "-DSR_TESTS=OFF" else argv + ["-DSR_TESTS=ON"],
+                env=env)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("cmocka", r.stdout + r.stderr)
+
 if __name__ == "__main__":
     harness.main()

@@ -78,6 +78,45 @@ class Diff(harness.unittest.TestCase):
             "  FIELD_ADDED_WITH_DEFAULT b  - -> string  old readers: yes, new readers: yes\n"
             "BACKWARD: compatible\n"))
 
+    def test_protobuf_worked_examples(self):
+        """docs/evolution.md, "Protobuf: presence, defaults, widening": the files it shows,
+        and the report it prints is this command's, line by line ("..." ends a line early)."""
+        files = {
+            "v1.proto": 'syntax = "proto3";\nmessage Reading {\n  int32 count = 1;\n  string unit = 2;\n'
+                        '  int64 total = 3;\n  double level = 4;\n}\n',
+            "v2.proto": 'syntax = "proto3";\nimport "google/protobuf/wrappers.proto";\nmessage Reading {\n'
+                        '  int64 count = 1;\n  optional string unit = 2;\n  int32 total = 3;\n'
+                        '  google.protobuf.DoubleValue level = 4;\n}\n',
+            "d1.proto": 'syntax = "proto2";\nmessage Reading {\n  optional int32 count = 1 [default = 1];\n'
+                        '  optional string unit = 2;\n}\n',
+            "d2.proto": 'syntax = "proto2";\nmessage Reading {\n  optional int32 count = 1 [default = 10];\n'
+                        '  optional string unit = 2 [default = "m"];\n}\n',
+        }
+        for name, text in files.items():
+            self.file(name, text)
+        doc = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "evolution.md")
+        with open(doc, encoding="utf-8") as f:
+            blocks = [b.split("\n```", 1)[0].splitlines()
+                      for b in f.read().split("```sh\n$ schema-registry diff ")[1:]]
+        shown = {tuple(b[0].split()): b[1:] for b in blocks if b[0].endswith(".proto")}
+        self.assertEqual(set(shown), {("v1.proto", "v2.proto"), ("d1.proto", "d2.proto")})
+        for (old, new), want in shown.items():
+            run = subprocess.run([harness.server_binary(), "diff", old, new], capture_output=True, text=True,
+                                 timeout=60, cwd=self.dir.name, env={"PATH": os.environ.get("PATH", "")})
+            got = run.stdout.splitlines()
+            self.assertEqual(run.returncode, 1 if old == "v1.proto" else 0, run.stderr)
+            for i, line in enumerate(want):
+                cut = line.find("...")
+                self.assertEqual(got[i][:cut] if cut >= 0 else got[i], line[:cut] if cut >= 0 else line)
+        # FULL takes the widening alone, as Confluent's level does: the wire reads both ways.
+        self.file("w1.proto", 'syntax = "proto3";\nmessage Reading {\n  int32 count = 1;\n}\n')
+        self.file("w2.proto", 'syntax = "proto3";\nmessage Reading {\n  int64 count = 1;\n}\n')
+        rc, body = self.report("--level", "FULL", os.path.join(self.dir.name, "w1.proto"),
+                               os.path.join(self.dir.name, "w2.proto"))
+        self.assertEqual((rc, body["compatible"], body["summary"], body["changes"]), (
+            0, True, "1 column widened; backward compatible",
+            [change("TYPE_WIDENED", "Reading.count", "int32", "int64", forward=False)]))
+
     def test_type_from_flag_and_usage_errors(self):
         old = self.file("old.txt", avro_record("R", [("a", "int")]))
         new = self.file("new.txt", avro_record("R", [("a", "int"), ("b", "int", 1)]))
@@ -96,3 +135,7 @@ class Diff(harness.unittest.TestCase):
         # The binary's own --help lists the command.
         self.assertIn("schema-registry diff", subprocess.run([harness.server_binary(), "--help"],
                                                             capture_output=True, text=True).stdout)
+
+
+if __name__ == "__main__":
+    harness.main()

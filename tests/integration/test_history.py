@@ -285,3 +285,7 @@ class RollbackPermissions(AuthzCase):
                           ((r[0], json.loads(r[1])) for r in self.db.sql(
                               "SELECT principal, details::text FROM audit_log WHERE action = 'rollback'"
                               " AND outcome = 'ok' AND details->>'mode' = 'delete'"))], [("dave", [2, 3, 4])])
+
+
+if __name__ == "__main__":
+    harness.main()

@@ -157,6 +157,44 @@ class Tags(harness.RegistryTestCase):
         r = self.get(f"/schemas/ids/{sid}", params=[("findTags", "PII")])
         self.assertEqual(self.assert_ok(r)["schemaTags"], [entity("object.name", "sr_field", ["PII"])])
 
+    def test_json_schema_tags_below_combinations(self):
+        """JsonSchemaTest.testAddTags: entities below a oneOf, numbered in JsonSchemaComparator
+        order (JsonSchemaUtils.findSubSchemasFromIndex, JsonSchema.inlineTaggedEntities): the
+        object (OBJECT) before the string (STRING) written first. Added by POST .../tags,
+        listed by findTags, removed again; a registration's schemaTagsToAdd with an index
+        leading to the string is 42201 and registers nothing."""
+        s = self.sub()
+        schema = ('{"type":"object","properties":{"pay":{"oneOf":[{"type":"string"},'
+                  '{"type":"object","title":"card","properties":{"number":{"type":"string"}}}]}}}')
+        self.register_ok(s, schema, schema_type="JSON")
+        entities = [entity("object.pay.oneof.0.object.number", "sr_field", ["PII"]),
+                    entity("object.pay.oneof.0.object", "sr_record", ["CARD"])]
+        self.assert_ok(self.tags(s, "1", {"tagsToAdd": entities}))
+        v = self.latest(s, ["*"])
+        self.assertEqual(json.loads(v["schema"]), {"type": "object", "properties": {"pay": {"oneOf": [
+            {"type": "string"},
+            {"type": "object", "title": "card",
+             "properties": {"number": {"type": "string", "confluent:tags": ["PII"]}},
+             "confluent:tags": ["CARD"]}]}}})
+        self.assertEqual(v["version"], 2)
+        self.assertEqual(v["schemaTags"], [entity("object.pay.oneof.0.object", "sr_record", ["CARD"]),
+                                           entity("object.pay.oneof.0.object.number", "sr_field",
+                                                  ["PII"])])
+        r = self.get(f"/schemas/ids/{v['id']}", params=[("findTags", "PII")])
+        self.assertEqual(self.assert_ok(r)["schemaTags"],
+                         [entity("object.pay.oneof.0.object.number", "sr_field", ["PII"])])
+        self.assert_ok(self.tags(s, "2", {"tagsToRemove": entities}))
+        v = self.latest(s, ["*"])
+        self.assertEqual((v["schema"], v["version"]), (schema, 3))
+        self.assertNotIn("schemaTags", v)
+        before = self.db.state()
+        r = self.register(s, schema, schema_type="JSON", schemaTagsToAdd=[
+            entity("object.pay.oneof.1.object.number", "sr_field", ["PII"])])
+        self.assert_error(r, 422, 42201)
+        self.assertEqual(r.body["message"], "java.lang.IllegalArgumentException: No matching path "
+                                            "'object.pay.oneof.1.object.number' found in the schema")
+        self.assertEqual(self.db.state(), before)
+
     def test_errors_change_nothing(self):
         """modifyTags' errors: 40401 / 40402 (getUsingContexts, hasSubjects), 42202
         (VersionId), 42201 for a path not in the schema (InvalidSchemaException wrapping

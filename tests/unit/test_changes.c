@@ -35,15 +35,16 @@ static char *render(const change_list_t *l)
     return s ? s : strdup("");
 }
 
-/* The change list and summary of old -> new, both parsed as type with refs. */
-static void expect_refs(schema_type_t type, const char *old_text, const char *new_text,
-                        const schema_ref_t *refs, size_t nrefs, const char *want, const char *want_summary)
+/* The change list and summary of old -> new, each parsed as type with its own refs. */
+static void expect_sides(schema_type_t type, const char *old_text, const schema_ref_t *old_refs, size_t nold,
+                         const char *new_text, const schema_ref_t *new_refs, size_t nnew, const char *want,
+                         const char *want_summary)
 {
     char *err = NULL;
-    schema_t *o = schema_parse(type, old_text, strlen(old_text), refs, nrefs, 0, &err);
+    schema_t *o = schema_parse(type, old_text, strlen(old_text), old_refs, nold, 0, &err);
     if (!o)
         fail_msg("old: %s", err);
-    schema_t *n = schema_parse(type, new_text, strlen(new_text), refs, nrefs, 0, &err);
+    schema_t *n = schema_parse(type, new_text, strlen(new_text), new_refs, nnew, 0, &err);
     if (!n)
         fail_msg("new: %s", err);
     change_list_t l = {0};
@@ -59,6 +60,13 @@ static void expect_refs(schema_type_t type, const char *old_text, const char *ne
     change_list_clear(&l);
     schema_free(o);
     schema_free(n);
+}
+
+/* The same, both sides with refs. */
+static void expect_refs(schema_type_t type, const char *old_text, const char *new_text,
+                        const schema_ref_t *refs, size_t nrefs, const char *want, const char *want_summary)
+{
+    expect_sides(type, old_text, refs, nrefs, new_text, refs, nrefs, want, want_summary);
 }
 
 static void expect(schema_type_t type, const char *old_text, const char *new_text, const char *want,
@@ -322,15 +330,17 @@ static void test_proto_seed_cases(void **state)
         "syntax = \"proto3\";\nimport \"google/protobuf/wrappers.proto\";\nmessage Customer {\n"
         "  string full_name = 1;\n  double age = 2;\n  string code = 3;\n  int64 score = 4;\n"
         "  google.protobuf.StringValue email = 5;\n  string city = 7;\n}\n",
-        /* int32 -> int64 is the same wire kind: not a difference to Confluent's diff. */
+        /* int32 -> int64 is the same wire kind, no difference to Confluent's diff, but old
+         * readers truncate what does not fit in 32 bits. */
         "FIELD_RENAMED Customer.full_name string -> string [name] f1 b1\n"
         "TYPE_CHANGED Customer.age int32 -> double f0 b0\n"
         "TYPE_CHANGED Customer.code int32 -> string f0 b0\n"
+        "TYPE_WIDENED Customer.score int32 -> int64 f0 b1\n"
         "NULLABILITY_CHANGED Customer.email string -> google.protobuf.StringValue [FIELD_KIND_CHANGED] f0 "
         "b0\n"
         "FIELD_REMOVED Customer.gone int64 -> - f1 b1\n"
         "FIELD_ADDED Customer.city - -> string f1 b1\n",
-        "1 column added, 1 renamed, 1 dropped, 2 retyped, 1 nullability changed; incompatible");
+        "1 column added, 1 renamed, 1 dropped, 1 widened, 2 retyped, 1 nullability changed; incompatible");
 }
 
 /* Nested messages, enum constants, proto2 required fields, an imported type. */
@@ -346,11 +356,14 @@ static void test_proto_kinds(void **state)
         "  optional Address address = 1;\n  required int64 ref = 4;\n  enum Tier {\n    GOLD = 0;\n"
         "    BRONZE = 2;\n  }\n  optional Tier tier = 3 [default = GOLD];\n}\n",
         "FIELD_REMOVED Customer.id required string -> - [REQUIRED_FIELD_REMOVED] f0 b0\n"
+        "DEFAULT_CHANGED Customer.tier optional Tier -> optional Tier f1 b1\n"
         "FIELD_ADDED Customer.ref - -> required int64 [REQUIRED_FIELD_ADDED] f0 b0\n"
         "TYPE_CHANGED Customer.Address.zip optional int32 -> optional string f0 b0\n"
         "ENUM_SYMBOL_REMOVED Customer.Tier - -> - [SILVER] f1 b1\n"
         "ENUM_SYMBOL_ADDED Customer.Tier - -> - [BRONZE] f1 b1\n",
-        "1 column added, 1 dropped, 1 retyped, 1 enum symbol added, 1 enum symbol removed; incompatible");
+        "1 column added, 1 dropped, 1 retyped, 1 enum symbol added, 1 enum symbol removed, 1 default "
+        "changed; "
+        "incompatible");
     /* A proto2 default, a message added (the format's own rest), a oneof member. */
     expect(
         SCHEMA_PROTOBUF, "syntax = \"proto2\";\nmessage A {\n  optional int32 x = 1;\n}\n",
@@ -372,6 +385,143 @@ static void test_proto_kinds(void **state)
                 refs, 1, "FIELD_ADDED Order.tax - -> Money f1 b1\n", "1 column added; fully compatible");
 }
 
+#define P3(body) "syntax = \"proto3\";\nimport \"google/protobuf/wrappers.proto\";\nmessage M {\n" body "}\n"
+#define P2(body) "syntax = \"proto2\";\nmessage M {\n" body "}\n"
+
+/* NULLABILITY_CHANGED: proto3 `optional` added and removed (scalars and
+ * enums; the wire is the same, so both directions read), a scalar to and from
+ * its wrapper (another wire type: neither), and the cases that are not one:
+ * an `optional` scalar, already nullable, to its wrapper is a type change; a
+ * message field or a proto2 field keeps its presence with `optional` or not. */
+static void test_proto_nullability(void **state)
+{
+    (void)state;
+    expect(SCHEMA_PROTOBUF,
+           P3("  enum Tier {\n    GOLD = 0;\n  }\n  int32 a = 1;\n  optional string b = 2;\n  Tier c = 3;\n"
+              "  optional Tier d = 4;\n  int64 e = 5;\n  google.protobuf.BoolValue f = 6;\n"
+              "  optional double g = 7;\n  repeated int32 h = 8;\n  M m = 9;\n"),
+           P3("  enum Tier {\n    GOLD = 0;\n  }\n  optional int32 a = 1;\n  string b = 2;\n  optional Tier "
+              "c = 3;\n"
+              "  Tier d = 4;\n  google.protobuf.Int64Value e = 5;\n  bool f = 6;\n"
+              "  google.protobuf.DoubleValue g = 7;\n  repeated int32 h = 8;\n  optional M m = 9;\n"),
+           "NULLABILITY_CHANGED M.a int32 -> optional int32 [required -> nullable] f1 b1\n"
+           "NULLABILITY_CHANGED M.b optional string -> string [nullable -> required] f1 b1\n"
+           "NULLABILITY_CHANGED M.c Tier -> optional Tier [required -> nullable] f1 b1\n"
+           "NULLABILITY_CHANGED M.d optional Tier -> Tier [nullable -> required] f1 b1\n"
+           "NULLABILITY_CHANGED M.e int64 -> google.protobuf.Int64Value [FIELD_KIND_CHANGED] f0 b0\n"
+           "NULLABILITY_CHANGED M.f google.protobuf.BoolValue -> bool [FIELD_KIND_CHANGED] f0 b0\n"
+           "TYPE_CHANGED M.g optional double -> google.protobuf.DoubleValue f0 b0\n",
+           "1 column retyped, 6 nullability changed; incompatible");
+    /* Inside a referenced type (another version of it): named through that type. */
+    schema_ref_t v1[] = {
+        {.name = "money.proto",
+         .subject = "money",
+         .version = 1,
+         .text = "syntax = \"proto3\";\nmessage Money {\n  int64 units = 1;\n  string code = 2;\n}\n"}};
+    schema_ref_t v2[] = {
+        {.name = "money.proto",
+         .subject = "money",
+         .version = 2,
+         .text =
+             "syntax = \"proto3\";\nimport \"google/protobuf/wrappers.proto\";\n"
+             "message Money {\n  google.protobuf.Int64Value units = 1;\n  optional string code = 2;\n}\n"}};
+    const char *order =
+        "syntax = \"proto3\";\nimport \"money.proto\";\nmessage Order {\n  Money total = 1;\n}\n";
+    expect_sides(
+        SCHEMA_PROTOBUF, order, v1, 1, order, v2, 1,
+        "NULLABILITY_CHANGED Money.units int64 -> google.protobuf.Int64Value [FIELD_KIND_CHANGED] f0 b0\n"
+        "NULLABILITY_CHANGED Money.code string -> optional string [required -> nullable] f1 b1\n"
+        "TYPE_CHANGED Order.total Money -> Money [FIELD_NAMED_TYPE_CHANGED] f0 b0\n",
+        "1 column retyped, 2 nullability changed; incompatible");
+    /* proto2's optional has presence; proto3 without a label has none. */
+    expect(SCHEMA_PROTOBUF, P2("  optional int32 a = 1;\n  optional int32 b = 2;\n"),
+           "syntax = \"proto3\";\nmessage M {\n  int32 a = 1;\n  optional int32 b = 2;\n}\n",
+           "NULLABILITY_CHANGED M.a optional int32 -> int32 [nullable -> required] f1 b1\n",
+           "1 column nullability changed; fully compatible");
+    /* Nested messages name the column through them; a oneof member is the oneof's business. */
+    expect(
+        SCHEMA_PROTOBUF,
+        P3("  message Address {\n    string zip = 1;\n  }\n  oneof pick {\n    int32 x = 2;\n  }\n"),
+        P3("  message Address {\n    optional string zip = 1;\n  }\n  oneof pick {\n    int32 x = 2;\n  }\n"),
+        "NULLABILITY_CHANGED M.Address.zip string -> optional string [required -> nullable] f1 b1\n",
+        "1 column nullability changed; fully compatible");
+}
+
+/* Protobuf's wire-compatible integer types ("Updating a message type"): the
+ * type whose values hold the other's reads it, the other way truncates; with
+ * neither holding the other (signedness), no direction keeps every value.
+ * Other encodings are Confluent's FIELD_SCALAR_KIND_CHANGED. */
+static void test_proto_widening(void **state)
+{
+    (void)state;
+    expect(
+        SCHEMA_PROTOBUF,
+        P3("  int32 a = 1;\n  int64 b = 2;\n  uint32 c = 3;\n  int32 d = 4;\n  bool e = 5;\n  uint64 f = 6;\n"
+           "  sint32 g = 7;\n  sint64 h = 8;\n  fixed32 i = 9;\n  sfixed64 j = 10;\n  string k = 11;\n"
+           "  bytes l = 12;\n  repeated uint32 m = 13;\n  map<string, int32> n = 14;\n"
+           "  map<int32, string> o = 15;\n  fixed32 p = 16;\n  float q = 17;\n  int32 r = 18;\n"),
+        P3("  int64 a = 1;\n  int32 b = 2;\n  int64 c = 3;\n  uint32 d = 4;\n  uint64 e = 5;\n  bool f = 6;\n"
+           "  sint64 g = 7;\n  sint32 h = 8;\n  sfixed32 i = 9;\n  fixed64 j = 10;\n  bytes k = 11;\n"
+           "  string l = 12;\n  repeated uint64 m = 13;\n  map<string, int64> n = 14;\n"
+           "  map<uint32, bytes> o = 15;\n  fixed64 p = 16;\n  double q = 17;\n  sint32 r = 18;\n"),
+        "TYPE_WIDENED M.a int32 -> int64 f0 b1\n"
+        "TYPE_NARROWED M.b int64 -> int32 f1 b0\n"
+        "TYPE_WIDENED M.c uint32 -> int64 f0 b1\n"
+        "TYPE_CHANGED M.d int32 -> uint32 f0 b0\n"
+        "TYPE_WIDENED M.e bool -> uint64 f0 b1\n"
+        "TYPE_NARROWED M.f uint64 -> bool f1 b0\n"
+        "TYPE_WIDENED M.g sint32 -> sint64 f0 b1\n"
+        "TYPE_NARROWED M.h sint64 -> sint32 f1 b0\n"
+        "TYPE_CHANGED M.i fixed32 -> sfixed32 f0 b0\n"
+        "TYPE_CHANGED M.j sfixed64 -> fixed64 f0 b0\n"
+        "TYPE_WIDENED M.k string -> bytes f0 b1\n"
+        "TYPE_NARROWED M.l bytes -> string f1 b0\n"
+        "TYPE_WIDENED M.m repeated uint32 -> repeated uint64 f0 b1\n"
+        "TYPE_WIDENED M.n map<string, int32> -> map<string, int64> f0 b1\n"
+        "TYPE_CHANGED M.o map<int32, string> -> map<uint32, bytes> f0 b0\n"
+        "TYPE_CHANGED M.p fixed32 -> fixed64 f0 b0\n"
+        "TYPE_CHANGED M.q float -> double f0 b0\n"
+        "TYPE_CHANGED M.r int32 -> sint32 f0 b0\n",
+        "7 columns widened, 4 narrowed, 7 retyped; incompatible");
+    /* Inside a referenced type (another version of it): named through that type. */
+    schema_ref_t v1[] = {{.name = "money.proto",
+                          .subject = "money",
+                          .version = 1,
+                          .text = "syntax = \"proto3\";\nmessage Money {\n  int32 units = 1;\n}\n"}};
+    schema_ref_t v2[] = {{.name = "money.proto",
+                          .subject = "money",
+                          .version = 2,
+                          .text = "syntax = \"proto3\";\nmessage Money {\n  int64 units = 1;\n}\n"}};
+    const char *order =
+        "syntax = \"proto3\";\nimport \"money.proto\";\nmessage Order {\n  Money total = 1;\n}\n";
+    expect_sides(SCHEMA_PROTOBUF, order, v1, 1, order, v2, 1,
+                 "TYPE_WIDENED Money.units int32 -> int64 f0 b1\n", "1 column widened; backward compatible");
+    expect_sides(SCHEMA_PROTOBUF, order, v2, 1, order, v1, 1,
+                 "TYPE_NARROWED Money.units int64 -> int32 f1 b0\n", "1 column narrowed; forward compatible");
+}
+
+/* proto2 `[default = ...]`: changed, added, removed; read only when the field
+ * is absent, so both directions read (as Avro's defaults). A rename and a
+ * widening of the same field are two rows. */
+static void test_proto_defaults(void **state)
+{
+    (void)state;
+    expect(SCHEMA_PROTOBUF,
+           P2("  optional int32 a = 1 [default = 7];\n  optional string b = 2;\n"
+              "  optional string c = 3 [default = \"x\"];\n  optional int32 d = 4 [default = 1];\n"
+              "  optional int32 e = 5 [default = 5];\n"),
+           P2("  optional int32 a = 1 [default = 8];\n  optional string b = 2 [default = \"none\"];\n"
+              "  optional string c = 3;\n  optional int32 d = 4 [default = 1];\n"
+              "  optional int64 f = 5 [default = 6];\n"),
+           "DEFAULT_CHANGED M.a optional int32 -> optional int32 f1 b1\n"
+           "DEFAULT_CHANGED M.b optional string -> optional string f1 b1\n"
+           "DEFAULT_CHANGED M.c optional string -> optional string f1 b1\n"
+           "FIELD_RENAMED M.f optional int32 -> optional int64 [e] f1 b1\n"
+           "TYPE_WIDENED M.f optional int32 -> optional int64 f0 b1\n"
+           "DEFAULT_CHANGED M.f optional int32 -> optional int64 f1 b1\n",
+           "1 column renamed, 1 widened, 4 defaults changed; backward compatible");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -386,6 +536,9 @@ int main(void)
         cmocka_unit_test(test_json_rest),
         cmocka_unit_test(test_proto_seed_cases),
         cmocka_unit_test(test_proto_kinds),
+        cmocka_unit_test(test_proto_nullability),
+        cmocka_unit_test(test_proto_widening),
+        cmocka_unit_test(test_proto_defaults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -224,6 +224,26 @@ static void test_logical_text_round_trips(void **state)
     roundtrip_text(tsu, "\"1970-01-01T00:00:00.000001Z\"");
     roundtrip_text(lts, "\"2024-01-31T12:00:00.000000\"");
     roundtrip_text(dec, "-1234567.890"); /* a number: exact within a double's 15 digits */
+    /* duration: the object the decoder writes reads back (found by avro-c's records) */
+    const char *dur = "{\"type\":\"fixed\",\"name\":\"D\",\"size\":12,\"logicalType\":\"duration\"}";
+    roundtrip_text(dur, "{\"months\":1,\"days\":2,\"milliseconds\":3}");
+    roundtrip_text(dur, "{\"months\":4294967295,\"days\":0,\"milliseconds\":4294967295}");
+    {
+        avro_model_t *dm = parse(dur);
+        strbuf_t db = {0};
+        char *derr = NULL;
+        const char *b64 = "\"AQAAAAIAAAADAAAA\""; /* its 12 bytes as base64 are still read */
+        assert_int_equal(srclient_avro_encode(dm, b64, strlen(b64), &db, &derr), 0);
+        assert_int_equal(db.len, 12);
+        assert_memory_equal(db.data, "\1\0\0\0\2\0\0\0\3\0\0\0", 12);
+        const char *big = "{\"months\":4294967296,\"days\":0,\"milliseconds\":0}";
+        assert_int_equal(srclient_avro_encode(dm, big, strlen(big), &db, &derr), -1);
+        assert_string_equal(derr,
+                            "D: a duration is {\"months\",\"days\",\"milliseconds\"}, each 0 to 4294967295");
+        free(derr);
+        strbuf_free(&db);
+        avro_model_free(dm);
+    }
     avro_model_t *w = parse(tsu);
     strbuf_t bin = {0};
     char *err = NULL;
@@ -449,6 +469,128 @@ static void test_base64(void **state)
     strbuf_free(&b);
 }
 
+/* The decoder writes numbers and plain strings without printf and without a
+ * call per byte (docs/performance.md "Decoding"); the text must stay what
+ * "%.15g".."%.17g" (the shortest that reads back) and "%lld" write. */
+static void decode_one(const char *schema, const uint8_t *data, size_t len, strbuf_t *row)
+{
+    avro_model_t *m = parse(schema);
+    char *err = NULL;
+    srclient_avro_reader_t *r = srclient_avro_reader_new(m, NULL, NULL, &err);
+    assert_non_null(r);
+    row->len = 0;
+    if (srclient_avro_decode(r, data, len, row, &err) != 0)
+        fail_msg("%s", err);
+    srclient_avro_reader_free(r);
+    avro_model_free(m);
+}
+
+static void test_numbers_and_strings_print_as_printf_would(void **state)
+{
+    (void)state;
+    static const double special[] = {1e-4,
+                                     0.0001,
+                                     9.999999999999999e-05,
+                                     1.0000000000000002e-4,
+                                     999999999999999.0,
+                                     1e15,
+                                     999999999999999.9,
+                                     99999999999999.9,
+                                     0.1,
+                                     0.25,
+                                     -0.0,
+                                     0.0,
+                                     1,
+                                     -1,
+                                     123.25,
+                                     0.00012345678,
+                                     1e-5,
+                                     12345678.12345678,
+                                     4503599627370496.0,
+                                     0.3,
+                                     2.675,
+                                     1.005,
+                                     -7.5e-3,
+                                     1e300,
+                                     5e-324};
+    strbuf_t row = {0};
+    uint64_t seed = 88172645463325252u;
+    for (size_t i = 0; i < 200000; i++) {
+        double v;
+        if (i < sizeof(special) / sizeof(*special))
+            v = special[i];
+        else {
+            seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+            int k = (int)(seed % 12);
+            double scale = 1;
+            for (int j = 0; j < k; j++)
+                scale *= 10;
+            v = (double)(int64_t)((seed >> 8) % 1000000000000000u) / scale;
+            if (seed & 1)
+                v = -v;
+            if (i % 4 == 0)
+                memcpy(&v, &seed, 8);
+            if (v != v || v - v != 0) /* NaN and the infinities: strings, tested elsewhere */
+                continue;
+        }
+        uint8_t rec[8];
+        uint64_t u;
+        memcpy(&u, &v, 8);
+        for (int b = 0; b < 8; b++)
+            rec[b] = (uint8_t)(u >> (8 * b));
+        decode_one("\"double\"", rec, 8, &row);
+        char want[40];
+        for (int prec = 15; prec <= 17; prec++) {
+            snprintf(want, sizeof(want), "%.*g", prec, v);
+            if (strtod(want, NULL) == v)
+                break;
+        }
+        if (strcmp(row.data, want) != 0)
+            fail_msg("%.17g: %s, not %s", v, row.data, want);
+    }
+    static const int64_t longs[] = {0, 1, -1, 9, 10, -10, INT64_MAX, INT64_MIN, 1234567890123456789};
+    for (size_t i = 0; i < sizeof(longs) / sizeof(*longs); i++) {
+        uint64_t z = ((uint64_t)longs[i] << 1) ^ (uint64_t)(longs[i] >> 63);
+        uint8_t rec[10];
+        size_t n = 0;
+        do {
+            rec[n] = (uint8_t)(z & 0x7f);
+            z >>= 7;
+            rec[n] |= z ? 0x80 : 0;
+            n++;
+        } while (z);
+        decode_one("\"long\"", rec, n, &row);
+        char want[24];
+        snprintf(want, sizeof(want), "%lld", (long long)longs[i]);
+        assert_string_equal(row.data, want);
+    }
+    /* Plain strings of every length across the buffer's first growths. */
+    strbuf_t rec = {0}, want = {0};
+    for (size_t n = 0; n < 1100; n++) {
+        rec.len = want.len = 0;
+        strbuf_putc(&rec, (char)(n << 1)); /* zigzag n, one byte up to 63 */
+        if (n >= 64) {
+            rec.len = 0;
+            strbuf_putc(&rec, (char)(((n << 1) & 0x7f) | 0x80));
+            strbuf_putc(&rec, (char)((n << 1) >> 7));
+        }
+        strbuf_putc(&want, '"');
+        for (size_t j = 0; j < n; j++) {
+            strbuf_putc(&rec, (char)('a' + j % 26));
+            strbuf_putc(&want, (char)('a' + j % 26));
+        }
+        strbuf_putc(&want, '"');
+        strbuf_t fresh = {0};
+        decode_one("\"string\"", (const uint8_t *)rec.data, rec.len, &fresh);
+        assert_int_equal(fresh.len, want.len);
+        assert_string_equal(fresh.data, want.data);
+        strbuf_free(&fresh);
+    }
+    strbuf_free(&rec);
+    strbuf_free(&want);
+    strbuf_free(&row);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -461,6 +603,7 @@ int main(void)
         cmocka_unit_test(test_unresolvable_pairs_fail_when_reached),
         cmocka_unit_test(test_frame),
         cmocka_unit_test(test_base64),
+        cmocka_unit_test(test_numbers_and_strings_print_as_printf_would),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -140,6 +140,9 @@ static void test_context_paths_query_parameters(void **state)
     assert_rewrite(HTTP_POST, "/contexts/.a/associations?context=z&dryRun=true",
                    "/associations?dryRun=true&context=:.a:");
     assert_rewrite(HTTP_GET, "/contexts/.a/associations?context=z", "/associations?context=z");
+    /* POST /changes: its references resolve in the context (docs/api.md "Changes"). */
+    assert_rewrite(HTTP_POST, "/contexts/a/changes?normalize=true", "/changes?normalize=true&context=:.a:");
+    assert_rewrite(HTTP_POST, "/contexts/./changes?context=:.b:", "/changes?context=");
     assert_rewrite(HTTP_GET, "/contexts/.a/subjects/s/versions?deleted=true",
                    "/subjects/:.a:s/versions?deleted=true");
 }

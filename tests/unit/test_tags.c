@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -173,12 +174,18 @@ static void test_json_schema_paths(void **state)
     assert_null(edit(SCHEMA_JSON, text, &dotted, 1, &error));
     assert_string_equal(error, "No matching path '.object.a' found in the schema");
     free(error);
-    /* Through a combination of two subschemas: Confluent's order is not reproduced. */
+    /* Through a combination of two subschemas: numbered in JsonSchemaComparator
+     * order, where an object (OBJECT) comes before a string (STRING). */
     const char *any = "{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"object\",\"properties\":{\"q\":{}}}]}";
     schema_tag_edit_t through = {"anyof.1.object.q", SCHEMA_ENTITY_FIELD, &pii, NULL};
     assert_null(edit(SCHEMA_JSON, any, &through, 1, &error));
-    assert_non_null(strstr(error, "not supported by this registry"));
+    assert_string_equal(error, "No matching path 'anyof.1.object.q' found in the schema");
     free(error);
+    through.path = "anyof.0.object.q";
+    char *q = edit(SCHEMA_JSON, any, &through, 1, &error);
+    assert_string_equal(q, "{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"object\",\"properties\":{\"q\":{"
+                           "\"confluent:tags\":[\"PII\",\"X\"]}}}]}");
+    free(q);
     free(out);
     strlist_clear(&pii);
     strlist_clear(&x);
@@ -263,6 +270,208 @@ static void test_json_schema_tagged_in_hashmap_order(void **state)
     free(l);
 }
 
+/* JsonSchemaTest.testAddTags: entities below a written allOf ([string, object]:
+ * the object is "allof.0") and a not, added then removed, and listed. */
+static void test_json_schema_combined_tags(void **state)
+{
+    (void)state;
+    const char *text =
+        "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\",\"properties\":{"
+        "\"myfield2\":{\"allOf\":[{\"type\":\"string\"},{\"type\":\"object\",\"title\":\"nestedUnion\","
+        "\"properties\":{\"nestedUnionField1\":{\"type\":\"boolean\"},\"nestedUnionField2\":{\"type\":"
+        "\"number\"}}}]},"
+        "\"myfield3\":{\"not\":{\"type\":\"object\",\"title\":\"nestedNot\",\"properties\":{"
+        "\"nestedNotField2\":{\"type\":\"string\"}}}}}}";
+    strlist_t pii = list_of("PII", NULL), rec = list_of("record", NULL);
+    schema_tag_edit_t edits[] = {
+        {"object.myfield2.allof.0.object.nestedUnionField2", SCHEMA_ENTITY_FIELD, &pii, NULL},
+        {"object.myfield3.not.object.nestedNotField2", SCHEMA_ENTITY_FIELD, &pii, NULL},
+        {"object.myfield2.allof.0.object", SCHEMA_ENTITY_RECORD, &rec, NULL},
+        {"object.myfield3.not.object", SCHEMA_ENTITY_RECORD, &rec, NULL},
+    };
+    char *error = NULL;
+    char *out = edit(SCHEMA_JSON, text, edits, 4, &error);
+    assert_non_null(out);
+    assert_non_null(strstr(out, "\"nestedUnionField2\":{\"type\":\"number\",\"confluent:tags\":[\"PII\"]}}"
+                                ",\"confluent:tags\":[\"record\"]}]}"));
+    assert_non_null(strstr(out, "\"nestedNotField2\":{\"type\":\"string\",\"confluent:tags\":[\"PII\"]}}"
+                                ",\"confluent:tags\":[\"record\"]}}"));
+    char *l = json_tagged(out);
+    /* HashMap order: "myfield3" is in bucket 2, "myfield2" in bucket 3. */
+    assert_string_equal(l, "object.myfield3.not.object sr_record record;"
+                           "object.myfield3.not.object.nestedNotField2 sr_field PII;"
+                           "object.myfield2.allof.0.object sr_record record;"
+                           "object.myfield2.allof.0.object.nestedUnionField2 sr_field PII;");
+    free(l);
+    schema_tag_edit_t removes[4];
+    for (size_t i = 0; i < 4; i++)
+        removes[i] = (schema_tag_edit_t){edits[i].path, edits[i].kind, NULL, edits[i].add};
+    char *back = edit(SCHEMA_JSON, out, removes, 4, &error);
+    char *plain = edit(SCHEMA_JSON, text, NULL, 0, &error);
+    assert_string_equal(back, plain);
+    free(back);
+    free(plain);
+    free(out);
+    strlist_clear(&pii);
+    strlist_clear(&rec);
+}
+
+/* JsonSchemaTest.testAddTagToConditional and testAddTagToRecursiveSchema:
+ * sibling keyword families are a generated allOf ([conditional, object]), a
+ * "type" list a generated anyOf ([null, object]); the paths go through them
+ * by name. Listed: what the walk meets, in the same numbering; the record
+ * tags of the split-off object are the allOf's own, so not listed. */
+static void test_json_schema_generated_combinations(void **state)
+{
+    (void)state;
+    const char *text =
+        "{\"else\":{\"properties\":{\"postal_code\":{\"pattern\":\"[A-Z]\"}}},"
+        "\"if\":{\"properties\":{\"country\":{\"const\":\"USA\"}}},"
+        "\"properties\":{\"country\":{\"default\":\"USA\",\"enum\":[\"USA\",\"Canada\"]},"
+        "\"street_address\":{\"type\":\"string\"}},"
+        "\"then\":{\"properties\":{\"postal_code\":{\"pattern\":\"[0-9]{5}\"}}},\"type\":\"object\"}";
+    strlist_t t = list_of("testConditional", NULL), rec = list_of("record", NULL);
+    schema_tag_edit_t edits[] = {
+        {"allof.0.conditional.else.object.postal_code", SCHEMA_ENTITY_FIELD, &t, NULL},
+        {"allof.1.object.country", SCHEMA_ENTITY_FIELD, &t, NULL},
+        {"allof.1.object", SCHEMA_ENTITY_RECORD, &rec, NULL},
+        {"allof.0.conditional.if.object", SCHEMA_ENTITY_RECORD, &rec, NULL},
+    };
+    char *error = NULL;
+    char *out = edit(SCHEMA_JSON, text, edits, 4, &error);
+    assert_non_null(out);
+    assert_string_equal(
+        out, "{\"else\":{\"properties\":{\"postal_code\":{\"pattern\":\"[A-Z]\",\"confluent:tags\":["
+             "\"testConditional\"]}}},\"if\":{\"properties\":{\"country\":{\"const\":\"USA\"}},"
+             "\"confluent:tags\":[\"record\"]},\"properties\":{\"country\":{\"default\":\"USA\",\"enum\":["
+             "\"USA\",\"Canada\"],\"confluent:tags\":[\"testConditional\"]},\"street_address\":{\"type\":"
+             "\"string\"}},\"then\":{\"properties\":{\"postal_code\":{\"pattern\":\"[0-9]{5}\"}}},\"type\":"
+             "\"object\",\"confluent:tags\":[\"record\"]}");
+    char *l = json_tagged(out);
+    assert_string_equal(l, "allof.0.conditional.if.object sr_record record;"
+                           "allof.0.conditional.else.object.postal_code sr_field testConditional;"
+                           "allof.1.object.country sr_field testConditional;");
+    free(l);
+    free(out);
+
+    const char *task =
+        "{\"$id\":\"task.schema.json\",\"$schema\":\"http://json-schema.org/draft-07/schema#\","
+        "\"properties\":{\"parent\":{\"$ref\":\"task.schema.json\",\"confluent:tags\":["
+        "\"testRecursive\"]},\"title\":{\"type\":\"string\"}},\"title\":\"Task\","
+        "\"type\":[\"null\",\"object\"]}";
+    strlist_t pii = list_of("PII", NULL);
+    schema_tag_edit_t parent = {"anyof.1.object.parent", SCHEMA_ENTITY_FIELD, &pii, NULL};
+    out = edit(SCHEMA_JSON, task, &parent, 1, &error);
+    assert_non_null(out);
+    assert_non_null(strstr(out, "\"confluent:tags\":[\"testRecursive\",\"PII\"]"));
+    l = json_tagged(out);
+    assert_string_equal(l, "anyof.1.object.parent sr_field testRecursive,PII;");
+    free(l);
+    free(out);
+    strlist_clear(&t);
+    strlist_clear(&rec);
+    strlist_clear(&pii);
+}
+
+/* JsonSchemaComparator within one class: title (absent first), then for
+ * objects the property names; equal ones keep the order written. A written
+ * oneOf and a "type" list nested under it. */
+static void test_json_schema_comparator_order(void **state)
+{
+    (void)state;
+    const char *text =
+        "{\"oneOf\":[{\"type\":\"object\",\"title\":\"b\",\"properties\":{\"x\":{\"confluent:tags\":["
+        "\"X\"]}}},{\"type\":\"object\",\"title\":\"a\",\"properties\":{\"y\":{\"confluent:tags\":["
+        "\"Y\"]}}},{\"type\":\"object\",\"properties\":{\"z\":{\"type\":[\"string\",\"object\"],"
+        "\"properties\":{\"w\":{\"confluent:tags\":[\"W\"]}}}}}]}";
+    char *l = json_tagged(text);
+    assert_string_equal(l, "oneof.0.object.z.anyof.0.object.w sr_field W;oneof.1.object.y sr_field Y;"
+                           "oneof.2.object.x sr_field X;");
+    free(l);
+    strlist_t t = list_of("T", NULL);
+    schema_tag_edit_t e[] = {{"oneof.1.object.y", SCHEMA_ENTITY_FIELD, &t, NULL},
+                             {"oneof.0.object.z.anyof.0.object.w", SCHEMA_ENTITY_FIELD, &t, NULL}};
+    char *error = NULL;
+    char *out = edit(SCHEMA_JSON, text, e, 2, &error);
+    assert_non_null(out);
+    assert_non_null(strstr(out, "\"y\":{\"confluent:tags\":[\"Y\",\"T\"]}"));
+    assert_non_null(strstr(out, "\"w\":{\"confluent:tags\":[\"W\",\"T\"]}"));
+    free(out);
+    /* JsonNodeComparator loads each subschema on its own as everit's default
+     * draft 4, where "if" is no keyword: there {"properties":..,"if":..} is an
+     * object (after the empty {}), while the document (draft 7) lists it as
+     * an allOf of a conditional and an object, before {}. */
+    const char *split = "{\"anyOf\":[{},{\"properties\":{\"p\":{\"confluent:tags\":[\"P\"]}},\"if\":{}}]}";
+    l = json_tagged(split);
+    assert_string_equal(l, "anyof.0.allof.1.object.p sr_field P;");
+    free(l);
+    schema_tag_edit_t p = {"anyof.1.object.p", SCHEMA_ENTITY_FIELD, &t, NULL};
+    out = edit(SCHEMA_JSON, split, &p, 1, &error);
+    assert_non_null(out);
+    assert_non_null(strstr(out, "\"p\":{\"confluent:tags\":[\"P\",\"T\"]}"));
+    free(out);
+    /* A subschema that is no object: JsonNodeComparator cannot read it. */
+    const char *boolean = "{\"anyOf\":[true,{\"properties\":{\"p\":{}}}]}";
+    p.path = "anyof.0.object.p";
+    assert_null(edit(SCHEMA_JSON, boolean, &p, 1, &error));
+    assert_string_equal(error, "Cannot parse Json Schema from JsonNode");
+    free(error);
+    /* One that does not load on its own: a $ref into the document. */
+    const char *local = "{\"oneOf\":[{\"$ref\":\"#/definitions/A\"},{\"properties\":{\"p\":{}}}],"
+                        "\"definitions\":{\"A\":{\"type\":\"string\"}}}";
+    p.path = "oneof.1.object.p";
+    assert_null(edit(SCHEMA_JSON, local, &p, 1, &error));
+    assert_string_equal(error, "#/$ref: unresolved $ref '#/definitions/A'");
+    free(error);
+    strlist_clear(&t);
+}
+
+/* JsonSchema.getInlineTaggedEntitiesRecursively(unprocessedProperties):
+ * "definitions" entries are loaded on their own with their $refs made "#"
+ * and walked; "$defs" only where they are the 2019-09/2020-12 translator's
+ * schemas (draft 4-7 keep them as plain JSON, which is not walked). */
+static void test_json_schema_definitions_listed(void **state)
+{
+    (void)state;
+    char *l = json_tagged(
+        "{\"type\":\"object\",\"properties\":{\"p\":{\"$ref\":\"#/definitions/D\"}},"
+        "\"definitions\":{\"D\":{\"anyOf\":[{\"type\":\"null\"},{\"type\":\"object\","
+        "\"properties\":{\"a\":{\"$ref\":\"#/definitions/E\",\"confluent:tags\":[\"A\"]}}}]},"
+        "\"E\":{\"type\":\"string\"}},"
+        "\"$defs\":{\"F\":{\"type\":\"object\",\"properties\":{\"f\":{\"confluent:tags\":[\"F\"]}}}}}");
+    assert_string_equal(l, "object.definitions.D.anyof.1.object.a sr_field A;");
+    free(l);
+    l = json_tagged(
+        "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\","
+        "\"properties\":{\"p\":{\"$ref\":\"#/$defs/F\"}},"
+        "\"$defs\":{\"F\":{\"type\":\"object\",\"properties\":{\"f\":{\"confluent:tags\":[\"F\"]}}}}}");
+    assert_string_equal(l, "object.$defs.F.object.f sr_field F;");
+    free(l);
+}
+
+/* Each JsonSchemaComparator comparison of two combinations sorts their
+ * subschemas again, so chains of references through anyOfs cost 2^depth
+ * comparisons in Confluent; here a bound on comparisons keeps the listing
+ * short (what is left keeps the written order). */
+static void test_json_schema_order_is_bounded(void **state)
+{
+    (void)state;
+    char *text = malloc(64 * 1024);
+    strcpy(text, "{\"anyOf\":[{\"$ref\":\"#/definitions/A0\"},{\"$ref\":\"#/definitions/B0\"}],"
+                 "\"definitions\":{");
+    for (int i = 0; i < 48; i++)
+        for (int b = 0; b < 2; b++)
+            sprintf(
+                text + strlen(text),
+                "\"%c%d\":{\"anyOf\":[{\"$ref\":\"#/definitions/A%d\"},{\"$ref\":\"#/definitions/B%d\"}]},",
+                b ? 'B' : 'A', i, i + 1, i + 1);
+    strcat(text, "\"A48\":{\"type\":\"string\"},\"B48\":{\"type\":\"string\"}}}");
+    char *l = json_tagged(text);
+    assert_string_equal(l, "");
+    free(l);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -271,6 +480,11 @@ int main(void)
         cmocka_unit_test(test_json_schema_paths),
         cmocka_unit_test(test_json_schema_tagged),
         cmocka_unit_test(test_json_schema_tagged_in_hashmap_order),
+        cmocka_unit_test(test_json_schema_combined_tags),
+        cmocka_unit_test(test_json_schema_generated_combinations),
+        cmocka_unit_test(test_json_schema_comparator_order),
+        cmocka_unit_test(test_json_schema_definitions_listed),
+        cmocka_unit_test(test_json_schema_order_is_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
