@@ -5,7 +5,8 @@
  *   1. The engine (plugged into compat/schema.h)
  *   2. Documents: parse, canonical text
  *   3. The diff: Confluent's difference types, policies, raw messages
- *   4. The schema object model (jsonschema_load*.c), read-only once parsed
+ *   4. The schema object model (jsonschema_load*.c) and the JSON values it points into,
+ *      read-only once parsed
  *
  * What only the engine's own files share (JSON values, the loader, the
  * diff's context) is in compat/jsonschema/internal.h.
@@ -286,6 +287,45 @@ struct jsonschema_node {
      * nodes are the branches (the tag walk, jsonschema_tags.c). */
     const jsonschema_json_t *cond_owner;
 };
+
+/* The document as written, which nodes point into (src, title, default_value): a reader of the
+ * model looks up the keywords it does not keep ("connect.type", "confluent:union") here. */
+typedef enum jsonschema_json_kind {
+    JSONSCHEMA_JSON_NULL,
+    JSONSCHEMA_JSON_FALSE,
+    JSONSCHEMA_JSON_TRUE,
+    JSONSCHEMA_JSON_NUMBER,
+    JSONSCHEMA_JSON_STRING,
+    JSONSCHEMA_JSON_ARRAY,
+    JSONSCHEMA_JSON_OBJECT,
+} jsonschema_json_kind_t;
+
+typedef struct jsonschema_member {
+    char *key; /* UTF-8, may contain NUL: use key_len */
+    size_t key_len;
+    jsonschema_json_t *value;
+} jsonschema_member_t;
+
+struct jsonschema_json {
+    jsonschema_json_kind_t kind;
+    /* STRING: the decoded text. NUMBER: the text Jackson would print
+     * (integers as written, decimals as Java's BigDecimal.toString). */
+    char *str;
+    size_t len;
+    double num;     /* NUMBER: the value, for comparisons */
+    int is_integer; /* NUMBER: written without fraction or exponent */
+    size_t n;       /* ARRAY, OBJECT: element count */
+    jsonschema_json_t **elems;
+    jsonschema_member_t *members;
+    void *node; /* loader scratch: the schema node loaded from this value */
+};
+
+/* Compact text (malloc'd), NULL when out of memory. */
+char *jsonschema_json_dump(const jsonschema_json_t *v);
+/* Member value by NUL-free key, or NULL (borrowed). */
+const jsonschema_json_t *jsonschema_json_get(const jsonschema_json_t *obj, const char *key);
+/* 1 when str/len equals the NUL-terminated s. */
+int jsonschema_json_str_is(const jsonschema_json_t *v, const char *s);
 
 /* The root node (borrowed; lives as long as s). */
 const jsonschema_node_t *jsonschema_root(const jsonschema_t *s);
