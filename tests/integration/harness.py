@@ -23,6 +23,7 @@ import itertools
 import json
 import os
 import pwd
+import re
 import shutil
 import signal
 import socket
@@ -307,6 +308,22 @@ class PgBouncer:
 
     def url(self, dbname):
         return f"postgresql://postgres@127.0.0.1:{self.port}/{dbname}"
+
+    def repoint(self, cluster):
+        """Sends new server connections to another cluster (a failover done by
+        repointing the pooler): the [databases] line rewritten, then SIGHUP,
+        PgBouncer's RELOAD. Client connections stay open."""
+        ini = os.path.join(self.dir, "pgbouncer.ini")
+        with open(ini) as f:
+            text = f.read()
+        with open(ini, "w") as f:
+            f.write(re.sub(r"(?m)^(\* = host=127\.0\.0\.1 port=)\d+$", rf"\g<1>{cluster.port}", text, count=1))
+        self.cluster = cluster
+        pids = pgrep(f"^pgbouncer {ini}")  # not the runuser wrapping it
+        if not pids:
+            raise RuntimeError("pgbouncer is not running")
+        for pid in pids:
+            os.kill(pid, signal.SIGHUP)
 
 
 class Database:
