@@ -130,7 +130,8 @@ void registry_feed_stop(registry_t *reg);
  * Where a load may read: *replica (opened on first use from read_conninfo,
  * closed and set NULL when it fails) when it has replayed at least the
  * primary's WAL position, read now from primary, so it holds every commit the
- * primary had when this is called (everything this node saw until then);
+ * primary had when this is called (everything this node saw until then),
+ * provided replica, primary and this node's memory are on one timeline;
  * primary otherwise, or without a replica. Only for loads: never for writes.
  */
 store_t *registry_read_source(registry_t *reg, store_t *primary, store_t **replica);

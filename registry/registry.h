@@ -56,7 +56,8 @@ typedef struct registry_options {
     int changes_retention_s;      /* the change feed keeps this long; 0 = forever */
     /* A read replica (multi-host allowed) or NULL: the start-up load and the
      * feed's reloads read it when it has replayed past the primary's position
-     * this node last saw, else the primary. Never writes or id-miss lookups. */
+     * this node last saw, on the primary's timeline, else the primary. Never
+     * writes, id-miss lookups or the reload after a failover. */
     const char *read_conninfo;
 } registry_options_t;
 
