@@ -116,8 +116,8 @@ reg_code_t registry_check_primary(registry_t *reg, store_t *db, reg_error_t *err
         return REG_OK;
     return reg_fail(err, REG_STORE_ERROR,
                     "The database failed over (timeline %lld, this node's memory is from timeline %lld): "
-                    "writes are refused until this node has reloaded from the new primary (within "
-                    "feed.interval.ms); retry",
+                    "writes are refused until this node has reloaded from the new primary (its change "
+                    "feed does so now); retry",
                     (long long)now, (long long)loaded);
 }
 
