@@ -43,11 +43,15 @@ void registry_group_destroy(registry_t *reg)
     pthread_mutex_destroy(&reg->group_lock);
 }
 
-/* Takes up to GROUP_MAX_ITEMS from the queue's head (lock held). */
+/* Takes up to GROUP_MAX_ITEMS from the queue's head (lock held), all with the
+ * head's fence: each item's worker checked this node's memory against the
+ * primary (registry_check_primary) and what it decided holds only on that
+ * timeline, whichever connection writes it (store_register_append). */
 static size_t group_take_locked(registry_t *reg, group_item_t **out)
 {
     size_t n = 0;
-    while (reg->group_pending && n < GROUP_MAX_ITEMS) {
+    while (reg->group_pending && n < GROUP_MAX_ITEMS &&
+           (n == 0 || reg->group_pending->a->fence == out[0]->a->fence)) {
         out[n++] = reg->group_pending;
         reg->group_pending = reg->group_pending->next;
     }

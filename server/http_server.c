@@ -856,7 +856,8 @@ static int http_admit(http_job_t *job, h2o_req_t *req)
 }
 
 /* Writes (and lookups: anything but GET) wait for the node's memory to match the
- * primary the connection reaches (registry_check_primary); 0 after the reply. */
+ * primary the connection reaches, and their transactions are fenced to it
+ * (registry_check_primary); 0 after the reply. */
 static int http_job_primary_ok(http_call_t *c, store_t *db)
 {
     reg_error_t err;
@@ -874,13 +875,14 @@ static int http_job_primary_ok(http_call_t *c, store_t *db)
 static void http_job_run_db(dbpool_job_t *pool_job, store_t *db)
 {
     http_job_t *job = (http_job_t *)pool_job;
+    int checked = 0; /* registry_check_primary let it through */
     /* A request reset before its turn (HTTP/2 RST_STREAM) must not run: a
      * cancelled registration is never committed. */
     if (atomic_load(&job->gone))
         http_reply_error(&job->call, 499, "The client went away before the request ran");
     else if (db == NULL)
         http_reply_error(&job->call, 50001, "Error while connecting to the database");
-    else if (job->call.method == HTTP_GET || http_job_primary_ok(&job->call, db)) {
+    else if (job->call.method == HTTP_GET || (checked = http_job_primary_ok(&job->call, db))) {
         /* Whom the changes on db are for: their audit rows name it (registry.h section 7). */
         reg_actor_t who = {job->call.principal, job->call.remote[0] ? job->call.remote : NULL,
                            job->call.request_id};
@@ -894,6 +896,9 @@ static void http_job_run_db(dbpool_job_t *pool_job, store_t *db)
     /* A refusal's row after the reply has left: it never delays the answer. */
     if (refused != NULL)
         http_audit_write(refused, reg, db);
+    /* A failover its writes found: the reload starts after the reply too. */
+    if (checked)
+        registry_check_primary_after(reg, db);
     if (db != NULL)
         registry_act_as(db, NULL);
 }
