@@ -203,6 +203,62 @@ class GroupCommit(harness.RegistryTestCase):
         self.assertEqual(self.db.value("SELECT last_value FROM poison_attempts"), "2")
 
 
+    def test_refusals_inside_a_group_keep_each_answer(self):
+        # A group (both leaders held on subject locks, so what comes next queues up
+        # and is written together) holding: new subjects, one new content under
+        # three subjects, and two registrations of one subject that are each
+        # compatible with what the node holds (nothing) but not with each other.
+        # The group writes one of the pair (migrations/0012 skips an item of a
+        # subject the group already wrote); the other is decided by the general
+        # path against the database: 409. Invalid schemas next to them: 422.
+        blocked = [self.sub("blocked") for _ in range(2)]
+        holders = [self.hold_subject_lock(s, 3) for s in blocked]
+        time.sleep(0.5)
+        out = {}
+
+        def send(key, subject, body):
+            out[key] = self.post(f"/subjects/{quote(subject)}/versions", body)
+
+        first = [threading.Thread(target=send, args=(s, s, {"schema": avro_record(f"B{i}", [("f", "string")])}))
+                 for i, s in enumerate(blocked)]
+        for t in first:
+            t.start()
+        time.sleep(0.5)
+        fresh = [self.sub("fresh") for _ in range(5)]
+        shared = [self.sub("shared") for _ in range(3)]
+        pair = self.sub("pair")
+        shared_schema = avro_record("Shared", [("s", "long")])
+        jobs = [(s, s, {"schema": avro_record(f"F{i}", [("f", "string")])}) for i, s in enumerate(fresh)]
+        jobs += [(s, s, {"schema": shared_schema}) for s in shared]
+        jobs += [("pair-a", pair, {"schema": avro_record("P", [("a", "string")])}),
+                 ("pair-b", pair, {"schema": avro_record("P", [("b", "long")])})]  # no default: BACKWARD-incompatible
+        bad = json.dumps({"type": "record", "name": "Bad", "fields": [{"name": "q"}]})
+        jobs += [(f"bad{i}", self.sub("bad"), {"schema": bad}) for i in range(2)]
+        rest = [threading.Thread(target=send, args=job) for job in jobs]
+        for t in rest:
+            t.start()
+        for t in first + rest:
+            t.join(timeout=60)
+        for h in holders:
+            h.wait(timeout=30)
+        for s in blocked + fresh + shared:
+            self.assertEqual(out[s].status, 200, out[s])
+            self.assertEqual(versions_in(self.db, s), [("1", str(out[s].body["id"]), "f")])
+        self.assertEqual(len({out[s].body["id"] for s in shared}), 1)
+        self.assertEqual(self.db.count("schemas", f"id = {out[shared[0]].body['id']}"), 1)
+        answers = sorted((out[k].status, out[k].body.get("error_code")) for k in ("pair-a", "pair-b"))
+        self.assertEqual(answers, [(200, None), (409, 40901)], (out["pair-a"], out["pair-b"]))
+        won = out["pair-a"] if out["pair-a"].status == 200 else out["pair-b"]
+        self.assertEqual(versions_in(self.db, pair), [("1", str(won.body["id"]), "f")])
+        for i in range(2):
+            self.assertEqual((out[f"bad{i}"].status, out[f"bad{i}"].body["error_code"]), (422, 42201), out[f"bad{i}"])
+        self.assertEqual(self.db.count("subject_versions", "subject LIKE '%bad%'"), 0)
+        # Every acknowledged version has its audit row and its change row.
+        for s in blocked + fresh + shared + [pair]:
+            self.assertEqual(self.db.count("audit_log", f"subject = {sql_literal(s)} AND action = 'register' AND outcome = 'ok'"), 1)
+            self.assertEqual(self.db.count("changes", f"scope = {sql_literal(s)}"), 1)
+
+
 class FeedSkipsOwnWrites(harness.RegistryTestCase):
     """A one-statement registration is published by the node that wrote it, from what
     it wrote; its own change feed then does not read the subject back (registry_feed_own,
