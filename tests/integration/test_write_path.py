@@ -6,6 +6,7 @@ to the general transaction and still answers what the database says. Mixed
 concurrent batches keep every refusal and every success exact, checked in SQL."""
 
 import json
+import re
 import subprocess
 import threading
 import time
@@ -172,8 +173,9 @@ class GroupCommit(harness.RegistryTestCase):
                     "RAISE EXCEPTION 'poisoned'; END IF; RETURN NEW; END $$")
         self.db.sql("CREATE TRIGGER poison BEFORE INSERT ON subject_versions "
                     "FOR EACH ROW EXECUTE FUNCTION poison()")
-        # Both leaders wait on held subject locks, so what comes next queues up
-        # and is written as one group when they finish.
+        # The leader waits on a held subject lock (registry/group.c writes one group
+        # at a time; the second blocked registration waits in the queue), so what
+        # comes next queues up and is written as one group when it is done.
         blocked = [self.sub("blocked") for _ in range(2)]
         holders = [self.hold_subject_lock(s, 3) for s in blocked]
         time.sleep(0.5)
@@ -204,13 +206,19 @@ class GroupCommit(harness.RegistryTestCase):
 
 
     def test_refusals_inside_a_group_keep_each_answer(self):
-        # A group (both leaders held on subject locks, so what comes next queues up
-        # and is written together) holding: new subjects, one new content under
+        # A group (the leader held on a subject lock, as above, so what comes next
+        # queues up and is written together) holding: new subjects, one new content under
         # three subjects, and two registrations of one subject that are each
         # compatible with what the node holds (nothing) but not with each other.
         # The group writes one of the pair (migrations/0012 skips an item of a
         # subject the group already wrote); the other is decided by the general
         # path against the database: 409. Invalid schemas next to them: 422.
+        def groups():
+            text = self.get("/metrics").text
+            return [int(float(re.search(rf"^schema_registry_{name}_total (\S+)$", text, re.M).group(1)))
+                    for name in ("group_commits", "group_registrations")]
+
+        commits0, items0 = groups()
         blocked = [self.sub("blocked") for _ in range(2)]
         holders = [self.hold_subject_lock(s, 3) for s in blocked]
         time.sleep(0.5)
@@ -253,6 +261,10 @@ class GroupCommit(harness.RegistryTestCase):
         for i in range(2):
             self.assertEqual((out[f"bad{i}"].status, out[f"bad{i}"].body["error_code"]), (422, 42201), out[f"bad{i}"])
         self.assertEqual(self.db.count("subject_versions", "subject LIKE '%bad%'"), 0)
+        # The first blocked registration alone, then the 11 others (the pair's loser
+        # included) in one group: the refusal came from inside a group.
+        commits, items = groups()
+        self.assertEqual((commits - commits0, items - items0), (2, 12))
         # Every acknowledged version has its audit row and its change row.
         for s in blocked + fresh + shared + [pair]:
             self.assertEqual(self.db.count("audit_log", f"subject = {sql_literal(s)} AND action = 'register' AND outcome = 'ok'"), 1)
