@@ -64,6 +64,10 @@ struct registry {
     struct group_item *group_tail;
     int group_leaders;                   /* batches being written now */
     uint64_t group_commits, group_items; /* written so far (under group_lock) */
+    size_t group_queued;                 /* items in group_pending */
+    size_t group_active;                 /* the last group and what waited after it: the load */
+    int group_filling;                   /* a leader waits for group_fill */
+    pthread_cond_t group_fill;           /* signalled when group_queued reaches group_active */
 
     /* The change feed between nodes. */
     int64_t feed_start; /* last change seq seen before the initial load */
