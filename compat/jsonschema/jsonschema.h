@@ -264,6 +264,13 @@ struct jsonschema_node {
     jsonschema_prop_t *dep_schemas;
     size_t ndep_schemas, dep_schemas_cap;
     jsonschema_int_t min_properties, max_properties;
+    /* Lookups by name once an object has JSONSCHEMA_INDEX_MIN properties or required
+     * names (a diff asks for every name of one side in the other: quadratic by scans):
+     * name -> position in props + 1, and the required names as a set. Built while
+     * loading (jsonschema_node.c), read-only afterwards like the rest; NULL below the
+     * threshold, where a scan is cheaper. */
+    struct hmap *props_index;
+    struct hmap *required_index;
     /* ARRAY */
     jsonschema_node_t *all_items;
     jsonschema_node_t **tuple;
@@ -281,6 +288,11 @@ struct jsonschema_node {
     size_t nsubs, subs_cap;
     int generated; /* made by the loader (type arrays, sibling keywords) */
 };
+
+/* The property named name (len bytes) of an object node, or NULL. */
+const jsonschema_node_t *jsonschema_node_prop(const jsonschema_node_t *n, const char *name, size_t len);
+/* 1 when an object node lists name among its required properties. */
+int jsonschema_node_requires(const jsonschema_node_t *n, const char *name, size_t len);
 
 /* The root node (borrowed; lives as long as s). */
 const jsonschema_node_t *jsonschema_root(const jsonschema_t *s);
