@@ -150,6 +150,9 @@ struct http_server {
 typedef struct http_conn {
     http_loop_t *loop;
     http_abuse_conn_t abuse;
+    /* The peer's address as text, "" until the first request takes it: every
+     * request names it, and inet_ntop per request showed in by-id profiles. */
+    char remote[sizeof((http_call_t *)0)->remote];
 } http_conn_t;
 
 /*
@@ -776,7 +779,13 @@ static int http_on_req(h2o_handler_t *self, h2o_req_t *req)
     http_loop_t *loop = H2O_STRUCT_FROM_MEMBER(http_loop_t, ctx, req->conn->ctx);
     http_job_t *job = http_job_new(loop);
     http_request_id(job, req);
-    http_peer_address(req, job->call.remote, sizeof job->call.remote);
+    http_conn_t *hc = http_conn_of(req);
+    if (hc == NULL || hc->remote[0] == '\0')
+        http_peer_address(req, job->call.remote, sizeof job->call.remote);
+    if (hc != NULL && hc->remote[0] == '\0')
+        memcpy(hc->remote, job->call.remote, sizeof hc->remote);
+    else if (hc != NULL)
+        memcpy(job->call.remote, hc->remote, sizeof job->call.remote);
     int decoded = http_police(job, req) == 0 ? http_decode(job, req) : -1;
     if (decoded == 1)
         http_submit(job, req); /* to the verifier; back in http_on_verified */
@@ -1249,6 +1258,7 @@ static void http_on_accept(h2o_socket_t *listener, const char *err)
         loop->nconns++;
         http_conn_t *hc = xmalloc(sizeof *hc);
         hc->loop = loop;
+        hc->remote[0] = '\0';
         http_abuse_conn_init(&hc->abuse, &srv->abuse);
         sock->on_close.cb = http_on_conn_close;
         sock->on_close.data = hc;

@@ -29,6 +29,11 @@ int jsonschema_grow(void **items, size_t *cap, size_t need, size_t elem_size);
 /* Deepest nesting accepted (Jackson's default limit). */
 #define JSONSCHEMA_JSON_MAX_DEPTH 1000
 
+/* Names in one object from which lookups by name go through a base/hmap.h
+ * map instead of a scan: an object's keys while parsing, a node's properties
+ * and required names. Below it a scan costs less than hashing. */
+#define JSONSCHEMA_INDEX_MIN 16
+
 /* Strict JSON plus NaN/Infinity; duplicate keys: the last value wins, in
  * the first one's place. Returns NULL and *error (malloc'd) on failure. */
 jsonschema_json_t *jsonschema_json_parse(const char *text, size_t len, char **error);
@@ -80,6 +85,8 @@ int jsonschema_node_add_pattern(jsonschema_node_t *n, jsonschema_str_t re, jsons
 int jsonschema_node_add_required(jsonschema_node_t *n, jsonschema_str_t name);
 int jsonschema_node_add_dep_schema(jsonschema_node_t *n, jsonschema_str_t name, jsonschema_node_t *sub);
 int jsonschema_node_add_dep_name(jsonschema_node_t *n, jsonschema_str_t name, jsonschema_str_t dep);
+/* Frees what the lookups by name hold (jsonschema_free). */
+void jsonschema_node_free_indexes(jsonschema_node_t *n);
 int jsonschema_node_add_tuple(jsonschema_node_t *n, jsonschema_node_t *item);
 int jsonschema_node_add_value(jsonschema_node_t *n, const jsonschema_json_t *v);
 /* EMPTY or TRUE. */

@@ -267,6 +267,13 @@ struct jsonschema_node {
     jsonschema_prop_t *dep_schemas;
     size_t ndep_schemas, dep_schemas_cap;
     jsonschema_int_t min_properties, max_properties;
+    /* Lookups by name once an object has JSONSCHEMA_INDEX_MIN properties or required
+     * names (a diff asks for every name of one side in the other: quadratic by scans):
+     * name -> position in props + 1, and the required names as a set. Built while
+     * loading (jsonschema_node.c), read-only afterwards like the rest; NULL below the
+     * threshold, where a scan is cheaper. */
+    struct hmap *props_index;
+    struct hmap *required_index;
     /* ARRAY */
     jsonschema_node_t *all_items;
     jsonschema_node_t **tuple;
@@ -326,6 +333,11 @@ char *jsonschema_json_dump(const jsonschema_json_t *v);
 const jsonschema_json_t *jsonschema_json_get(const jsonschema_json_t *obj, const char *key);
 /* 1 when str/len equals the NUL-terminated s. */
 int jsonschema_json_str_is(const jsonschema_json_t *v, const char *s);
+
+/* The property named name (len bytes) of an object node, or NULL. */
+const jsonschema_node_t *jsonschema_node_prop(const jsonschema_node_t *n, const char *name, size_t len);
+/* 1 when an object node lists name among its required properties. */
+int jsonschema_node_requires(const jsonschema_node_t *n, const char *name, size_t len);
 
 /* The root node (borrowed; lives as long as s). */
 const jsonschema_node_t *jsonschema_root(const jsonschema_t *s);
