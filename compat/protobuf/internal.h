@@ -210,10 +210,11 @@ typedef struct proto_field_pair {
     char *path;   /* "#/Msg/oneof/3": where a difference of this field is reported */
     char *column; /* "Msg.name": the declaring messages and the update's field name */
     const proto_field_t *orig, *update;
-    proto_syntax_t orig_syntax, update_syntax; /* of the files that declare them */
-    int orig_oneof, update_oneof;              /* a oneof member */
-    int orig_kind, update_kind;                /* PROTO_PAIR_* */
-    size_t after;                              /* differences found before it, this field's own included */
+    proto_syntax_t orig_syntax, update_syntax;   /* of the files that declare them */
+    int orig_oneof, update_oneof;                /* a oneof member */
+    int orig_kind, update_kind;                  /* PROTO_PAIR_* */
+    const proto_enum_t *orig_enum, *update_enum; /* PROTO_PAIR_ENUM: the enum the type names */
+    size_t after;                                /* differences found before it, this field's own included */
 } proto_field_pair_t;
 
 #define PROTO_PAIR_SCALAR  0 /* one of the 15 scalar types */

@@ -293,7 +293,7 @@ static const value_range_t *range_of(const char *type)
     return NULL;
 }
 
-typedef enum width { W_SAME, W_WIDER, W_NARROWER, W_OTHER, W_NOT_HERE } width_t;
+typedef enum width { W_SAME, W_WIDER, W_NARROWER, W_OTHER, W_BOTH, W_NOT_HERE } width_t;
 
 /* o -> n for two scalar type names; W_NOT_HERE when the encodings differ
  * (Confluent's difference) or either is no scalar of the table. */
@@ -321,10 +321,64 @@ static width_t width_join(width_t a, width_t b)
     return b == W_SAME ? a : W_OTHER;
 }
 
+/*
+ * An enum for an integer type or back. Protobuf's guide calls enums wire
+ * compatible with int32, uint32, int64 and uint64 (varints; bool is one too),
+ * and Confluent's diff gives enums and those types one scalar kind, so it has
+ * no difference here and its levels accept the change both ways. Which
+ * reader keeps every value, as for two integers: an enum's values are its
+ * constants, so an integer type holds them when its range holds each one
+ * (uint32 and uint64 not a negative constant, which is sign-extended on the
+ * wire and reads as a huge number); an enum holds an integer type's values
+ * only when they are all constants, which for bool (0 and 1) can happen and
+ * for the others cannot (an unknown number reads as no constant: a proto3
+ * enum keeps the bare number, a proto2 one moves it to the unknown fields and
+ * reads its default). One side holding the other is a widening or a
+ * narrowing, neither a TYPE_CHANGED that loses both, and both (an enum of 0
+ * and 1 for bool) a TYPE_CHANGED that loses none. Other encodings (sint32,
+ * fixed32, ...) are Confluent's FIELD_SCALAR_KIND_CHANGED already.
+ */
+static int int_holds_enum(const value_range_t *r, const proto_enum_t *e)
+{
+    for (size_t i = 0; i < e->n_values; i++) {
+        int64_t v = e->values[i]->tag;
+        if ((r->neg < 31 && v < (r->neg ? -((int64_t)1 << r->neg) : 0)) ||
+            (r->pos < 31 && v >= ((int64_t)1 << r->pos)))
+            return 0;
+    }
+    return 1;
+}
+
+static int enum_holds_int(const value_range_t *r, const proto_enum_t *e)
+{
+    int zero = 0, one = 0;
+    for (size_t i = 0; i < e->n_values; i++)
+        zero |= e->values[i]->tag == 0, one |= e->values[i]->tag == 1;
+    return r->pos == 1 && zero && one; /* bool, the one integer type with that few values */
+}
+
+static width_t enum_width(const proto_field_pair_t *p)
+{
+    int to_int = p->orig_kind == PROTO_PAIR_ENUM;
+    const proto_enum_t *e = to_int ? p->orig_enum : p->update_enum;
+    const value_range_t *r = range_of(to_int ? p->update->type : p->orig->type);
+    if (!e || !r || r->encoding != 'v')
+        return W_NOT_HERE;
+    /* backward: the new side reads the old side's values; forward the reverse. */
+    int int_reads = int_holds_enum(r, e), enum_reads = enum_holds_int(r, e);
+    int backward = to_int ? int_reads : enum_reads, forward = to_int ? enum_reads : int_reads;
+    if (backward && forward)
+        return W_BOTH;
+    return backward ? W_WIDER : forward ? W_NARROWER : W_OTHER;
+}
+
 static width_t pair_width(const proto_field_pair_t *p)
 {
     if (p->orig_kind == PROTO_PAIR_SCALAR && p->update_kind == PROTO_PAIR_SCALAR)
         return width_of(p->orig->type, p->update->type);
+    if ((p->orig_kind == PROTO_PAIR_ENUM && p->update_kind == PROTO_PAIR_SCALAR) ||
+        (p->orig_kind == PROTO_PAIR_SCALAR && p->update_kind == PROTO_PAIR_ENUM))
+        return enum_width(p);
     if (p->orig_kind != PROTO_PAIR_MAP || p->update_kind != PROTO_PAIR_MAP || !p->orig->map_key ||
         !p->update->map_key)
         return W_NOT_HERE;
@@ -343,6 +397,38 @@ static int same_default(const proto_field_t *a, const proto_field_t *b)
 }
 
 /*
+ * proto2 `required` made `optional` (1), or back (2); 0 otherwise (repeated
+ * and oneof members are other changes; maps cannot be required). Editions
+ * say required with a feature, not a label, and are not classified here.
+ */
+static int required_change(const proto_field_pair_t *p)
+{
+    if (p->orig_oneof || p->update_oneof || p->orig_kind == PROTO_PAIR_MAP ||
+        p->update_kind == PROTO_PAIR_MAP)
+        return 0;
+    proto_label_t o = p->orig->label, n = p->update->label;
+    if (o == PROTO_LABEL_REQUIRED && n == PROTO_LABEL_OPTIONAL)
+        return 1;
+    return o == PROTO_LABEL_OPTIONAL && n == PROTO_LABEL_REQUIRED ? 2 : 0;
+}
+
+static int is_label_change(proto_change_type_t t)
+{
+    return t == PROTO_FIELD_NUMERIC_LABEL_CHANGED || t == PROTO_FIELD_STRING_OR_BYTES_LABEL_CHANGED;
+}
+
+/* Confluent's verdict on the pair's label difference, if it has one: it
+ * comes just before the pair, among the field's own differences. The same
+ * type comes out of the reverse diff, so the verdict holds both ways. */
+static int label_change_accepted(const proto_changes_t *fwd, const proto_field_pair_t *p)
+{
+    for (size_t i = p->after <= fwd->n ? p->after : 0; i-- > 0 && strcmp(fwd->items[i].path, p->path) == 0;)
+        if (is_label_change(fwd->items[i].type))
+            return proto_change_is_compatible(fwd->items[i].type);
+    return 1;
+}
+
+/*
  * The pair's changes beyond Confluent's. Survival means what it means for
  * the Protobuf rows above: the reader parses the data, a field not sent
  * reads as its default, and every value sent reads as written.
@@ -352,10 +438,23 @@ static int same_default(const proto_field_t *a, const proto_field_t *b)
  *     direction truncates (or refuses non-UTF-8 text), so does not survive;
  *   - a default: read only when the field is absent, as Avro's are: both.
  */
-static int push_pair(change_list_t *out, const proto_field_pair_t *p)
+static int push_pair(change_list_t *out, const proto_field_pair_t *p, const proto_changes_t *fwd)
 {
     char *ot = field_label(p->orig), *nt = field_label(p->update);
     int rc = ot && nt ? 0 : -1;
+    /* A required field fails a reader on data without it: required -> optional
+     * loses old readers (forward), optional -> required new ones (backward).
+     * Where Confluent refuses the label change (numbers and enums), the
+     * change says no both ways too, so no direction survives that its levels
+     * refuse; where it accepts it (string, bytes, messages), the reader's
+     * answer stands (docs/evolution.md, "Not classified" and the exception). */
+    int req = required_change(p);
+    if (rc == 0 && req) {
+        int ok = label_change_accepted(fwd, p);
+        rc = change_list_push(out, CHANGE_NULLABILITY_CHANGED, p->column, ot, nt,
+                              req == 1 ? "required -> nullable" : "nullable -> required", ok && req == 2,
+                              ok && req == 1);
+    }
     int on = nullable(p->orig, p->orig_syntax, p->orig_oneof, p->orig_kind);
     int nn = nullable(p->update, p->update_syntax, p->update_oneof, p->update_kind);
     if (rc == 0 && on >= 0 && nn >= 0 && on != nn)
@@ -366,8 +465,8 @@ static int push_pair(change_list_t *out, const proto_field_pair_t *p)
         rc = change_list_push(out, CHANGE_TYPE_WIDENED, p->column, ot, nt, NULL, 0, 1);
     else if (rc == 0 && w == W_NARROWER)
         rc = change_list_push(out, CHANGE_TYPE_NARROWED, p->column, ot, nt, NULL, 1, 0);
-    else if (rc == 0 && w == W_OTHER)
-        rc = change_list_push(out, CHANGE_TYPE_CHANGED, p->column, ot, nt, NULL, 0, 0);
+    else if (rc == 0 && (w == W_OTHER || w == W_BOTH))
+        rc = change_list_push(out, CHANGE_TYPE_CHANGED, p->column, ot, nt, NULL, w == W_BOTH, w == W_BOTH);
     if (rc == 0 && !same_default(p->orig, p->update))
         rc = change_list_push(out, CHANGE_DEFAULT_CHANGED, p->column, ot, nt, NULL, 1, 1);
     free(ot);
@@ -398,6 +497,10 @@ static int push_one(change_list_t *out, const proto_change_t *d, const proto_fil
     /* A field both sides have: the diff met the two, also inside a referenced
      * type, which the schema's own file cannot locate. */
     const proto_field_pair_t *pair = pair_of(next, d->path);
+    if (pair && is_label_change(d->type) && required_change(pair)) {
+        strbuf_free(&col);
+        return 0; /* the pair's NULLABILITY_CHANGED says it (push_pair) */
+    }
     if (pair) {
         o.field = pair->orig, n.field = pair->update;
         strbuf_free(&col);
@@ -436,7 +539,7 @@ int proto_changes(const proto_schema_t *old_schema, const proto_schema_t *new_sc
     size_t next = 0;
     for (size_t i = 0; i <= fwd.n && rc == 0; i++) {
         while (rc == 0 && next < pairs.n && (pairs.items[next].after <= i || i == fwd.n))
-            rc = push_pair(out, &pairs.items[next++]);
+            rc = push_pair(out, &pairs.items[next++], &fwd);
         if (rc == 0 && i < fwd.n)
             rc = push_one(out, &fwd.items[i], of, nf, &rev, next < pairs.n ? &pairs.items[next] : NULL);
     }

@@ -779,6 +779,15 @@ static int pair_kind(const diff_ctx_t *c, const side_t *s, const proto_field_t *
     return sym && sym->is_map_entry ? PROTO_PAIR_MAP : PROTO_PAIR_MESSAGE;
 }
 
+/* The enum a field's type names, for the change list's enum <-> integer widths. */
+static const proto_enum_t *pair_enum(const diff_ctx_t *c, const side_t *s, const proto_field_t *f)
+{
+    if (f->map_key || proto_is_scalar(f->type))
+        return NULL;
+    const proto_symbol_t *sym = resolve(c, s, f->type);
+    return sym && sym->kind == PROTO_SYMBOL_ENUM ? sym->enumeration : NULL;
+}
+
 /* Records the pair at the current path (the field's), after its own differences. */
 static void add_pair(diff_ctx_t *c, const char *prefix, const tagged_t *o, const tagged_t *u)
 {
@@ -810,6 +819,8 @@ static void add_pair(diff_ctx_t *c, const char *prefix, const tagged_t *o, const
         .update_oneof = u->oneof != NULL,
         .orig_kind = pair_kind(c, &c->orig, o->field),
         .update_kind = pair_kind(c, &c->upd, u->field),
+        .orig_enum = pair_enum(c, &c->orig, o->field),
+        .update_enum = pair_enum(c, &c->upd, u->field),
         .after = c->out->n,
     };
     if (!pair.path || !pair.column || !prefix) {

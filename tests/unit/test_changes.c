@@ -522,6 +522,72 @@ static void test_proto_defaults(void **state)
            "1 column renamed, 1 widened, 4 defaults changed; backward compatible");
 }
 
+/* proto2 `required` made optional, or back: NULLABILITY_CHANGED. A reader
+ * whose field is required fails on data without it, so required -> optional
+ * loses old readers (forward no) and keeps new ones (backward yes), and the
+ * reverse. Confluent's FieldSchemaDiff refuses a numeric (and enum) label
+ * change both ways (FIELD_NUMERIC_LABEL_CHANGED), so there the change says
+ * neither, as the level does; it accepts string and bytes
+ * (FIELD_STRING_OR_BYTES_LABEL_CHANGED) and has no difference for a message
+ * field, so there the reader's answer stands. Repeated is no nullability. */
+static void test_proto_required(void **state)
+{
+    (void)state;
+    expect(SCHEMA_PROTOBUF,
+           P2("  enum Tier {\n    GOLD = 0;\n  }\n  message N {\n    optional int32 z = 1;\n  }\n"
+              "  required int32 a = 1;\n  optional int64 b = 2;\n  required string c = 3;\n"
+              "  optional bytes d = 4;\n  required N e = 5;\n  optional N f = 6;\n  required Tier g = 7;\n"
+              "  repeated int32 h = 8;\n"),
+           P2("  enum Tier {\n    GOLD = 0;\n  }\n  message N {\n    optional int32 z = 1;\n  }\n"
+              "  optional int32 a = 1;\n  required int64 b = 2;\n  optional string c = 3;\n"
+              "  required bytes d = 4;\n  optional N e = 5;\n  required N f = 6;\n  optional Tier g = 7;\n"
+              "  optional int32 h = 8;\n"),
+           "NULLABILITY_CHANGED M.a required int32 -> optional int32 [required -> nullable] f0 b0\n"
+           "NULLABILITY_CHANGED M.b optional int64 -> required int64 [nullable -> required] f0 b0\n"
+           "NULLABILITY_CHANGED M.c required string -> optional string [required -> nullable] f0 b1\n"
+           "NULLABILITY_CHANGED M.d optional bytes -> required bytes [nullable -> required] f1 b0\n"
+           "NULLABILITY_CHANGED M.e required N -> optional N [required -> nullable] f0 b1\n"
+           "NULLABILITY_CHANGED M.f optional N -> required N [nullable -> required] f1 b0\n"
+           "NULLABILITY_CHANGED M.g required Tier -> optional Tier [required -> nullable] f0 b0\n"
+           "OTHER M.h repeated int32 -> optional int32 [FIELD_NUMERIC_LABEL_CHANGED] f0 b0\n",
+           "7 columns nullability changed, 1 other change; incompatible");
+    /* Alone, the string one: Confluent's levels accept it both ways, the change says old readers fail. */
+    expect(SCHEMA_PROTOBUF, P2("  required string c = 1;\n"), P2("  optional string c = 1;\n"),
+           "NULLABILITY_CHANGED M.c required string -> optional string [required -> nullable] f0 b1\n",
+           "1 column nullability changed; backward compatible");
+}
+
+/* An enum for an integer type or back: the guide ("Updating a message type")
+ * calls enums wire compatible with int32, uint32, int64 and uint64, and
+ * Confluent's diff sees one scalar kind. The side whose values hold the
+ * other's reads it: an integer holds an enum's constants when its range does
+ * (uint32 not a negative one); an enum holds no integer type's values (an
+ * unknown number is no constant: proto3 keeps it as a bare number, proto2
+ * moves it to the unknown fields), except bool's when it has 0 and 1. */
+static void test_proto_enum_integer(void **state)
+{
+    (void)state;
+    expect(SCHEMA_PROTOBUF,
+           P3("  enum Tier {\n    GOLD = 0;\n    SILVER = 1;\n  }\n  enum Delta {\n    ZERO = 0;\n"
+              "    DOWN = -1;\n  }\n  enum Big {\n    NONE = 0;\n    ONE = 1;\n    MANY = 7;\n  }\n"
+              "  Tier a = 1;\n  int32 b = 2;\n  Tier c = 3;\n  Delta d = 4;\n  uint64 e = 5;\n"
+              "  Delta f = 6;\n  Tier g = 7;\n  Big h = 8;\n  repeated Tier i = 9;\n"),
+           P3("  enum Tier {\n    GOLD = 0;\n    SILVER = 1;\n  }\n  enum Delta {\n    ZERO = 0;\n"
+              "    DOWN = -1;\n  }\n  enum Big {\n    NONE = 0;\n    ONE = 1;\n    MANY = 7;\n  }\n"
+              "  int32 a = 1;\n  Tier b = 2;\n  uint32 c = 3;\n  uint64 d = 4;\n  Delta e = 5;\n"
+              "  int64 f = 6;\n  bool g = 7;\n  bool h = 8;\n  repeated int64 i = 9;\n"),
+           "TYPE_WIDENED M.a Tier -> int32 f0 b1\n"
+           "TYPE_NARROWED M.b int32 -> Tier f1 b0\n"
+           "TYPE_WIDENED M.c Tier -> uint32 f0 b1\n"
+           "TYPE_CHANGED M.d Delta -> uint64 f0 b0\n"
+           "TYPE_CHANGED M.e uint64 -> Delta f0 b0\n"
+           "TYPE_WIDENED M.f Delta -> int64 f0 b1\n"
+           "TYPE_CHANGED M.g Tier -> bool f1 b1\n"
+           "TYPE_NARROWED M.h Big -> bool f1 b0\n"
+           "TYPE_WIDENED M.i repeated Tier -> repeated int64 f0 b1\n",
+           "4 columns widened, 2 narrowed, 3 retyped; incompatible");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -539,6 +605,8 @@ int main(void)
         cmocka_unit_test(test_proto_nullability),
         cmocka_unit_test(test_proto_widening),
         cmocka_unit_test(test_proto_defaults),
+        cmocka_unit_test(test_proto_required),
+        cmocka_unit_test(test_proto_enum_integer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
