@@ -91,6 +91,10 @@ class Diff(harness.unittest.TestCase):
                         '  optional string unit = 2;\n}\n',
             "d2.proto": 'syntax = "proto2";\nmessage Reading {\n  optional int32 count = 1 [default = 10];\n'
                         '  optional string unit = 2 [default = "m"];\n}\n',
+            "r1.proto": 'syntax = "proto2";\nmessage Order {\n  enum Status {\n    NEW = 0;\n    PAID = 1;\n  }\n'
+                        '  required string id = 1;\n  optional Status status = 2;\n}\n',
+            "r2.proto": 'syntax = "proto2";\nmessage Order {\n  enum Status {\n    NEW = 0;\n    PAID = 1;\n  }\n'
+                        '  optional string id = 1;\n  optional int32 status = 2;\n}\n',
         }
         for name, text in files.items():
             self.file(name, text)
@@ -99,7 +103,8 @@ class Diff(harness.unittest.TestCase):
             blocks = [b.split("\n```", 1)[0].splitlines()
                       for b in f.read().split("```sh\n$ schema-registry diff ")[1:]]
         shown = {tuple(b[0].split()): b[1:] for b in blocks if b[0].endswith(".proto")}
-        self.assertEqual(set(shown), {("v1.proto", "v2.proto"), ("d1.proto", "d2.proto")})
+        self.assertEqual(set(shown), {("v1.proto", "v2.proto"), ("d1.proto", "d2.proto"),
+                                      ("r1.proto", "r2.proto")})
         for (old, new), want in shown.items():
             run = subprocess.run([harness.server_binary(), "diff", old, new], capture_output=True, text=True,
                                  timeout=60, cwd=self.dir.name, env={"PATH": os.environ.get("PATH", "")})
@@ -108,6 +113,19 @@ class Diff(harness.unittest.TestCase):
             for i, line in enumerate(want):
                 cut = line.find("...")
                 self.assertEqual(got[i][:cut] if cut >= 0 else got[i], line[:cut] if cut >= 0 else line)
+        # FULL takes r2 after r1, as Confluent's level does (its FieldSchemaDiff accepts a string's
+        # label change and sees no difference for an enum to int32), while both changes say old
+        # readers do not survive.
+        rc, body = self.report("--level", "FULL", os.path.join(self.dir.name, "r1.proto"),
+                               os.path.join(self.dir.name, "r2.proto"))
+        self.assertEqual((rc, body["compatible"], body["forward"], body["backward"]), (0, True, False, True))
+        # With an int32 made optional Confluent refuses the label change: the change says neither.
+        self.file("n1.proto", 'syntax = "proto2";\nmessage Order {\n  required int32 n = 1;\n}\n')
+        self.file("n2.proto", 'syntax = "proto2";\nmessage Order {\n  optional int32 n = 1;\n}\n')
+        rc, body = self.report(os.path.join(self.dir.name, "n1.proto"), os.path.join(self.dir.name, "n2.proto"))
+        self.assertEqual((rc, body["compatible"], body["changes"]), (1, False, [
+            change("NULLABILITY_CHANGED", "Order.n", "required int32", "optional int32", "required -> nullable",
+                   forward=False, backward=False)]))
         # FULL takes the widening alone, as Confluent's level does: the wire reads both ways.
         self.file("w1.proto", 'syntax = "proto3";\nmessage Reading {\n  int32 count = 1;\n}\n')
         self.file("w2.proto", 'syntax = "proto3";\nmessage Reading {\n  int64 count = 1;\n}\n')
