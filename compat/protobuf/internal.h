@@ -214,6 +214,7 @@ typedef struct proto_field_pair {
     int orig_oneof, update_oneof;                /* a oneof member */
     int orig_kind, update_kind;                  /* PROTO_PAIR_* */
     const proto_enum_t *orig_enum, *update_enum; /* PROTO_PAIR_ENUM: the enum the type names */
+    int orig_presence, update_presence;          /* editions files: PROTO_PRESENCE_*, else NONE */
     size_t after;                                /* differences found before it, this field's own included */
 } proto_field_pair_t;
 
@@ -221,6 +222,12 @@ typedef struct proto_field_pair {
 #define PROTO_PAIR_ENUM    1
 #define PROTO_PAIR_MESSAGE 2
 #define PROTO_PAIR_MAP     3
+
+/* An editions field's features.field_presence, resolved through its scopes. */
+#define PROTO_PRESENCE_NONE            0 /* not an editions file */
+#define PROTO_PRESENCE_EXPLICIT        1
+#define PROTO_PRESENCE_IMPLICIT        2
+#define PROTO_PRESENCE_LEGACY_REQUIRED 3
 
 typedef struct proto_field_pairs {
     proto_field_pair_t *items;

@@ -5,7 +5,7 @@
  * Contents
  *   1. Paths: "#/Customer/3" as the column "Customer.full_name", and the field there
  *   2. Difference type -> change kind
- *   3. What Confluent's diff does not see: presence, integer width, defaults
+ *   3. What Confluent's diff does not see: presence, required, integer and enum width, defaults
  *   4. The list
  *
  * The differences are proto_diff's (the one behind every compatibility
@@ -16,10 +16,12 @@
  * declares it, since Protobuf compares each message once, not once per field
  * that uses it.
  *
- * Three changes leave the wire as it was, so Confluent's diff has no type for
- * them, yet they change what a reader gets: proto3 `optional` added or
- * removed, an integer type for a wider or narrower one of the same encoding,
- * a proto2 `[default = ...]`. Section 3 compares the field pairs the diff met
+ * Some changes leave the wire as it was, so Confluent's diff has no type for
+ * them, yet they change what a reader gets: proto3 `optional` (an editions
+ * file's features.field_presence) added or removed, an integer (or enum) type
+ * for a wider or narrower one of the same encoding, a proto2
+ * `[default = ...]`. A `required` label change it sees only as a label
+ * difference. Section 3 compares the field pairs the diff met
  * (proto_diff_changes_paired) for those, and only those.
  */
 #include "compat/protobuf/internal.h"
@@ -154,14 +156,18 @@ static char *field_label(const proto_field_t *f)
  * 1 when a reader of the field can tell "not set" from a value: a column that
  * may be null. proto3 without a label is implicit presence (a zero is not
  * sent, and reads as zero); `optional` there and in proto2 is explicit. -1
- * where the question is not one of labels: repeated, required (Confluent's
- * label differences), maps, messages (always explicit), oneof members (the
- * oneof differences), editions (presence is a feature there, not a label).
+ * where the question is not one of labels: repeated, required (section 3),
+ * maps, messages (always explicit), oneof members (the oneof differences).
+ * Editions say it with features.field_presence instead (proto_diff resolved
+ * it through the scopes): EXPLICIT is `optional`, IMPLICIT proto3's none,
+ * LEGACY_REQUIRED proto2's `required`.
  */
-static int nullable(const proto_field_t *f, proto_syntax_t syntax, int oneof, int kind)
+static int nullable(const proto_field_t *f, proto_syntax_t syntax, int oneof, int kind, int presence)
 {
-    if ((kind != PROTO_PAIR_SCALAR && kind != PROTO_PAIR_ENUM) || oneof || syntax == PROTO_SYNTAX_EDITION)
+    if ((kind != PROTO_PAIR_SCALAR && kind != PROTO_PAIR_ENUM) || oneof || f->label == PROTO_LABEL_REPEATED)
         return -1;
+    if (syntax == PROTO_SYNTAX_EDITION)
+        return presence == PROTO_PRESENCE_EXPLICIT ? 1 : presence == PROTO_PRESENCE_IMPLICIT ? 0 : -1;
     if (f->label == PROTO_LABEL_OPTIONAL)
         return 1;
     return f->label == PROTO_LABEL_NONE && syntax == PROTO_SYNTAX_PROTO3 ? 0 : -1;
@@ -200,8 +206,9 @@ static int scalar_side_nullable(const proto_field_pair_t *p)
     if (!p)
         return 0;
     return p->orig_kind == PROTO_PAIR_SCALAR
-               ? nullable(p->orig, p->orig_syntax, p->orig_oneof, p->orig_kind) == 1
-               : nullable(p->update, p->update_syntax, p->update_oneof, p->update_kind) == 1;
+               ? nullable(p->orig, p->orig_syntax, p->orig_oneof, p->orig_kind, p->orig_presence) == 1
+               : nullable(p->update, p->update_syntax, p->update_oneof, p->update_kind, p->update_presence) ==
+                     1;
 }
 
 static change_kind_t kind_of(proto_change_type_t t, const proto_field_t *o, const proto_field_t *n,
@@ -396,20 +403,30 @@ static int same_default(const proto_field_t *a, const proto_field_t *b)
            memcmp(a->default_value, b->default_value, a->default_len) == 0;
 }
 
+/* 2 for a required field (proto2's label, editions' LEGACY_REQUIRED), 1
+ * for one with explicit presence (`optional`, editions' EXPLICIT), else 0. */
+static int requiredness(const proto_field_t *f, int presence)
+{
+    if (f->label == PROTO_LABEL_REQUIRED || presence == PROTO_PRESENCE_LEGACY_REQUIRED)
+        return 2;
+    return f->label == PROTO_LABEL_OPTIONAL || presence == PROTO_PRESENCE_EXPLICIT ? 1 : 0;
+}
+
 /*
- * proto2 `required` made `optional` (1), or back (2); 0 otherwise (repeated
- * and oneof members are other changes; maps cannot be required). Editions
- * say required with a feature, not a label, and are not classified here.
+ * `required` made `optional` (1), or back (2), in proto2 or editions terms;
+ * 0 otherwise (repeated and oneof members are other changes; maps cannot be
+ * required).
  */
 static int required_change(const proto_field_pair_t *p)
 {
     if (p->orig_oneof || p->update_oneof || p->orig_kind == PROTO_PAIR_MAP ||
-        p->update_kind == PROTO_PAIR_MAP)
+        p->update_kind == PROTO_PAIR_MAP || p->orig->label == PROTO_LABEL_REPEATED ||
+        p->update->label == PROTO_LABEL_REPEATED)
         return 0;
-    proto_label_t o = p->orig->label, n = p->update->label;
-    if (o == PROTO_LABEL_REQUIRED && n == PROTO_LABEL_OPTIONAL)
+    int o = requiredness(p->orig, p->orig_presence), n = requiredness(p->update, p->update_presence);
+    if (o == 2 && n == 1)
         return 1;
-    return o == PROTO_LABEL_OPTIONAL && n == PROTO_LABEL_REQUIRED ? 2 : 0;
+    return o == 1 && n == 2 ? 2 : 0;
 }
 
 static int is_label_change(proto_change_type_t t)
@@ -455,8 +472,8 @@ static int push_pair(change_list_t *out, const proto_field_pair_t *p, const prot
                               req == 1 ? "required -> nullable" : "nullable -> required", ok && req == 2,
                               ok && req == 1);
     }
-    int on = nullable(p->orig, p->orig_syntax, p->orig_oneof, p->orig_kind);
-    int nn = nullable(p->update, p->update_syntax, p->update_oneof, p->update_kind);
+    int on = nullable(p->orig, p->orig_syntax, p->orig_oneof, p->orig_kind, p->orig_presence);
+    int nn = nullable(p->update, p->update_syntax, p->update_oneof, p->update_kind, p->update_presence);
     if (rc == 0 && on >= 0 && nn >= 0 && on != nn)
         rc = change_list_push(out, CHANGE_NULLABILITY_CHANGED, p->column, ot, nt,
                               on ? "nullable -> required" : "required -> nullable", 1, 1);

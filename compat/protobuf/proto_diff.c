@@ -96,9 +96,10 @@ void proto_changes_clear(proto_changes_t *c)
 
 typedef struct side {
     const proto_symtab_t *tab;
-    const char *package;   /* resolution package: the schema's, or an import's in sub-diffs */
-    proto_syntax_t syntax; /* of the file whose messages are compared (field presence) */
-    int plain_scalars;     /* no symbol is named like a scalar: "int64" is always the scalar */
+    const char *package;      /* resolution package: the schema's, or an import's in sub-diffs */
+    proto_syntax_t syntax;    /* of the file whose messages are compared (field presence) */
+    int plain_scalars;        /* no symbol is named like a scalar: "int64" is always the scalar */
+    const proto_file_t *file; /* that file, for editions' features (NULL: none known) */
 } side_t;
 
 typedef struct str_stack {
@@ -140,9 +141,13 @@ typedef struct diff_ctx {
     size_t n_guard, cap_guard;
     proto_changes_t *out;
     proto_field_pairs_t *pairs; /* NULL unless the change list asked (proto_diff_changes_paired) */
-    arena_t *arena;             /* segment strings */
-    hmap_t *memo;               /* shared by a diff and all its sub-diffs */
-    int failed;                 /* out of memory */
+    /* With pairs: the (original, update) messages enclosing the fields compared,
+     * outermost first, for the features editions inherit through them. */
+    const proto_message_t *(*scopes)[2];
+    size_t n_scopes, cap_scopes;
+    arena_t *arena; /* segment strings */
+    hmap_t *memo;   /* shared by a diff and all its sub-diffs */
+    int failed;     /* out of memory */
     /* The backward check lists only incompatible changes: the others are
      * then not recorded at all (a field added to a wide message is one each). */
     int incompatible_only;
@@ -440,8 +445,10 @@ static void compare_imported(diff_ctx_t *c, const proto_symbol_t *o, const proto
     }
     proto_changes_t sub_out = {0};
     diff_ctx_t sub = {
-        .orig = {c->orig.tab, o->package, o->file ? o->file->syntax : c->orig.syntax, c->orig.plain_scalars},
-        .upd = {c->upd.tab, u->package, u->file ? u->file->syntax : c->upd.syntax, c->upd.plain_scalars},
+        .orig = {c->orig.tab, o->package, o->file ? o->file->syntax : c->orig.syntax, c->orig.plain_scalars,
+                 o->file ? o->file : c->orig.file},
+        .upd = {c->upd.tab, u->package, u->file ? u->file->syntax : c->upd.syntax, c->upd.plain_scalars,
+                u->file ? u->file : c->upd.file},
         .out = &sub_out,
         .pairs = c->pairs,
         .arena = c->arena,
@@ -496,6 +503,7 @@ static void compare_imported(diff_ctx_t *c, const proto_symbol_t *o, const proto
         c->failed = 1;
     proto_changes_clear(&sub_out);
     free(sub.guard);
+    free(sub.scopes);
     free(sub.path.items);
     free(sub.names.items);
     if (incompatible)
@@ -788,6 +796,49 @@ static const proto_enum_t *pair_enum(const diff_ctx_t *c, const side_t *s, const
     return sym && sym->kind == PROTO_SYMBOL_ENUM ? sym->enumeration : NULL;
 }
 
+/*
+ * An editions field's presence, for the change list (Confluent's diff does
+ * not look at features): its own features.field_presence, else the nearest
+ * enclosing message's, else the file's, else EXPLICIT (the default of
+ * editions 2023 and 2024). A type compared in a sub-diff (an imported one)
+ * starts its scopes at itself: messages enclosing it in its file are not seen.
+ */
+static int option_presence(const proto_options_t *opts)
+{
+    static const char *const names[] = {"EXPLICIT", "IMPLICIT", "LEGACY_REQUIRED"};
+    for (size_t i = opts->n; i-- > 0;) {
+        const proto_option_t *o = opts->items[i];
+        const proto_value_t *v = NULL;
+        if (o->parenthesized)
+            continue;
+        if (strcmp(o->name, "features.field_presence") == 0)
+            v = o->value;
+        else if (strcmp(o->name, "features") == 0 && o->value->kind == PROTO_VALUE_OPTION &&
+                 strcmp(o->value->option->name, "field_presence") == 0)
+            v = o->value->option->value;
+        else if (strcmp(o->name, "features") == 0 && o->value->kind == PROTO_VALUE_MAP)
+            for (size_t j = 0; j < o->value->n_entries; j++)
+                if (strcmp(o->value->entries[j].key, "field_presence") == 0)
+                    v = o->value->entries[j].value;
+        for (size_t k = 0; v && v->kind == PROTO_VALUE_ENUM && k < 3; k++)
+            if (strlen(names[k]) == v->len && memcmp(v->text, names[k], v->len) == 0)
+                return PROTO_PRESENCE_EXPLICIT + (int)k;
+    }
+    return PROTO_PRESENCE_NONE;
+}
+
+static int pair_presence(const diff_ctx_t *c, const side_t *s, int side, const proto_field_t *f)
+{
+    if (s->syntax != PROTO_SYNTAX_EDITION)
+        return PROTO_PRESENCE_NONE;
+    int p = option_presence(&f->options);
+    for (size_t i = c->n_scopes; p == PROTO_PRESENCE_NONE && i-- > 0;)
+        p = option_presence(&c->scopes[i][side]->options);
+    if (p == PROTO_PRESENCE_NONE && s->file)
+        p = option_presence(&s->file->options);
+    return p == PROTO_PRESENCE_NONE ? PROTO_PRESENCE_EXPLICIT : p;
+}
+
 /* Records the pair at the current path (the field's), after its own differences. */
 static void add_pair(diff_ctx_t *c, const char *prefix, const tagged_t *o, const tagged_t *u)
 {
@@ -821,6 +872,8 @@ static void add_pair(diff_ctx_t *c, const char *prefix, const tagged_t *o, const
         .update_kind = pair_kind(c, &c->upd, u->field),
         .orig_enum = pair_enum(c, &c->orig, o->field),
         .update_enum = pair_enum(c, &c->upd, u->field),
+        .orig_presence = pair_presence(c, &c->orig, 0, o->field),
+        .update_presence = pair_presence(c, &c->upd, 1, u->field),
         .after = c->out->n,
     };
     if (!pair.path || !pair.column || !prefix) {
@@ -915,6 +968,21 @@ static void compare_message(diff_ctx_t *c, const proto_message_t *orig, const pr
     /* A message already being compared up the stack (recursive types) has
      * its fields skipped; its nested types are still compared. */
     int entered = !guarded(c, orig);
+    int scoped = 0;
+    if (c->pairs && c->n_scopes == c->cap_scopes) {
+        size_t cap = c->cap_scopes ? c->cap_scopes * 2 : 8;
+        const proto_message_t *(*sc)[2] = realloc(c->scopes, cap * sizeof *sc);
+        if (!sc) {
+            c->failed = 1;
+            return;
+        }
+        c->scopes = sc;
+        c->cap_scopes = cap;
+    }
+    if (c->pairs) {
+        c->scopes[c->n_scopes][0] = orig, c->scopes[c->n_scopes][1] = upd;
+        c->n_scopes++, scoped = 1;
+    }
     if (entered) {
         if (c->n_guard == c->cap_guard) {
             size_t cap = c->cap_guard ? c->cap_guard * 2 : 8;
@@ -932,6 +1000,8 @@ static void compare_message(diff_ctx_t *c, const proto_message_t *orig, const pr
     compare_types(c, orig->types, orig->n_types, upd->types, upd->n_types);
     if (entered)
         c->n_guard--;
+    if (scoped)
+        c->n_scopes--;
 }
 
 typedef struct numbered {
@@ -1111,9 +1181,9 @@ static int diff_run(const proto_schema_t *original, const proto_schema_t *update
         .incompatible_only = incompatible_only,
         .memo = &memo,
         .orig = {proto_schema_symtab(original), proto_schema_package(original), of->syntax,
-                 !proto_symtab_shadows_scalars(proto_schema_symtab(original))},
+                 !proto_symtab_shadows_scalars(proto_schema_symtab(original)), of},
         .upd = {proto_schema_symtab(update), proto_schema_package(update), uf->syntax,
-                !proto_symtab_shadows_scalars(proto_schema_symtab(update))},
+                !proto_symtab_shadows_scalars(proto_schema_symtab(update)), uf},
         .out = out,
         .pairs = pairs,
         .arena = arena_new(),
@@ -1126,6 +1196,7 @@ static int diff_run(const proto_schema_t *original, const proto_schema_t *update
     free(c.path.items);
     free(c.names.items);
     free(c.guard);
+    free(c.scopes);
     hmap_clear(&memo);
     arena_free(c.arena);
     return c.failed ? -1 : 0;

@@ -588,6 +588,39 @@ static void test_proto_enum_integer(void **state)
            "4 columns widened, 2 narrowed, 3 retyped; incompatible");
 }
 
+/* Editions: presence is features.field_presence, on the field, else the
+ * nearest enclosing message, else the file, else EXPLICIT. EXPLICIT <->
+ * IMPLICIT is proto3's `optional` (the wire is the same: both directions);
+ * LEGACY_REQUIRED is proto2's `required` (Confluent's diff sees no label in
+ * editions, so the reader's answer stands). A proto3 field without a label
+ * moved to editions gains presence by the default. */
+static void test_proto_editions_presence(void **state)
+{
+    (void)state;
+    expect(SCHEMA_PROTOBUF,
+           "edition = \"2023\";\nmessage M {\n  int32 a = 1;\n  int32 b = 2 [features.field_presence = "
+           "IMPLICIT];\n"
+           "  int32 c = 3 [features.field_presence = LEGACY_REQUIRED];\n  string d = 4;\n"
+           "  message N {\n    option features.field_presence = IMPLICIT;\n    int32 x = 1;\n"
+           "    int32 y = 2;\n  }\n}\n",
+           "edition = \"2023\";\nmessage M {\n  int32 a = 1 [features.field_presence = IMPLICIT];\n  int32 b "
+           "= 2;\n"
+           "  int32 c = 3;\n  string d = 4 [features.field_presence = LEGACY_REQUIRED];\n"
+           "  message N {\n    int32 x = 1;\n    int32 y = 2 [features.field_presence = IMPLICIT];\n  }\n}\n",
+           "NULLABILITY_CHANGED M.a int32 -> int32 [nullable -> required] f1 b1\n"
+           "NULLABILITY_CHANGED M.b int32 -> int32 [required -> nullable] f1 b1\n"
+           "NULLABILITY_CHANGED M.c int32 -> int32 [required -> nullable] f0 b1\n"
+           "NULLABILITY_CHANGED M.d string -> string [nullable -> required] f1 b0\n"
+           "NULLABILITY_CHANGED M.N.x int32 -> int32 [required -> nullable] f1 b1\n",
+           "5 columns nullability changed; incompatible");
+    /* The file's default, and proto3 to editions. */
+    expect(SCHEMA_PROTOBUF, "syntax = \"proto3\";\nmessage M {\n  int32 a = 1;\n  int32 b = 2;\n}\n",
+           "edition = \"2023\";\noption features.field_presence = IMPLICIT;\nmessage M {\n  int32 a = 1;\n"
+           "  int32 b = 2 [features.field_presence = EXPLICIT];\n}\n",
+           "NULLABILITY_CHANGED M.b int32 -> int32 [required -> nullable] f1 b1\n",
+           "1 column nullability changed; fully compatible");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -607,6 +640,7 @@ int main(void)
         cmocka_unit_test(test_proto_defaults),
         cmocka_unit_test(test_proto_required),
         cmocka_unit_test(test_proto_enum_integer),
+        cmocka_unit_test(test_proto_editions_presence),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
