@@ -100,6 +100,9 @@ class Call(threading.Thread):
 
 
 class StrongReferenceRace(harness.TwoNodeTestCase):
+    # Node A follows the feed slowly: what node B registers, node A learns only from the
+    # database within a test.
+    server_args = ("--feed-interval-ms", "20000")
 
     def strong_body(self, name, rid):
         """POST /associations: a topic's key subject, STRONG and frozen, with its schema."""
@@ -191,6 +194,30 @@ class StrongReferenceRace(harness.TwoNodeTestCase):
         self.assertEqual(self.db.count("associations"), associations)
         self.assertEqual(self.strong_rows(target), 0)
         self.assertEqual(self.db.count("subject_versions", f"subject = {sql_literal(referrer)}"), 1)
+
+    def test_referrer_only_in_the_database(self):
+        """The 42206 check reads the references from the database: a referrer node B has
+        just registered, in a named context with the reference's subject bare (read in the
+        referrer's context), refuses a STRONG create of the subject on node A, which has not
+        loaded the referrer."""
+        name = self.sub("t")
+        target = f":.myctx:{name}-key"
+        self.register_ok(target, rec("Order"))
+        b = self.node_b.client()
+        wait_until("node B to know the subject",
+                   lambda: b.get(f"/subjects/{quote(target)}/versions/1").status == 200)
+        referrer = f":.myctx:{self.sub('payment')}"
+        r = b.post(f"/subjects/{quote(referrer)}/versions",
+                   self.schema_body(PAYMENT, references=[
+                       {"name": "Order", "subject": f"{name}-key", "version": 1}]))
+        self.assertEqual(r.status, 200, r)
+        self.assert_error(self.get(f"/subjects/{quote(referrer)}/versions"), 404, 40401)
+        body = dict(self.strong_body(name, self.sub("rid")), resourceNamespace="myctx")
+        before = self.db.count("associations")
+        r = self.post("/associations", body)
+        self.assert_error(r, 422, 42206)
+        self.assertEqual(r.body["message"], f"One or more references exist to the schema {target}.")
+        self.assertEqual(self.db.count("associations"), before)
 
     def test_storm(self):
         """Pairs of a registration referring to a subject and a STRONG create of it, all at
