@@ -405,17 +405,67 @@ def reads_and_writes(pg, args, S, only):
     server.stop()
 
 
+def pg_cpu_seconds(pg):
+    """CPU time of the cluster so far: the postmaster, its live children (backends,
+    walwriter, checkpointer), and the children it has reaped (pgbench's backends
+    exit before the run ends), from /proc/PID/stat."""
+    with open(os.path.join(pg.data, "postmaster.pid")) as f:
+        pid = int(f.readline())
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    reaped = (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")  # cutime, cstime
+    live = []
+    with open(f"/proc/{pid}/task/{pid}/children") as f:
+        live = [int(p) for p in f.read().split()]
+    alive = []
+    for p in live:
+        try:
+            alive.append((p, cpu_seconds([p])))
+        except OSError:
+            pass  # exited since: in cutime next time
+    return cpu_seconds([pid]) + reaped, dict(alive)
+
+
+def pg_cpu_since(pg, before):
+    """Seconds of cluster CPU since before (a pg_cpu_seconds result)."""
+    (own0, kids0), (own1, kids1) = before, pg_cpu_seconds(pg)
+    # A child alive at both points counts by difference; one that exited in
+    # between is in cutime (own1) whole, so only its part before is subtracted.
+    return own1 - own0 + sum(t - kids0.get(p, 0) for p, t in kids1.items()) - \
+        sum(t for p, t in kids0.items() if p not in kids1)
+
+
+def group_counters(server):
+    """(group commits, registrations in them) from /metrics."""
+    text, found = server.client().get("/metrics").text, {}
+    for name in ("schema_registry_group_commits_total", "schema_registry_group_registrations_total"):
+        m = re.search(rf"^{name} (\S+)$", text, re.M)
+        found[name] = float(m.group(1)) if m else 0
+    return found["schema_registry_group_commits_total"], found["schema_registry_group_registrations_total"]
+
+
 def writes(pg, db, server, S):
-    """New subject + new schema per request, against single-row INSERTs."""
+    """New subject + new schema per request, against single-row INSERTs. Next to the
+    rates, the CPU time per registration (the registry process, and PostgreSQL) and
+    per insert: rates follow whatever else has the cores, CPU per operation much less."""
     writes.runs = getattr(writes, "runs", 0) + 1
     script = os.path.join(server.dir, f"new{writes.runs}.lua")
     with open(script, "w") as f:
         # Each run its own names: a repeat must register new subjects, not find old ones.
         f.write(f'local RUN = "r{writes.runs}x"\n' + NEW_REGISTRATION_LUA)
-    rate, p50, p99, bad, _ = wrk(f"{server.base_url}", S, 16, script=script)
+    commits0, items0 = group_counters(server)
+    pg0, sr0 = pg_cpu_seconds(pg), cpu_seconds([server.proc.pid])
+    rate, p50, p99, bad, done = wrk(f"{server.base_url}", S, 16, script=script)
+    sr_us = (cpu_seconds([server.proc.pid]) - sr0) * 1e6 / max(done, 1)
+    pg_us = pg_cpu_since(pg, pg0) * 1e6 / max(done, 1)
+    commits1, items1 = group_counters(server)
+    group = (items1 - items0) / (commits1 - commits0) if commits1 > commits0 else 0
+    pg0 = pg_cpu_seconds(pg)
     tps, plat = pgbench(pg, db.name, S)
+    ins_us = pg_cpu_since(pg, pg0) * 1e6 / max(tps * S, 1)
     row("POST new registration (wrk c16)", rate, "req/s", "pgbench c16 single-row INSERT", tps, p50, p99,
-        f"pgbench mean {plat}; non-2xx {bad}")
+        f"pgbench mean {plat}; non-2xx {bad}; CPU/registration: PostgreSQL {pg_us:.0f} us, "
+        f"registry {sr_us:.0f} us; PostgreSQL CPU/insert {ins_us:.0f} us; mean group {group:.1f}")
 
 
 def read_all(server, first, end, workers=32):

@@ -7,7 +7,9 @@ add_library(client STATIC
   ${CMAKE_CURRENT_LIST_DIR}/avro_encode.c
   ${CMAKE_CURRENT_LIST_DIR}/avro_json.c
   ${CMAKE_CURRENT_LIST_DIR}/decoder.c
+  ${CMAKE_CURRENT_LIST_DIR}/json_validate.c
   ${CMAKE_CURRENT_LIST_DIR}/proto_decode.c
+  ${CMAKE_CURRENT_LIST_DIR}/proto_encode.c
   ${CMAKE_CURRENT_LIST_DIR}/srclient.c
   ${CMAKE_CURRENT_LIST_DIR}/wire.c)
 target_include_directories(client PUBLIC ${CMAKE_SOURCE_DIR})

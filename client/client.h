@@ -9,7 +9,8 @@
  *      any GET as JSON
  *   2. The wire format: magic byte, schema id, Protobuf message indexes
  *   3. Avro data: a bounded decoder with reader-schema projection, an encoder
- *   3b. Protobuf data: a bounded decoder to the proto3 JSON mapping
+ *   3b. Protobuf data: a bounded decoder to the proto3 JSON mapping, an encoder
+ *   3c. JSON Schema data: a bounded instance validator
  *   4. The decoder: framed records -> JSON rows, writer schemas cached by id
  *
  * Layering: client/ links compat/ and base/ only (never server/, registry/ or
@@ -86,6 +87,9 @@ const char *srclient_schema_text(const srclient_schema_t *s);
 const avro_model_t *srclient_schema_avro(const srclient_schema_t *s);
 /* The parsed Protobuf schema (NULL for other types). Borrowed. */
 const proto_schema_t *srclient_schema_proto(const srclient_schema_t *s);
+/* Its references as the registry lists them ([{"name","subject","version"}]),
+ * or NULL when it has none. Borrowed. */
+const json_t *srclient_schema_references(const srclient_schema_t *s);
 
 /*
  * GET /schemas/ids/{id}: the schema, from the cache when it has been seen
@@ -114,9 +118,15 @@ int srclient_subject_version(srclient_t *c, const char *subject, int version, sr
  * never moves to another id). */
 int srclient_id_version(srclient_t *c, int id, const char *subject, int *version, srclient_error_t *err);
 
-/* POST /subjects/{subject}/versions: the id of schema text under subject. */
+/* POST /subjects/{subject}/versions: the id of schema text under subject
+ * (registered when new, as a serializer with auto.register.schemas does). */
 int srclient_register(srclient_t *c, const char *subject, srclient_type_t type, const char *text, int *id,
                       srclient_error_t *err);
+/* POST /subjects/{subject}: the id of schema text when it is already a
+ * version of subject (a serializer's lookup without auto-registration);
+ * 40403 (schema not found) or 40401 (subject not found) when not. */
+int srclient_lookup(srclient_t *c, const char *subject, srclient_type_t type, const char *text, int *id,
+                    srclient_error_t *err);
 
 /*
  * GET path (appended to the URL; query included, segments escaped with
@@ -226,6 +236,66 @@ void srclient_proto_reader_free(srclient_proto_reader_t *r);
 int srclient_proto_decode(const srclient_proto_reader_t *r, const proto_schema_t *writer, const uint8_t *data,
                           size_t len, strbuf_t *out, char **error);
 
+/*
+ * The other way: one JSON row in the proto3 JSON mapping (what
+ * srclient_proto_decode writes; keys by json_name or field name, null as
+ * "not set") as a record's payload: the message indexes (Confluent's
+ * MessageIndexes, [0] as the single byte 0), then the message in protoc's
+ * binary form. message: a full name ("shop.Order"), a name within the
+ * schema's package ("Order", "Order.Line"), or NULL for the file's first
+ * message (Confluent's default). 0, or -1 with *error (malloc'd) and out
+ * as it was (bytes appended only on success).
+ */
+int srclient_proto_encode(const srclient_proto_reader_t *r, const char *message, const char *json, size_t len,
+                          strbuf_t *out, char **error);
+
+/* ---- 3c. JSON Schema data ---------------------------------------------------- */
+
+/*
+ * A validator of JSON values against a JSON Schema (drafts 4 to 2020-12 by
+ * the root's $schema, draft 7 without one): type, enum, const, properties,
+ * required, additionalProperties, patternProperties, propertyNames,
+ * min/maxProperties, dependencies / dependentRequired / dependentSchemas,
+ * items, prefixItems, additionalItems, contains, min/maxItems, uniqueItems,
+ * min/maxLength (code points), minimum, maximum, the exclusive ones (draft
+ * 4's booleans too), multipleOf, pattern (ECMA-262 translated to POSIX,
+ * docs/decoding.md section 10), allOf, anyOf, oneOf, not, if/then/else and
+ * $ref (JSON pointers, $id, $anchor, and the schema's references by name).
+ * format is an annotation. Not read: unevaluatedProperties and
+ * unevaluatedItems.
+ */
+typedef struct srclient_json_validator srclient_json_validator_t;
+
+/* A referenced schema: name is what $ref says ("other.json"), as in
+ * Confluent's SchemaReference. Both borrowed for the call. */
+typedef struct srclient_json_ref {
+    const char *name;
+    const char *text;
+} srclient_json_ref_t;
+
+/* Per value validated (0: the default). */
+typedef struct srclient_json_limits {
+    size_t max_depth; /* schemas applied inside one another ($ref, applicators); default 256 */
+    size_t max_steps; /* schema evaluations (and uniqueItems comparisons); default 1 Mi */
+} srclient_json_limits_t;
+
+/* NULL and *error (malloc'd) when the schema or a reference is not JSON. A
+ * validator is immutable: any number of threads may share it. */
+srclient_json_validator_t *srclient_json_validator_new(const char *schema, const srclient_json_ref_t *refs,
+                                                       size_t nrefs, const srclient_json_limits_t *limits,
+                                                       char **error);
+void srclient_json_validator_free(srclient_json_validator_t *v);
+/* 0 when valid; -1 with *error (malloc'd): the first failure's JSON pointer
+ * in the instance and why ("/items/2/qty: 0 is less than the minimum 1").
+ * Over a limit, or at a pattern the translation refuses, the value is invalid. */
+int srclient_json_validate(const srclient_json_validator_t *v, const json_t *instance, char **error);
+/* The validator of a registered JSON schema, its references (and theirs)
+ * fetched from the registry by subject and version. NULL with err when a
+ * reference cannot be fetched (or there are more than 256). */
+srclient_json_validator_t *srclient_schema_validator(srclient_t *c, const srclient_schema_t *s,
+                                                     const srclient_json_limits_t *limits,
+                                                     srclient_error_t *err);
+
 /* ---- 4. The decoder ---------------------------------------------------------- */
 
 typedef enum srclient_evolution {
@@ -239,6 +309,8 @@ typedef struct srclient_decoder_options {
     const char *reader_text; /* an Avro schema as text, with reader_version -1 */
     srclient_evolution_t evolution;
     srclient_avro_limits_t limits;
+    int validate; /* 1: a JSON Schema record that its writer schema rejects is bad (srclient_json_validate) */
+    srclient_json_limits_t json_limits;
 } srclient_decoder_options_t;
 
 typedef struct srclient_decoder srclient_decoder_t;
@@ -266,7 +338,8 @@ typedef struct srclient_newer {
 
 /* One framed record -> one JSON row appended to out. Avro records are read
  * into the reader; JSON Schema records pass through (the payload is the
- * JSON text: checked to be one value, written compact); Protobuf records
+ * JSON text: checked to be one value, with validate valid against the
+ * writer schema, written compact); Protobuf records
  * are read into the reader's message of the same name (srclient_proto_decode). */
 int srclient_decode(srclient_decoder_t *d, const uint8_t *data, size_t len, strbuf_t *out,
                     srclient_newer_t *newer, srclient_error_t *err);

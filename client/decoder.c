@@ -28,6 +28,7 @@ typedef struct decoder_entry {
     srclient_avro_reader_t *plan;
     srclient_proto_reader_t *own_proto;   /* a Protobuf writer read as itself */
     const srclient_proto_reader_t *proto; /* own_proto, or the decoder's reader */
+    srclient_json_validator_t *validator; /* a JSON writer with validate */
     int newer_version;                    /* > 0: a later version of the subject than the reader */
 } decoder_entry_t;
 
@@ -36,6 +37,8 @@ struct srclient_decoder {
     char *subject;
     srclient_evolution_t evolution;
     srclient_avro_limits_t limits;
+    int validate;
+    srclient_json_limits_t json_limits;
     int reader_version, reader_id;
     srclient_schema_t *reader;             /* from the registry, or NULL */
     avro_model_t *reader_model;            /* from text (owned), or NULL */
@@ -74,6 +77,8 @@ srclient_decoder_t *srclient_decoder_new(srclient_t *c, const srclient_decoder_o
     d->subject = opts->subject ? xstrdup(opts->subject) : NULL;
     d->evolution = opts->evolution;
     d->limits = opts->limits;
+    d->validate = opts->validate;
+    d->json_limits = opts->json_limits;
     pthread_mutex_init(&d->lock, NULL);
     if (opts->reader_version >= 0) {
         srclient_version_t v;
@@ -134,6 +139,7 @@ void srclient_decoder_free(srclient_decoder_t *d)
         decoder_entry_t *e = d->by_id.slots[i].value;
         srclient_avro_reader_free(e->plan);
         srclient_proto_reader_free(e->own_proto);
+        srclient_json_validator_free(e->validator);
         srclient_schema_release(e->writer);
         free(e);
     }
@@ -206,7 +212,17 @@ static decoder_entry_t *decoder_entry(srclient_decoder_t *d, int id, srclient_er
         srclient_schema_release(w);
         return NULL;
     }
+    srclient_json_validator_t *validator = NULL;
+    if (type == SRCLIENT_JSON && d->validate) {
+        validator = srclient_schema_validator(d->client, w, &d->json_limits, err);
+        if (!validator) {
+            srclient_avro_reader_free(plan);
+            srclient_schema_release(w);
+            return NULL;
+        }
+    }
     e = xcalloc(1, sizeof(*e));
+    e->validator = validator;
     e->writer = w;
     e->plan = plan;
     e->own_proto = own_proto;
@@ -220,6 +236,7 @@ static decoder_entry_t *decoder_entry(srclient_decoder_t *d, int id, srclient_er
     if (had) {
         srclient_avro_reader_free(e->plan);
         srclient_proto_reader_free(e->own_proto);
+        srclient_json_validator_free(e->validator);
         srclient_schema_release(e->writer);
         free(e);
         e = had;
@@ -229,14 +246,22 @@ static decoder_entry_t *decoder_entry(srclient_decoder_t *d, int id, srclient_er
 
 /* A JSON Schema record's payload is the JSON text itself: checked to be one
  * JSON value and written compact, on one line (numbers as jansson reads
- * them: integers within 64 bits, reals as doubles). Not validated against
- * the schema. */
-static int decoder_json(int id, const uint8_t *payload, size_t len, strbuf_t *out, srclient_error_t *err)
+ * them: integers within 64 bits, reals as doubles); with validate, checked
+ * against the writer schema too. */
+static int decoder_json(int id, const srclient_json_validator_t *validator, const uint8_t *payload,
+                        size_t len, strbuf_t *out, srclient_error_t *err)
 {
     json_error_t je;
     json_t *v = json_loadb((const char *)payload, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
     if (!v) {
         decoder_fail(err, SRCLIENT_ERR_DATA, "schema %d: not one JSON value: %s", id, je.text);
+        return SRCLIENT_BAD_RECORD;
+    }
+    char *why = NULL;
+    if (validator && srclient_json_validate(validator, v, &why) != 0) {
+        decoder_fail(err, SRCLIENT_ERR_DATA, "schema %d: not valid: %s", id, why);
+        free(why);
+        json_decref(v);
         return SRCLIENT_BAD_RECORD;
     }
     char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
@@ -284,7 +309,7 @@ int srclient_decode(srclient_decoder_t *d, const uint8_t *data, size_t len, strb
         return SRCLIENT_DECODED;
     }
     if (!e->plan)
-        return decoder_json(f.id, f.payload, f.len, out, err);
+        return decoder_json(f.id, e->validator, f.payload, f.len, out, err);
     if (srclient_avro_decode(e->plan, f.payload, f.len, out, &derr) != 0) {
         decoder_fail(err, SRCLIENT_ERR_DATA, "schema %d: %s", f.id, derr);
         free(derr);

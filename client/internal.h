@@ -3,6 +3,8 @@
  *
  * Contents
  *   1. JSON rows (avro_json.c): strings, base64, numbers, logical types
+ *   2. Protobuf plans (proto_decode.c): what the decoder and the encoder
+ *      (proto_encode.c) both read a message by
  */
 #ifndef CLIENT_INTERNAL_H
 #define CLIENT_INTERNAL_H
@@ -10,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/arena.h"
+#include "base/hmap.h"
 #include "client/client.h"
 
 /* ---- 1. JSON rows ----------------------------------------------------------- */
@@ -40,5 +44,70 @@ void cl_json_float_shortest(strbuf_t *b, float v);
 int cl_json_decimal(strbuf_t *b, const uint8_t *s, size_t n, int scale);
 /* Decimal text ("-12.30") as the shortest unscaled bytes at scale; -1 when it does not fit. */
 int cl_parse_decimal(const char *s, int scale, strbuf_t *out);
+
+/* ---- 2. Protobuf plans ------------------------------------------------------ */
+
+/* Kinds numbered as FieldDescriptorProto.Type. */
+typedef enum pd_kind {
+    PD_DOUBLE = 1,
+    PD_FLOAT = 2,
+    PD_INT64 = 3,
+    PD_UINT64 = 4,
+    PD_INT32 = 5,
+    PD_FIXED64 = 6,
+    PD_FIXED32 = 7,
+    PD_BOOL = 8,
+    PD_STRING = 9,
+    PD_MESSAGE = 11,
+    PD_BYTES = 12,
+    PD_UINT32 = 13,
+    PD_ENUM = 14,
+    PD_SFIXED32 = 15,
+    PD_SFIXED64 = 16,
+    PD_SINT32 = 17,
+    PD_SINT64 = 18,
+} pd_kind_t;
+
+typedef enum pd_wkt {
+    PD_WKT_NONE,
+    PD_WKT_TIMESTAMP,
+    PD_WKT_DURATION,
+    PD_WKT_UNWRAP, /* the wrappers, Struct, ListValue: the value of field 1 */
+    PD_WKT_VALUE,  /* google.protobuf.Value: its one set member */
+} pd_wkt_t;
+
+typedef struct pd_msg pd_msg_t;
+
+typedef struct pd_field {
+    int32_t number;
+    const char *key;       /* "\"jsonName\":", as rows print it */
+    const char *name;      /* the field's name in the .proto, NUL-terminated */
+    const char *json_name; /* its json_name, NUL-terminated */
+    pd_kind_t kind;
+    int repeated, is_map, presence, oneof;
+    int packed;                      /* repeated scalars are written packed (proto3 and editions files) */
+    const pd_msg_t *msg;             /* MESSAGE, and a map's entry */
+    const proto_enum_t *enumeration; /* ENUM */
+    int null_value;                  /* google.protobuf.NullValue: always null */
+} pd_field_t;
+
+struct pd_msg {
+    const char *full_name; /* NULL for a map's entry */
+    pd_wkt_t wkt;
+    pd_field_t *fields; /* declaration order */
+    size_t n, n_oneofs;
+    uint32_t *by_number; /* field indexes sorted by number */
+};
+
+struct srclient_proto_reader {
+    const proto_schema_t *schema;
+    srclient_avro_limits_t limits;
+    arena_t *arena;
+    hmap_t plans; /* const proto_symbol_t * -> pd_msg_t * */
+};
+
+/* The plan of a message of the reader's schema (or of its file's imports),
+ * NULL when the reader has none. Borrowed from the reader. */
+const pd_msg_t *pd_plan_get(const srclient_proto_reader_t *r, const proto_symbol_t *sym);
 
 #endif

@@ -8,6 +8,7 @@
  *
  * Contents
  *   1. The plan: one entry per message reachable from the schema's file
+ *      (its types in client/internal.h, section 2: proto_encode.c reads it too)
  *   2. The wire: varints, tags, skipping
  *   3. Scanning a message: occurrences sorted by field
  *   4. Values: scalars, defaults, repeated, maps, messages
@@ -35,61 +36,6 @@
 #include "compat/protobuf/protobuf.h"
 
 /* ---- 1. The plan ------------------------------------------------------------ */
-
-/* Kinds numbered as FieldDescriptorProto.Type. */
-typedef enum pd_kind {
-    PD_DOUBLE = 1,
-    PD_FLOAT = 2,
-    PD_INT64 = 3,
-    PD_UINT64 = 4,
-    PD_INT32 = 5,
-    PD_FIXED64 = 6,
-    PD_FIXED32 = 7,
-    PD_BOOL = 8,
-    PD_STRING = 9,
-    PD_MESSAGE = 11,
-    PD_BYTES = 12,
-    PD_UINT32 = 13,
-    PD_ENUM = 14,
-    PD_SFIXED32 = 15,
-    PD_SFIXED64 = 16,
-    PD_SINT32 = 17,
-    PD_SINT64 = 18,
-} pd_kind_t;
-
-typedef enum pd_wkt {
-    PD_WKT_NONE,
-    PD_WKT_TIMESTAMP,
-    PD_WKT_DURATION,
-    PD_WKT_UNWRAP, /* the wrappers, Struct, ListValue: the value of field 1 */
-    PD_WKT_VALUE,  /* google.protobuf.Value: its one set member */
-} pd_wkt_t;
-
-typedef struct pd_msg pd_msg_t;
-
-typedef struct pd_field {
-    int32_t number;
-    const char *key; /* "\"jsonName\":" */
-    pd_kind_t kind;
-    int repeated, is_map, presence, oneof;
-    const pd_msg_t *msg;             /* MESSAGE, and a map's entry */
-    const proto_enum_t *enumeration; /* ENUM */
-    int null_value;                  /* google.protobuf.NullValue: always null */
-} pd_field_t;
-
-struct pd_msg {
-    pd_wkt_t wkt;
-    pd_field_t *fields; /* declaration order */
-    size_t n, n_oneofs;
-    uint32_t *by_number; /* field indexes sorted by number */
-};
-
-struct srclient_proto_reader {
-    const proto_schema_t *schema;
-    srclient_avro_limits_t limits;
-    arena_t *arena;
-    hmap_t plans; /* const proto_symbol_t * -> pd_msg_t * */
-};
 
 static void *pd_alloc(arena_t *a, size_t n)
 {
@@ -137,7 +83,7 @@ static pd_msg_t *pd_plan_of(pd_builder_t *b, const proto_symbol_t *sym)
     return m;
 }
 
-static const char *pd_key(arena_t *a, const proto_field_t *f)
+static const char *pd_key(arena_t *a, const proto_field_t *f, const char **json_name)
 {
     char *name;
     if (f->json_name) {
@@ -147,6 +93,7 @@ static const char *pd_key(arena_t *a, const proto_field_t *f)
         name = pd_alloc(a, strlen(f->name) + 1);
         proto_json_name(f->name, name);
     }
+    *json_name = name;
     strbuf_t k = {0};
     cl_json_string(&k, (const uint8_t *)name, strlen(name));
     strbuf_putc(&k, ':');
@@ -237,6 +184,7 @@ static int pd_fill(pd_builder_t *b, const proto_symbol_t *sym, pd_msg_t *m)
         base_oom(0);
     int editions = sym->file && sym->file->syntax == PROTO_SYNTAX_EDITION;
     int proto3 = sym->file && sym->file->syntax == PROTO_SYNTAX_PROTO3;
+    m->full_name = sym->full_name;
     m->wkt = pd_wkt_of(sym->full_name);
     m->n_oneofs = sym->message->n_oneofs;
     m->fields = pd_alloc(a, n * sizeof(*m->fields));
@@ -246,7 +194,8 @@ static int pd_fill(pd_builder_t *b, const proto_symbol_t *sym, pd_msg_t *m)
         const proto_field_t *f = refs[i].field;
         pd_field_t *pf = &m->fields[i];
         pf->number = f->tag;
-        pf->key = pd_key(a, f);
+        pf->key = pd_key(a, f, &pf->json_name);
+        pf->name = f->name;
         pf->oneof = refs[i].oneof;
         pf->repeated = f->label == PROTO_LABEL_REPEATED;
         if (f->map_key) {
@@ -256,8 +205,10 @@ static int pd_fill(pd_builder_t *b, const proto_symbol_t *sym, pd_msg_t *m)
             pd_msg_t *e = pd_alloc(a, sizeof(*e));
             e->n = 2;
             e->fields = pd_alloc(a, 2 * sizeof(*e->fields));
-            e->fields[0] = (pd_field_t){.number = 1, .key = "\"key\":", .oneof = -1};
-            e->fields[1] = (pd_field_t){.number = 2, .key = "\"value\":", .oneof = -1};
+            e->fields[0] =
+                (pd_field_t){.number = 1, .key = "\"key\":", .name = "key", .json_name = "key", .oneof = -1};
+            e->fields[1] = (pd_field_t){
+                .number = 2, .key = "\"value\":", .name = "value", .json_name = "value", .oneof = -1};
             rc = pd_type(b, sym, f->map_key, &e->fields[0]);
             if (rc == 0)
                 rc = pd_type(b, sym, f->map_value, &e->fields[1]);
@@ -269,6 +220,7 @@ static int pd_fill(pd_builder_t *b, const proto_symbol_t *sym, pd_msg_t *m)
         /* Presence: message fields, oneof members, `optional` and proto2's
          * labels, and every singular field of an editions file (its default
          * field_presence is EXPLICIT). */
+        pf->packed = pf->repeated && (proto3 || editions);
         pf->presence =
             !pf->repeated && (pf->kind == PD_MESSAGE || pf->oneof >= 0 || f->label == PROTO_LABEL_OPTIONAL ||
                               f->label == PROTO_LABEL_REQUIRED || editions || !proto3);
@@ -339,6 +291,11 @@ srclient_proto_reader_t *srclient_proto_reader_new(const proto_schema_t *schema,
         return NULL;
     }
     return r;
+}
+
+const pd_msg_t *pd_plan_get(const srclient_proto_reader_t *r, const proto_symbol_t *sym)
+{
+    return hmap_get(&r->plans, &sym, sizeof(sym));
 }
 
 void srclient_proto_reader_free(srclient_proto_reader_t *r)

@@ -46,6 +46,7 @@ struct srclient_schema {
     char *text;
     avro_model_t *avro;
     proto_schema_t *proto;
+    json_t *references; /* the reply's "references" array, or NULL */
 };
 
 srclient_schema_t *srclient_schema_retain(srclient_schema_t *s)
@@ -61,6 +62,7 @@ void srclient_schema_release(srclient_schema_t *s)
         return;
     avro_model_free(s->avro);
     proto_schema_free(s->proto);
+    json_decref(s->references);
     free(s->text);
     free(s);
 }
@@ -88,6 +90,11 @@ const avro_model_t *srclient_schema_avro(const srclient_schema_t *s)
 const proto_schema_t *srclient_schema_proto(const srclient_schema_t *s)
 {
     return s->proto;
+}
+
+const json_t *srclient_schema_references(const srclient_schema_t *s)
+{
+    return s->references;
 }
 
 void srclient_version_clear(srclient_version_t *v)
@@ -433,6 +440,8 @@ static srclient_schema_t *client_fetch_id(srclient_t *c, int id, srclient_error_
     s->text = xstrdup(text);
     s->avro = model;
     s->proto = proto;
+    json_t *refs = json_object_get(doc, "references");
+    s->references = json_is_array(refs) && json_array_size(refs) ? json_incref(refs) : NULL;
 out:
     json_decref(doc);
     return s;
@@ -557,8 +566,9 @@ out:
     return rc;
 }
 
-int srclient_register(srclient_t *c, const char *subject, srclient_type_t type, const char *text, int *id,
-                      srclient_error_t *err)
+/* POST a schema to path: the "id" of the reply. */
+static int client_post_schema(srclient_t *c, const char *path, srclient_type_t type, const char *text,
+                              int *id, srclient_error_t *err)
 {
     static const char *const names[] = {"AVRO", "PROTOBUF", "JSON"};
     json_t *req = json_pack("{s:s, s:s}", "schema", text, "schemaType", names[type]);
@@ -566,12 +576,8 @@ int srclient_register(srclient_t *c, const char *subject, srclient_type_t type, 
     json_decref(req);
     if (!body)
         base_oom(0);
-    char *esc = srclient_escape(subject);
-    char *path = xasprintf("/subjects/%s/versions", esc);
-    free(esc);
     int status;
     json_t *doc = client_request(c, path, body, &status, err);
-    free(path);
     free(body);
     if (!doc)
         return -1;
@@ -584,6 +590,28 @@ int srclient_register(srclient_t *c, const char *subject, srclient_type_t type, 
         rc = 0;
     }
     json_decref(doc);
+    return rc;
+}
+
+int srclient_register(srclient_t *c, const char *subject, srclient_type_t type, const char *text, int *id,
+                      srclient_error_t *err)
+{
+    char *esc = srclient_escape(subject);
+    char *path = xasprintf("/subjects/%s/versions", esc);
+    free(esc);
+    int rc = client_post_schema(c, path, type, text, id, err);
+    free(path);
+    return rc;
+}
+
+int srclient_lookup(srclient_t *c, const char *subject, srclient_type_t type, const char *text, int *id,
+                    srclient_error_t *err)
+{
+    char *esc = srclient_escape(subject);
+    char *path = xasprintf("/subjects/%s", esc);
+    free(esc);
+    int rc = client_post_schema(c, path, type, text, id, err);
+    free(path);
     return rc;
 }
 

@@ -30,6 +30,7 @@ static const char decode_usage[] =
     "                          (after the last D) is decoded, the key passed through: KEY D ROW\n"
     "  --stats                 records, records/s and MB/s on stderr at the end (on a\n"
     "                          terminal a progress line shows every second anyway)\n"
+    "  --validate              a JSON Schema record its writer schema rejects is a bad record\n"
     "Exit status: 0 done, 1 a bad record (FAILFAST) or the registry failed, 2 bad usage,\n"
     "3 restart (--evolution restart).\n";
 
@@ -60,22 +61,18 @@ int cmd_decode(int argc, char **argv)
                                 .basic_auth = getenv("SCHEMA_REGISTRY_BASIC_AUTH")};
     const char *subject = NULL, *reader = NULL, *evolution = "none", *mode = "FAILFAST", *input = "hex",
                *key_delimiter = NULL;
-    int stats = 0, nfiles = 0;
-    const cmd_flag_t flags[] = {{"--stats", NULL, &stats},
-                                {"--subject", &subject, NULL},
-                                {"--reader", &reader, NULL},
-                                {"--evolution", &evolution, NULL},
-                                {"--mode", &mode, NULL},
-                                {"--input", &input, NULL},
-                                {"--key-delimiter", &key_delimiter, NULL},
-                                {NULL, NULL, NULL}};
+    int stats = 0, nfiles = 0, validate = 0;
+    const cmd_flag_t flags[] = {
+        {"--stats", NULL, &stats},   {"--validate", NULL, &validate},           {"--subject", &subject, NULL},
+        {"--reader", &reader, NULL}, {"--evolution", &evolution, NULL},         {"--mode", &mode, NULL},
+        {"--input", &input, NULL},   {"--key-delimiter", &key_delimiter, NULL}, {NULL, NULL, NULL}};
     char **files = xcalloc((size_t)argc + 1, sizeof(char *));
     int exit_now = cmd_read_args("decode", argc, argv, &copts, flags, decode_usage, files, &nfiles);
     if (exit_now >= 0) {
         free(files);
         return exit_now;
     }
-    srclient_decoder_options_t dopts = {.subject = subject};
+    srclient_decoder_options_t dopts = {.subject = subject, .validate = validate};
     cmd_lines_t lines;
     int permissive = strcasecmp(mode, "PERMISSIVE") == 0;
     const char *usage_error = NULL;

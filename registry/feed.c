@@ -144,6 +144,21 @@ static int feed_reload_all(registry_t *reg, store_t *db, int64_t *seq)
 }
 
 /*
+ * Everything from db, in one step replacing the index; then the timeline it
+ * is from (after the index: a write let through by registry_check_primary, or
+ * fenced to it, sees the new state).
+ */
+static int feed_replace_all(registry_t *reg, store_t *db, int64_t timeline)
+{
+    store_snapshot_t snap;
+    if (store_load_all(db, &snap) != STORE_OK)
+        return -1;
+    index_replace_snapshot(reg->idx, &snap);
+    __atomic_store_n(&reg->timeline, timeline, __ATOMIC_RELEASE);
+    return 0;
+}
+
+/*
  * The database this connection reaches may not be the one the index was read
  * from: a failover promoted a standby (a new timeline), or the change log ends
  * before *seq (writes this node saw were lost, or another database). Then the
@@ -161,15 +176,11 @@ static int feed_check_continuity(registry_t *reg, store_t *db, int64_t *seq)
     int64_t loaded = __atomic_load_n(&reg->timeline, __ATOMIC_ACQUIRE);
     if (timeline == loaded && end >= *seq)
         return 1;
-    store_snapshot_t snap;
-    if (store_load_all(db, &snap) != STORE_OK)
+    if (feed_replace_all(reg, db, timeline) != 0)
         return -1;
-    index_replace_snapshot(reg->idx, &snap);
     log_warn("feed: the database changed under this node (timeline %lld -> %lld, change log at %lld, this "
              "node at %lld: a failover); reloaded everything from the new primary",
              (long long)loaded, (long long)timeline, (long long)end, (long long)*seq);
-    /* After the index: a write let through by registry_check_primary sees the new state. */
-    __atomic_store_n(&reg->timeline, timeline, __ATOMIC_RELEASE);
     /* The sequence numbers this node wrote may have been lost with the old
      * primary, and the new one hands them out again to other nodes' changes:
      * none of them may be skipped as this node's own (registry_feed_own). */
@@ -177,6 +188,35 @@ static int feed_check_continuity(registry_t *reg, store_t *db, int64_t *seq)
     *seq = end;
     return 0;
 }
+
+/* ---- Failover noticed by a write ------------------------------------------ */
+
+int registry_failover_reload(registry_t *reg, store_t *db)
+{
+    if (reg->feed_started && reg->opts.feed_interval_ms > 0) {
+        /* The feed reloads (and resets its own state with it): now, not at its next poll. */
+        pthread_mutex_lock(&reg->feed_lock);
+        pthread_cond_signal(&reg->feed_wake);
+        pthread_mutex_unlock(&reg->feed_lock);
+        return 0;
+    }
+    /* No polling feed (feed.interval.ms = 0): nothing else would ever reload,
+     * so the worker that found the new timeline does, one at a time. */
+    pthread_mutex_lock(&reg->failover_lock);
+    int64_t timeline, loaded = __atomic_load_n(&reg->timeline, __ATOMIC_ACQUIRE);
+    int rc = store_timeline(db, &timeline) == STORE_OK && timeline > 0 ? 1 : -1;
+    if (rc == 1 && timeline != loaded) {
+        rc = feed_replace_all(reg, db, timeline) == 0 ? 1 : -1;
+        if (rc == 1)
+            log_warn("registry: the database failed over (timeline %lld -> %lld: found by a write); reloaded "
+                     "everything from the new primary",
+                     (long long)loaded, (long long)timeline);
+    }
+    pthread_mutex_unlock(&reg->failover_lock);
+    return rc;
+}
+
+/* ---- Where loads read ---------------------------------------------------- */
 
 store_t *registry_read_source(registry_t *reg, store_t *primary, store_t **replica)
 {
@@ -190,15 +230,27 @@ store_t *registry_read_source(registry_t *reg, store_t *primary, store_t **repli
         free(error);
         return primary;
     }
-    int64_t want, have = -1;
-    if (store_wal_position(primary, &want) != STORE_OK)
+    int64_t want, have = -1, want_tl, have_tl = -1;
+    if (store_wal_position(primary, &want_tl, &want) != STORE_OK)
         return primary; /* the caller's next query on primary says why */
-    if (store_wal_position(*replica, &have) != STORE_OK) {
+    if (store_wal_position(*replica, &have_tl, &have) != STORE_OK) {
         store_close(*replica);
         *replica = NULL;
     }
-    int behind = have < want;
-    if (behind != reg->replica_behind)
+    /* Positions compare only on one timeline: a replica still on the old one
+     * after a failover (not following the new primary, or not yet past its
+     * first restartpoint on the new one) may be "past" it with the writes the
+     * new primary lost, which would come back into memory under ids the new
+     * primary hands out again. And the primary's timeline is the one this
+     * node's memory is from, or the load is the failover reload's, which reads
+     * the primary itself. */
+    int64_t loaded = __atomic_load_n(&reg->timeline, __ATOMIC_ACQUIRE);
+    int behind = have_tl != want_tl || want_tl != loaded ? 2 : have < want;
+    if (behind != reg->replica_behind && behind == 2)
+        log_info("feed: the read replica is not on the primary's timeline (replica %lld, primary %lld, this "
+                 "node's memory %lld): reading the primary",
+                 (long long)have_tl, (long long)want_tl, (long long)loaded);
+    else if (behind != reg->replica_behind)
         log_info(
             behind
                 ? "feed: the read replica is behind the primary (replayed %lld < %lld): reading the primary"

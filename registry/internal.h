@@ -64,6 +64,10 @@ struct registry {
     struct group_item *group_tail;
     int group_leaders;                   /* batches being written now */
     uint64_t group_commits, group_items; /* written so far (under group_lock) */
+    size_t group_queued;                 /* items in group_pending */
+    size_t group_active;                 /* the last group and what waited after it: the load */
+    int group_filling;                   /* a leader waits for group_fill */
+    pthread_cond_t group_fill;           /* signalled when group_queued reaches group_active */
 
     /* The change feed between nodes. */
     int64_t feed_start; /* last change seq seen before the initial load */
@@ -73,6 +77,8 @@ struct registry {
     int feed_stop; /* atomic */
     pthread_mutex_t feed_lock;
     pthread_cond_t feed_wake;
+    /* One reload at a time by workers that found a failover (registry_failover_reload). */
+    pthread_mutex_t failover_lock;
     /* What the feed thread last saw (atomic; written by it, read by registry_stats):
      * the sequence number applied, how many the database's log holds beyond
      * it, and the wall-clock times (ms) of its last poll and of the last poll
@@ -89,7 +95,7 @@ struct registry {
 
     /* The read replica (registry_options_t.read_conninfo; owned copy, or NULL). */
     char *read_conninfo;
-    int replica_behind; /* the last check found it behind (logged once per change) */
+    int replica_behind; /* the last check found it behind (1) or on another timeline (2); logged per change */
 };
 
 /* ---- 2. Store results -------------------------------------------------------- */
@@ -135,10 +141,19 @@ void registry_feed_stop(registry_t *reg);
  * Where a load may read: *replica (opened on first use from read_conninfo,
  * closed and set NULL when it fails) when it has replayed at least the
  * primary's WAL position, read now from primary, so it holds every commit the
- * primary had when this is called (everything this node saw until then);
+ * primary had when this is called (everything this node saw until then),
+ * provided replica, primary and this node's memory are on one timeline;
  * primary otherwise, or without a replica. Only for loads: never for writes.
  */
 store_t *registry_read_source(registry_t *reg, store_t *primary, store_t **replica);
+/*
+ * A write found db on another timeline than this node's memory (a failover
+ * the feed has not handled yet). With a polling feed it is woken to reload
+ * (0); without one everything is reloaded here from db, which must be the new
+ * primary (1; one worker at a time, the others find it done). -1 when db
+ * could not be read.
+ */
+int registry_failover_reload(registry_t *reg, store_t *db);
 
 /*
  * Tells the feed that change seq was written by this node and its result is

@@ -33,6 +33,7 @@ registry_t *registry_new(const registry_options_t *opts, store_t *db, char **err
         pthread_mutex_init(&reg->reload_locks[i], NULL);
     pthread_mutex_init(&reg->feed_lock, NULL);
     pthread_cond_init(&reg->feed_wake, NULL);
+    pthread_mutex_init(&reg->failover_lock, NULL);
     pthread_mutex_init(&reg->own_lock, NULL);
     registry_group_init(reg);
 
@@ -79,6 +80,7 @@ void registry_free(registry_t *reg)
         pthread_mutex_destroy(&reg->reload_locks[i]);
     pthread_mutex_destroy(&reg->feed_lock);
     pthread_cond_destroy(&reg->feed_wake);
+    pthread_mutex_destroy(&reg->failover_lock);
     pthread_mutex_destroy(&reg->own_lock);
     free(reg->own_seqs);
     registry_group_destroy(reg);
@@ -90,21 +92,40 @@ void registry_free(registry_t *reg)
 
 reg_code_t registry_check_primary(registry_t *reg, store_t *db, reg_error_t *err)
 {
+    /* Read before the job reads any memory: what it decides is from this
+     * timeline's load or a later one, and a later one is refused by the fence. */
     int64_t loaded = __atomic_load_n(&reg->timeline, __ATOMIC_ACQUIRE);
     int64_t now = store_connected_timeline(db);
-    if (!reg->feed_started || now == loaded || now <= 0)
-        return REG_OK; /* unknown (a standby, no rights): the write path's own checks decide */
-    /* The connection may predate the failover, dead but not yet reset: ask it.
-     * A reset on the way notes the timeline it reaches (and fails this query). */
-    if (store_timeline(db, &now) != STORE_OK)
-        now = store_connected_timeline(db);
-    if (now == loaded)
+    if (loaded <= 0 || !reg->conninfo[0]) {
+        store_fence(db, 0); /* no timeline known (no rights to read it): nothing to check against */
+        return REG_OK;
+    }
+    /* Twice at most: once more after a reload here (a node without a polling feed). */
+    for (int round = 0; round < 2 && now != loaded && now > 0; round++) {
+        /* The connection may predate the failover, dead but not yet reset: ask it.
+         * A reset on the way notes the timeline it reaches (and fails this query). */
+        if (store_timeline(db, &now) != STORE_OK)
+            now = store_connected_timeline(db);
+        if (now == loaded || now <= 0 || round > 0 || registry_failover_reload(reg, db) != 1)
+            break;
+        loaded = __atomic_load_n(&reg->timeline, __ATOMIC_ACQUIRE);
+    }
+    /* A standby (0) or unknown (-1): the fence refuses the write as read-only or failed over. */
+    store_fence(db, loaded);
+    if (now == loaded || now <= 0)
         return REG_OK;
     return reg_fail(err, REG_STORE_ERROR,
                     "The database failed over (timeline %lld, this node's memory is from timeline %lld): "
-                    "writes are refused until this node has reloaded from the new primary (within "
-                    "feed.interval.ms); retry",
+                    "writes are refused until this node has reloaded from the new primary (its change "
+                    "feed does so now); retry",
                     (long long)now, (long long)loaded);
+}
+
+void registry_check_primary_after(registry_t *reg, store_t *db)
+{
+    int64_t found = store_fence_tripped(db);
+    if (found > 0 && found != __atomic_load_n(&reg->timeline, __ATOMIC_ACQUIRE))
+        registry_failover_reload(reg, db);
 }
 
 const char *registry_cluster_id(const registry_t *reg)

@@ -56,7 +56,8 @@ typedef struct registry_options {
     int changes_retention_s;      /* the change feed keeps this long; 0 = forever */
     /* A read replica (multi-host allowed) or NULL: the start-up load and the
      * feed's reloads read it when it has replayed past the primary's position
-     * this node last saw, else the primary. Never writes or id-miss lookups. */
+     * this node last saw, on the primary's timeline, else the primary. Never
+     * writes, id-miss lookups or the reload after a failover. */
     const char *read_conninfo;
 } registry_options_t;
 
@@ -72,10 +73,20 @@ const char *registry_cluster_id(const registry_t *reg);
  * REG_OK when a write through db may trust this node's memory: db reaches the
  * server timeline the index was last loaded from. After a failover the
  * memory may name ids the new primary never stored (they would be handed out
- * again for other content) until the change feed has reloaded everything from
- * it; until then writes get a prompt 50001. Always REG_OK without a feed.
+ * again for other content) until everything is reloaded from it; until then
+ * writes get a prompt 50001. The reload is the change feed's (woken at once);
+ * a node whose feed does not poll (feed.interval.ms = 0) reloads here, on db,
+ * and lets the write through. On REG_OK db is fenced (store_fence) to the
+ * timeline checked, until the next check: every transaction the job writes
+ * proves inside itself that it runs there, so a reconnect after this check
+ * (libpq's, a group commit's retry, PgBouncer's) cannot slip a write decided
+ * from the old memory onto the new primary. Call registry_check_primary_after
+ * when the job is done.
  */
 reg_code_t registry_check_primary(registry_t *reg, store_t *db, reg_error_t *err);
+/* After a job registry_check_primary let through: when one of its statements
+ * found another timeline (store_fence_tripped), the reload starts as above. */
+void registry_check_primary_after(registry_t *reg, store_t *db);
 
 /* ---- 3. Reading --------------------------------------------------------- */
 

@@ -962,7 +962,8 @@ static reg_code_t register_append(registry_t *reg, store_t *db, const char *subj
                         .row = row,
                         .audit_action = REG_AUDIT_REGISTER,
                         .audit_details = details_text,
-                        .actor = store_actor(db)};
+                        .actor = store_actor(db),
+                        .fence = store_fenced(db)};
     store_rc_t src = registry_group_append(reg, db, &a);
     free(expect);
     free(details_text);

@@ -40,6 +40,8 @@ RUN=(postgresql-15)
 # docker-compose: parses docker-compose.yml in a test (no daemon is started).
 # python3-yaml, python3-jsonschema: test_openapi reads docs/openapi.yaml and
 # checks the server's answers against its schemas.
+# python3-protobuf: test_decoder reads what `encode` writes with Google's own
+# Protobuf runtime (python3-jsonschema there too: the validator's verdicts).
 # man-db (man, with groff-base's groff) and mandoc (mandoc -T lint): the man page test.
 # pgbouncer: test_pgbouncer runs the nodes behind it in session and transaction pooling.
 # libavro-dev: Debian's avro-c, the independent Avro writer and reader
@@ -48,7 +50,7 @@ TEST=(
   libcmocka-dev clang-14 libclang-rt-14-dev protobuf-compiler
   curl nghttp2-client openssl procps util-linux passwd sudo
   python3 python3-confluent-kafka python3-requests python3-avro python3-h2
-  python3-prometheus-client docker-compose python3-yaml python3-jsonschema
+  python3-prometheus-client docker-compose python3-yaml python3-jsonschema python3-protobuf
   man-db groff-base mandoc pgbouncer
   chromium libavro-dev
 )

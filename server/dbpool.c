@@ -227,8 +227,10 @@ void dbpool_submit(dbpool_t *pool, dbpool_job_t *job)
         pool->head = job;
     pool->tail = job;
     pool->queued++;
-    pthread_cond_signal(&pool->cond);
     pthread_mutex_unlock(&pool->mutex);
+    /* After the unlock: a worker woken under it would only block on it again.
+     * The condition variable lives as long as the pool. */
+    pthread_cond_signal(&pool->cond);
 }
 
 void dbpool_cancel(dbpool_t *pool)

@@ -150,6 +150,9 @@ struct http_server {
 typedef struct http_conn {
     http_loop_t *loop;
     http_abuse_conn_t abuse;
+    /* The peer's address as text, "" until the first request takes it: every
+     * request names it, and inet_ntop per request showed in by-id profiles. */
+    char remote[sizeof((http_call_t *)0)->remote];
 } http_conn_t;
 
 /*
@@ -776,7 +779,13 @@ static int http_on_req(h2o_handler_t *self, h2o_req_t *req)
     http_loop_t *loop = H2O_STRUCT_FROM_MEMBER(http_loop_t, ctx, req->conn->ctx);
     http_job_t *job = http_job_new(loop);
     http_request_id(job, req);
-    http_peer_address(req, job->call.remote, sizeof job->call.remote);
+    http_conn_t *hc = http_conn_of(req);
+    if (hc == NULL || hc->remote[0] == '\0')
+        http_peer_address(req, job->call.remote, sizeof job->call.remote);
+    if (hc != NULL && hc->remote[0] == '\0')
+        memcpy(hc->remote, job->call.remote, sizeof hc->remote);
+    else if (hc != NULL)
+        memcpy(job->call.remote, hc->remote, sizeof job->call.remote);
     int decoded = http_police(job, req) == 0 ? http_decode(job, req) : -1;
     if (decoded == 1)
         http_submit(job, req); /* to the verifier; back in http_on_verified */
@@ -856,7 +865,8 @@ static int http_admit(http_job_t *job, h2o_req_t *req)
 }
 
 /* Writes (and lookups: anything but GET) wait for the node's memory to match the
- * primary the connection reaches (registry_check_primary); 0 after the reply. */
+ * primary the connection reaches, and their transactions are fenced to it
+ * (registry_check_primary); 0 after the reply. */
 static int http_job_primary_ok(http_call_t *c, store_t *db)
 {
     reg_error_t err;
@@ -874,13 +884,14 @@ static int http_job_primary_ok(http_call_t *c, store_t *db)
 static void http_job_run_db(dbpool_job_t *pool_job, store_t *db)
 {
     http_job_t *job = (http_job_t *)pool_job;
+    int checked = 0; /* registry_check_primary let it through */
     /* A request reset before its turn (HTTP/2 RST_STREAM) must not run: a
      * cancelled registration is never committed. */
     if (atomic_load(&job->gone))
         http_reply_error(&job->call, 499, "The client went away before the request ran");
     else if (db == NULL)
         http_reply_error(&job->call, 50001, "Error while connecting to the database");
-    else if (job->call.method == HTTP_GET || http_job_primary_ok(&job->call, db)) {
+    else if (job->call.method == HTTP_GET || (checked = http_job_primary_ok(&job->call, db))) {
         /* Whom the changes on db are for: their audit rows name it (registry.h section 7). */
         reg_actor_t who = {job->call.principal, job->call.remote[0] ? job->call.remote : NULL,
                            job->call.request_id};
@@ -894,6 +905,9 @@ static void http_job_run_db(dbpool_job_t *pool_job, store_t *db)
     /* A refusal's row after the reply has left: it never delays the answer. */
     if (refused != NULL)
         http_audit_write(refused, reg, db);
+    /* A failover its writes found: the reload starts after the reply too. */
+    if (checked)
+        registry_check_primary_after(reg, db);
     if (db != NULL)
         registry_act_as(db, NULL);
 }
@@ -1244,6 +1258,7 @@ static void http_on_accept(h2o_socket_t *listener, const char *err)
         loop->nconns++;
         http_conn_t *hc = xmalloc(sizeof *hc);
         hc->loop = loop;
+        hc->remote[0] = '\0';
         http_abuse_conn_init(&hc->abuse, &srv->abuse);
         sock->on_close.cb = http_on_conn_close;
         sock->on_close.data = hc;

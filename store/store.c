@@ -27,6 +27,9 @@ struct store {
     int timed_out;    /* the current statement was cancelled at the bound */
     int64_t timeline; /* store_connected_timeline */
     int switched;     /* the last reset reached another timeline (store_exec_retrying) */
+    int64_t fence;    /* store_fence: the timeline writes must run on; 0 = any */
+    int64_t tripped;  /* store_fence_tripped */
+    int simple;       /* the next statement goes by the simple protocol (no parameters) */
     /* store_cancel runs on another thread than the connection's user. */
     pthread_mutex_t cancel_lock;
     PGcancel *cancel;    /* for the current backend; renewed after a reset */
@@ -91,9 +94,10 @@ static store_rc_t store_failed(store_t *db, PGresult *res, const char *what)
 {
     if (db->switched) {
         db->switched = 0;
+        db->tripped = db->timeline;
         PQclear(res);
         return store_fail_with(
-            db, STORE_CONN_LOST, what,
+            db, STORE_FAILED_OVER, what,
             "the database failed over to another server; this request was not run, retry it");
     }
     store_rc_t rc = store_classify(db, res);
@@ -108,6 +112,12 @@ static void store_notice_quiet(void *arg, const char *message)
 }
 
 static void store_note_timeline(store_t *db);
+
+/* A WAL file's name starts with its timeline, 8 hex digits; every role may call both. */
+#define STORE_TIMELINE_EXPR                                                                                  \
+    "CASE WHEN pg_is_in_recovery() THEN 0 ELSE ('x' || "                                                     \
+    "substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint END"
+#define STORE_TIMELINE_SQL "SELECT " STORE_TIMELINE_EXPR
 
 static uint64_t store_now_ms(void)
 {
@@ -128,8 +138,10 @@ static uint64_t store_now_ms(void)
 static PGresult *store_exec_params(store_t *db, const char *sql, int n, const char *const *params)
 {
     if (!db->limited || store_timeout_ms <= 0)
-        return PQexecParams(db->conn, sql, n, NULL, params, NULL, NULL, 0);
-    if (!PQsendQueryParams(db->conn, sql, n, NULL, params, NULL, NULL, 0))
+        return db->simple ? PQexec(db->conn, sql)
+                          : PQexecParams(db->conn, sql, n, NULL, params, NULL, NULL, 0);
+    if (!(db->simple ? PQsendQuery(db->conn, sql)
+                     : PQsendQueryParams(db->conn, sql, n, NULL, params, NULL, NULL, 0)))
         return NULL;
     uint64_t deadline = store_now_ms() + (uint64_t)store_timeout_ms;
     while (PQisBusy(db->conn)) {
@@ -323,13 +335,69 @@ static store_rc_t store_exec_script(store_t *db, const char *sql)
     return STORE_OK;
 }
 
+void store_fence(store_t *db, int64_t timeline)
+{
+    db->fence = timeline;
+    db->tripped = 0;
+}
+
+int64_t store_fenced(const store_t *db)
+{
+    return db->fence;
+}
+
+int64_t store_fence_tripped(const store_t *db)
+{
+    return db->tripped;
+}
+
+/* A standby (timeline 0) is read-only, as PostgreSQL would say; any other
+ * timeline than the fence's is a failover. */
+static store_rc_t store_wrong_timeline(store_t *db, int64_t timeline)
+{
+    if (timeline == 0)
+        return store_fail_with(db, STORE_READ_ONLY, "starting a write", "the server is a standby");
+    db->tripped = timeline;
+    char message[160];
+    snprintf(message, sizeof message,
+             "the server is on timeline %lld, this connection is fenced to %lld (a failover); nothing was "
+             "written",
+             (long long)timeline, (long long)db->fence);
+    return store_fail_with(db, STORE_FAILED_OVER, "starting a write", message);
+}
+
+/*
+ * A fenced BEGIN is "BEGIN; SELECT <timeline>" in one simple-protocol message
+ * (no parameters, so nothing of the request is in it): one round trip, and the
+ * SELECT runs inside the transaction, on the backend every later statement of
+ * it and its COMMIT run on. A lost connection makes the whole message fail
+ * before anything is written, so store_exec_retrying may send it again.
+ */
 store_rc_t store_begin(store_t *db)
 {
     if (PQstatus(db->conn) != CONNECTION_OK && store_reset(db) != 0)
         return store_fail_with(db, STORE_CONN_LOST, "connecting to the database", NULL);
-    store_rc_t rc = store_query(db, "BEGIN", 0, NULL, NULL, "starting a transaction");
-    db->in_tx = rc == STORE_OK;
-    return rc;
+    if (db->fence <= 0) {
+        store_rc_t rc = store_query(db, "BEGIN", 0, NULL, NULL, "starting a transaction");
+        db->in_tx = rc == STORE_OK;
+        return rc;
+    }
+    PGresult *res = NULL;
+    db->simple = 1;
+    store_rc_t rc = store_query(db, "BEGIN; " STORE_TIMELINE_SQL, 0, NULL, &res, "starting a transaction");
+    db->simple = 0;
+    if (rc != STORE_OK) {
+        if (PQstatus(db->conn) == CONNECTION_OK)
+            PQclear(PQexec(db->conn, "ROLLBACK")); /* BEGIN may have run before the SELECT failed */
+        return rc;
+    }
+    int64_t timeline = PQntuples(res) == 1 ? strtoll(PQgetvalue(res, 0, 0), NULL, 10) : -1;
+    PQclear(res);
+    db->in_tx = 1;
+    if (timeline == db->fence)
+        return STORE_OK;
+    store_rollback(db);
+    return store_wrong_timeline(db, timeline);
 }
 
 store_rc_t store_commit(store_t *db)
@@ -894,25 +962,47 @@ store_rc_t store_register_append(store_t *db, store_append_t *items, size_t n)
     json_decref(arr);
     if (!text)
         base_oom(0);
-    const char *p[1] = {text};
+    char fence[24];
+    snprintf(fence, sizeof fence, "%lld", (long long)(n ? items[0].fence : 0));
+    const char *p[2] = {text, fence};
     PGresult *res = NULL;
+    /* The fence in the statement itself: its timeline is read first (the
+     * call's argument depends on it) by the backend that runs the appends, in
+     * their transaction; on another timeline the call gets NULL and writes
+     * nothing, and the LEFT JOIN still returns the timeline read. */
     store_rc_t rc =
-        store_query(db, "SELECT o_ord, o_id, o_version, o_ts, o_new, o_seq FROM sr_register_append_many($1)",
-                    1, p, &res, "registering a schema");
+        store_query(db,
+                    "SELECT f.timeline, o_ord, o_id, o_version, o_ts, o_new, o_seq"
+                    " FROM (SELECT " STORE_TIMELINE_EXPR " AS timeline) f"
+                    " LEFT JOIN LATERAL sr_register_append_many("
+                    "CASE WHEN $2::bigint <= 0 OR f.timeline = $2::bigint THEN $1::jsonb END) ON true",
+                    2, p, &res, "registering a schema");
     free(text);
     if (rc != STORE_OK)
         return rc;
+    int64_t want = n ? items[0].fence : 0;
+    int64_t timeline = PQntuples(res) > 0 ? strtoll(PQgetvalue(res, 0, 0), NULL, 10) : -1;
+    if (want > 0 && timeline != want) {
+        PQclear(res);
+        int64_t was = db->fence;
+        db->fence = want; /* the message names the items' fence */
+        rc = store_wrong_timeline(db, timeline);
+        db->fence = was;
+        return rc;
+    }
     for (int r = 0; r < PQntuples(res); r++) {
-        long ord = strtol(PQgetvalue(res, r, 0), NULL, 10);
+        if (PQgetisnull(res, r, 1))
+            continue; /* the LEFT JOIN's row when nothing applied */
+        long ord = strtol(PQgetvalue(res, r, 1), NULL, 10);
         if (ord < 0 || (size_t)ord >= n)
             continue;
         store_append_t *a = &items[ord];
         a->applied = 1;
-        a->id = atoi(PQgetvalue(res, r, 1));
-        a->version = atoi(PQgetvalue(res, r, 2));
-        a->ts_ms = strtoll(PQgetvalue(res, r, 3), NULL, 10);
-        a->inserted = PQgetvalue(res, r, 4)[0] == 't';
-        a->change_seq = strtoll(PQgetvalue(res, r, 5), NULL, 10);
+        a->id = atoi(PQgetvalue(res, r, 2));
+        a->version = atoi(PQgetvalue(res, r, 3));
+        a->ts_ms = strtoll(PQgetvalue(res, r, 4), NULL, 10);
+        a->inserted = PQgetvalue(res, r, 5)[0] == 't';
+        a->change_seq = strtoll(PQgetvalue(res, r, 6), NULL, 10);
     }
     PQclear(res);
     return STORE_OK;
@@ -1039,17 +1129,22 @@ store_rc_t store_last_change(store_t *db, int64_t *seq)
     return store_query_int64(db, "SELECT coalesce(max(seq), 0) FROM changes", "reading the change feed", seq);
 }
 
-/* A WAL file's name starts with its timeline, 8 hex digits; every role may call both. */
-#define STORE_TIMELINE_SQL                                                                                   \
-    "SELECT CASE WHEN pg_is_in_recovery() THEN 0 ELSE ('x' || "                                              \
-    "substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint END"
-
-store_rc_t store_wal_position(store_t *db, int64_t *out)
+store_rc_t store_wal_position(store_t *db, int64_t *timeline, int64_t *out)
 {
-    return store_query_int64(db,
-                             "SELECT coalesce((CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() "
-                             "ELSE pg_current_wal_insert_lsn() END - '0/0'::pg_lsn)::bigint, -1)",
-                             "reading the WAL position", out);
+    PGresult *res = NULL;
+    store_rc_t rc = store_query(
+        db,
+        "SELECT CASE WHEN pg_is_in_recovery() THEN (SELECT timeline_id FROM pg_control_checkpoint())::bigint "
+        "ELSE " STORE_TIMELINE_EXPR " END, "
+        "coalesce((CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() "
+        "ELSE pg_current_wal_insert_lsn() END - '0/0'::pg_lsn)::bigint, -1)",
+        0, NULL, &res, "reading the WAL position");
+    if (rc != STORE_OK)
+        return rc;
+    *timeline = PQntuples(res) > 0 ? strtoll(PQgetvalue(res, 0, 0), NULL, 10) : -1;
+    *out = PQntuples(res) > 0 ? strtoll(PQgetvalue(res, 0, 1), NULL, 10) : -1;
+    PQclear(res);
+    return STORE_OK;
 }
 
 store_rc_t store_timeline(store_t *db, int64_t *out)

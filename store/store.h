@@ -38,6 +38,7 @@ typedef enum store_rc {
     STORE_READ_ONLY,         /* SQLSTATE 25006: a read-only transaction or standby */
     STORE_TIMEOUT,           /* 57014 statement timeout, 55P03 lock not available */
     STORE_CONN_LOST,         /* the connection is gone (and a reset did not bring it back) */
+    STORE_FAILED_OVER,       /* the server is not on the fenced timeline (store_fence): nothing written */
     STORE_ERROR,             /* anything else */
 } store_rc_t;
 
@@ -61,7 +62,22 @@ void store_set_timeout(int ms);
  * cancelled and fails with STORE_TIMEOUT (a COMMIT waiting for a synchronous
  * standby included). For connections that answer requests, whose clients wait. */
 void store_limit_statements(store_t *db);
-/* Reconnects if the connection broke, then BEGIN. */
+/*
+ * Fences db's writes to one server timeline (store_timeline; 0 = unfenced, the
+ * default): from now on store_begin reads, inside the transaction it opens,
+ * the timeline of the server that transaction runs on, and store_register_append
+ * reads it inside its own statement; on another timeline they write nothing
+ * and fail with STORE_FAILED_OVER. Read by the same backend that would
+ * commit, so no reconnect (libpq's, or PgBouncer's server connection changing
+ * under an open client connection) can come between the check and the write.
+ */
+void store_fence(store_t *db, int64_t timeline);
+int64_t store_fenced(const store_t *db);
+/* The timeline a statement on db found instead of the fence's since the last
+ * store_fence (a fenced write refused, or a reset that reached another
+ * timeline: store_exec_retrying); 0 when none. */
+int64_t store_fence_tripped(const store_t *db);
+/* Reconnects if the connection broke, then BEGIN (and the fence's check). */
 store_rc_t store_begin(store_t *db);
 store_rc_t store_commit(store_t *db);
 void store_rollback(store_t *db);
@@ -163,9 +179,12 @@ typedef struct store_append {
     const char *audit_action;
     const char *audit_details;
     const struct store_actor *actor;
+    /* In: the caller's connection's store_fenced; the n items of one call share it. */
+    int64_t fence;
 } store_append_t;
 
-/* Runs n appends; any failure writes none of them. */
+/* Runs n appends; any failure writes none of them; STORE_FAILED_OVER when the
+ * server is not on the items' fence. */
 store_rc_t store_register_append(store_t *db, store_append_t *items, size_t n);
 /* The versions of subj as store_register_append compares them (malloc'd). */
 char *store_versions_text(const reg_subject_t *subj);
@@ -201,9 +220,15 @@ store_rc_t store_changes_pruned_upto(store_t *db, int64_t *seq);
 store_rc_t store_timeline(store_t *db, int64_t *out);
 /* How far the server's WAL goes, in bytes: inserted on a primary (with
  * synchronous_commit off a commit returns before its WAL is written),
- * replayed on a standby (-1 before its first replay). A replica at or past a position read
- * from the primary holds every commit the primary had then. */
-store_rc_t store_wal_position(store_t *db, int64_t *out);
+ * replayed on a standby (-1 before its first replay); *timeline: the one that
+ * WAL is on -- store_timeline on a primary, on a standby the timeline of its
+ * last restartpoint (pg_control_checkpoint; it moves to a new one at the first
+ * restartpoint after following the switch). A replica at or past a position
+ * read from the primary holds every commit the primary had then, if both are
+ * on one timeline: LSNs of two timelines are positions in two histories (a
+ * standby left on the old one after a failover may be "past" the new
+ * primary with writes the new primary never got). */
+store_rc_t store_wal_position(store_t *db, int64_t *timeline, int64_t *out);
 /* store_timeline as read when db last connected (a reset included); -1 when
  * it could not be read. No query: cheap enough to check before every write. */
 int64_t store_connected_timeline(const store_t *db);

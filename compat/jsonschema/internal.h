@@ -20,35 +20,7 @@
 
 /* ---- 1. JSON values --------------------------------------------------- */
 
-typedef enum jsonschema_json_kind {
-    JSONSCHEMA_JSON_NULL,
-    JSONSCHEMA_JSON_FALSE,
-    JSONSCHEMA_JSON_TRUE,
-    JSONSCHEMA_JSON_NUMBER,
-    JSONSCHEMA_JSON_STRING,
-    JSONSCHEMA_JSON_ARRAY,
-    JSONSCHEMA_JSON_OBJECT,
-} jsonschema_json_kind_t;
-
-typedef struct jsonschema_member {
-    char *key; /* UTF-8, may contain NUL: use key_len */
-    size_t key_len;
-    jsonschema_json_t *value;
-} jsonschema_member_t;
-
-struct jsonschema_json {
-    jsonschema_json_kind_t kind;
-    /* STRING: the decoded text. NUMBER: the text Jackson would print
-     * (integers as written, decimals as Java's BigDecimal.toString). */
-    char *str;
-    size_t len;
-    double num;     /* NUMBER: the value, for comparisons */
-    int is_integer; /* NUMBER: written without fraction or exponent */
-    size_t n;       /* ARRAY, OBJECT: element count */
-    jsonschema_json_t **elems;
-    jsonschema_member_t *members;
-    void *node; /* loader scratch: the schema node loaded from this value */
-};
+/* The value types (jsonschema_json_t and its kinds) are in jsonschema.h section 4. */
 
 /* Grows *items (elements of elem_size bytes, *cap of them) to hold need;
  * 0, or -1 when out of memory (*items unchanged). Shared by every file. */
@@ -57,22 +29,21 @@ int jsonschema_grow(void **items, size_t *cap, size_t need, size_t elem_size);
 /* Deepest nesting accepted (Jackson's default limit). */
 #define JSONSCHEMA_JSON_MAX_DEPTH 1000
 
+/* Names in one object from which lookups by name go through a base/hmap.h
+ * map instead of a scan: an object's keys while parsing, a node's properties
+ * and required names. Below it a scan costs less than hashing. */
+#define JSONSCHEMA_INDEX_MIN 16
+
 /* Strict JSON plus NaN/Infinity; duplicate keys: the last value wins, in
  * the first one's place. Returns NULL and *error (malloc'd) on failure. */
 jsonschema_json_t *jsonschema_json_parse(const char *text, size_t len, char **error);
 void jsonschema_json_free(jsonschema_json_t *v);
-/* Compact text (malloc'd), NULL when out of memory. */
-char *jsonschema_json_dump(const jsonschema_json_t *v);
 /* Sorts every object's members by key in Java (UTF-16) order, recursively. */
 void jsonschema_json_sort_keys(jsonschema_json_t *v);
 /* Structural equality; object members match by key in any order. */
 int jsonschema_json_equal(const jsonschema_json_t *a, const jsonschema_json_t *b);
-/* Member value by NUL-free key, or NULL (borrowed). */
-const jsonschema_json_t *jsonschema_json_get(const jsonschema_json_t *obj, const char *key);
 /* "object", "string", ... for error messages. */
 const char *jsonschema_json_kind_name(jsonschema_json_kind_t kind);
-/* 1 when str/len equals the NUL-terminated s. */
-int jsonschema_json_str_is(const jsonschema_json_t *v, const char *s);
 
 /* ---- 2. The parsed schema and the loading state ----------------------- */
 
@@ -114,6 +85,8 @@ int jsonschema_node_add_pattern(jsonschema_node_t *n, jsonschema_str_t re, jsons
 int jsonschema_node_add_required(jsonschema_node_t *n, jsonschema_str_t name);
 int jsonschema_node_add_dep_schema(jsonschema_node_t *n, jsonschema_str_t name, jsonschema_node_t *sub);
 int jsonschema_node_add_dep_name(jsonschema_node_t *n, jsonschema_str_t name, jsonschema_str_t dep);
+/* Frees what the lookups by name hold (jsonschema_free). */
+void jsonschema_node_free_indexes(jsonschema_node_t *n);
 int jsonschema_node_add_tuple(jsonschema_node_t *n, jsonschema_node_t *item);
 int jsonschema_node_add_value(jsonschema_node_t *n, const jsonschema_json_t *v);
 /* EMPTY or TRUE. */

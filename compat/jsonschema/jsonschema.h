@@ -5,7 +5,8 @@
  *   1. The engine (plugged into compat/schema.h)
  *   2. Documents: parse, canonical text
  *   3. The diff: Confluent's difference types, policies, raw messages
- *   4. The schema object model (jsonschema_load*.c), read-only once parsed
+ *   4. The schema object model (jsonschema_load*.c) and the JSON values it points into,
+ *      read-only once parsed
  *
  * What only the engine's own files share (JSON values, the loader, the
  * diff's context) is in compat/jsonschema/internal.h.
@@ -266,6 +267,13 @@ struct jsonschema_node {
     jsonschema_prop_t *dep_schemas;
     size_t ndep_schemas, dep_schemas_cap;
     jsonschema_int_t min_properties, max_properties;
+    /* Lookups by name once an object has JSONSCHEMA_INDEX_MIN properties or required
+     * names (a diff asks for every name of one side in the other: quadratic by scans):
+     * name -> position in props + 1, and the required names as a set. Built while
+     * loading (jsonschema_node.c), read-only afterwards like the rest; NULL below the
+     * threshold, where a scan is cheaper. */
+    struct hmap *props_index;
+    struct hmap *required_index;
     /* ARRAY */
     jsonschema_node_t *all_items;
     jsonschema_node_t **tuple;
@@ -286,6 +294,50 @@ struct jsonschema_node {
      * nodes are the branches (the tag walk, jsonschema_tags.c). */
     const jsonschema_json_t *cond_owner;
 };
+
+/* The document as written, which nodes point into (src, title, default_value): a reader of the
+ * model looks up the keywords it does not keep ("connect.type", "confluent:union") here. */
+typedef enum jsonschema_json_kind {
+    JSONSCHEMA_JSON_NULL,
+    JSONSCHEMA_JSON_FALSE,
+    JSONSCHEMA_JSON_TRUE,
+    JSONSCHEMA_JSON_NUMBER,
+    JSONSCHEMA_JSON_STRING,
+    JSONSCHEMA_JSON_ARRAY,
+    JSONSCHEMA_JSON_OBJECT,
+} jsonschema_json_kind_t;
+
+typedef struct jsonschema_member {
+    char *key; /* UTF-8, may contain NUL: use key_len */
+    size_t key_len;
+    jsonschema_json_t *value;
+} jsonschema_member_t;
+
+struct jsonschema_json {
+    jsonschema_json_kind_t kind;
+    /* STRING: the decoded text. NUMBER: the text Jackson would print
+     * (integers as written, decimals as Java's BigDecimal.toString). */
+    char *str;
+    size_t len;
+    double num;     /* NUMBER: the value, for comparisons */
+    int is_integer; /* NUMBER: written without fraction or exponent */
+    size_t n;       /* ARRAY, OBJECT: element count */
+    jsonschema_json_t **elems;
+    jsonschema_member_t *members;
+    void *node; /* loader scratch: the schema node loaded from this value */
+};
+
+/* Compact text (malloc'd), NULL when out of memory. */
+char *jsonschema_json_dump(const jsonschema_json_t *v);
+/* Member value by NUL-free key, or NULL (borrowed). */
+const jsonschema_json_t *jsonschema_json_get(const jsonschema_json_t *obj, const char *key);
+/* 1 when str/len equals the NUL-terminated s. */
+int jsonschema_json_str_is(const jsonschema_json_t *v, const char *s);
+
+/* The property named name (len bytes) of an object node, or NULL. */
+const jsonschema_node_t *jsonschema_node_prop(const jsonschema_node_t *n, const char *name, size_t len);
+/* 1 when an object node lists name among its required properties. */
+int jsonschema_node_requires(const jsonschema_node_t *n, const char *name, size_t len);
 
 /* The root node (borrowed; lives as long as s). */
 const jsonschema_node_t *jsonschema_root(const jsonschema_t *s);

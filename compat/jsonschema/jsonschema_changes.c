@@ -74,10 +74,7 @@ static char *column_path(const char *path)
 
 static const jsonschema_node_t *prop_of(const jsonschema_node_t *n, const char *name, size_t len)
 {
-    for (size_t i = 0; n && i < n->nprops; i++)
-        if (n->props[i].name.len == len && memcmp(n->props[i].name.s, name, len) == 0)
-            return n->props[i].schema;
-    return NULL;
+    return n ? jsonschema_node_prop(n, name, len) : NULL;
 }
 
 /* The node a difference's path names in a model, or NULL; "required/x" is

@@ -83,22 +83,16 @@ static const jsonschema_node_t *partially_open_schema(const jsonschema_node_t *n
 
 /* ---- 2. Required and properties ------------------------------------------------ */
 
+/* By name, through the node's index when it has one (jsonschema_node.c): both
+ * loops below ask every name of one side in the other. */
 static const jsonschema_node_t *prop_schema(const jsonschema_node_t *n, const jsonschema_str_t *name)
 {
-    for (size_t i = 0; i < n->nprops; i++) {
-        if (n->props[i].name.len == name->len && memcmp(n->props[i].name.s, name->s, name->len) == 0)
-            return n->props[i].schema;
-    }
-    return NULL;
+    return jsonschema_node_prop(n, name->s, name->len);
 }
 
 static int is_required(const jsonschema_node_t *n, const jsonschema_str_t *name)
 {
-    for (size_t i = 0; i < n->nrequired; i++) {
-        if (n->required[i].len == name->len && memcmp(n->required[i].s, name->s, name->len) == 0)
-            return 1;
-    }
-    return 0;
+    return jsonschema_node_requires(n, name->s, name->len);
 }
 
 static int has_default(const jsonschema_node_t *n)

@@ -67,11 +67,7 @@ static int engine_backward_lenient(const void *self, const void *previous, strli
 static int engine_has_top_level_field(const void *model, const char *name)
 {
     const jsonschema_node_t *root = ((const jsonschema_t *)model)->root;
-    size_t len = strlen(name);
-    for (size_t i = 0; root && i < root->nprops; i++)
-        if (root->props[i].name.len == len && memcmp(root->props[i].name.s, name, len) == 0)
-            return 1;
-    return 0;
+    return root && jsonschema_node_prop(root, name, strlen(name)) != NULL;
 }
 
 static int engine_tagged(const void *model, schema_tagged_t **out, size_t *n)

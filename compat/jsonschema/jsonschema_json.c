@@ -432,26 +432,60 @@ static jsonschema_json_t *parse_array(parser_t *ps)
     return parse_fail(ps, "out of memory");
 }
 
-/* Jackson keeps a duplicate key's first position and its last value. */
-static int object_put(jsonschema_json_t *obj, char *key, size_t key_len, jsonschema_json_t *value,
-                      size_t *cap)
+/* The keys of the object being parsed: how many there are room for, and from
+ * JSONSCHEMA_INDEX_MIN keys on a map key -> position + 1, so that finding a
+ * duplicate stays a lookup in objects of thousands of keys. */
+typedef struct object_keys {
+    size_t cap;
+    hmap_t index;
+} object_keys_t;
+
+static int index_key(object_keys_t *k, const jsonschema_member_t *m, size_t pos)
 {
+    return hmap_put_try(&k->index, m->key, m->key_len, (void *)(uintptr_t)(pos + 1), NULL);
+}
+
+static jsonschema_member_t *find_key(const jsonschema_json_t *obj, const object_keys_t *k, const char *key,
+                                     size_t key_len)
+{
+    if (obj->n >= JSONSCHEMA_INDEX_MIN) {
+        uintptr_t at = (uintptr_t)hmap_get(&k->index, key, key_len);
+        return at ? &obj->members[at - 1] : NULL;
+    }
     for (size_t i = 0; i < obj->n; i++) {
         jsonschema_member_t *m = &obj->members[i];
-        if (m->key_len == key_len && memcmp(m->key, key, key_len) == 0) {
-            free(key);
-            jsonschema_json_free(m->value);
-            m->value = value;
-            return 0;
-        }
+        if (m->key_len == key_len && memcmp(m->key, key, key_len) == 0)
+            return m;
     }
-    if (jsonschema_grow((void **)&obj->members, cap, obj->n + 1, sizeof *obj->members) != 0)
+    return NULL;
+}
+
+/* Jackson keeps a duplicate key's first position and its last value. */
+static int object_put(jsonschema_json_t *obj, char *key, size_t key_len, jsonschema_json_t *value,
+                      object_keys_t *k)
+{
+    jsonschema_member_t *same = find_key(obj, k, key, key_len);
+    if (same) {
+        free(key);
+        jsonschema_json_free(same->value);
+        same->value = value;
+        return 0;
+    }
+    if (jsonschema_grow((void **)&obj->members, &k->cap, obj->n + 1, sizeof *obj->members) != 0)
         return -1;
-    obj->members[obj->n++] = (jsonschema_member_t){key, key_len, value};
+    obj->members[obj->n] = (jsonschema_member_t){key, key_len, value};
+    if (obj->n + 1 == JSONSCHEMA_INDEX_MIN) {
+        for (size_t i = 0; i <= obj->n; i++)
+            if (index_key(k, &obj->members[i], i) != 0)
+                return -1;
+    } else if (obj->n + 1 > JSONSCHEMA_INDEX_MIN && index_key(k, &obj->members[obj->n], obj->n) != 0) {
+        return -1;
+    }
+    obj->n++;
     return 0;
 }
 
-static int parse_member(parser_t *ps, jsonschema_json_t *obj, size_t *cap)
+static int parse_member(parser_t *ps, jsonschema_json_t *obj, object_keys_t *keys)
 {
     skip_ws(ps);
     if (ps->p >= ps->end || *ps->p != '"')
@@ -468,7 +502,7 @@ static int parse_member(parser_t *ps, jsonschema_json_t *obj, size_t *cap)
     }
     ps->p++;
     jsonschema_json_t *value = parse_value(ps);
-    if (!value || object_put(obj, key, key_len, value, cap) != 0) {
+    if (!value || object_put(obj, key, key_len, value, keys) != 0) {
         free(key);
         jsonschema_json_free(value);
         return parse_fail(ps, "out of memory"), -1;
@@ -479,7 +513,7 @@ static int parse_member(parser_t *ps, jsonschema_json_t *obj, size_t *cap)
 static jsonschema_json_t *parse_object(parser_t *ps)
 {
     jsonschema_json_t *obj = json_new(JSONSCHEMA_JSON_OBJECT);
-    size_t cap = 0;
+    object_keys_t keys = {0};
     if (!obj)
         return parse_fail(ps, "out of memory");
     ps->p++;
@@ -489,7 +523,7 @@ static jsonschema_json_t *parse_object(parser_t *ps)
         return obj;
     }
     for (;;) {
-        if (parse_member(ps, obj, &cap) != 0)
+        if (parse_member(ps, obj, &keys) != 0)
             break;
         skip_ws(ps);
         if (ps->p < ps->end && *ps->p == ',') {
@@ -498,11 +532,13 @@ static jsonschema_json_t *parse_object(parser_t *ps)
         }
         if (ps->p < ps->end && *ps->p == '}') {
             ps->p++;
+            hmap_clear(&keys.index);
             return obj;
         }
         parse_fail(ps, "expected ',' or '}'");
         break;
     }
+    hmap_clear(&keys.index);
     jsonschema_json_free(obj);
     return NULL;
 }

@@ -7,6 +7,7 @@
 #include "compat/jsonschema/internal.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,42 +45,123 @@ int jsonschema_node_add_sub(jsonschema_node_t *n, jsonschema_node_t *sub)
     return 0;
 }
 
-static int prop_put(jsonschema_prop_t **items, size_t *count, size_t *cap, jsonschema_str_t name,
-                    jsonschema_node_t *sub)
+/* Adds the first JSONSCHEMA_INDEX_MIN names of a list to a new index; then
+ * the callers keep it up to date. values: positions + 1, or NULL for a set. */
+static int index_build(hmap_t **index, const jsonschema_str_t *names, size_t stride, size_t count,
+                       int positions)
+{
+    hmap_t *m = calloc(1, sizeof *m);
+    if (!m)
+        return -1;
+    for (size_t i = 0; i < count; i++) {
+        const jsonschema_str_t *name = (const jsonschema_str_t *)((const char *)names + i * stride);
+        void *value = positions ? (void *)(uintptr_t)(i + 1) : NULL;
+        if (hmap_put_try(m, name->s, name->len, value, NULL) != 0) {
+            hmap_clear(m);
+            free(m);
+            return -1;
+        }
+    }
+    *index = m;
+    return 0;
+}
+
+static void index_free(hmap_t *index)
+{
+    if (index) {
+        hmap_clear(index);
+        free(index);
+    }
+}
+
+/* Position of name in a list of props, from its index when it has one. */
+static const jsonschema_prop_t *prop_find(const jsonschema_prop_t *items, size_t count, const hmap_t *index,
+                                          const char *name, size_t len)
+{
+    if (index) {
+        uintptr_t at = (uintptr_t)hmap_get(index, name, len);
+        return at ? &items[at - 1] : NULL;
+    }
+    for (size_t i = 0; i < count; i++) {
+        if (items[i].name.len == len && memcmp(items[i].name.s, name, len) == 0)
+            return &items[i];
+    }
+    return NULL;
+}
+
+/* index: NULL for lists that keep no index (then the scan stays). */
+static int prop_put(jsonschema_prop_t **items, size_t *count, size_t *cap, hmap_t **index,
+                    jsonschema_str_t name, jsonschema_node_t *sub)
 {
     /* A later definition of the same name replaces the earlier one, as a map would. */
-    for (size_t i = 0; i < *count; i++) {
-        if ((*items)[i].name.len == name.len && memcmp((*items)[i].name.s, name.s, name.len) == 0) {
-            (*items)[i].schema = sub;
-            return 0;
-        }
+    jsonschema_prop_t *same =
+        (jsonschema_prop_t *)prop_find(*items, *count, index ? *index : NULL, name.s, name.len);
+    if (same) {
+        same->schema = sub;
+        return 0;
     }
     if (jsonschema_grow((void **)items, cap, *count + 1, sizeof **items) != 0)
         return -1;
-    (*items)[(*count)++] = (jsonschema_prop_t){name, sub};
+    (*items)[*count] = (jsonschema_prop_t){name, sub};
+    if (index && *index && hmap_put_try(*index, name.s, name.len, (void *)(uintptr_t)(*count + 1), NULL) != 0)
+        return -1;
+    (*count)++;
+    if (index && !*index && *count == JSONSCHEMA_INDEX_MIN &&
+        index_build(index, &(*items)[0].name, sizeof **items, *count, 1) != 0)
+        return -1;
     return 0;
 }
 
 int jsonschema_node_add_prop(jsonschema_node_t *n, jsonschema_str_t name, jsonschema_node_t *sub)
 {
-    return prop_put(&n->props, &n->nprops, &n->props_cap, name, sub);
+    return prop_put(&n->props, &n->nprops, &n->props_cap, &n->props_index, name, sub);
+}
+
+const jsonschema_node_t *jsonschema_node_prop(const jsonschema_node_t *n, const char *name, size_t len)
+{
+    const jsonschema_prop_t *p = prop_find(n->props, n->nprops, n->props_index, name, len);
+    return p ? p->schema : NULL;
+}
+
+int jsonschema_node_requires(const jsonschema_node_t *n, const char *name, size_t len)
+{
+    if (n->required_index)
+        return hmap_contains(n->required_index, name, len);
+    for (size_t i = 0; i < n->nrequired; i++) {
+        if (n->required[i].len == len && memcmp(n->required[i].s, name, len) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+void jsonschema_node_free_indexes(jsonschema_node_t *n)
+{
+    index_free(n->props_index);
+    index_free(n->required_index);
 }
 
 int jsonschema_node_add_pattern(jsonschema_node_t *n, jsonschema_str_t re, jsonschema_node_t *sub)
 {
-    return prop_put(&n->pattern_props, &n->npattern_props, &n->pattern_props_cap, re, sub);
+    return prop_put(&n->pattern_props, &n->npattern_props, &n->pattern_props_cap, NULL, re, sub);
 }
 
 int jsonschema_node_add_dep_schema(jsonschema_node_t *n, jsonschema_str_t name, jsonschema_node_t *sub)
 {
-    return prop_put(&n->dep_schemas, &n->ndep_schemas, &n->dep_schemas_cap, name, sub);
+    return prop_put(&n->dep_schemas, &n->ndep_schemas, &n->dep_schemas_cap, NULL, name, sub);
 }
 
 int jsonschema_node_add_required(jsonschema_node_t *n, jsonschema_str_t name)
 {
     if (jsonschema_grow((void **)&n->required, &n->required_cap, n->nrequired + 1, sizeof *n->required) != 0)
         return -1;
-    n->required[n->nrequired++] = name;
+    n->required[n->nrequired] = name;
+    /* A set: a name listed twice is in it once, as the list's scan finds it. */
+    if (n->required_index && hmap_put_try(n->required_index, name.s, name.len, NULL, NULL) != 0)
+        return -1;
+    n->nrequired++;
+    if (!n->required_index && n->nrequired == JSONSCHEMA_INDEX_MIN &&
+        index_build(&n->required_index, n->required, sizeof *n->required, n->nrequired, 0) != 0)
+        return -1;
     return 0;
 }
 

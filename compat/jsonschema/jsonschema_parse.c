@@ -77,6 +77,7 @@ void jsonschema_free(jsonschema_t *s)
         jsonschema_node_t *n = s->nodes[i];
         for (size_t j = 0; j < n->ndep_arrays; j++)
             free(n->dep_arrays[j].names);
+        jsonschema_node_free_indexes(n);
         free(n->props);
         free(n->required);
         free(n->pattern_props);

@@ -5,7 +5,7 @@
  *   1. Building a model (logical_model.c)
  *   2. Reading a model: named types, cycles, rendering (logical_model.c)
  *   3. Walks: paths and findings (logical_model.c)
- *   4. The converters, one file per format (logical_avro.c, logical_proto.c)
+ *   4. The converters, one file per format (logical_avro.c, logical_proto.c, logical_from_json.c)
  */
 #ifndef COMPAT_LOGICAL_INTERNAL_H
 #define COMPAT_LOGICAL_INTERNAL_H
@@ -60,10 +60,13 @@ int logical_finding(strlist_t *out, const char *rule, const strbuf_t *path, cons
 
 struct avro_model;
 struct proto_schema;
+struct jsonschema;
 /* AvroToLogicalTypeConverter.toLogicalType: as logical_from_schema. */
 int logical_from_avro(const struct avro_model *avro, logical_model_t **out, char **error);
 /* ProtoToLogicalTypeConverter.toLogicalType: as logical_from_schema (2 for a file of public
  * imports only, whose type this registry does not resolve). */
 int logical_from_protobuf(const struct proto_schema *schema, logical_model_t **out, char **error);
+/* JsonToLogicalTypeConverter.toLogicalType (the V2 edition): as logical_from_schema. */
+int logical_from_json(const struct jsonschema *schema, logical_model_t **out, char **error);
 
 #endif

@@ -4,6 +4,7 @@
 set(COMPAT_LOGICAL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/logical_avro.c
   ${CMAKE_CURRENT_LIST_DIR}/logical_compare.c
+  ${CMAKE_CURRENT_LIST_DIR}/logical_from_json.c
   ${CMAKE_CURRENT_LIST_DIR}/logical_model.c
   ${CMAKE_CURRENT_LIST_DIR}/logical_policy.c
   ${CMAKE_CURRENT_LIST_DIR}/logical_proto.c

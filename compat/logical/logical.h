@@ -5,14 +5,15 @@
  *
  * Contents
  *   1. The logical-type model (Confluent's LogicalType and its Schema tree)
- *   2. Conversion from a parsed schema (AvroToLogicalTypeConverter, ProtoToLogicalTypeConverter)
+ *   2. Conversion from a parsed schema (AvroToLogicalTypeConverter, ProtoToLogicalTypeConverter,
+ *      JsonToLogicalTypeConverter)
  *   3. Validity of one schema (ValidityChecker)
  *   4. Compatibility of two schemas (CompatibilityChecker: FlinkComparison, IcebergComparison)
  *   5. The policy: what LOGICAL appends to a check's messages (LogicalPolicyChecker.check)
  *
  * Not an engine: it reads the engines' parsed models through their public headers, and no engine
- * sees it. Avro and Protobuf convert; a JSON Schema schema has no logical type here yet, and the
- * policy then adds nothing for it (docs/compatibility.md says so).
+ * sees it. Avro, Protobuf and JSON Schema convert (docs/compatibility.md lists what of Confluent's
+ * converters is not reproduced).
  *
  * Everything here is pure and reentrant; a model is immutable once built.
  */
@@ -98,7 +99,7 @@ void logical_model_free(logical_model_t *m);
 /*
  * The logical type of a parsed schema. Returns 0 and *out; 1 and *error (malloc'd, the reason
  * Confluent's converter throws, e.g. "Standalone NULL type is not supported") when the schema has
- * none; 2 when the format has no converter here (JSON Schema); -1 when out of memory.
+ * none; 2 when it has none here (a Protobuf file of public imports only); -1 when out of memory.
  */
 int logical_from_schema(const schema_t *s, logical_model_t **out, char **error);
 

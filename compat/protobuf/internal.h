@@ -109,6 +109,9 @@ const proto_symbol_t *proto_symtab_find_extension(const proto_symtab_t *tab, con
 const proto_symbol_t *proto_symtab_resolve(const proto_symtab_t *tab, const char *package,
                                            const char *const *scope, size_t nscope, const char *name,
                                            int want_extension);
+/* 1 when tab (or a parent) has a message or enum whose simple name spells a
+ * scalar type ("int64"); else resolving a scalar's name finds nothing. */
+int proto_symtab_shadows_scalars(const proto_symtab_t *tab);
 
 /* A resolution scope: the symbols, the package, and the enclosing message
  * (and enum) names, innermost last. Zero-initialize, then set tab/package. */

@@ -98,6 +98,7 @@ typedef struct side {
     const proto_symtab_t *tab;
     const char *package;   /* resolution package: the schema's, or an import's in sub-diffs */
     proto_syntax_t syntax; /* of the file whose messages are compared (field presence) */
+    int plain_scalars;     /* no symbol is named like a scalar: "int64" is always the scalar */
 } side_t;
 
 typedef struct str_stack {
@@ -105,6 +106,20 @@ typedef struct str_stack {
     size_t n;
     size_t cap;
 } str_stack_t;
+
+/* A "#/..." path segment: a name, or (name NULL) a field or value number,
+ * spelled only when a change is recorded under it: most fields compared
+ * record none. */
+typedef struct segment {
+    const char *name;
+    int32_t tag;
+} segment_t;
+
+typedef struct seg_stack {
+    segment_t *items;
+    size_t n;
+    size_t cap;
+} seg_stack_t;
 
 /*
  * Results of imported-type comparisons, by (original, update) message pair.
@@ -119,7 +134,7 @@ typedef struct str_stack {
 
 typedef struct diff_ctx {
     side_t orig, upd;
-    str_stack_t path;              /* the "#/..." segments */
+    seg_stack_t path;              /* the "#/..." segments */
     str_stack_t names;             /* the named scopes (messages, enums) for resolution */
     const proto_message_t **guard; /* original messages being compared (recursion guard) */
     size_t n_guard, cap_guard;
@@ -128,6 +143,9 @@ typedef struct diff_ctx {
     arena_t *arena;             /* segment strings */
     hmap_t *memo;               /* shared by a diff and all its sub-diffs */
     int failed;                 /* out of memory */
+    /* The backward check lists only incompatible changes: the others are
+     * then not recorded at all (a field added to a wide message is one each). */
+    int incompatible_only;
 } diff_ctx_t;
 
 static void str_push(diff_ctx_t *c, str_stack_t *s, const char *item)
@@ -151,6 +169,22 @@ static void str_pop(str_stack_t *s, size_t to)
         s->n = to;
 }
 
+static void seg_push(diff_ctx_t *c, segment_t seg)
+{
+    seg_stack_t *s = &c->path;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 16;
+        segment_t *items = realloc(s->items, cap * sizeof *items);
+        if (!items) {
+            c->failed = 1;
+            return;
+        }
+        s->items = items;
+        s->cap = cap;
+    }
+    s->items[s->n++] = seg;
+}
+
 /* enterPath / enterName: a mark to pop back to. */
 typedef struct mark {
     size_t path, names;
@@ -159,7 +193,14 @@ typedef struct mark {
 static mark_t enter_path(diff_ctx_t *c, const char *segment)
 {
     mark_t m = {c->path.n, c->names.n};
-    str_push(c, &c->path, segment);
+    seg_push(c, (segment_t){segment, 0});
+    return m;
+}
+
+static mark_t enter_tag(diff_ctx_t *c, int32_t tag)
+{
+    mark_t m = {c->path.n, c->names.n};
+    seg_push(c, (segment_t){NULL, tag});
     return m;
 }
 
@@ -172,7 +213,8 @@ static mark_t enter_name(diff_ctx_t *c, const char *name)
 
 static void leave(diff_ctx_t *c, mark_t m)
 {
-    str_pop(&c->path, m.path);
+    if (c->path.n > m.path)
+        c->path.n = m.path;
     str_pop(&c->names, m.names);
 }
 
@@ -192,13 +234,18 @@ static char *path_text(const diff_ctx_t *c, const char *start, char sep)
     for (size_t i = 0; i < c->path.n; i++) {
         if (i)
             strbuf_putc(&b, sep);
-        strbuf_puts(&b, c->path.items[i]);
+        if (c->path.items[i].name)
+            strbuf_puts(&b, c->path.items[i].name);
+        else
+            strbuf_printf(&b, "%d", (int)c->path.items[i].tag);
     }
     return strbuf_take(&b);
 }
 
 static void add_change(diff_ctx_t *c, proto_change_type_t type)
 {
+    if (c->incompatible_only && proto_change_is_compatible(type))
+        return;
     proto_changes_t *o = c->out;
     if (o->n == o->cap) {
         size_t cap = o->cap ? o->cap * 2 : 16;
@@ -222,6 +269,13 @@ static void add_change(diff_ctx_t *c, proto_change_type_t type)
 static void add_change_at(diff_ctx_t *c, const char *segment, proto_change_type_t type)
 {
     mark_t m = enter_path(c, segment);
+    add_change(c, type);
+    leave(c, m);
+}
+
+static void add_change_at_tag(diff_ctx_t *c, int32_t tag, proto_change_type_t type)
+{
+    mark_t m = enter_tag(c, tag);
     add_change(c, type);
     leave(c, m);
 }
@@ -273,12 +327,10 @@ typedef enum scalar_kind {
     SK_DOUBLE,
 } scalar_kind_t;
 
-/* Wire-compatible groups: a change inside a group keeps the encoding readable. */
-static scalar_kind_t scalar_kind(const diff_ctx_t *c, const side_t *s, const char *type)
+/* Wire-compatible groups: a change inside a group keeps the encoding readable.
+ * The group of a scalar type's name, or -1 for any other name. */
+static int scalar_table_kind(const char *type)
 {
-    const proto_symbol_t *sym = resolve(c, s, type);
-    if (sym && sym->kind == PROTO_SYMBOL_ENUM)
-        return SK_GENERAL_NUMBER;
     static const struct {
         const char *name;
         scalar_kind_t kind;
@@ -293,9 +345,19 @@ static scalar_kind_t scalar_kind(const diff_ctx_t *c, const side_t *s, const cha
         {"double", SK_DOUBLE},
     };
     for (size_t i = 0; i < sizeof table / sizeof *table; i++)
-        if (strcmp(type, table[i].name) == 0)
-            return table[i].kind;
-    return SK_GENERAL_NUMBER; /* unreachable: only scalars and enums get here */
+        if (table[i].name[0] == type[0] && strcmp(type, table[i].name) == 0)
+            return (int)table[i].kind;
+    return -1;
+}
+
+static scalar_kind_t scalar_kind(const diff_ctx_t *c, const side_t *s, const char *type)
+{
+    const proto_symbol_t *sym = resolve(c, s, type);
+    if (sym && sym->kind == PROTO_SYMBOL_ENUM)
+        return SK_GENERAL_NUMBER;
+    int kind = scalar_table_kind(type);
+    return kind < 0 ? SK_GENERAL_NUMBER /* unreachable: only scalars and enums get here */
+                    : (scalar_kind_t)kind;
 }
 
 /* ---- Procedures T, M, E, F ----------------------------------------------------------------- */
@@ -318,9 +380,9 @@ static ptype_t as_map(const diff_ctx_t *c, const side_t *s, ptype_t t)
     return t;
 }
 
-static void compare_scalars(diff_ctx_t *c, proto_label_t ol, proto_label_t ul, ptype_t ot, ptype_t ut)
+static void compare_scalar_kinds(diff_ctx_t *c, proto_label_t ol, proto_label_t ul, scalar_kind_t ok,
+                                 scalar_kind_t uk)
 {
-    scalar_kind_t ok = scalar_kind(c, &c->orig, ot.name), uk = scalar_kind(c, &c->upd, ut.name);
     if (ok != uk) {
         add_change(c, PROTO_FIELD_SCALAR_KIND_CHANGED);
         return;
@@ -330,6 +392,11 @@ static void compare_scalars(diff_ctx_t *c, proto_label_t ol, proto_label_t ul, p
         return;
     add_change(c, ok == SK_STRING_OR_BYTES ? PROTO_FIELD_STRING_OR_BYTES_LABEL_CHANGED
                                            : PROTO_FIELD_NUMERIC_LABEL_CHANGED);
+}
+
+static void compare_scalars(diff_ctx_t *c, proto_label_t ol, proto_label_t ul, ptype_t ot, ptype_t ut)
+{
+    compare_scalar_kinds(c, ol, ul, scalar_kind(c, &c->orig, ot.name), scalar_kind(c, &c->upd, ut.name));
 }
 
 static const char *local_name(const proto_symbol_t *sym, const char *full)
@@ -373,12 +440,13 @@ static void compare_imported(diff_ctx_t *c, const proto_symbol_t *o, const proto
     }
     proto_changes_t sub_out = {0};
     diff_ctx_t sub = {
-        .orig = {c->orig.tab, o->package, o->file ? o->file->syntax : c->orig.syntax},
-        .upd = {c->upd.tab, u->package, u->file ? u->file->syntax : c->upd.syntax},
+        .orig = {c->orig.tab, o->package, o->file ? o->file->syntax : c->orig.syntax, c->orig.plain_scalars},
+        .upd = {c->upd.tab, u->package, u->file ? u->file->syntax : c->upd.syntax, c->upd.plain_scalars},
         .out = &sub_out,
         .pairs = c->pairs,
         .arena = c->arena,
         .memo = c->memo,
+        .incompatible_only = c->incompatible_only,
     };
     size_t pairs_before = c->pairs ? c->pairs->n : 0;
     sub.guard = malloc((c->n_guard + 1) * sizeof *sub.guard);
@@ -398,7 +466,7 @@ static void compare_imported(diff_ctx_t *c, const proto_symbol_t *o, const proto
             dot = strchr(p, '.');
             if (dot)
                 *dot = '\0';
-            str_push(&sub, &sub.path, p);
+            seg_push(&sub, (segment_t){p, 0});
             str_push(&sub, &sub.names, p);
         }
         compare_message(&sub, o->message, u->message);
@@ -462,6 +530,15 @@ static void compare_message_types(diff_ctx_t *c, ptype_t ot, ptype_t ut)
 static void compare_labels_and_types(diff_ctx_t *c, proto_label_t ol, proto_label_t ul, ptype_t ot,
                                      ptype_t ut)
 {
+    /* Two scalars no symbol shadows, the common case, need no resolution: as_map
+     * and kind_of leave them scalars, and their groups come from the table. */
+    if (c->orig.plain_scalars && c->upd.plain_scalars && !ot.key && !ut.key) {
+        int ok = scalar_table_kind(ot.name), uk = scalar_table_kind(ut.name);
+        if (ok >= 0 && uk >= 0) {
+            compare_scalar_kinds(c, ol, ul, (scalar_kind_t)ok, (scalar_kind_t)uk);
+            return;
+        }
+    }
     ot = as_map(c, &c->orig, ot);
     ut = as_map(c, &c->upd, ut);
     kind_t ok = kind_of(c, &c->orig, ot), uk = kind_of(c, &c->upd, ut);
@@ -483,7 +560,8 @@ static void compare_labels_and_types(diff_ctx_t *c, proto_label_t ol, proto_labe
 
 static void compare_field(diff_ctx_t *c, const proto_field_t *o, const proto_field_t *u)
 {
-    if (strcmp(o->name, u->name) != 0)
+    /* A new name is compatible: the backward check need not even compare them. */
+    if (!c->incompatible_only && strcmp(o->name, u->name) != 0)
         add_change(c, PROTO_FIELD_NAME_CHANGED);
     compare_labels_and_types(c, o->label, u->label, field_ptype(o), field_ptype(u));
 }
@@ -524,7 +602,12 @@ static int index_fields(const proto_message_t *m, field_index_t *idx)
         for (size_t j = 0; j < m->oneofs[i]->n_fields; j++, n++)
             idx->items[n] =
                 (tagged_t){m->oneofs[i]->fields[j]->tag, m->oneofs[i]->fields[j], m->oneofs[i]->name, n};
-    qsort(idx->items, n, sizeof *idx->items, compare_tagged);
+    /* Fields are mostly declared in tag order: then the sort has nothing to do. */
+    size_t sorted = 1;
+    while (sorted < n && compare_tagged(&idx->items[sorted - 1], &idx->items[sorted]) < 0)
+        sorted++;
+    if (sorted < n)
+        qsort(idx->items, n, sizeof *idx->items, compare_tagged);
     /* Keep the last entry of each tag, as a HashMap put would. */
     size_t w = 0;
     for (size_t r = 0; r < n; r++) {
@@ -680,7 +763,7 @@ static void check_oneof_names(diff_ctx_t *c, const oneof_index_t *o, const oneof
 static void add_field_change(diff_ctx_t *c, const char *oneof, int32_t tag, proto_change_type_t type)
 {
     mark_t m = oneof ? enter_path(c, oneof) : (mark_t){c->path.n, c->names.n};
-    add_change_at(c, tag_text(c, tag), type);
+    add_change_at_tag(c, tag, type);
     leave(c, m);
 }
 
@@ -764,7 +847,7 @@ static void compare_one_tag(diff_ctx_t *c, const oneof_index_t *orig_oneofs, con
         add_field_change(c, NULL, u->tag, PROTO_ONEOF_FIELD_MOVED_TO_TOP_LEVEL);
     char *column = c->pairs ? path_text(c, "", '.') : NULL;
     mark_t m = u->oneof ? enter_path(c, u->oneof) : (mark_t){c->path.n, c->names.n};
-    mark_t m2 = enter_path(c, tag_text(c, u->tag));
+    mark_t m2 = enter_tag(c, u->tag);
     compare_field(c, o->field, u->field);
     if (c->pairs)
         add_pair(c, column, o, u);
@@ -886,12 +969,12 @@ static void compare_enum(diff_ctx_t *c, const proto_enum_t *orig, const proto_en
     }
     for (size_t i = 0, j = 0; i < no || j < nu;) {
         if (j == nu || (i < no && o[i].tag < u[j].tag)) {
-            add_change_at(c, tag_text(c, o[i++].tag), PROTO_ENUM_CONST_REMOVED);
+            add_change_at_tag(c, o[i++].tag, PROTO_ENUM_CONST_REMOVED);
         } else if (i == no || u[j].tag < o[i].tag) {
-            add_change_at(c, tag_text(c, u[j++].tag), PROTO_ENUM_CONST_ADDED);
+            add_change_at_tag(c, u[j++].tag, PROTO_ENUM_CONST_ADDED);
         } else {
             if (strcmp(o[i].value->name, u[j].value->name) != 0)
-                add_change_at(c, tag_text(c, o[i].tag), PROTO_ENUM_CONST_CHANGED);
+                add_change_at_tag(c, o[i].tag, PROTO_ENUM_CONST_CHANGED);
             i++, j++;
         }
     }
@@ -1008,15 +1091,18 @@ static void compare_types(diff_ctx_t *c, proto_type_t *const *orig, size_t no, p
 /* ---- Entry points
  * ------------------------------------------------------------------------------ */
 
-int proto_diff_changes_paired(const proto_schema_t *original, const proto_schema_t *update,
-                              proto_changes_t *out, proto_field_pairs_t *pairs)
+static int diff_run(const proto_schema_t *original, const proto_schema_t *update, proto_changes_t *out,
+                    proto_field_pairs_t *pairs, int incompatible_only)
 {
     hmap_t memo = {0};
     const proto_file_t *of = proto_schema_file(original), *uf = proto_schema_file(update);
     diff_ctx_t c = {
+        .incompatible_only = incompatible_only,
         .memo = &memo,
-        .orig = {proto_schema_symtab(original), proto_schema_package(original), of->syntax},
-        .upd = {proto_schema_symtab(update), proto_schema_package(update), uf->syntax},
+        .orig = {proto_schema_symtab(original), proto_schema_package(original), of->syntax,
+                 !proto_symtab_shadows_scalars(proto_schema_symtab(original))},
+        .upd = {proto_schema_symtab(update), proto_schema_package(update), uf->syntax,
+                !proto_symtab_shadows_scalars(proto_schema_symtab(update))},
         .out = out,
         .pairs = pairs,
         .arena = arena_new(),
@@ -1036,7 +1122,13 @@ int proto_diff_changes_paired(const proto_schema_t *original, const proto_schema
 
 int proto_diff_changes(const proto_schema_t *original, const proto_schema_t *update, proto_changes_t *out)
 {
-    return proto_diff_changes_paired(original, update, out, NULL);
+    return diff_run(original, update, out, NULL, 0);
+}
+
+int proto_diff_changes_paired(const proto_schema_t *original, const proto_schema_t *update,
+                              proto_changes_t *out, proto_field_pairs_t *pairs)
+{
+    return diff_run(original, update, out, pairs, 0);
 }
 
 int proto_diff(const proto_schema_t *original, const proto_schema_t *update, strlist_t *changes)
@@ -1104,10 +1196,9 @@ char *proto_change_message(const proto_change_t *change)
 int proto_backward(const proto_schema_t *update, const proto_schema_t *original, strlist_t *out)
 {
     proto_changes_t list = {0};
-    int rc = proto_diff_changes(original, update, &list);
+    int rc = diff_run(original, update, &list, NULL, 1);
     for (size_t i = 0; i < list.n && rc == 0; i++)
-        if (!proto_change_is_compatible(list.items[i].type))
-            rc = strlist_push_owned(out, proto_change_message(&list.items[i]));
+        rc = strlist_push_owned(out, proto_change_message(&list.items[i]));
     proto_changes_clear(&list);
     return rc;
 }

@@ -19,6 +19,7 @@ typedef struct symbol_map {
     hmap_t by_name;         /* full name -> position in order, + 1 */
     proto_symbol_t **order; /* a later definition of a name replaces it in place */
     size_t n, cap;
+    int scalar_names; /* some symbol's simple name spells a scalar type ("int64") */
 } symbol_map_t;
 
 struct proto_symtab {
@@ -53,6 +54,8 @@ static int map_put(symbol_map_t *m, proto_symbol_t *sym)
     if (hmap_puts_try(&m->by_name, sym->full_name, (void *)(uintptr_t)(m->n + 1), NULL) != 0)
         return -1;
     m->order[m->n++] = sym;
+    const char *dot = strrchr(sym->full_name, '.');
+    m->scalar_names |= proto_is_scalar(dot ? dot + 1 : sym->full_name);
     return 0;
 }
 
@@ -275,12 +278,31 @@ int proto_symtab_add_file(proto_symtab_t *tab, const proto_file_t *file, proto_o
 
 /* ---- Resolution -------------------------------------------------------------- */
 
+static int scalar_names(const proto_symtab_t *tab, int want_extension)
+{
+    for (const proto_symtab_t *t = tab; t; t = t->parent)
+        if ((want_extension ? &t->extensions : &t->types)->scalar_names)
+            return 1;
+    return 0;
+}
+
+int proto_symtab_shadows_scalars(const proto_symtab_t *tab)
+{
+    return scalar_names(tab, 0);
+}
+
 const proto_symbol_t *proto_symtab_resolve(const proto_symtab_t *tab, const char *package,
                                            const char *const *scope, size_t nscope, const char *name,
                                            int want_extension)
 {
     if (name[0] == '.')
         return proto_symtab_get(tab, name + 1, want_extension);
+    /* Every candidate ends in ".name", so a scalar's name ("int64") can only
+     * find a symbol some table defines by that simple name. The diff asks for
+     * every scalar field's type several times; this answers without building
+     * and hashing the candidates. */
+    if (!scalar_names(tab, want_extension) && !strchr(name, '.') && proto_is_scalar(name))
+        return NULL;
     /* Candidates "package.scope...name", dropping one trailing element of
      * the prefix at a time; the package counts element by element. */
     size_t total = strlen(package) + strlen(name) + 2;

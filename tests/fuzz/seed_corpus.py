@@ -15,7 +15,8 @@ at random bytes (which never reach a parser's deep paths).
 - fuzz_decoder (tests/fuzz_client/): the Avro records of
   tests/data/client/python_avro_cases.py behind the index of their pair (the
   pairs are named in fuzz_decoder.c's comments), and Protobuf payloads of
-  its message R: one field of each number with its wire type, then all.
+  its message R: one field of each number with its wire type, then all;
+  and JSON values behind 0xc0 for its JSON Schema validator.
 """
 
 import base64
@@ -164,6 +165,10 @@ def decoder_seeds(outdir):
         for field in fields:
             write(outdir, "fuzz_decoder", bytes([pick, 0]) + field)
         write(outdir, "fuzz_decoder", bytes([pick, 0]) + b"".join(fields))
+    # The JSON Schema validator's path (first byte 0xc0): values for both of its schemas.
+    for value in ('{"a": 2, "b": [{"a": 4}, {"a": -4, "z": "s"}], "c": {"k": [null]}, "d": "ab1", "x-ab": 1}',
+                  '[null, [null, null]]', '[[null, [null, null]], null]', '{"a": 3, "x-ba": "q"}', '"s"'):
+        write(outdir, "fuzz_decoder", b"\xc0" + value.encode())
 
 
 def main():

@@ -9,9 +9,16 @@
  * cannot read back: decimals beyond a double, map keys holding U+0000); and
  * the rest is also fed to the encoder as a JSON row.
  *
- * First byte 0x80 and above: its low bit picks a Protobuf writer/reader
+ * First byte 0x80 to 0xbf: its low bit picks a Protobuf writer/reader
  * pair below, the rest is a payload (message indexes, then the message):
- * decoding must end in a clean error or a row that is one JSON value.
+ * decoding must end in a clean error or a row that is one JSON value; a
+ * row read with its own schema must encode again (srclient_proto_encode)
+ * to a payload that decodes to the same row; and the rest is also fed to
+ * the Protobuf encoder as a JSON row.
+ *
+ * First byte 0xc0 and above: the rest is a JSON value validated against
+ * the JSON schemas below (srclient_json_validate): a verdict within the
+ * limits, never a crash.
  *
  * `make fuzz` builds it with the targets of tests/fuzz (it links client too);
  * tests/fuzz/seed_corpus.py writes its seeds.
@@ -163,9 +170,78 @@ static void fuzz_protobuf(size_t pick, const uint8_t *data, size_t size)
             abort();
         }
         json_decref(v);
+        /* Read as itself, the row is what the encoder reads: decode(encode(row)) == row. The
+         * message is the one the indexes named (the first, unless they say otherwise). */
+        int64_t idx[64];
+        size_t n;
+        const proto_symbol_t *sym = NULL;
+        if (!pick && srclient_proto_indexes(data, size, idx, 64, &n) >= 0)
+            sym = proto_schema_message_at(proto_all, idx, n);
+        if (sym && !strstr(row.data, "\\u0000")) {
+            strbuf_t bin = {0}, again = {0};
+            if (srclient_proto_encode(proto_plans[0], sym->full_name, row.data, row.len, &bin, &error) != 0) {
+                fprintf(stderr, "decoded but does not encode: %s\n%s\n", row.data, error);
+                abort();
+            }
+            /* The same JSON value (invalid UTF-8 read as "\ufffd" comes back as U+FFFD itself). */
+            json_t *x = json_loadb(row.data, row.len, JSON_DECODE_ANY, &je), *y = NULL;
+            int same = srclient_proto_decode(proto_plans[0], NULL, (const uint8_t *)bin.data, bin.len, &again,
+                                             &error) == 0 &&
+                       (y = json_loadb(again.data, again.len, JSON_DECODE_ANY, &je)) && json_equal(x, y);
+            json_decref(x);
+            json_decref(y);
+            if (!same) {
+                fprintf(stderr, "decode(encode(row)) is not the row:\n%s\n%s\n", row.data,
+                        again.data ? again.data : error);
+                abort();
+            }
+            strbuf_free(&bin);
+            strbuf_free(&again);
+        }
     } else
         free(error);
     strbuf_free(&row);
+    strbuf_t bin = {0};
+    if (srclient_proto_encode(proto_plans[pick], NULL, (const char *)data, size, &bin, &error) != 0)
+        free(error);
+    strbuf_free(&bin);
+}
+
+/* JSON Schema: most keywords, a recursive $ref, patterns, combinators. */
+static const char *const json_schemas[] = {
+    "{\"type\": \"object\", \"required\": [\"a\"], \"additionalProperties\": {\"type\": \"string\", "
+    "\"maxLength\": 3}, \"properties\": {\"a\": {\"type\": \"integer\", \"minimum\": -5, \"multipleOf\": 2}, "
+    "\"b\": {\"type\": \"array\", \"uniqueItems\": true, \"items\": {\"$ref\": \"#\"}, \"maxItems\": 50}, "
+    "\"c\": {\"enum\": [1, \"x\", {\"k\": [null]}]}, \"d\": {\"pattern\": \"^[a-z]+\\\\d*$\"}}, "
+    "\"patternProperties\": {\"^x-(?:a|b)+$\": {\"oneOf\": [{\"type\": \"number\"}, {\"const\": 1}]}}}",
+    "{\"$schema\": \"https://json-schema.org/draft/2020-12/schema\", \"$defs\": {\"n\": {\"anyOf\": "
+    "[{\"type\": \"null\"}, {\"type\": \"array\", \"prefixItems\": [{\"$ref\": \"#/$defs/n\"}, "
+    "{\"$ref\": \"#/$defs/n\"}], \"items\": false}]}}, \"$ref\": \"#/$defs/n\", \"not\": {\"const\": "
+    "[null, [null, null]]}, \"if\": {\"minItems\": 1}, \"then\": {\"contains\": {\"type\": \"null\"}}}",
+};
+#define NJSON (sizeof(json_schemas) / sizeof(json_schemas[0]))
+static srclient_json_validator_t *validators[NJSON];
+
+static void fuzz_validate(const uint8_t *data, size_t size)
+{
+    json_error_t je;
+    json_t *v = json_loadb((const char *)data, size, JSON_DECODE_ANY, &je);
+    if (!v)
+        return;
+    for (size_t i = 0; i < NJSON; i++) {
+        char *error = NULL;
+        if (!validators[i]) {
+            srclient_json_limits_t limits = {.max_steps = 100000};
+            validators[i] = srclient_json_validator_new(json_schemas[i], NULL, 0, &limits, &error);
+            if (!validators[i]) {
+                fprintf(stderr, "%s\n", error);
+                abort();
+            }
+        }
+        if (srclient_json_validate(validators[i], v, &error) != 0)
+            free(error);
+    }
+    json_decref(v);
 }
 
 static avro_model_t *writers[NPAIRS], *readers[NPAIRS];
@@ -186,6 +262,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
         return 0;
+    if ((data[0] & 0xc0) == 0xc0) {
+        fuzz_validate(data + 1, size - 1);
+        return 0;
+    }
     if (data[0] & 0x80) {
         fuzz_protobuf(data[0] & 1, data + 1, size - 1);
         return 0;

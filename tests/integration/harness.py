@@ -23,6 +23,7 @@ import itertools
 import json
 import os
 import pwd
+import re
 import shutil
 import signal
 import socket
@@ -307,6 +308,38 @@ class PgBouncer:
 
     def url(self, dbname):
         return f"postgresql://postgres@127.0.0.1:{self.port}/{dbname}"
+
+    def repoint(self, cluster, dbname="postgres"):
+        """Sends new server connections to another cluster (a failover done by
+        repointing the pooler): the [databases] line rewritten, then SIGHUP,
+        PgBouncer's RELOAD; returns once dbname's pool reaches it. Client
+        connections stay open."""
+        ini = os.path.join(self.dir, "pgbouncer.ini")
+        with open(ini) as f:
+            text = f.read()
+        with open(ini, "w") as f:
+            f.write(re.sub(r"(?m)^(\* = host=127\.0\.0\.1 port=)\d+$", rf"\g<1>{cluster.port}", text, count=1))
+        self.cluster = cluster
+        pids = pgrep(f"^pgbouncer {ini}")  # not the runuser wrapping it
+        if not pids:
+            raise RuntimeError("pgbouncer is not running")
+        for pid in pids:
+            os.kill(pid, signal.SIGHUP)
+        # Until a query through it reaches the new cluster: the reload has been
+        # read, and a login PgBouncer tried against the old one before (which
+        # makes it wait server_login_retry) is behind us.
+        deadline = time.monotonic() + 60
+        while True:
+            run = subprocess.run([cluster._bin("psql"), "-X", "-q", "-A", "-t", "-h", "127.0.0.1",
+                                  "-p", str(self.port), "-U", "postgres", "-d", dbname,
+                                  "-c", "SELECT pg_is_in_recovery()"],
+                                 capture_output=True, text=True, timeout=30,
+                                 env={**os.environ, "PGCONNECT_TIMEOUT": "5"})
+            if run.returncode == 0 and run.stdout.strip() == "f":
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"pgbouncer does not reach the new cluster: {run.stderr}\n{tail(self.log)}")
+            time.sleep(0.2)
 
 
 class Database:

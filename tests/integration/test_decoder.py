@@ -461,5 +461,519 @@ class DecodeMtls(harness.unittest.TestCase):
                          (2, "schema-registry decode: a client certificate needs its key and a key its certificate\n"))
 
 
+# -- encode: Protobuf, --auto-register, JSON Schema --validate (docs/decoding.md, sections 8 to 10) --
+
+ALL_TYPES = """syntax = "proto3";
+package kit;
+import "google/protobuf/timestamp.proto";
+import "google/protobuf/duration.proto";
+import "google/protobuf/wrappers.proto";
+import "google/protobuf/struct.proto";
+message Every {
+  enum Color { RED = 0; GREEN = 1; BLUE = 2; }
+  double d = 1; float f = 2; int64 i64 = 3; uint64 u64 = 4; int32 i32 = 5; fixed64 fx64 = 6;
+  fixed32 fx32 = 7; bool b = 8; string s = 9; bytes raw = 10; uint32 u32 = 11; Color color = 12;
+  sfixed32 sf32 = 13; sfixed64 sf64 = 14; sint32 si32 = 15; sint64 si64 = 16;
+  repeated int32 nums = 17; repeated string names = 18; map<int32, string> by_id = 19;
+  Inner inner = 20; repeated Inner inners = 21;
+  oneof pick { string label = 22; int32 code = 23; }
+  optional int32 maybe = 24;
+  google.protobuf.Timestamp at = 25; google.protobuf.Duration took = 26;
+  google.protobuf.Int64Value big = 27; google.protobuf.StringValue note = 28;
+  google.protobuf.Struct extra = 29; google.protobuf.Value any_value = 30;
+  message Inner { string sku = 1; repeated sint64 deltas = 2; }
+}
+message Other { string id = 1; }
+"""
+
+# Rows as decode prints them (the proto3 JSON mapping, fields without presence printed).
+ALL_ROWS = [
+    {"d": 1.5, "f": 0.25, "i64": "-9000000000", "u64": "18446744073709551615", "i32": -7, "fx64": "12",
+     "fx32": 4294967295, "b": True, "s": "h\u00e9llo", "raw": "AAEC/w==", "u32": 3, "color": "BLUE", "sf32": -2,
+     "sf64": "-3", "si32": -2147483648, "si64": "-9223372036854775808", "nums": [1, -1, 300], "names": ["a", ""],
+     "byId": {"7": "seven"}, "inner": {"sku": "p-1", "deltas": ["-1", "2"]},
+     "inners": [{"sku": "", "deltas": []}, {"sku": "x", "deltas": []}], "code": 0, "maybe": 0,
+     "at": "2024-01-31T12:00:00.005Z", "took": "-1.500s", "big": "5", "note": "", "extra": {"k": [1, "v", None, True]},
+     "anyValue": None},
+    {"d": 0, "f": 0, "i64": "0", "u64": "0", "i32": 0, "fx64": "0", "fx32": 0, "b": False, "s": "", "raw": "",
+     "u32": 0, "color": "RED", "sf32": 0, "sf64": "0", "si32": 0, "si64": "0", "nums": [], "names": [], "byId": {},
+     "inners": [], "label": "L"},
+]
+
+ALL_TEXT = [  # what protoc --decode prints for each row
+    """d: 1.5
+f: 0.25
+i64: -9000000000
+u64: 18446744073709551615
+i32: -7
+fx64: 12
+fx32: 4294967295
+b: true
+s: "h\\303\\251llo"
+raw: "\\000\\001\\002\\377"
+u32: 3
+color: BLUE
+sf32: -2
+sf64: -3
+si32: -2147483648
+si64: -9223372036854775808
+nums: 1
+nums: -1
+nums: 300
+names: "a"
+names: ""
+by_id {
+  key: 7
+  value: "seven"
+}
+inner {
+  sku: "p-1"
+  deltas: -1
+  deltas: 2
+}
+inners {
+}
+inners {
+  sku: "x"
+}
+code: 0
+maybe: 0
+at {
+  seconds: 1706702400
+  nanos: 5000000
+}
+took {
+  seconds: -1
+  nanos: -500000000
+}
+big {
+  value: 5
+}
+note {
+}
+extra {
+  fields {
+    key: "k"
+    value {
+      list_value {
+        values {
+          number_value: 1
+        }
+        values {
+          string_value: "v"
+        }
+        values {
+          null_value: NULL_VALUE
+        }
+        values {
+          bool_value: true
+        }
+      }
+    }
+  }
+}
+any_value {
+  null_value: NULL_VALUE
+}
+""",
+    'label: "L"\n',
+]
+
+
+def protoc_decode(proto_text, message, data):
+    workdir = harness.make_temp_dir("protoc")
+    with open(os.path.join(workdir, "x.proto"), "w") as f:
+        f.write(proto_text)
+    r = subprocess.run(["protoc", "-I" + workdir, "--decode=" + message, os.path.join(workdir, "x.proto")],
+                       input=data, capture_output=True, timeout=60)
+    if r.returncode != 0:
+        raise AssertionError(r.stderr.decode())
+    return r.stdout.decode()
+
+
+def python_message_class(proto_text, message):
+    """python3-protobuf's class for message, from protoc's descriptor set of the file."""
+    try:
+        from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+    except ImportError as exc:                  # a missing dependency is a failure, not a skip
+        raise SystemExit(f"python3-protobuf not importable ({exc}); run scripts/install-deps.sh") from exc
+    workdir = harness.make_temp_dir("protoc")
+    with open(os.path.join(workdir, "x.proto"), "w") as f:
+        f.write(proto_text)
+    out = os.path.join(workdir, "x.desc")
+    subprocess.run(["protoc", "-I" + workdir, "--include_imports", "--descriptor_set_out=" + out,
+                    os.path.join(workdir, "x.proto")], check=True, timeout=60)
+    fds = descriptor_pb2.FileDescriptorSet()
+    with open(out, "rb") as f:
+        fds.ParseFromString(f.read())
+    pool = descriptor_pool.DescriptorPool()
+    for fd in fds.file:
+        pool.Add(fd)
+    desc = pool.FindMessageTypeByName(message)
+    if hasattr(message_factory, "GetMessageClass"):
+        return message_factory.GetMessageClass(desc)
+    return message_factory.MessageFactory(pool).GetPrototype(desc)
+
+
+def python_row(cls, data):
+    from google.protobuf import json_format
+    m = cls()
+    m.ParseFromString(data)
+    try:
+        return json_format.MessageToDict(m, always_print_fields_with_no_presence=True)
+    except TypeError:                           # python3-protobuf 3.x's name for it
+        return json_format.MessageToDict(m, including_default_value_fields=True)
+
+
+class EncodeProtobuf(harness.RegistryTestCase):
+    """`encode` of Protobuf rows: what it writes protoc and python3-protobuf
+    read as the same values, and `decode` gives the rows back."""
+
+    def setUp(self):
+        super().setUp()
+        self.subject = self.sub("kit-value")
+        self.id = self.register_ok(self.subject, ALL_TYPES, schema_type="PROTOBUF")
+
+    def cli(self, command, *args, input_text=""):
+        return run(command, "--registry", self.server.base_url, *args, input_text=input_text)
+
+    def test_round_trip_with_protoc_and_python(self):
+        rows = "".join(json.dumps(r) + "\n" for r in ALL_ROWS)
+        enc = self.cli("encode", "--subject", self.subject, input_text=rows)
+        self.assertEqual((enc.returncode, enc.stderr), (0, b""))
+        records = [bytes.fromhex(x) for x in enc.stdout.decode().splitlines()]
+        self.assertEqual(len(records), 2)
+        cls = python_message_class(ALL_TYPES, "kit.Every")
+        for record, row, text in zip(records, ALL_ROWS, ALL_TEXT):
+            # 00, the id, the message indexes [0] as the single byte 0 (MessageIndexes), the message.
+            self.assertEqual(record[:6], struct.pack(">bI", 0, self.id) + b"\x00")
+            self.assertEqual(protoc_decode(ALL_TYPES, "kit.Every", record[6:]), text)
+            self.assertEqual(python_row(cls, record[6:]), row)
+            # protoc's own serialization of the same message is the same bytes
+            # (fields in number order, defaults left out, packed repeated scalars).
+            from google.protobuf import json_format
+            m = json_format.Parse(json.dumps(row), cls())
+            self.assertEqual(m.SerializeToString(deterministic=True), record[6:])
+        dec = self.cli("decode", input_text=enc.stdout.decode())
+        self.assertEqual((dec.returncode, dec.stderr), (0, b""))
+        self.assertEqual([json.loads(x) for x in dec.stdout.decode().splitlines()], ALL_ROWS)
+
+    def test_message_choice_and_input_forms(self):
+        # --message by full name or within the package; nested messages count per level.
+        for name, full, indexes, row in (("kit.Other", "kit.Other", "0202", {"id": "x"}),
+                                         ("Other", "kit.Other", "0202", {"id": "y"}),
+                                         ("Every.Inner", "kit.Every.Inner", "040000", {"sku": "s", "deltas": ["-4"]}),
+                                         ("kit.Every", "kit.Every", "00", {"s": "t"})):
+            enc = self.cli("encode", "--subject", self.subject, "--message", name, input_text=json.dumps(row) + "\n")
+            self.assertEqual(enc.returncode, 0, enc.stderr)
+            record = bytes.fromhex(enc.stdout.decode().strip())
+            self.assertEqual(record[5:5 + len(indexes) // 2].hex(), indexes, name)
+            got = python_row(python_message_class(ALL_TYPES, full), record[5 + len(indexes) // 2:])
+            self.assertEqual({k: got[k] for k in row}, row, name)
+            dec = self.cli("decode", input_text=enc.stdout.decode())
+            self.assertEqual(dec.returncode, 0, dec.stderr)
+            self.assertEqual({k: v for k, v in json.loads(dec.stdout).items() if k in row}, row, name)
+        # Field names as well as json_names, 64-bit integers as numbers, enums by number,
+        # NaN as a string, url-safe unpadded base64: the rows decode prints.
+        enc = self.cli("encode", "--subject", self.subject,
+                       input_text='{"by_id": {"-1": "m"}, "i64": 5, "color": 1, "d": "NaN", "raw": "-_8"}\n')
+        self.assertEqual(enc.returncode, 0, enc.stderr)
+        dec = self.cli("decode", input_text=enc.stdout.decode())
+        row = json.loads(dec.stdout)
+        self.assertEqual((row["byId"], row["i64"], row["color"], row["d"], row["raw"]),
+                         ({"-1": "m"}, "5", "GREEN", "NaN", "+/8="))
+
+    def test_bad_rows(self):
+        cases = [
+            ('{"nope": 1}', "kit.Every has no field \"nope\""),
+            ('{"i32": 2147483648}', "field \"i32\": 2147483648 is out of range"),
+            ('{"u64": "-1"}', "field \"u64\": \"-1\" is not an unsigned integer in range"),
+            ('{"color": "PINK"}', "field \"color\": enum Color has no value \"PINK\""),
+            ('{"label": "a", "code": 1}', "kit.Every: two members of one oneof are set"),
+            ('{"nums": [1, null]}', "field \"nums\": null in a repeated field"),
+            ('{"at": "2024-02-30T00:00:00Z"}', "a Timestamp with no such day: \"2024-02-30T00:00:00Z\""),
+            ('{"s": 1}', "field \"s\": expected a string"),
+            ('[1]', "kit.Every is a JSON object"),
+        ]
+        for row, message in cases:
+            r = self.cli("encode", "--subject", self.subject, input_text=row + "\n")
+            self.assertEqual((r.returncode, r.stdout, r.stderr.decode()),
+                             (1, b"", f"schema-registry encode: stdin line 1: {message}\n"), row)
+        r = self.cli("encode", "--subject", self.subject, "--message", "kit.Nope", input_text="{}\n")
+        self.assertEqual((r.returncode, r.stderr.decode()), (1,
+            "schema-registry encode: stdin line 1: message kit.Nope is not a message of the schema's file\n"))
+        r = self.cli("encode", "--subject", self.subject, "--mode", "PERMISSIVE", input_text='{"nope": 1}\n{}\n')
+        self.assertEqual((r.returncode, r.stdout.decode()),
+                         (0, struct.pack(">bI", 0, self.id).hex() + "00\n"))
+        self.assertEqual(r.stderr.decode().splitlines()[-1],
+                         "schema-registry encode: 1 bad rows of 2 (PERMISSIVE: not written)")
+
+
+class EncodeAutoRegister(harness.RegistryTestCase):
+    """Where encode's id comes from, as Confluent's serializers get it
+    (AbstractKafkaAvroSerializer.serializeImpl): --auto-register registers
+    --schema FILE (auto.register.schemas), without it FILE is looked up
+    (POST /subjects/{s}), and without a FILE the subject's version is used."""
+
+    def cli(self, *args, input_text=""):
+        return run("encode", "--registry", self.server.base_url, *args, input_text=input_text)
+
+    def write(self, name, text):
+        path = os.path.join(harness.make_temp_dir("encode-schemas"), name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def test_register_lookup_latest(self):
+        subject = self.sub("users-value")
+        v1 = self.write("v1.avsc", V1)
+        row = '{"id": 1, "name": "a"}\n'
+        # Not registered: the lookup's 40401, and nothing is registered.
+        r = self.cli("--subject", subject, "--schema", v1, input_text=row)
+        self.assertEqual((r.returncode, r.stdout, r.stderr.decode()), (1, b"",
+            f"schema-registry encode: Subject '{subject}' not found.: the schema in {v1} is not a version of "
+            f"subject {subject} (--auto-register registers it)\n"))
+        self.assertEqual(self.get("/subjects").body, [])
+        # --auto-register: version 1, and the records carry its id.
+        r = self.cli("--subject", subject, "--schema", v1, "--auto-register", input_text=row)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        versions = self.versions(subject)
+        self.assertEqual(versions.body, [1])
+        sid = self.version(subject, 1).body["id"]
+        self.assertEqual(r.stdout.decode(), struct.pack(">bI", 0, sid).hex() + "02" + "02" + b"a".hex() + "\n")
+        # Registering again is the same id, no new version; the lookup finds it too.
+        again = self.cli("--subject", subject, "--schema", v1, "--auto-register", input_text=row)
+        looked = self.cli("--subject", subject, "--schema", v1, input_text=row)
+        self.assertEqual((again.stdout, looked.stdout, looked.returncode), (r.stdout, r.stdout, 0))
+        self.assertEqual(self.versions(subject).body, [1])
+        # A schema the subject does not have: the lookup's 40403; registered, version 2.
+        v2 = self.write("v2.avsc", V2)
+        r = self.cli("--subject", subject, "--schema", v2, input_text='{"id": 2, "full_name": "b"}\n')
+        self.assertEqual((r.returncode, r.stderr.decode()), (1,
+            f"schema-registry encode: Schema not found: the schema in {v2} is not a version of subject {subject} "
+            "(--auto-register registers it)\n"))
+        r = self.cli("--subject", subject, "--schema", v2, "--auto-register", input_text='{"id": 2, "full_name": "b"}\n')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.versions(subject).body, [1, 2])
+        id2 = self.version(subject, 2).body["id"]
+        self.assertEqual(r.stdout.decode()[:10], struct.pack(">bI", 0, id2).hex())
+        # No FILE: the latest version, or the one asked for.
+        latest = self.cli("--subject", subject, input_text='{"id": 3, "full_name": "c"}\n')
+        first = self.cli("--subject", subject, "--version", "1", input_text=row)
+        self.assertEqual((latest.stdout.decode()[:10], first.stdout.decode()[:10]),
+                         (struct.pack(">bI", 0, id2).hex(), struct.pack(">bI", 0, sid).hex()))
+
+    def test_schema_types_and_usage(self):
+        order = self.write("order.proto", ORDER_V1)
+        doc = self.write("doc.json", json.dumps({"type": "object", "properties": {"n": {"type": "integer"}}}))
+        for path, kind, row in ((order, "PROTOBUF", '{"id": "5"}'), (doc, "JSON", '{"n": 5}')):
+            subject = self.sub("typed")
+            r = self.cli("--subject", subject, "--schema", path, "--auto-register", input_text=row + "\n")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            got = self.version(subject, 1).body
+            self.assertEqual(got.get("schemaType"), kind)
+            dec = run("decode", "--registry", self.server.base_url, input_text=r.stdout.decode())
+            self.assertEqual((dec.returncode, json.loads(dec.stdout)), (0, json.loads(row)) if kind == "JSON"
+                             else (0, {"id": "5", "item": "", "tags": {}}), dec.stderr)
+        # --schema-type overrides the name: a JSON schema in a .txt file.
+        subject = self.sub("typed")
+        txt = self.write("doc.txt", json.dumps({"type": "string"}))
+        r = self.cli("--subject", subject, "--schema", txt, "--schema-type", "json", "--auto-register",
+                     input_text='"s"\n')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.version(subject, 1).body.get("schemaType"), "JSON")
+        for args, message in ((("--auto-register",), "--auto-register needs --schema FILE"),
+                              (("--schema", txt, "--version", "1"), "--version and --schema exclude each other"),
+                              (("--schema", txt, "--schema-type", "XML"), "--schema-type is AVRO, PROTOBUF or JSON"),
+                              (("--schema-type", "AVRO"), "--schema-type needs --schema FILE"),
+                              (("--mode", "LAX"), "--mode is FAILFAST or PERMISSIVE")):
+            r = self.cli("--subject", subject, *args)
+            self.assertEqual((r.returncode, r.stderr.decode()),
+                             (2, f"schema-registry encode: {message} (see --help)\n"), args)
+        r = self.cli("--subject", subject, "--message", "x.Y", input_text='"s"\n')
+        self.assertEqual((r.returncode, r.stderr.decode()), (2,
+            f"schema-registry encode: --message is for Protobuf schemas; schema {self.version(subject, 1).body['id']}"
+            " is not one\n"))
+        self.assertEqual(self.versions(subject).body, [1])
+
+
+D2020 = "https://json-schema.org/draft/2020-12/schema"
+# (schema, instances as JSON text): each instance validated by our validator
+# (decode --validate, encode --validate) and by Debian's python3-jsonschema.
+VALIDATION_CASES = [
+    ({"type": "object", "required": ["id", "name"], "additionalProperties": False,
+      "properties": {"id": {"type": "integer", "minimum": 1}, "name": {"type": "string", "minLength": 1, "maxLength": 5},
+                     "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": True, "maxItems": 3}}},
+     ['{"id": 1, "name": "a"}', '{"id": 1}', '{"id": 0, "name": "a"}', '{"id": 1.0, "name": "a"}',
+      '{"id": 1.5, "name": "a"}', '{"id": 2, "name": "h\u00e9llo"}', '{"id": 2, "name": "h\u00e9llo!"}',
+      '{"id": 2, "name": ""}', '{"id": 2, "name": "a", "tags": ["x", "x"]}', '{"id": 2, "name": "a", "more": 1}',
+      '{"id": 2, "name": "a", "tags": ["a", "b", "c", "d"]}', '"x"', 'null', '{"id": 2, "name": "a", "tags": []}']),
+    ({"type": "number", "exclusiveMinimum": 0, "maximum": 10, "multipleOf": 0.5},
+     ['0', '0.5', '10', '10.5', '3.3', '7', '"7"', '-1']),
+    ({"type": "integer", "multipleOf": 3}, ['9', '10', '9.0', '-3', 'true']),
+    ({"$schema": "http://json-schema.org/draft-04/schema#", "type": "integer", "minimum": 1, "exclusiveMinimum": True,
+      "maximum": 5, "exclusiveMaximum": False},
+     ['1', '2', '2.0', '5', '6']),
+    ({"type": "string", "pattern": "^[a-z]+-\\d{2,3}$"}, ['"ab-12"', '"ab-1234"', '"AB-12"', '"x-123"', '"-12"']),
+    ({"type": "string", "pattern": "(?:ab)+\\.json$", "format": "email"}, ['"abab.json"', '"a.json"', '"x abxjson"']),
+    ({"type": "object", "patternProperties": {"^x-": {"type": "integer"}}, "additionalProperties": {"type": "string"},
+      "propertyNames": {"maxLength": 4}, "minProperties": 1, "maxProperties": 2},
+     ['{"x-a": 1, "b": "s"}', '{"x-a": "s"}', '{"b": 2}', '{}', '{"long-name": "s"}', '{"a": "1", "b": "2", "c": "3"}']),
+    ({"anyOf": [{"type": "string"}, {"type": "integer", "minimum": 0}]}, ['"s"', '3', '-3', '1.5', 'null']),
+    ({"oneOf": [{"multipleOf": 3}, {"multipleOf": 5}], "not": {"const": 30}}, ['9', '10', '15', '7', '30', '"x"']),
+    ({"allOf": [{"type": "object"}, {"required": ["a"]}],
+      "if": {"properties": {"kind": {"const": "big"}}, "required": ["kind"]},
+      "then": {"properties": {"a": {"minimum": 100}}}, "else": {"properties": {"a": {"maximum": 10}}}},
+     ['{"a": 5}', '{"a": 50}', '{"kind": "big", "a": 500}', '{"kind": "big", "a": 5}', '{"kind": "small", "a": 5}',
+      '{"kind": "big"}']),
+    ({"$schema": D2020, "type": "array", "prefixItems": [{"type": "string"}, {"$ref": "#/$defs/pos"}],
+      "items": False, "contains": {"type": "string"}, "$defs": {"pos": {"type": "integer", "minimum": 1}}},
+     ['["a", 1]', '["a"]', '["a", 0]', '["a", 1, 2]', '[1, 1]', '[]']),
+    ({"type": "array", "items": [{"type": "string"}, {"type": "integer"}], "additionalItems": False},
+     ['["a", 1]', '["a", 1, 2]', '[1]', '["a"]']),
+    ({"$schema": "https://json-schema.org/draft/2019-09/schema", "type": "object",
+      "dependentRequired": {"card": ["billing"]}, "dependentSchemas": {"gift": {"required": ["to"]}},
+      "properties": {"list": {"type": "array", "contains": {"const": 1}, "minContains": 2, "maxContains": 3}}},
+     ['{"card": 1, "billing": 2}', '{"card": 1}', '{"gift": true}', '{"gift": true, "to": "x"}',
+      '{"list": [1, 2, 1]}', '{"list": [1, 2]}', '{"list": [1, 1, 1, 1]}']),
+    ({"definitions": {"node": {"type": "object", "properties": {
+        "v": {"type": "integer"}, "children": {"type": "array", "items": {"$ref": "#/definitions/node"}}}}},
+      "$ref": "#/definitions/node"},
+     ['{"v": 1, "children": [{"v": 2, "children": [{"v": 3}]}]}', '{"v": 1, "children": [{"children": [{"v": "x"}]}]}',
+      '{"children": {}}']),
+    ({"enum": [1, "a", {"k": [1, 2]}, None]}, ['1.0', 'true', '{"k": [1, 2]}', '{"k": [2, 1]}', 'null', '"b"']),
+    ({"$schema": "http://json-schema.org/draft-06/schema#", "const": {"a": [True, 2]}, "type": ["object", "null"]},
+     ['{"a": [true, 2]}', '{"a": [true, 2.0]}', '{"a": [1, 2]}', 'null']),
+    ({"type": "integer", "maximum": 100}, ['1e2', '1.5e2', '101', '-0']),
+    ({"type": "string", "maxLength": 2, "minLength": 2}, ['"\U0001F600\U0001F600"', '"\U0001F600"', '"ab"', '"abc"']),
+    ({"type": "array", "items": {"type": "string", "pattern": "^\\w+\\s[\\d.]+\\u00e9?$"}},
+     ['["ab_1 2.5"]', '["ab 2.5\u00e9"]', '["ab-1 2"]', '["ab  2"]', '["ab 2x"]']),
+    # Keywords of other drafts are not keywords: draft 4 has no propertyNames or const, draft 7
+    # no dependentRequired, 2019-09 no prefixItems, 2020-12 no dependencies.
+    ({"$schema": "http://json-schema.org/draft-04/schema#", "propertyNames": {"maxLength": 1}, "const": 1},
+     ['{"long": 1}', '2']),
+    ({"dependentRequired": {"a": ["b"]}, "dependencies": {"c": ["d"]}}, ['{"a": 1}', '{"c": 1}']),
+    ({"$schema": "https://json-schema.org/draft/2019-09/schema", "prefixItems": [{"type": "string"}],
+      "dependencies": {"c": ["d"]}, "dependentRequired": {"a": ["b"]}}, ['[1]', '{"c": 1}', '{"a": 1}']),
+    ({"$schema": D2020, "dependencies": {"c": ["d"]}, "dependentSchemas": {"a": {"required": ["b"]}}},
+     ['{"c": 1}', '{"a": 1}']),
+    ({"$schema": D2020, "$defs": {"name": {"$anchor": "nm", "type": "string", "maxLength": 3}},
+      "properties": {"n": {"$ref": "#nm"}, "m": {"$ref": "#/$defs/name", "minLength": 2}}},
+     ['{"n": "abc"}', '{"n": "abcd"}', '{"m": "a"}', '{"m": "ab"}']),
+]
+
+ADDRESS = {"definitions": {"zip": {"type": "string", "pattern": "^[0-9]{5}$"}}, "type": "object",
+           "required": ["city"], "properties": {"city": {"type": "string"}, "zip": {"$ref": "#/definitions/zip"}}}
+CUSTOMER = {"type": "object", "properties": {"home": {"$ref": "address.json"},
+                                             "zips": {"type": "array", "items": {"$ref": "address.json#/definitions/zip"}}}}
+
+
+def python_verdicts(schema, instances, store=None):
+    """python3-jsonschema's verdict for each instance (draft 7 without $schema, as Confluent's JsonSchema)."""
+    try:
+        import jsonschema
+    except ImportError as exc:                  # a missing dependency is a failure, not a skip
+        raise SystemExit(f"python3-jsonschema not importable ({exc}); run scripts/install-deps.sh") from exc
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft7Validator)
+    resolver = jsonschema.RefResolver.from_schema(schema, store=store or {})
+    v = cls(schema, resolver=resolver)
+    return [v.is_valid(json.loads(i)) for i in instances]
+
+
+class ValidateJsonSchema(harness.RegistryTestCase):
+    """decode --validate and encode --validate against the writer schema,
+    verdicts cross-checked with python3-jsonschema on the same instances."""
+
+    def cli(self, *args, input_text=""):
+        return run(*args[:1], "--registry", self.server.base_url, *args[1:], input_text=input_text)
+
+    def verdicts(self, subject, instances):
+        rows = "".join(i + "\n" for i in instances)
+        # Every row written without --validate...
+        enc = self.cli("encode", "--subject", subject, input_text=rows)
+        self.assertEqual(enc.returncode, 0, enc.stderr)
+        # ...read with --validate: a null row for each invalid one (and the
+        # count), a row for each valid one (a valid null too: read alone).
+        records = enc.stdout.decode().splitlines()
+        dec = self.cli("decode", "--validate", "--mode", "PERMISSIVE", input_text=enc.stdout.decode())
+        self.assertEqual(dec.returncode, 0, dec.stderr)
+        decoded = [line != "null" or self.cli("decode", "--validate", input_text=record + "\n").returncode == 0
+                   for line, record in zip(dec.stdout.decode().splitlines(), records)]
+        bad = decoded.count(False)
+        self.assertEqual(dec.stderr.decode(), f"schema-registry decode: {bad} bad records of {len(instances)} "
+                         "(PERMISSIVE: a null row each)\n" if bad else "")
+        # encode --validate: the bad rows are named on stderr by line.
+        enc = self.cli("encode", "--subject", subject, "--validate", "--mode", "PERMISSIVE", input_text=rows)
+        self.assertEqual(enc.returncode, 0, enc.stderr)
+        bad = {int(line.split(" line ")[1].split(":")[0]) for line in enc.stderr.decode().splitlines()
+               if " line " in line}
+        encoded = [n not in bad for n in range(1, len(instances) + 1)]
+        self.assertEqual(decoded, encoded, rows)
+        return decoded
+
+    def test_verdicts_equal_python_jsonschema(self):
+        for schema, instances in VALIDATION_CASES:
+            subject = self.sub("js")
+            self.register_ok(subject, json.dumps(schema), schema_type="JSON")
+            self.assertEqual(self.verdicts(subject, instances), python_verdicts(schema, instances),
+                             json.dumps(schema))
+
+    def test_references(self):
+        self.register_ok("address", json.dumps(ADDRESS), schema_type="JSON")
+        subject = self.sub("customer")
+        self.register_ok(subject, json.dumps(CUSTOMER), schema_type="JSON",
+                         references=[{"name": "address.json", "subject": "address", "version": 1}])
+        instances = ['{"home": {"city": "x", "zip": "12345"}}', '{"home": {"zip": "12345"}}',
+                     '{"home": {"city": "x", "zip": "1234"}}', '{"zips": ["12345", "9"]}', '{"zips": []}']
+        self.assertEqual(self.verdicts(subject, instances), python_verdicts(CUSTOMER, instances, {"address.json": ADDRESS}))
+        self.assertEqual(self.verdicts(subject, instances), [True, False, False, False, True])
+
+    def test_failfast_names_line_and_pointer(self):
+        schema, _ = VALIDATION_CASES[0]
+        subject = self.sub("js")
+        sid = self.register_ok(subject, json.dumps(schema), schema_type="JSON")
+        rows = '{"id": 1, "name": "a"}\n\n{"id": 2, "name": "a", "tags": ["x", 3]}\n{"id": 3}\n'
+        enc = self.cli("encode", "--subject", subject, input_text=rows)
+        dec = self.cli("decode", "--validate", input_text=enc.stdout.decode())
+        self.assertEqual((dec.returncode, dec.stdout.decode(), dec.stderr.decode()), (1, '{"id":1,"name":"a"}\n',
+            f"schema-registry decode: stdin line 2: schema {sid}: not valid: /tags/1: a number, not of type string\n"))
+        enc = self.cli("encode", "--subject", subject, "--validate", input_text=rows)
+        self.assertEqual((enc.returncode, len(enc.stdout.decode().splitlines()), enc.stderr.decode()), (1, 1,
+            "schema-registry encode: stdin line 3: not valid: /tags/1: a number, not of type string\n"))
+        enc = self.cli("encode", "--subject", subject, "--validate", input_text='{"id": 3}\n')
+        self.assertEqual(enc.stderr.decode(), 'schema-registry encode: stdin line 1: not valid: "" (the root): '
+                         'the required property "name" is missing\n')
+        # Without --validate the record passes through, as before.
+        dec = self.cli("decode", input_text=self.cli("encode", "--subject", subject, input_text='{"id": 3}\n')
+                       .stdout.decode())
+        self.assertEqual((dec.returncode, dec.stdout.decode()), (0, '{"id":3}\n'))
+
+    def test_limits(self):
+        # Nesting: a recursive schema and a value nested 200 deep (each level
+        # applies items and the $ref: the 257th application is at depth 128).
+        subject = self.sub("js")
+        self.register_ok(subject, json.dumps({"type": "array", "items": {"$ref": "#"}}), schema_type="JSON")
+        deep, shallow = "[" * 200 + "]" * 200, "[" * 100 + "]" * 100
+        r = self.cli("encode", "--subject", subject, "--validate", input_text=shallow + "\n" + deep + "\n")
+        self.assertEqual((r.returncode, len(r.stdout.splitlines())), (1, 1))
+        self.assertEqual(r.stderr.decode(), "schema-registry encode: stdin line 2: not valid: " + "/0" * 128
+                         + ": schemas applied deeper than 256\n")
+        # Work: anyOf of two failing branches, 25 levels deep, is 2^25 evaluations.
+        subject = self.sub("js")
+        defs = {f"l{i}": {"anyOf": [{"$ref": f"#/$defs/l{i + 1}"}, {"$ref": f"#/$defs/l{i + 1}"}]} for i in range(25)}
+        defs["l25"] = {"type": "null"}
+        self.register_ok(subject, json.dumps({"$defs": defs, "$ref": "#/$defs/l0"}), schema_type="JSON")
+        r = self.cli("encode", "--subject", subject, "--validate", input_text='1\n')
+        self.assertEqual((r.returncode, r.stderr.decode()), (1, 'schema-registry encode: stdin line 1: not valid: '
+                         '"" (the root): more than 1048576 validation steps\n'))
+        # A pattern POSIX has no form for is an error, never a silent pass.
+        subject = self.sub("js")
+        self.register_ok(subject, json.dumps({"type": "string", "pattern": "^(?!x)"}), schema_type="JSON")
+        r = self.cli("encode", "--subject", subject, "--validate", input_text='"a"\n')
+        self.assertEqual((r.returncode, r.stderr.decode()), (1, 'schema-registry encode: stdin line 1: not valid: '
+                         '"" (the root): pattern "^(?!x)" is not supported: lookaround and named groups have no '
+                         'POSIX form\n'))
+
+
 if __name__ == "__main__":
     harness.main()

@@ -24,9 +24,9 @@ class LogicalPolicy(harness.RegistryTestCase):
         path = f"/config/{quote(subject)}" if subject else "/config"
         self.assert_ok(self.put(path, body))
 
-    def refused(self, subject, schema, details):
+    def refused(self, subject, schema, details, **kw):
         before = self.db.state()
-        r = self.register(subject, schema)
+        r = self.register(subject, schema, **kw)
         self.assert_error(r, 409, 40901)
         self.assertEqual(r.body["message"],
                          f'Schema being registered is incompatible with an earlier schema for subject "{subject}", '
@@ -135,16 +135,36 @@ class LogicalPolicy(harness.RegistryTestCase):
         self.register_ok(s, 'syntax = "proto3"; message M { int32 a = 1; int32 b = 2; repeated string c = 3; }',
                          schema_type="PROTOBUF")
 
-    def test_json_schema_gets_the_native_check_only(self):
-        # JSON Schema has no logical type here yet (docs/compatibility.md): LOGICAL then checks as
-        # STRICT does. Confluent would also refuse this drop (FIELD_DELETED).
+    def test_json_schema_converts(self):
+        # JsonToLogicalTypeConverter: an optional property dropped is an Iceberg FIELD_DELETED, which
+        # the native JSON Schema check allows (the object is open); STRICT then accepts it.
         s = self.sub()
         self.config(s, {"compatibility": "BACKWARD", "compatibilityPolicy": "LOGICAL"})
         props = {"a": {"type": "integer"}, "b": {"type": "integer"}}
         self.register_ok(s, json.dumps({"type": "object", "properties": props}), schema_type="JSON")
         del props["b"]
+        before = self.db.state()
+        r = self.register(s, json.dumps({"type": "object", "properties": props}), schema_type="JSON")
+        self.assert_error(r, 409, 40901)
+        self.assertEqual(r.body["message"],
+                         f'Schema being registered is incompatible with an earlier schema for subject "{s}", '
+                         f"details: [{DELETED_B}, {{validateFields: 'false', compatibility: 'BACKWARD'}}]")
+        self.assertEqual(self.db.state(), before)
+        self.config(s, {"compatibility": "BACKWARD", "compatibilityPolicy": "STRICT"})
         self.register_ok(s, json.dumps({"type": "object", "properties": props}), schema_type="JSON")
 
+    def test_json_schema_conditional_is_refused_even_first(self):
+        # The converter throws on if/then/else (CombinedSchemaUtils); the new schema then has no
+        # logical type, which refuses it at any level.
+        s = self.sub()
+        self.config(s, {"compatibility": "NONE", "compatibilityPolicy": "LOGICAL"})
+        schema = {"type": "object", "properties": {"a": {"type": "integer"}},
+                  "if": {"required": ["a"]}, "then": {"required": ["a"]}}
+        self.refused(s, json.dumps(schema), [
+            "Schema cannot be represented as a logical type: JSON Schema if/then/else and `not` are not "
+            "supported: a property declared only under a condition has no column to be read into, so its "
+            "values would be silently dropped",
+            "{validateFields: 'false', compatibility: 'NONE'}"], schema_type="JSON")
 
 if __name__ == "__main__":
     harness.main()

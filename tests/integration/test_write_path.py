@@ -6,6 +6,7 @@ to the general transaction and still answers what the database says. Mixed
 concurrent batches keep every refusal and every success exact, checked in SQL."""
 
 import json
+import re
 import subprocess
 import threading
 import time
@@ -172,8 +173,9 @@ class GroupCommit(harness.RegistryTestCase):
                     "RAISE EXCEPTION 'poisoned'; END IF; RETURN NEW; END $$")
         self.db.sql("CREATE TRIGGER poison BEFORE INSERT ON subject_versions "
                     "FOR EACH ROW EXECUTE FUNCTION poison()")
-        # Both leaders wait on held subject locks, so what comes next queues up
-        # and is written as one group when they finish.
+        # The leader waits on a held subject lock (registry/group.c writes one group
+        # at a time; the second blocked registration waits in the queue), so what
+        # comes next queues up and is written as one group when it is done.
         blocked = [self.sub("blocked") for _ in range(2)]
         holders = [self.hold_subject_lock(s, 3) for s in blocked]
         time.sleep(0.5)
@@ -201,6 +203,72 @@ class GroupCommit(harness.RegistryTestCase):
         self.assertEqual(versions_in(self.db, poison), [])
         # Once in the group, once alone: the group did form and was retried.
         self.assertEqual(self.db.value("SELECT last_value FROM poison_attempts"), "2")
+
+
+    def test_refusals_inside_a_group_keep_each_answer(self):
+        # A group (the leader held on a subject lock, as above, so what comes next
+        # queues up and is written together) holding: new subjects, one new content under
+        # three subjects, and two registrations of one subject that are each
+        # compatible with what the node holds (nothing) but not with each other.
+        # The group writes one of the pair (migrations/0012 skips an item of a
+        # subject the group already wrote); the other is decided by the general
+        # path against the database: 409. Invalid schemas next to them: 422.
+        def groups():
+            text = self.get("/metrics").text
+            return [int(float(re.search(rf"^schema_registry_{name}_total (\S+)$", text, re.M).group(1)))
+                    for name in ("group_commits", "group_registrations")]
+
+        commits0, items0 = groups()
+        blocked = [self.sub("blocked") for _ in range(2)]
+        holders = [self.hold_subject_lock(s, 3) for s in blocked]
+        time.sleep(0.5)
+        out = {}
+
+        def send(key, subject, body):
+            out[key] = self.post(f"/subjects/{quote(subject)}/versions", body)
+
+        first = [threading.Thread(target=send, args=(s, s, {"schema": avro_record(f"B{i}", [("f", "string")])}))
+                 for i, s in enumerate(blocked)]
+        for t in first:
+            t.start()
+        time.sleep(0.5)
+        fresh = [self.sub("fresh") for _ in range(5)]
+        shared = [self.sub("shared") for _ in range(3)]
+        pair = self.sub("pair")
+        shared_schema = avro_record("Shared", [("s", "long")])
+        jobs = [(s, s, {"schema": avro_record(f"F{i}", [("f", "string")])}) for i, s in enumerate(fresh)]
+        jobs += [(s, s, {"schema": shared_schema}) for s in shared]
+        jobs += [("pair-a", pair, {"schema": avro_record("P", [("a", "string")])}),
+                 ("pair-b", pair, {"schema": avro_record("P", [("b", "long")])})]  # no default: BACKWARD-incompatible
+        bad = json.dumps({"type": "record", "name": "Bad", "fields": [{"name": "q"}]})
+        jobs += [(f"bad{i}", self.sub("bad"), {"schema": bad}) for i in range(2)]
+        rest = [threading.Thread(target=send, args=job) for job in jobs]
+        for t in rest:
+            t.start()
+        for t in first + rest:
+            t.join(timeout=60)
+        for h in holders:
+            h.wait(timeout=30)
+        for s in blocked + fresh + shared:
+            self.assertEqual(out[s].status, 200, out[s])
+            self.assertEqual(versions_in(self.db, s), [("1", str(out[s].body["id"]), "f")])
+        self.assertEqual(len({out[s].body["id"] for s in shared}), 1)
+        self.assertEqual(self.db.count("schemas", f"id = {out[shared[0]].body['id']}"), 1)
+        answers = sorted((out[k].status, out[k].body.get("error_code")) for k in ("pair-a", "pair-b"))
+        self.assertEqual(answers, [(200, None), (409, 40901)], (out["pair-a"], out["pair-b"]))
+        won = out["pair-a"] if out["pair-a"].status == 200 else out["pair-b"]
+        self.assertEqual(versions_in(self.db, pair), [("1", str(won.body["id"]), "f")])
+        for i in range(2):
+            self.assertEqual((out[f"bad{i}"].status, out[f"bad{i}"].body["error_code"]), (422, 42201), out[f"bad{i}"])
+        self.assertEqual(self.db.count("subject_versions", "subject LIKE '%bad%'"), 0)
+        # The first blocked registration alone, then the 11 others (the pair's loser
+        # included) in one group: the refusal came from inside a group.
+        commits, items = groups()
+        self.assertEqual((commits - commits0, items - items0), (2, 12))
+        # Every acknowledged version has its audit row and its change row.
+        for s in blocked + fresh + shared + [pair]:
+            self.assertEqual(self.db.count("audit_log", f"subject = {sql_literal(s)} AND action = 'register' AND outcome = 'ok'"), 1)
+            self.assertEqual(self.db.count("changes", f"scope = {sql_literal(s)}"), 1)
 
 
 class FeedSkipsOwnWrites(harness.RegistryTestCase):

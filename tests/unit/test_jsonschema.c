@@ -595,6 +595,93 @@ static void test_backward_messages_and_engine(void **state)
     schema_free(cand);
 }
 
+/* ---- wide objects --------------------------------------------------------------------- */
+
+/* From JSONSCHEMA_INDEX_MIN (16) names on, an object's keys, a node's
+ * properties and its required names are found through a map instead of a
+ * scan; what is found must not change: a duplicate key keeps its first place
+ * and its last value, a name required twice is required once, and every
+ * name is matched across the threshold (p0 before it, p19 after it). */
+static void test_wide_objects_match_names_across_the_index(void **state)
+{
+    (void)state;
+    char in[2048], want[2048];
+    size_t n = (size_t)sprintf(in, "{"), w = (size_t)sprintf(want, "{");
+    for (int i = 0; i < 20; i++) {
+        n += (size_t)sprintf(in + n, "\"k%d\":%d,", i, i);
+        w += (size_t)sprintf(want + w, "%s\"k%d\":%d", i ? "," : "", i, i == 2 ? 99 : i == 17 ? 77 : i);
+    }
+    sprintf(in + n, "\"k2\":98,\"k17\":77,\"k2\":99}");
+    sprintf(want + w, "}");
+    expect_canonical(in, 0, want);
+
+    for (int modern = 0; modern < 2; modern++) {
+        char orig[4096], upd[4096];
+        const char *draft = modern ? "\"$schema\":\"https://json-schema.org/draft/2020-12/schema\"," : "";
+        n = (size_t)sprintf(orig, "{%s\"type\":\"object\",\"properties\":{", draft);
+        w = (size_t)sprintf(upd, "{%s\"type\":\"object\",\"properties\":{", draft);
+        for (int i = 0; i < 20; i++)
+            n += (size_t)sprintf(orig + n, "%s\"p%d\":{\"type\":\"string\"}", i ? "," : "", i);
+        for (int i = 1; i <= 20; i++) /* p0 removed, p19 retyped, p20 added */
+            w += (size_t)sprintf(upd + w, "%s\"p%d\":{\"type\":\"%s\"}", i > 1 ? "," : "", i,
+                                 i == 19 ? "integer" : "string");
+        n += (size_t)sprintf(orig + n, "},\"required\":[");
+        w += (size_t)sprintf(upd + w, "},\"required\":[");
+        for (int i = 0; i < 18; i++) /* p5 no longer required, p19 now (listed twice) */
+            n += (size_t)sprintf(orig + n, "%s\"p%d\"", i ? "," : "", i);
+        for (int i = 0; i < 18; i++)
+            if (i != 5)
+                w += (size_t)sprintf(upd + w, "%s\"p%d\"", i ? "," : "", i);
+        sprintf(orig + n, "]}");
+        sprintf(upd + w, ",\"p19\",\"p19\"]}");
+        const char *want_diff[] = {
+            "REQUIRED_ATTRIBUTE_REMOVED #/required/p5",
+            "REQUIRED_ATTRIBUTE_ADDED #/required/p19",
+            "TYPE_CHANGED #/properties/p19",
+            "PROPERTY_REMOVED_FROM_OPEN_CONTENT_MODEL #/properties/p0",
+            "OPTIONAL_PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL #/properties/p20",
+        };
+        printf("%s\n", modern ? "2020-12" : "draft 7");
+        expect_diff(orig, upd, JSONSCHEMA_STRICT, want_diff, 5);
+    }
+}
+
+/* One object of n integer properties titled "v<version>"; malloc'd. */
+static char *wide_object(int n, int version)
+{
+    char *text = malloc((size_t)n * 32 + 64);
+    assert_non_null(text);
+    size_t len = (size_t)sprintf(text, "{\"type\":\"object\",\"title\":\"v%d\",\"properties\":{", version);
+    for (int i = 0; i < n; i++)
+        len += (size_t)sprintf(text + len, "%s\"f%d\":{\"type\":\"integer\"}", i ? "," : "", i);
+    sprintf(text + len, "}}");
+    return text;
+}
+
+/* 40,000 properties against the same under a new title (bench/bench.py's
+ * case, four times as wide) are FULL compatible. How fast is the benchmark's
+ * to say (docs/performance.md, "Compatibility at the extremes"): this test
+ * only keeps the name maps of wide objects honest at a size where a scan would
+ * take tens of seconds. */
+static void test_wide_object_check(void **state)
+{
+    (void)state;
+    char *v1 = wide_object(40000, 1), *v2 = wide_object(40000, 2);
+    char *error = NULL;
+    schema_t *old = schema_parse(SCHEMA_JSON, v1, strlen(v1), NULL, 0, 0, &error);
+    assert_non_null(old);
+    schema_t *cand = schema_parse(SCHEMA_JSON, v2, strlen(v2), NULL, 0, 0, &error);
+    assert_non_null(cand);
+    compat_previous_t history[] = {{old, 1}};
+    strlist_t messages = {0};
+    assert_int_equal(compat_check(COMPAT_FULL, cand, history, 1, 0, &messages), 1);
+    assert_int_equal(messages.n, 0);
+    schema_free(cand);
+    schema_free(old);
+    free(v1);
+    free(v2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -615,6 +702,8 @@ int main(void)
         cmocka_unit_test(test_diff_recursive_combined_compares_every_pair),
         cmocka_unit_test(test_diff_bounds_both_ways),
         cmocka_unit_test(test_backward_messages_and_engine),
+        cmocka_unit_test(test_wide_objects_match_names_across_the_index),
+        cmocka_unit_test(test_wide_object_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

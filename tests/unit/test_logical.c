@@ -1,8 +1,9 @@
 /*
- * compatibilityPolicy LOGICAL (compat/logical): the Avro conversion, ValidityChecker,
- * CompatibilityChecker in FLINK and ICEBERG modes, and LogicalPolicyChecker's messages. Cases and
- * verdicts from Confluent's logical-types tests (ValidityCheckerEndToEndTest,
- * CompatibilityCheckerEndToEndTest) and core's LogicalPolicyCheckerTest; the message texts are
+ * compatibilityPolicy LOGICAL (compat/logical): the Avro, Protobuf and JSON Schema conversions,
+ * ValidityChecker, CompatibilityChecker in FLINK and ICEBERG modes, and LogicalPolicyChecker's
+ * messages. Cases and verdicts from Confluent's logical-types tests (ValidityCheckerEndToEndTest,
+ * CompatibilityCheckerEndToEndTest, CompatibilityCheckerDownstreamSafetyTest,
+ * JsonToLogicalTypeConverterTest) and core's LogicalPolicyCheckerTest; the message texts are
  * those Invalidity/Incompatibility.toString and LogicalPolicyChecker compose.
  */
 #include <setjmp.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "compat/level.h"
+#include "compat/logical/internal.h"
 #include "compat/logical/logical.h"
 #include "compat/schema.h"
 
@@ -637,6 +639,400 @@ static const char *const record_a = REC("{\"name\":\"a\",\"type\":\"int\"}");
 static const char *const record_a_b =
     REC("{\"name\":\"a\",\"type\":\"int\"},{\"name\":\"b\",\"type\":\"int\"}");
 
+/* ---- JSON Schema (JsonToLogicalTypeConverterTest, the policy tests' JSON cases) ------------------ */
+
+static schema_t *jsonschema(const char *text)
+{
+    char *error = NULL;
+    schema_t *s = schema_parse(SCHEMA_JSON, text, strlen(text), NULL, 0, SCHEMA_PARSE_NEW, &error);
+    if (!s)
+        printf("unexpected error: %s\n", error);
+    free(error);
+    assert_non_null(s);
+    return s;
+}
+
+static logical_model_t *jlogical(const char *text)
+{
+    schema_t *s = jsonschema(text);
+    logical_model_t *m = NULL;
+    char *error = NULL;
+    int rc = logical_from_schema(s, &m, &error);
+    if (rc != 0)
+        printf("unexpected conversion failure %d: %s\n", rc, error ? error : "");
+    assert_int_equal(rc, 0);
+    schema_free(s);
+    return m;
+}
+
+/* Schema.toDdl with the members a struct or union lists, and "=default" on a defaulted field. */
+static void shape(strbuf_t *b, const logical_node_t *n)
+{
+    if (n->kind != LOGICAL_STRUCT && n->kind != LOGICAL_UNION && n->kind != LOGICAL_ARRAY) {
+        logical_ddl(b, n);
+        return;
+    }
+    if (n->kind == LOGICAL_ARRAY) {
+        strbuf_puts(b, "ARRAY<");
+        shape(b, n->element);
+        strbuf_putc(b, '>');
+    } else {
+        strbuf_puts(b, n->kind == LOGICAL_STRUCT ? "STRUCT(" : "UNION(");
+        for (size_t i = 0; i < n->n; i++) {
+            strbuf_printf(b, "%s%s ", i ? ", " : "", n->members[i].name);
+            shape(b, n->members[i].type);
+            if (n->members[i].has_default)
+                strbuf_puts(b, "=default");
+        }
+        strbuf_putc(b, ')');
+    }
+    if (!n->nullable)
+        strbuf_puts(b, " NOT NULL");
+}
+
+static void expect_shape(const char *text, const char *want)
+{
+    logical_model_t *m = jlogical(text);
+    strbuf_t b = {0};
+    shape(&b, m->root);
+    char *got = strbuf_take(&b);
+    assert_string_equal(got, want);
+    free(got);
+    logical_model_free(m);
+}
+
+static void expect_json_unconvertible(const char *text, const char *message)
+{
+    schema_t *s = jsonschema(text);
+    logical_model_t *m = NULL;
+    char *error = NULL;
+    assert_int_equal(logical_from_schema(s, &m, &error), 1);
+    assert_null(m);
+    assert_string_equal(error, message);
+    free(error);
+    schema_free(s);
+}
+
+static void expect_json_compare(logical_mode_t mode, const char *original, const char *update,
+                                const char *const *want)
+{
+    logical_model_t *o = jlogical(original), *u = jlogical(update);
+    strlist_t out = {0};
+    assert_int_equal(logical_compare(mode, o, u, &out), 0);
+    expect(&out, want);
+    strlist_clear(&out);
+    logical_model_free(o);
+    logical_model_free(u);
+}
+
+static void expect_json_validity(logical_mode_t mode, const char *text, const char *const *want)
+{
+    logical_model_t *m = jlogical(text);
+    strlist_t out = {0};
+    assert_int_equal(logical_validate(mode, m, &out), 0);
+    expect(&out, want);
+    strlist_clear(&out);
+    logical_model_free(m);
+}
+
+#define OBJ(props) "{\"type\":\"object\",\"properties\":{" props "}}"
+
+static void test_json_types(void **state)
+{
+    (void)state;
+    expect_shape("{\"type\":\"boolean\"}", "BOOLEAN NOT NULL");
+    expect_shape("{\"type\":\"integer\"}", "BIGINT NOT NULL");
+    expect_shape("{\"type\":\"number\"}", "DOUBLE NOT NULL");
+    expect_shape("{\"type\":\"number\",\"connect.type\":\"int32\"}", "INT NOT NULL");
+    expect_shape("{\"type\":\"integer\",\"connect.type\":\"int8\"}", "TINYINT NOT NULL");
+    expect_shape("{\"type\":\"integer\",\"connect.type\":\"int16\"}", "SMALLINT NOT NULL");
+    expect_shape("{\"type\":\"number\",\"connect.type\":\"float32\"}", "FLOAT NOT NULL");
+    expect_shape(
+        "{\"type\":\"integer\",\"connect.type\":\"int32\",\"title\":\"org.apache.kafka.connect.data.Date\"}",
+        "DATE NOT NULL");
+    expect_shape(
+        "{\"type\":\"integer\",\"connect.type\":\"int32\",\"title\":\"org.apache.kafka.connect.data.Time\"}",
+        "TIME(3) NOT NULL");
+    expect_shape("{\"type\":\"integer\",\"connect.type\":\"int64\",\"title\":"
+                 "\"org.apache.kafka.connect.data.Timestamp\",\"flink.precision\":6}",
+                 "TIMESTAMP_LTZ(6) NOT NULL");
+    expect_shape("{\"type\":\"integer\",\"connect.type\":\"int64\",\"flink.type\":\"timestamp\"}",
+                 "TIMESTAMP(3) NOT NULL");
+    expect_shape(
+        "{\"type\":\"number\",\"connect.type\":\"bytes\",\"title\":\"org.apache.kafka.connect.data.Decimal\","
+        "\"connect.parameters\":{\"scale\":\"2\",\"connect.decimal.precision\":\"10\"}}",
+        "DECIMAL(10, 2) NOT NULL");
+    expect_shape("{\"type\":\"number\",\"connect.type\":\"bytes\",\"title\":\"org.apache.kafka.connect.data."
+                 "Decimal\"}",
+                 "DECIMAL(38, 18) NOT NULL");
+    expect_shape("{\"type\":\"string\"}", "STRING NOT NULL");
+    expect_shape("{\"type\":\"string\",\"maxLength\":5}", "VARCHAR(5) NOT NULL");
+    expect_shape("{\"type\":\"string\",\"minLength\":5,\"maxLength\":5}", "CHAR(5) NOT NULL");
+    expect_shape("{\"type\":\"string\",\"connect.type\":\"bytes\"}", "BYTES NOT NULL");
+    expect_shape(
+        "{\"type\":\"string\",\"connect.type\":\"bytes\",\"flink.minLength\":4,\"flink.maxLength\":4}",
+        "BINARY(4) NOT NULL");
+    expect_shape("{\"enum\":[\"RED\",\"GREEN\",\"BLUE\"]}", "ENUM NOT NULL");
+    /* A typed enum is an allOf of a string and an enum, which simplifies to the string. */
+    expect_shape("{\"type\":\"string\",\"enum\":[\"RED\"]}", "STRING NOT NULL");
+    expect_shape("{}", "VARIANT NOT NULL");
+    expect_shape("true", "VARIANT NOT NULL");
+    expect_shape("{\"type\":\"array\",\"items\":{\"type\":\"string\"}}", "ARRAY<STRING NOT NULL> NOT NULL");
+    expect_shape(
+        "{\"type\":\"object\",\"connect.type\":\"map\",\"additionalProperties\":{\"type\":\"integer\"}}",
+        "MAP<STRING NOT NULL, BIGINT NOT NULL> NOT NULL");
+    expect_shape(
+        "{\"type\":\"array\",\"connect.type\":\"map\",\"items\":{\"type\":\"object\",\"properties\":{"
+        "\"key\":{\"type\":\"integer\"},\"value\":{\"type\":\"string\"}}}}",
+        "MAP<BIGINT NOT NULL, STRING NOT NULL> NOT NULL");
+    expect_shape(
+        "{\"type\":\"object\",\"connect.type\":\"map\",\"flink.type\":\"multiset\",\"additionalProperties\":"
+        "{\"type\":\"integer\",\"connect.type\":\"int32\"}}",
+        "MULTISET<STRING NOT NULL> NOT NULL");
+}
+
+static void test_json_objects_and_unions(void **state)
+{
+    (void)state;
+    /* Nullable unless required; unindexed properties sort by name (dependentRequired keeps both). */
+    expect_shape(
+        "{\"type\":\"object\",\"properties\":{\"b\":{\"type\":\"string\"},\"a\":{\"type\":\"integer\"}},"
+        "\"dependentRequired\":{\"a\":[\"b\"]}}",
+        "STRUCT(a BIGINT, b STRING) NOT NULL");
+    expect_shape("{\"type\":\"object\",\"properties\":{\"b\":{\"type\":\"string\",\"connect.index\":0},"
+                 "\"a\":{\"type\":\"integer\",\"connect.index\":1}},\"required\":[\"a\"]}",
+                 "STRUCT(b STRING, a BIGINT NOT NULL) NOT NULL");
+    expect_shape("{\"type\":\"object\",\"additionalProperties\":false}", "STRUCT() NOT NULL");
+    /* oneOf: [null, T] is a nullable T, [T] is T, more make a union of nullable branches. */
+    expect_shape("{\"oneOf\":[{\"type\":\"null\"},{\"type\":\"boolean\"}]}", "BOOLEAN");
+    expect_shape("{\"oneOf\":[{\"type\":\"string\"}]}", "STRING NOT NULL");
+    expect_shape("{\"type\":[\"string\",\"null\"]}", "STRING");
+    expect_shape("{\"oneOf\":[{\"type\":\"null\"},{\"type\":\"integer\",\"connect.type\":\"int32\"},"
+                 "{\"type\":\"string\"}]}",
+                 "UNION(connect_union_field_0 INT, connect_union_field_1 STRING)");
+    expect_shape("{\"oneOf\":[{\"type\":\"string\",\"title\":\"myString\"},{\"type\":\"boolean\",\"title\":"
+                 "\"myBool\"}]}",
+                 "UNION(myString STRING, myBool BOOLEAN) NOT NULL");
+    expect_shape(
+        "{\"oneOf\":[{\"type\":\"string\"},{\"type\":\"boolean\"}],\"confluent:union\":[{\"name\":\"s\"}]}",
+        "UNION(s STRING, connect_union_field_1 BOOLEAN) NOT NULL");
+    /* allOf merges the objects' properties; an anyOf inside it is dropped (the pinned bypass). */
+    expect_shape("{\"allOf\":[{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"}}},"
+                 "{\"type\":\"object\",\"properties\":{\"b\":{\"type\":\"string\"}}}]}",
+                 "STRUCT(a BIGINT, b STRING) NOT NULL");
+    expect_shape(
+        "{\"allOf\":[{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"}}},{\"anyOf\":["
+        "{\"not\":{\"properties\":{\"a\":{\"const\":1}}}},"
+        "{\"required\":[\"b\"],\"properties\":{\"b\":{\"type\":\"string\"}}}]}]}",
+        "STRUCT(a BIGINT) NOT NULL");
+    expect_shape(
+        "{\"allOf\":[{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"}}},{\"anyOf\":["
+        "{\"type\":\"object\",\"properties\":{\"b\":{\"type\":\"string\"}}},"
+        "{\"type\":\"object\",\"properties\":{\"c\":{\"type\":\"boolean\"}}}]}]}",
+        "STRUCT(a BIGINT) NOT NULL");
+    /* Defaults that convert count; a null one, a mismatched one or one on a struct does not. */
+    expect_shape(
+        OBJ("\"a\":{\"type\":\"integer\",\"default\":7},\"b\":{\"type\":\"string\",\"default\":null},"
+            "\"c\":{\"type\":\"string\",\"default\":5},\"d\":{\"type\":\"object\",\"default\":{}},"
+            "\"e\":{\"type\":\"integer\",\"connect.type\":\"int32\",\"title\":"
+            "\"org.apache.kafka.connect.data.Date\",\"default\":\"2024-02-30\"},"
+            "\"f\":{\"type\":\"integer\",\"connect.type\":\"int32\",\"title\":"
+            "\"org.apache.kafka.connect.data.Date\",\"default\":\"2024-02-29\"}"),
+        "STRUCT(a BIGINT=default, b STRING, c STRING, d STRUCT(), e DATE, f DATE=default) NOT NULL");
+}
+
+static void test_json_references(void **state)
+{
+    (void)state;
+    const char *singleton =
+        "{\"type\":\"object\",\"properties\":{\"f1\":{\"oneOf\":[{\"$ref\":\"#/definitions/T\"}]}},"
+        "\"required\":[\"f1\"],\"definitions\":{\"T\":{\"type\":\"object\","
+        "\"properties\":{\"x\":{\"type\":\"string\"}}}}}";
+    logical_model_t *m = jlogical(singleton);
+    assert_int_equal(m->root->members[0].type->kind, LOGICAL_NAMED_TYPE_REF);
+    assert_string_equal(m->root->members[0].type->ref, "T");
+    assert_int_equal(logical_named_get(m, "T")->kind, LOGICAL_STRUCT);
+    logical_model_free(m);
+    /* A referenced nullable object stays nullable (testReferenceToNullableObjectStaysNullable). */
+    m = jlogical("{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","
+                 "\"properties\":{\"ref1\":{\"$ref\":\"#/definitions/opt\"}},\"required\":[\"ref1\"],"
+                 "\"definitions\":{\"opt\":{\"type\":[\"object\",\"null\"],\"properties\":{\"x\":{\"type\":"
+                 "\"string\"}}}}}");
+    assert_true(logical_named_get(m, "opt")->nullable);
+    logical_model_free(m);
+    /* A reference to the root is a synthesized Ref1 that refers to itself. */
+    const char *cyclic =
+        "CYCLIC_TYPE at 'next': named type 'Ref1' refers to itself, and cannot be represented by "
+        "a non-recursive type system";
+    m = jlogical(OBJ("\"v\":{\"type\":\"integer\"},\"next\":{\"$ref\":\"#\"}"));
+    assert_int_equal(m->root->members[0].type->kind, LOGICAL_NAMED_TYPE_REF);
+    assert_string_equal(m->root->members[0].type->ref, "Ref1");
+    logical_model_free(m);
+    expect_json_validity(LOGICAL_MODE_FLINK, OBJ("\"v\":{\"type\":\"integer\"},\"next\":{\"$ref\":\"#\"}"),
+                         WANT(cyclic));
+}
+
+static void test_json_conversion_failures(void **state)
+{
+    (void)state;
+    const char *conditional =
+        "JSON Schema if/then/else and `not` are not supported: a property declared only under a "
+        "condition has no column to be read into, so its values would be silently dropped";
+    expect_json_unconvertible("{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"}},"
+                              "\"if\":{\"properties\":{\"a\":{\"const\":1}}},"
+                              "\"then\":{\"required\":[\"b\"],\"properties\":{\"b\":{\"type\":\"string\"}}}}",
+                              conditional);
+    expect_json_unconvertible("{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"}},"
+                              "\"if\":{\"required\":[\"a\"]},\"then\":{\"required\":[\"a\"]}}",
+                              conditional);
+    expect_json_unconvertible("{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"}},"
+                              "\"not\":{\"required\":[\"a\"]}}",
+                              conditional);
+    expect_json_unconvertible("{\"type\":\"null\"}",
+                              "Unsupported JSON schema type org.everit.json.schema.NullSchema");
+    expect_json_unconvertible("false", "Unsupported JSON schema type org.everit.json.schema.FalseSchema");
+    expect_json_unconvertible("{\"type\":\"array\"}", "Array schema did not specify the items type");
+    expect_json_unconvertible(
+        "{\"type\":\"array\",\"items\":[{\"type\":\"string\"}]}",
+        "JSON tuples (i.e. arrays that contain items of different types) are not supported");
+    expect_json_unconvertible("{\"type\":\"number\",\"connect.type\":\"bytes\"}", "Expected decimal type");
+    expect_json_unconvertible("{\"type\":\"number\",\"connect.type\":\"uint8\"}", "Unsupported type uint8");
+    expect_json_unconvertible("{\"type\":\"integer\",\"connect.type\":\"int32\",\"title\":"
+                              "\"org.apache.kafka.connect.data.Time\",\"flink.precision\":12}",
+                              "TIME precision must be in [0, 9], got 12");
+    expect_json_unconvertible(
+        "{\"type\":\"integer\",\"connect.type\":7}",
+        "class java.lang.Integer cannot be cast to class java.lang.String (java.lang.Integer "
+        "and java.lang.String are in module java.base of loader 'bootstrap')");
+    expect_json_unconvertible(
+        OBJ("\"first name\":{\"type\":\"string\"}"),
+        "Field name must not contain whitespace or control characters; got: 'first name'");
+    expect_json_unconvertible("{\"enum\":[\"\"]}", "Enum symbol name must not be empty");
+    expect_json_unconvertible(
+        "{\"oneOf\":[{\"type\":\"string\",\"title\":\"x\"},{\"type\":\"boolean\",\"title\":\"x\"}]}",
+        "Duplicate union branch: x");
+    expect_json_unconvertible("{\"type\":\"object\",\"connect.type\":\"map\",\"flink.type\":\"multiset\","
+                              "\"additionalProperties\":{\"type\":\"string\"}}",
+                              "Unexpected value type for a MULTISET type: STRING NOT NULL");
+    /* The metadata is cast as the converter reads it (confluent:union's doc, confluent:enum's entries). */
+    expect_json_unconvertible(
+        "{\"oneOf\":[{\"type\":\"string\"},{\"type\":\"boolean\"}],\"confluent:union\":[{\"doc\":1}]}",
+        "class java.lang.Integer cannot be cast to class java.lang.String (java.lang.Integer "
+        "and java.lang.String are in module java.base of loader 'bootstrap')");
+    expect_json_unconvertible(
+        "{\"enum\":[\"A\"],\"confluent:enum\":[\"x\"]}",
+        "class java.lang.String cannot be cast to class java.util.Map (java.lang.String and "
+        "java.util.Map are in module java.base of loader 'bootstrap')");
+    expect_shape("{\"enum\":[\"A\",\"A\"],\"confluent:enum\":[{\"doc\":\"a\"},\"ignored: a duplicate\"]}",
+                 "ENUM NOT NULL");
+    expect_json_unconvertible(
+        "{\"allOf\":[{\"type\":\"string\"},{\"type\":\"boolean\"}]}",
+        "Unsupported criterion allOf for {\"allOf\":[{\"type\":\"string\"},{\"type\":\"boolean\"}]}");
+}
+
+/* A chain of definitions, each referring to the next, nests each body inside the one before: the
+ * converter's StackOverflowError, as a message. A shorter chain converts. */
+static void test_json_reference_chain(void **state)
+{
+    (void)state;
+    for (int n = 100; n <= 3000; n += 2900) {
+        strbuf_t b = {0};
+        strbuf_puts(&b, "{\"$ref\":\"#/definitions/D0\",\"definitions\":{");
+        for (int i = 0; i < n; i++)
+            strbuf_printf(
+                &b, "\"D%d\":{\"type\":\"object\",\"properties\":{\"n\":{\"$ref\":\"#/definitions/D%d\"}}},",
+                i, i + 1);
+        strbuf_printf(&b, "\"D%d\":{\"type\":\"string\"}}}", n);
+        char *text = strbuf_take(&b);
+        if (n == 100) {
+            logical_model_t *m = jlogical(text);
+            assert_string_equal(m->root->ref, "D0");
+            assert_int_equal(logical_named_get(m, "D100")->kind, LOGICAL_VARCHAR);
+            logical_model_free(m);
+        } else {
+            expect_json_unconvertible(text, "JSON schema nests types too deeply to convert");
+        }
+        free(text);
+    }
+}
+
+static void test_json_compatibility(void **state)
+{
+    (void)state;
+    /* CompatibilityCheckerEndToEndTest's JSON cases. */
+    const char *a = "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\",\"connect.index\":0}},"
+                    "\"required\":[\"a\"]}";
+    const char *ab = "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\",\"connect.index\":0},"
+                     "\"b\":{\"type\":\"string\",\"connect.index\":1}},\"required\":[\"a\"]}";
+    const char *ab_required =
+        "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\",\"connect.index\":0},"
+        "\"b\":{\"type\":\"string\",\"connect.index\":1}},\"required\":[\"a\",\"b\"]}";
+    expect_json_compare(LOGICAL_MODE_FLINK, a, ab, NOTHING);
+    expect_json_compare(LOGICAL_MODE_ICEBERG_V2, a, ab, NOTHING);
+    expect_json_compare(
+        LOGICAL_MODE_FLINK, a, ab_required,
+        WANT("REQUIRED_FIELD_ADDED at 'b': added column is neither nullable nor defaulted, so rows "
+             "written before it existed have no value for it"));
+    expect_json_compare(LOGICAL_MODE_ICEBERG_V2, a, ab_required,
+                        WANT("REQUIRED_FIELD_ADDED at 'b': added field is neither nullable nor defaulted, so "
+                             "pre-existing rows have no value for it; format-version 2 cannot store a column "
+                             "default"));
+    /* integer is BIGINT and number DOUBLE: no widening either mode accepts, in either direction. */
+    const char *as_integer =
+        "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\",\"connect.index\":0}},"
+        "\"required\":[\"n\"]}";
+    const char *as_number =
+        "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"number\",\"connect.index\":0}},"
+        "\"required\":[\"n\"]}";
+    logical_model_t *o = jlogical(as_integer), *u = jlogical(as_number);
+    for (int mode = LOGICAL_MODE_FLINK; mode <= LOGICAL_MODE_ICEBERG_V2; mode++) {
+        strlist_t out = {0};
+        assert_int_equal(logical_compare(mode, o, u, &out), 0);
+        assert_int_equal(out.n, 1);
+        assert_true(strncmp(out.items[0], "UNSUPPORTED_TYPE_CHANGE at 'n': ", 32) == 0);
+        strlist_clear(&out);
+    }
+    logical_model_free(o);
+    logical_model_free(u);
+    /* A $defs body's default does not excuse a property added at the root. */
+    const char *before =
+        "{\"type\":\"object\",\"properties\":{\"pad\":{\"type\":\"string\"},"
+        "\"inner\":{\"$ref\":\"#/$defs/Inner\"}},\"required\":[\"pad\"],"
+        "\"$defs\":{\"Inner\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"},"
+        "\"b\":{\"type\":\"integer\",\"default\":7}}}}}";
+    const char *after =
+        "{\"type\":\"object\",\"properties\":{\"pad\":{\"type\":\"string\"},"
+        "\"mustHave\":{\"type\":\"integer\"},\"inner\":{\"$ref\":\"#/$defs/Inner\"}},"
+        "\"required\":[\"pad\",\"mustHave\"],"
+        "\"$defs\":{\"Inner\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"},"
+        "\"b\":{\"type\":\"integer\",\"default\":7}}}}}";
+    expect_json_compare(
+        LOGICAL_MODE_FLINK, before, after,
+        WANT("REQUIRED_FIELD_ADDED at 'mustHave': added column is neither nullable nor defaulted, "
+             "so rows written before it existed have no value for it"));
+    /* Adding a union branch is an added nullable column; constraints are no type change. */
+    const char *two = OBJ("\"u\":{\"oneOf\":[{\"type\":\"string\"},{\"type\":\"integer\"}]}");
+    const char *three =
+        OBJ("\"u\":{\"oneOf\":[{\"type\":\"string\"},{\"type\":\"integer\"},{\"type\":\"boolean\"}]}");
+    expect_json_compare(LOGICAL_MODE_FLINK, two, three, NOTHING);
+    expect_json_compare(LOGICAL_MODE_ICEBERG_V2, two, three, NOTHING);
+    expect_json_compare(LOGICAL_MODE_FLINK, OBJ("\"a\":{\"type\":\"string\"}"),
+                        OBJ("\"a\":{\"type\":\"string\",\"minLength\":3,\"pattern\":\"^x\"}"), NOTHING);
+    expect_json_compare(LOGICAL_MODE_ICEBERG_V2, OBJ("\"a\":{\"type\":\"string\"}"),
+                        OBJ("\"a\":{\"type\":\"string\",\"minLength\":3,\"pattern\":\"^x\"}"), NOTHING);
+    /* Alphabetical order makes a middle insertion an addition (FLINK). */
+    expect_json_compare(
+        LOGICAL_MODE_FLINK, OBJ("\"a\":{\"type\":\"string\"},\"c\":{\"type\":\"string\"}"),
+        OBJ("\"a\":{\"type\":\"string\"},\"b\":{\"type\":\"string\"},\"c\":{\"type\":\"string\"}"), NOTHING);
+    /* ValidityCheckerEndToEndTest: a case collision is Iceberg's problem only. */
+    const char *collision = OBJ("\"name\":{\"type\":\"string\"},\"Name\":{\"type\":\"string\"}");
+    expect_json_validity(LOGICAL_MODE_FLINK, collision, NOTHING);
+    expect_json_validity(
+        LOGICAL_MODE_ICEBERG_V2, collision,
+        WANT("FIELD_NAME_CASE_COLLISION: field names 'Name' and 'name' differ only in case, which "
+             "Iceberg's case-insensitive name index cannot distinguish"));
+}
+
 static void policy(const char *candidate, const char *const *previous, size_t n, int backward, int forward,
                    const char *const *want)
 {
@@ -760,6 +1156,12 @@ int main(void)
         cmocka_unit_test(test_proto_validity),
         cmocka_unit_test(test_proto_oneofs),
         cmocka_unit_test(test_proto_reference_types_are_named),
+        cmocka_unit_test(test_json_types),
+        cmocka_unit_test(test_json_objects_and_unions),
+        cmocka_unit_test(test_json_references),
+        cmocka_unit_test(test_json_conversion_failures),
+        cmocka_unit_test(test_json_reference_chain),
+        cmocka_unit_test(test_json_compatibility),
         cmocka_unit_test(test_policy_messages),
         cmocka_unit_test(test_compat_check_under_logical),
     };

@@ -816,6 +816,62 @@ static void test_backward_messages(void **state)
     assert_false(compatible(P3 "message M { int32 a = 1; }", P3 "message M { M a = 1; }"));
 }
 
+/* The backward check's shortcuts (proto_diff.c): two scalars resolve to nothing
+ * unless some type is named like one (then the names resolve as before: an
+ * enum "string" makes string a number), only incompatible changes are
+ * recorded, and a field's number is spelled only in a recorded path. Each
+ * pair lists every change, and the check the incompatible ones, in order. */
+static void assert_backward(const char *original, const char *update, const char *const *want, size_t n)
+{
+    proto_schema_t *o = schema(original, 0, NULL), *u = schema(update, 0, NULL);
+    strlist_t messages = {0};
+    assert_int_equal(proto_backward(u, o, &messages), 0);
+    for (size_t i = 0; i < messages.n; i++)
+        fprintf(stderr, "  actual: %s\n", messages.items[i]);
+    assert_int_equal(messages.n, n);
+    for (size_t i = 0; i < n; i++)
+        assert_non_null(strstr(messages.items[i], want[i]));
+    strlist_clear(&messages);
+    proto_schema_free(o);
+    proto_schema_free(u);
+}
+
+static void test_backward_shortcuts_keep_the_diff(void **state)
+{
+    const char *shadowed = P3 "enum string { S = 0; } message M { string s = 1; bytes b = 2; }";
+    const char *shadowed2 = P3 "enum string { S = 0; } message M { int32 s = 1; string b = 2; }";
+    assert_changes(shadowed, shadowed2, "FIELD_SCALAR_KIND_CHANGED #/M/2", NULL);
+    const char *want1[] = {
+        "FIELD_SCALAR_KIND_CHANGED\", description:\"The kind of a SCALAR field at path '#/M/2'"};
+    assert_backward(shadowed, shadowed2, want1, 1);
+    const char *plain = P3 "message M { string s = 1; bytes b = 2; }";
+    const char *plain2 = P3 "message M { int32 s = 1; string b = 2; }";
+    assert_changes(plain, plain2, "FIELD_SCALAR_KIND_CHANGED #/M/1", NULL);
+    const char *want2[] = {"'#/M/1'"};
+    assert_backward(plain, plain2, want2, 1);
+    /* A nested message named like a scalar is the message, as a field's type the scalar. */
+    const char *nested = P3 "message M { message int64 { string x = 1; } int64 a = 1; }";
+    const char *nested2 = P3 "message M { message int64 { int32 x = 1; } int64 a = 1; }";
+    assert_changes(nested, nested2, "FIELD_SCALAR_KIND_CHANGED #/M/int64/1", NULL);
+    const char *want3[] = {"'#/M/int64/1'"};
+    assert_backward(nested, nested2, want3, 1);
+    /* Fields out of number order, oneofs, enums: compatible changes listed by the
+     * diff only. */
+    const char *mixed = "message M { optional int32 z = 9; oneof o { string c = 7; int32 d = 3; }"
+                        " required int32 a = 12; optional string q = 5; enum E { A = 0; B = 4; } }";
+    const char *mixed2 = "message M { optional int32 z = 9; oneof o { int32 c = 7; } optional int32 d = 3;"
+                         " repeated string q = 5; enum E { A = 0; C = 4; D = 6; } }";
+    assert_changes(mixed, mixed2, "ONEOF_FIELD_MOVED_TO_TOP_LEVEL #/M/3",
+                   "FIELD_STRING_OR_BYTES_LABEL_CHANGED #/M/5", "FIELD_SCALAR_KIND_CHANGED #/M/o/7",
+                   "REQUIRED_FIELD_REMOVED #/M/12", "ENUM_CONST_CHANGED #/M/E/4", "ENUM_CONST_ADDED #/M/E/6",
+                   NULL);
+    const char *want4[] = {
+        "FIELD_SCALAR_KIND_CHANGED\", description:\"The kind of a SCALAR field at path '#/M/o/7'",
+        "REQUIRED_FIELD_REMOVED\", description:\"The %s schema is missing a required field at "
+        "path: '#/M/12'"};
+    assert_backward(mixed, mixed2, want4, 2);
+}
+
 /* Through compat/level.c: the role placeholders and the appendix. */
 static void test_levels(void **state)
 {
@@ -1180,6 +1236,7 @@ int main(void)
         cmocka_unit_test(test_diff_imported_types),
         cmocka_unit_test(test_diff_import_chain_is_linear),
         cmocka_unit_test(test_backward_messages),
+        cmocka_unit_test(test_backward_shortcuts_keep_the_diff),
         cmocka_unit_test(test_levels),
         cmocka_unit_test(test_serialized_round_trip),
         cmocka_unit_test(test_serialized_fixpoint),
