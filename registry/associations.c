@@ -534,19 +534,44 @@ static reg_code_t assoc_update_resolve(registry_t *reg, const assoc_create_t *a,
 
 /* isSubjectReferenced: does a schema (a soft-deleted one too) refer to any
  * version of subject (a soft-deleted one too)? A soft delete can be undone,
- * so both count. */
-static reg_code_t assoc_referenced_(registry_t *reg, store_t *db, const char *subject, int *out,
-                                    reg_error_t *err)
+ * so both count. Read from the database, under the subject's exclusive
+ * reference-target lock (assoc_lock_strong_): a registration that took the
+ * shared one has committed, maybe on another node, and this node's index
+ * may not hold it yet. */
+static reg_code_t assoc_referenced_(store_t *db, const char *subject, int *out, reg_error_t *err)
 {
-    reg_subject_t *fresh;
+    strlist_t contexts = {0}, names = {0};
     *out = 0;
-    reg_code_t rc = reg_store(err, db, store_load_subject(db, subject, &fresh));
-    if (rc != REG_OK)
-        return rc;
-    for (size_t i = 0; i < fresh->n && !*out; i++)
-        *out = index_is_referenced(reg->idx, subject, fresh->v[i].version, 0, NULL);
-    reg_subject_free(fresh);
-    return REG_OK;
+    const char *bare = subject;
+    if (strncmp(subject, ":.", 2) == 0 && strchr(subject + 2, ':'))
+        bare = strchr(subject + 2, ':') + 1;
+    reg_code_t rc = reg_store(err, db, store_references_to(db, subject, bare, &contexts, &names));
+    /* The candidates, read as their referrers read them. */
+    for (size_t i = 0; rc == REG_OK && i < names.n && !*out; i++) {
+        char *q = reg_ref_qualify(contexts.items[i], names.items[i]);
+        *out = strcmp(q, subject) == 0;
+        free(q);
+    }
+    strlist_clear(&contexts);
+    strlist_clear(&names);
+    return rc;
+}
+
+/* The exclusive reference-target locks of the subjects the request makes
+ * STRONG, before their 42206 check: a registration referring to one of them
+ * holds the shared one from before its 42205 check to its commit
+ * (registry_write_tx_referencing), so one of the two sees the other. Under
+ * ASSOC_LOCK, which no registration takes; no subject's lock is waited for
+ * while these are held. */
+static reg_code_t assoc_lock_strong_(store_t *db, const assoc_create_t *a, reg_error_t *err)
+{
+    strlist_t strong = {0};
+    for (size_t i = 0; i < a->n; i++)
+        if (a->infos[i].subject && a->infos[i].lifecycle && strcmp(a->infos[i].lifecycle, "STRONG") == 0)
+            strlist_push(&strong, a->infos[i].subject);
+    reg_code_t rc = strong.n ? reg_store(err, db, store_lock_referenced(db, &strong, 1)) : REG_OK;
+    strlist_clear(&strong);
+    return rc;
 }
 
 /* requestReferencesSubject: does a schema of this request declare a
@@ -650,6 +675,8 @@ static reg_code_t assoc_create_checks(registry_t *reg, store_t *db, assoc_create
         }
         json_decref(by_type);
     }
+    if (rc == REG_OK)
+        rc = assoc_lock_strong_(db, a, err);
     for (size_t i = 0; rc == REG_OK && i < a->n; i++) {
         assoc_info_t *info = &a->infos[i];
         if (info->has_schema && registry_effective_mode(reg, info->subject) == MODE_IMPORT) {
@@ -694,7 +721,7 @@ static reg_code_t assoc_create_checks(registry_t *reg, store_t *db, assoc_create
         /* A STRONG association and a schema reference exclude each other: a
          * referenced subject cannot be claimed by its topic (42206). */
         else if (strcmp(info->lifecycle, "STRONG") == 0 &&
-                 (rc = assoc_referenced_(reg, db, info->subject, &referenced, err)) == REG_OK &&
+                 (rc = assoc_referenced_(db, info->subject, &referenced, err)) == REG_OK &&
                  (referenced || assoc_request_references_(a, info->subject)))
             rc = reg_fail(err, REG_REFERENCE_EXISTS, "One or more references exist to the schema %s.",
                           info->subject);

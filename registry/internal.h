@@ -125,6 +125,13 @@ reg_code_t registry_publish_appended(registry_t *reg, store_t *db, const reg_sub
 typedef reg_code_t (*registry_tx_fn)(registry_t *reg, store_t *db, void *arg, reg_error_t *err);
 reg_code_t registry_write_tx(registry_t *reg, store_t *db, const char *scope, registry_tx_fn body, void *arg,
                              reg_error_t *err);
+/* registry_write_tx for a registration whose references name subjects
+ * (qualified): their reference-target locks, shared, come first, before the
+ * scope's (store_lock_referenced). A STRONG association create takes them
+ * exclusive under its own lock and waits for no subject's, so no cycle. */
+reg_code_t registry_write_tx_referencing(registry_t *reg, store_t *db, const char *scope,
+                                         const strlist_t *referenced, registry_tx_fn body, void *arg,
+                                         reg_error_t *err);
 
 /* ---- 4. The change feed ---------------------------------------------------------- */
 

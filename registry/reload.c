@@ -117,10 +117,20 @@ reg_code_t registry_publish_appended(registry_t *reg, store_t *db, const reg_sub
 reg_code_t registry_write_tx(registry_t *reg, store_t *db, const char *scope, registry_tx_fn body, void *arg,
                              reg_error_t *err)
 {
+    return registry_write_tx_referencing(reg, db, scope, NULL, body, arg, err);
+}
+
+reg_code_t registry_write_tx_referencing(registry_t *reg, store_t *db, const char *scope,
+                                         const strlist_t *referenced, registry_tx_fn body, void *arg,
+                                         reg_error_t *err)
+{
     reg_code_t rc = reg_store(err, db, store_begin(db));
     if (rc != REG_OK)
         return rc;
-    rc = reg_store(err, db, store_lock_scope(db, scope));
+    if (referenced && referenced->n)
+        rc = reg_store(err, db, store_lock_referenced(db, referenced, 0));
+    if (rc == REG_OK)
+        rc = reg_store(err, db, store_lock_scope(db, scope));
     if (rc == REG_OK)
         rc = body(reg, db, arg, err);
     if (rc == REG_OK)

@@ -348,7 +348,10 @@ static reg_code_t check_mode_for_register(registry_t *reg, const char *subject, 
  * association holds, in any mode (42205, with the reference's subject as
  * written). A reference is read in the registering subject's context. The
  * other half, a STRONG association on a referenced subject, is 42206 in
- * registry/associations.c. */
+ * registry/associations.c. Checked inside the registration's transaction,
+ * under the shared reference-target lock of every subject named
+ * (reference_targets): a STRONG create takes it exclusive before its 42206
+ * check, so of the two racing, the later sees the earlier's commit. */
 static reg_code_t check_strong_references(store_t *db, const char *subject, const reg_request_t *req,
                                           reg_error_t *err)
 {
@@ -368,6 +371,15 @@ static reg_code_t check_strong_references(store_t *db, const char *subject, cons
     }
     free(ctx);
     return rc;
+}
+
+/* The qualified subjects the request's references name, into out. */
+static void reference_targets(const char *subject, const reg_request_t *req, strlist_t *out)
+{
+    char *ctx = req->nrefs ? reg_context_copy(subject) : NULL;
+    for (size_t i = 0; i < req->nrefs; i++)
+        strlist_push_owned(out, reg_ref_qualify(ctx, req->refs[i].subject));
+    free(ctx);
 }
 
 /* The schema record for an id of the subject's context, loading it from the
@@ -819,6 +831,11 @@ static reg_code_t register_in_tx(registry_t *reg, store_t *db, void *arg, reg_er
 {
     register_tx_t *tx = arg;
     const reg_request_t *req = tx->req;
+    if (req->nrefs) {
+        reg_code_t src = check_strong_references(db, tx->subject, req, err);
+        if (src != REG_OK)
+            return src;
+    }
     reg_subject_t *fresh = NULL;
     store_rc_t src = store_load_subject(db, tx->subject, &fresh);
     if (src != STORE_OK)
@@ -913,7 +930,13 @@ static int append_excluded(registry_t *reg, const reg_subject_t *subj, const can
 static reg_code_t register_append(registry_t *reg, store_t *db, const char *subject, const reg_request_t *req,
                                   candidate_t *c, int *id, reg_error_t *err)
 {
-    if (req->id >= 0 || req->version > 0 || schema_canonical_len(c->parsed) > reg->opts.max_schema_bytes)
+    /* A registration with references checks them against the STRONG
+     * associations under their reference-target locks, taken before the
+     * subject's lock (registry_write_tx_referencing); a group's statement
+     * takes one subject's lock after another's, so a reference lock there
+     * would follow a subject lock. */
+    if (req->id >= 0 || req->version > 0 || req->nrefs ||
+        schema_canonical_len(c->parsed) > reg->opts.max_schema_bytes)
         return REG_SCHEMA_NOT_FOUND;
     reg_subject_t *seen = subject_snapshot(reg, subject);
     /* The metadata follows from seen too: the call writes only while the database holds seen. */
@@ -1093,14 +1116,16 @@ static reg_code_t register_(registry_t *reg, store_t *db, const char *subject, c
     int flags =
         SCHEMA_PARSE_NEW | (normalize && !import ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject);
     rc = candidate_parse(reg, subject, &req, flags, 0, &c, err);
-    if (rc == REG_OK && req.nrefs)
-        rc = check_strong_references(db, subject, &req, err);
     register_tx_t tx = {subject, &req, &c, import, 0};
     reg_code_t fast = rc == REG_OK && !import ? register_append(reg, db, subject, &req, &c, &tx.id, err)
                                               : REG_SCHEMA_NOT_FOUND;
+    strlist_t targets = {0};
+    reference_targets(subject, &req, &targets);
     if (rc == REG_OK)
-        rc = fast == REG_SCHEMA_NOT_FOUND ? registry_write_tx(reg, db, subject, register_in_tx, &tx, err)
-                                          : fast;
+        rc = fast == REG_SCHEMA_NOT_FOUND
+                 ? registry_write_tx_referencing(reg, db, subject, &targets, register_in_tx, &tx, err)
+                 : fast;
+    strlist_clear(&targets);
     *created = rc == REG_OK && (fast == REG_OK || tx.created);
     if (c.checked)
         reg_count_check(reg, c.type, c.checked_level, c.checked_ok);

@@ -430,6 +430,30 @@ store_rc_t store_lock_scope(store_t *db, const char *scope)
                        "locking the subject");
 }
 
+store_rc_t store_lock_referenced(store_t *db, const strlist_t *subjects, int exclusive)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; i < subjects->n; i++)
+        json_array_append_new(list, json_string(subjects->items[i]));
+    char *text = json_dumps(list, JSON_COMPACT);
+    json_decref(list);
+    if (!text)
+        base_oom(0);
+    const char *p[1] = {text};
+    /* DISTINCT keeps the subquery from being pulled up, so the locks are taken
+     * in its order. */
+    store_rc_t rc = store_query(db,
+                                exclusive ? "SELECT pg_advisory_xact_lock(12, k) FROM (SELECT DISTINCT"
+                                            " hashtext(s) AS k FROM jsonb_array_elements_text($1::jsonb)"
+                                            " AS t(s) ORDER BY k) AS l"
+                                          : "SELECT pg_advisory_xact_lock_shared(12, k) FROM (SELECT"
+                                            " DISTINCT hashtext(s) AS k FROM"
+                                            " jsonb_array_elements_text($1::jsonb) AS t(s) ORDER BY k) AS l",
+                                1, p, NULL, "locking the referenced subjects");
+    free(text);
+    return rc;
+}
+
 /*
  * Several nodes starting together migrate once: each step is a transaction
  * that first takes a transaction-level advisory lock. A session-level lock
@@ -730,6 +754,29 @@ store_rc_t store_subjects_of_schema(store_t *db, const char *context, int id, st
         return rc;
     for (int i = 0; i < PQntuples(res); i++)
         strlist_push(out, PQgetvalue(res, i, 0));
+    PQclear(res);
+    return STORE_OK;
+}
+
+store_rc_t store_references_to(store_t *db, const char *subject, const char *bare, strlist_t *contexts,
+                               strlist_t *names)
+{
+    const char *p[2] = {subject, bare};
+    PGresult *res = NULL;
+    store_rc_t rc = store_query(
+        db,
+        "SELECT DISTINCT r.context, r.ref_subject FROM schema_references r"
+        " WHERE r.ref_subject IN ($1, ':.:' || $1, $2)"
+        "  AND EXISTS (SELECT 1 FROM subject_versions t WHERE t.subject = $1 AND t.version = r.ref_version)"
+        "  AND EXISTS (SELECT 1 FROM subject_versions v WHERE v.context = r.context"
+        "   AND v.schema_id = r.schema_id)",
+        2, p, &res, "finding references to a subject");
+    if (rc != STORE_OK)
+        return rc;
+    for (int i = 0; i < PQntuples(res); i++) {
+        strlist_push(contexts, PQgetvalue(res, i, 0));
+        strlist_push(names, PQgetvalue(res, i, 1));
+    }
     PQclear(res);
     return STORE_OK;
 }

@@ -91,6 +91,12 @@ store_rc_t store_ping(store_t *db);
 void store_cancel(store_t *db);
 /* Serializes writers of one subject (or scope) until the transaction ends. */
 store_rc_t store_lock_scope(store_t *db, const char *scope);
+/* The reference-target locks of subjects until the transaction ends: shared
+ * for a registration whose references name them, exclusive for a STRONG
+ * association on them (docs/api.md "Associations"). A key space of their own
+ * (two keys, the first 12), taken in one statement in key order, so two
+ * transactions never wait for each other's in a cycle. */
+store_rc_t store_lock_referenced(store_t *db, const strlist_t *subjects, int exclusive);
 /* Applies migrations/ each file once, in order, each in a transaction under a
  * transaction-level advisory lock (so also behind PgBouncer transaction pooling). */
 store_rc_t store_migrate(store_t *db);
@@ -119,6 +125,12 @@ store_rc_t store_cluster_id(store_t *db, char **out);
 store_rc_t store_load_schema(store_t *db, const char *context, int id, reg_schema_t **out);
 /* Subjects of the context having a version (live or soft-deleted) that carries the id. */
 store_rc_t store_subjects_of_schema(store_t *db, const char *context, int id, strlist_t *out);
+/* The references, as written, of schemas a version (live or soft-deleted)
+ * carries, to a version subject holds, written as one of the names that can
+ * name it ("subject", ":.:subject", and bare, the subject's name without its
+ * context): each one's referrer context in contexts, the name in names. */
+store_rc_t store_references_to(store_t *db, const char *subject, const char *bare, strlist_t *contexts,
+                               strlist_t *names);
 /* The named contexts GET /contexts lists, sorted (not the default "."). */
 store_rc_t store_contexts(store_t *db, strlist_t *out);
 /* *has = 1 when some subject of the context has a version (soft-deleted ones count). */
