@@ -178,9 +178,13 @@ static int feed_check_continuity(registry_t *reg, store_t *db, int64_t *seq)
         return 1;
     if (feed_replace_all(reg, db, timeline) != 0)
         return -1;
-    log_warn("feed: the database changed under this node (timeline %lld -> %lld, change log at %lld, this "
-             "node at %lld: a failover); reloaded everything from the new primary",
-             (long long)loaded, (long long)timeline, (long long)end, (long long)*seq);
+    log_warn(
+        "feed: the database changed under this node (timeline %lld of database %llx -> timeline %lld of "
+        "database %llx, change log at %lld, this node at %lld: a failover, or another database); reloaded "
+        "everything from the new primary",
+        (long long)STORE_TIMELINE_OF(loaded), (unsigned long long)STORE_DATABASE_OF(loaded),
+        (long long)STORE_TIMELINE_OF(timeline), (unsigned long long)STORE_DATABASE_OF(timeline),
+        (long long)end, (long long)*seq);
     /* The sequence numbers this node wrote may have been lost with the old
      * primary, and the new one hands them out again to other nodes' changes:
      * none of them may be skipped as this node's own (registry_feed_own). */
@@ -208,9 +212,10 @@ int registry_failover_reload(registry_t *reg, store_t *db)
     if (rc == 1 && timeline != loaded) {
         rc = feed_replace_all(reg, db, timeline) == 0 ? 1 : -1;
         if (rc == 1)
-            log_warn("registry: the database failed over (timeline %lld -> %lld: found by a write); reloaded "
-                     "everything from the new primary",
-                     (long long)loaded, (long long)timeline);
+            log_warn("registry: the database failed over (timeline %lld of database %llx -> timeline %lld of "
+                     "database %llx: found by a write); reloaded everything from the new primary",
+                     (long long)STORE_TIMELINE_OF(loaded), (unsigned long long)STORE_DATABASE_OF(loaded),
+                     (long long)STORE_TIMELINE_OF(timeline), (unsigned long long)STORE_DATABASE_OF(timeline));
     }
     pthread_mutex_unlock(&reg->failover_lock);
     return rc;
@@ -247,9 +252,11 @@ store_t *registry_read_source(registry_t *reg, store_t *primary, store_t **repli
     int64_t loaded = __atomic_load_n(&reg->timeline, __ATOMIC_ACQUIRE);
     int behind = have_tl != want_tl || want_tl != loaded ? 2 : have < want;
     if (behind != reg->replica_behind && behind == 2)
-        log_info("feed: the read replica is not on the primary's timeline (replica %lld, primary %lld, this "
-                 "node's memory %lld): reading the primary",
-                 (long long)have_tl, (long long)want_tl, (long long)loaded);
+        log_info("feed: the read replica is not on the primary's timeline (replica %lld of database %llx, "
+                 "primary %lld of %llx, this node's memory %lld of %llx): reading the primary",
+                 (long long)STORE_TIMELINE_OF(have_tl), (unsigned long long)STORE_DATABASE_OF(have_tl),
+                 (long long)STORE_TIMELINE_OF(want_tl), (unsigned long long)STORE_DATABASE_OF(want_tl),
+                 (long long)STORE_TIMELINE_OF(loaded), (unsigned long long)STORE_DATABASE_OF(loaded));
     else if (behind != reg->replica_behind)
         log_info(
             behind

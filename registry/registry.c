@@ -114,11 +114,13 @@ reg_code_t registry_check_primary(registry_t *reg, store_t *db, reg_error_t *err
     store_fence(db, loaded);
     if (now == loaded || now <= 0)
         return REG_OK;
-    return reg_fail(err, REG_STORE_ERROR,
-                    "The database failed over (timeline %lld, this node's memory is from timeline %lld): "
-                    "writes are refused until this node has reloaded from the new primary (its change "
-                    "feed does so now); retry",
-                    (long long)now, (long long)loaded);
+    return reg_fail(
+        err, REG_STORE_ERROR,
+        "The database failed over (timeline %lld of database %llx, this node's memory is from "
+        "timeline %lld of database %llx): writes are refused until this node has reloaded from the "
+        "new primary (its change feed does so now); retry",
+        (long long)STORE_TIMELINE_OF(now), (unsigned long long)STORE_DATABASE_OF(now),
+        (long long)STORE_TIMELINE_OF(loaded), (unsigned long long)STORE_DATABASE_OF(loaded));
 }
 
 void registry_check_primary_after(registry_t *reg, store_t *db)

@@ -113,9 +113,23 @@ static void store_notice_quiet(void *arg, const char *message)
 
 static void store_note_timeline(store_t *db);
 
-/* A WAL file's name starts with its timeline, 8 hex digits; every role may call both. */
+/*
+ * The database a statement runs on, as 31 bits: the cluster's system
+ * identifier (initdb draws it; a streaming standby shares its primary's, a
+ * cluster a dump is restored into or any other cluster has its own) and the
+ * database's OID (a database dropped and created again, or another one of the
+ * cluster, has another). PUBLIC may call pg_control_system() (PostgreSQL 15)
+ * and read pg_database. See docs/operations.md section 14 for what it cannot
+ * tell apart.
+ */
+#define STORE_DATABASE_EXPR                                                                                  \
+    "(hashtextextended((SELECT system_identifier FROM pg_control_system())::text || '/' || "                 \
+    "(SELECT oid FROM pg_database WHERE datname = current_database())::text, 0) & 2147483647)"
+/* A WAL file's name starts with its timeline, 8 hex digits; every role may
+ * call both. The value is the fence's pair (store.h, store_timeline): the
+ * database above in the high 32 bits, the timeline in the low. */
 #define STORE_TIMELINE_EXPR                                                                                  \
-    "CASE WHEN pg_is_in_recovery() THEN 0 ELSE ('x' || "                                                     \
+    "CASE WHEN pg_is_in_recovery() THEN 0 ELSE (" STORE_DATABASE_EXPR " << 32) | ('x' || "                   \
     "substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint END"
 #define STORE_TIMELINE_SQL "SELECT " STORE_TIMELINE_EXPR
 
@@ -358,11 +372,12 @@ static store_rc_t store_wrong_timeline(store_t *db, int64_t timeline)
     if (timeline == 0)
         return store_fail_with(db, STORE_READ_ONLY, "starting a write", "the server is a standby");
     db->tripped = timeline;
-    char message[160];
+    char message[200];
     snprintf(message, sizeof message,
-             "the server is on timeline %lld, this connection is fenced to %lld (a failover); nothing was "
-             "written",
-             (long long)timeline, (long long)db->fence);
+             "the server is on timeline %lld of database %llx, this connection is fenced to timeline %lld of "
+             "database %llx (a failover, or another database); nothing was written",
+             (long long)STORE_TIMELINE_OF(timeline), (unsigned long long)STORE_DATABASE_OF(timeline),
+             (long long)STORE_TIMELINE_OF(db->fence), (unsigned long long)STORE_DATABASE_OF(db->fence));
     return store_fail_with(db, STORE_FAILED_OVER, "starting a write", message);
 }
 
@@ -1132,13 +1147,13 @@ store_rc_t store_last_change(store_t *db, int64_t *seq)
 store_rc_t store_wal_position(store_t *db, int64_t *timeline, int64_t *out)
 {
     PGresult *res = NULL;
-    store_rc_t rc = store_query(
-        db,
-        "SELECT CASE WHEN pg_is_in_recovery() THEN (SELECT timeline_id FROM pg_control_checkpoint())::bigint "
-        "ELSE " STORE_TIMELINE_EXPR " END, "
-        "coalesce((CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() "
-        "ELSE pg_current_wal_insert_lsn() END - '0/0'::pg_lsn)::bigint, -1)",
-        0, NULL, &res, "reading the WAL position");
+    store_rc_t rc = store_query(db,
+                                "SELECT CASE WHEN pg_is_in_recovery() THEN (" STORE_DATABASE_EXPR
+                                " << 32) | (SELECT timeline_id FROM pg_control_checkpoint())::bigint "
+                                "ELSE " STORE_TIMELINE_EXPR " END, "
+                                "coalesce((CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() "
+                                "ELSE pg_current_wal_insert_lsn() END - '0/0'::pg_lsn)::bigint, -1)",
+                                0, NULL, &res, "reading the WAL position");
     if (rc != STORE_OK)
         return rc;
     *timeline = PQntuples(res) > 0 ? strtoll(PQgetvalue(res, 0, 0), NULL, 10) : -1;

@@ -63,11 +63,13 @@ void store_set_timeout(int ms);
  * standby included). For connections that answer requests, whose clients wait. */
 void store_limit_statements(store_t *db);
 /*
- * Fences db's writes to one server timeline (store_timeline; 0 = unfenced, the
- * default): from now on store_begin reads, inside the transaction it opens,
- * the timeline of the server that transaction runs on, and store_register_append
- * reads it inside its own statement; on another timeline they write nothing
- * and fail with STORE_FAILED_OVER. Read by the same backend that would
+ * Fences db's writes to one server timeline of one database (store_timeline;
+ * 0 = unfenced, the default): from now on store_begin reads, inside the
+ * transaction it opens, the timeline and database of the server that
+ * transaction runs on, and store_register_append reads them inside its own
+ * statement; on another timeline or another database (a dump restored into
+ * another cluster, a pooler or DNS name repointed to another cluster) they
+ * write nothing and fail with STORE_FAILED_OVER. Read by the same backend that would
  * commit, so no reconnect (libpq's, or PgBouncer's server connection changing
  * under an open client connection) can come between the check and the write.
  */
@@ -216,7 +218,13 @@ store_rc_t store_changes_prune(store_t *db, int retention_s);
 store_rc_t store_changes_pruned_upto(store_t *db, int64_t *seq);
 /* The timeline of the server db is connected to (0 on a standby): a promoted
  * standby writes on a new one, so a change here is a failover, after which
- * what this node read before may hold writes the new primary never got. */
+ * what this node read before may hold writes the new primary never got.
+ * Paired with the database (STORE_DATABASE_OF: 31 bits of the cluster's
+ * system identifier and the database's OID; a standby's are its primary's),
+ * since another database on the same timeline number is as new to this
+ * node's memory; every "timeline" below is this pair. */
+#define STORE_TIMELINE_OF(t) ((t)&0xffffffffLL)
+#define STORE_DATABASE_OF(t) ((t) >> 32)
 store_rc_t store_timeline(store_t *db, int64_t *out);
 /* How far the server's WAL goes, in bytes: inserted on a primary (with
  * synchronous_commit off a commit returns before its WAL is written),

@@ -309,16 +309,21 @@ class PgBouncer:
     def url(self, dbname):
         return f"postgresql://postgres@127.0.0.1:{self.port}/{dbname}"
 
-    def repoint(self, cluster, dbname="postgres"):
+    def repoint(self, cluster, dbname="postgres", server_dbname=None):
         """Sends new server connections to another cluster (a failover done by
         repointing the pooler): the [databases] line rewritten, then SIGHUP,
         PgBouncer's RELOAD; returns once dbname's pool reaches it. Client
-        connections stay open."""
+        connections stay open. server_dbname: dbname's pool goes to that
+        database of cluster instead (a line of its own before the "*" one)."""
         ini = os.path.join(self.dir, "pgbouncer.ini")
         with open(ini) as f:
             text = f.read()
+        text = re.sub(r"(?m)^(\* = host=127\.0\.0\.1 port=)\d+$", rf"\g<1>{cluster.port}", text, count=1)
+        if server_dbname is not None:
+            text = text.replace("[databases]\n", f"[databases]\n{dbname} = host=127.0.0.1 port={cluster.port} "
+                                f"dbname={server_dbname}\n", 1)
         with open(ini, "w") as f:
-            f.write(re.sub(r"(?m)^(\* = host=127\.0\.0\.1 port=)\d+$", rf"\g<1>{cluster.port}", text, count=1))
+            f.write(text)
         self.cluster = cluster
         pids = pgrep(f"^pgbouncer {ini}")  # not the runuser wrapping it
         if not pids:
@@ -332,10 +337,10 @@ class PgBouncer:
         while True:
             run = subprocess.run([cluster._bin("psql"), "-X", "-q", "-A", "-t", "-h", "127.0.0.1",
                                   "-p", str(self.port), "-U", "postgres", "-d", dbname,
-                                  "-c", "SELECT pg_is_in_recovery()"],
+                                  "-c", "SELECT pg_is_in_recovery()::text || ' ' || current_database()"],
                                  capture_output=True, text=True, timeout=30,
                                  env={**os.environ, "PGCONNECT_TIMEOUT": "5"})
-            if run.returncode == 0 and run.stdout.strip() == "f":
+            if run.returncode == 0 and run.stdout.strip() == f"false {server_dbname or dbname}":
                 return
             if time.monotonic() > deadline:
                 raise RuntimeError(f"pgbouncer does not reach the new cluster: {run.stderr}\n{tail(self.log)}")

@@ -20,6 +20,10 @@ again ids and change numbers the node saw for them (PostgreSQL's sequences log
   itself is cleared on the failover reload (registry/feed.c,
   feed_check_continuity), or another node's changes that the new primary
   numbers alike would be skipped.
+- AnotherClusterBehindPgBouncer: PgBouncer repointed to an independent
+  cluster holding an older pg_dump of the database, on the same timeline
+  number (1), or to another database of the same cluster holding it: the
+  fence's pair (database, timeline) tells them apart.
 - ReplicaOnTheOldTimeline: a read replica left on the old timeline is past the
   new primary's WAL position with the lost writes; neither the start-up load
   nor the feed's reloads may read it (registry_read_source).
@@ -208,6 +212,106 @@ class FenceBehindPgBouncer(LostWrites, harness.unittest.TestCase):
         groups = [line for line in c.get("/metrics").text.splitlines()
                   if line.startswith("schema_registry_group_")]
         print(f"\n  {groups}")
+        node.stop()
+
+
+class AnotherClusterBehindPgBouncer(harness.unittest.TestCase):
+    """A restore, not a failover: the operator repoints PgBouncer to a second,
+    independent cluster into which an older pg_dump of the database was
+    restored. Both clusters are on timeline 1, so a fence on the timeline
+    alone lets the write through onto a database this node's memory is not
+    from (ids the restored sequence hands out again are bound in memory to
+    the first cluster's schemas). The fence also compares the database
+    (system identifier and OID, store/store.c): the write is refused with
+    50001, nothing is written, and the node reloads from what the new
+    database holds. The feed polls once an hour, so it cannot be what
+    notices."""
+
+    def test_write_on_a_restored_copy_is_refused_until_reloaded(self):
+        first = harness.Postgres().start()
+        self.addCleanup(first.stop)
+        db = first.new_database("restored")
+        second = harness.Postgres().start()
+        self.addCleanup(second.stop)
+        second.sql(f'CREATE DATABASE "{db.name}"')
+        self.restored_copy(first, db.name, second, db.name)
+
+    def test_write_on_a_copy_in_the_same_cluster_is_refused_until_reloaded(self):
+        """The dump restored into another database of the same cluster:
+        same system identifier, same timeline, only the OID differs."""
+        cluster = harness.Postgres().start()
+        self.addCleanup(cluster.stop)
+        db = cluster.new_database("restored")
+        copy = cluster.new_database("copy")
+        self.restored_copy(cluster, db.name, cluster, copy.name)
+
+    def restored_copy(self, first, dbname, second, second_dbname):
+        """The node on first's dbname through PgBouncer; a dump of it restored
+        into second's second_dbname, then more writes on first; PgBouncer
+        repointed to the copy."""
+        bouncer = harness.PgBouncer(first, "transaction").start()
+        self.addCleanup(bouncer.stop)
+        node = harness.Server(database_url=bouncer.url(dbname), name="fence-restored",
+                              args=["--database-timeout-ms", str(TIMEOUT_MS), "--feed-interval-ms", "3600000",
+                                    "--db-threads", "1"]).start()
+        self.addCleanup(node.kill)
+        c = node.client()
+        kept = {}
+        for i in range(3):
+            schema = avro_record(f"Kept{i}", [("a", "string")])
+            r = register(c, f"kept-{i}", schema)
+            self.assertEqual(r.status, 200, r)
+            kept[r.body["id"]] = schema
+        dump = subprocess.run([first._bin("pg_dump"), "-h", "127.0.0.1", "-p", str(first.port), "-U", "postgres",
+                               "-d", dbname], capture_output=True, text=True, check=True).stdout
+        subprocess.run([second._bin("psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p",
+                        str(second.port), "-U", "postgres", "-d", second_dbname], input=dump, capture_output=True,
+                       text=True, check=True)
+        later = {}
+        for i in range(5):
+            schema = avro_record(f"Later{i}", [("a", "string")])
+            r = register(c, f"later-{i}", schema)
+            self.assertEqual(r.status, 200, r)
+            later[r.body["id"]] = schema
+        # Same timeline number on both, so only the database tells them apart.
+        timeline = "SELECT timeline_id FROM pg_control_checkpoint()"
+        self.assertEqual(first.sql(timeline), second.sql(timeline))
+        bouncer.repoint(second, dbname, server_dbname=None if second_dbname == dbname else second_dbname)
+
+        # The one worker's connection to PgBouncer never broke.
+        r = register(c, "fresh-0", avro_record("Fresh0", [("b", "int")]))
+        self.assertEqual((r.status, r.body.get("error_code")), (500, 50001), r)
+        self.assertIn("another database", r.body["message"])
+        self.assertEqual(second.sql("SELECT count(*) FROM subject_versions WHERE subject = 'fresh-0'",
+                                    dbname=second_dbname), [("0",)])
+        self.assertEqual(second.sql("SELECT count(*) FROM schemas", dbname=second_dbname), [(str(len(kept)),)])
+        # The refusal woke the feed, which reloads from the second cluster.
+        fresh = {}
+        deadline = time.monotonic() + RESUME_SECONDS
+        for i in range(5):
+            schema = avro_record(f"Fresh{i}", [("b", "int")])
+            while True:
+                r = register(c, f"fresh-{i}", schema)
+                if r.status == 200:
+                    break
+                self.assertEqual((r.status, r.body.get("error_code")), (500, 50001), r)
+                self.assertLess(time.monotonic(), deadline, f"writes did not resume: {r}")
+                time.sleep(0.1)
+            fresh[r.body["id"]] = schema
+        self.assertTrue(set(fresh) & set(later), "the restored database reused no id: the scenario is void")
+        stored = {int(i): json.loads(t) for i, t in second.sql("SELECT id, schema_text FROM schemas",
+                                                               dbname=second_dbname)}
+        self.assertEqual(set(stored), set(kept) | set(fresh))
+        for schema_id in sorted(set(kept) | set(later) | set(fresh)):
+            got = c.get(f"/schemas/ids/{schema_id}")
+            if schema_id in stored:
+                self.assertEqual(got.status, 200, got)
+                self.assertEqual(json.loads(got.body["schema"]), stored[schema_id], schema_id)
+            else:
+                self.assertEqual((got.status, got.body.get("error_code")), (404, 40403), got)
+        self.assertEqual(sorted(c.get("/subjects").body),
+                         sorted([f"kept-{i}" for i in range(3)] + [f"fresh-{i}" for i in range(5)]))
+        self.assertIn("reloaded everything from the new primary", node.log_text())
         node.stop()
 
 
