@@ -72,8 +72,9 @@ typedef enum pd_wkt {
     PD_WKT_NONE,
     PD_WKT_TIMESTAMP,
     PD_WKT_DURATION,
-    PD_WKT_UNWRAP, /* the wrappers, Struct, ListValue: the value of field 1 */
-    PD_WKT_VALUE,  /* google.protobuf.Value: its one set member */
+    PD_WKT_UNWRAP,     /* the wrappers, Struct, ListValue: the value of field 1 */
+    PD_WKT_VALUE,      /* google.protobuf.Value: its one set member */
+    PD_WKT_FIELD_MASK, /* google.protobuf.FieldMask: "a.bC,d" */
 } pd_wkt_t;
 
 typedef struct pd_msg pd_msg_t;

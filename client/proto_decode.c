@@ -4,7 +4,8 @@
  * presence always printed (Python's json_format
  * always_print_fields_with_no_presence): json_name keys, 64-bit integers
  * as strings, bytes as base64, enums by name, maps as objects, Timestamp,
- * Duration, the wrappers, Struct, Value and ListValue in their JSON forms.
+ * Duration, the wrappers, Struct, Value, ListValue and FieldMask in their
+ * JSON forms.
  *
  * Contents
  *   1. The plan: one entry per message reachable from the schema's file
@@ -169,6 +170,8 @@ static pd_wkt_t pd_wkt_of(const char *full)
         return PD_WKT_DURATION;
     if (strcmp(full, "google.protobuf.Value") == 0)
         return PD_WKT_VALUE;
+    if (strcmp(full, "google.protobuf.FieldMask") == 0)
+        return PD_WKT_FIELD_MASK;
     for (size_t i = 0; i < sizeof(unwrap) / sizeof(*unwrap); i++)
         if (strcmp(full, unwrap[i]) == 0)
             return PD_WKT_UNWRAP;
@@ -836,11 +839,48 @@ static int pd_duration(pd_ctx_t *c, const pd_msg_t *m, const pd_scan_t *s)
     return 0;
 }
 
+/* FieldMask: its paths (field 1) joined by commas, each in lowerCamelCase
+ * ("a_b.c" -> "aB.c"). A path that would not read back (an upper-case
+ * letter, a "_" not before a lower-case one) is refused, as protoc's and
+ * Python's json_format refuse to print it. */
+static int pd_field_mask(pd_ctx_t *c, const pd_msg_t *m, const pd_scan_t *s)
+{
+    strbuf_t t = {0};
+    int rc = 0;
+    for (size_t i = 0; i < m->n && rc == 0; i++) {
+        if (m->fields[i].number != 1 || m->fields[i].kind != PD_STRING)
+            continue;
+        for (size_t k = 0; k < s->cnt[i] && rc == 0; k++) {
+            const pd_occ_t *o = &s->occ[s->start[i] + k];
+            if (t.len || k)
+                strbuf_putc(&t, ',');
+            for (size_t j = 0; j < o->n && rc == 0; j++) {
+                uint8_t ch = o->p[j];
+                if (ch >= 'A' && ch <= 'Z')
+                    rc = pd_fail(c, "a FieldMask path with an upper-case letter");
+                else if (ch != '_')
+                    strbuf_putc(&t, (char)ch);
+                else if (j + 1 < o->n && o->p[j + 1] >= 'a' && o->p[j + 1] <= 'z')
+                    strbuf_putc(&t, (char)(o->p[++j] - 'a' + 'A'));
+                else
+                    rc = pd_fail(c, "a FieldMask path with a \"_\" not before a lower-case letter");
+            }
+        }
+    }
+    if (t.failed)
+        base_oom(0);
+    if (rc == 0)
+        cl_json_string(c->out, (const uint8_t *)(t.data ? t.data : ""), t.len);
+    strbuf_free(&t);
+    return rc;
+}
+
 static int pd_wkt(pd_ctx_t *c, const pd_msg_t *m, const pd_scan_t *s)
 {
     switch (m->wkt) {
     case PD_WKT_TIMESTAMP: return pd_timestamp(c, m, s);
     case PD_WKT_DURATION: return pd_duration(c, m, s);
+    case PD_WKT_FIELD_MASK: return pd_field_mask(c, m, s);
     case PD_WKT_UNWRAP:
         for (size_t i = 0; i < m->n; i++)
             if (m->fields[i].number == 1)

@@ -474,12 +474,43 @@ static int pe_value(pe_ctx_t *c, const pd_msg_t *m, const json_t *v, strbuf_t *o
     return pe_single(c, f, v, 1, out);
 }
 
+/* FieldMask: "a.bC,d" as the paths "a.b_c" and "d" (field 1). */
+static int pe_field_mask(pe_ctx_t *c, const json_t *v, strbuf_t *out)
+{
+    const char *s = json_string_value(v);
+    if (!s)
+        return pe_fail(c, "a FieldMask is a string (\"a.b,c\")");
+    size_t n = json_string_length(v);
+    strbuf_t path = {0};
+    int rc = 0;
+    for (size_t i = 0; i <= n && rc == 0; i++) {
+        if (i == n || s[i] == ',') {
+            if (n) {
+                pe_tag(out, 1, 2);
+                pe_bytes(out, path.data ? path.data : "", path.len);
+            }
+            path.len = 0;
+        } else if (s[i] == '_')
+            rc = pe_fail(c, "a FieldMask path in JSON has no \"_\": \"%s\"", s);
+        else if (s[i] >= 'A' && s[i] <= 'Z') {
+            strbuf_putc(&path, '_');
+            strbuf_putc(&path, (char)(s[i] - 'A' + 'a'));
+        } else
+            strbuf_putc(&path, s[i]);
+    }
+    if (path.failed)
+        base_oom(0);
+    strbuf_free(&path);
+    return rc;
+}
+
 static int pe_wkt(pe_ctx_t *c, const pd_msg_t *m, const json_t *v, strbuf_t *out)
 {
     switch (m->wkt) {
     case PD_WKT_TIMESTAMP: return pe_timestamp(c, v, out);
     case PD_WKT_DURATION: return pe_duration(c, v, out);
     case PD_WKT_VALUE: return pe_value(c, m, v, out);
+    case PD_WKT_FIELD_MASK: return pe_field_mask(c, v, out);
     case PD_WKT_UNWRAP: {
         /* The wrappers' value, Struct's fields, ListValue's values: field 1. */
         const pd_field_t *f = pe_by_number(m, 1);

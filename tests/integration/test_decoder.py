@@ -733,6 +733,7 @@ import "google/protobuf/duration.proto";
 import "google/protobuf/wrappers.proto";
 import "google/protobuf/struct.proto";
 import "google/protobuf/empty.proto";
+import "google/protobuf/field_mask.proto";
 message Payment {
   string id = 1;
   common.Money amount = 2;
@@ -742,6 +743,7 @@ message Payment {
   google.protobuf.StringValue note = 6;
   google.protobuf.Struct extra = 7;
   google.protobuf.Empty nothing = 8;
+  google.protobuf.FieldMask mask = 9;
 }
 """
 
@@ -785,6 +787,8 @@ class ProtobufReferences(harness.RegistryTestCase):
         msgs[1].note.value = "hi"
         msgs[1].extra.update({"a": [1, "x", None, True], "b": {"c": 2.5}})
         msgs[2].nothing.SetInParent()
+        msgs[1].mask.paths.extend(["amount.units", "by_key", "parts.at"])
+        msgs[2].mask.SetInParent()
         records = [struct.pack(">bI", 0, ida) + b"\x00" + m.SerializeToString() for m in msgs]
         dec = run("decode", "--registry", self.server.base_url, input_text="".join(r.hex() + "\n" for r in records))
         self.assertEqual((dec.returncode, dec.stderr), (0, b""))
@@ -792,6 +796,7 @@ class ProtobufReferences(harness.RegistryTestCase):
         self.assertEqual(rows, [python_row(pb2.Payment, m.SerializeToString()) for m in msgs])
         self.assertEqual(rows[1]["amount"], {"currency": "EUR", "units": "-5", "at": "2024-01-31T12:00:00.005Z",
                                              "level": "HIGH"})
+        self.assertEqual((rows[1]["mask"], rows[2]["mask"], rows[2]["nothing"]), ("amount.units,byKey,parts.at", "", {}))
         # Ours encoded: python3-protobuf parses the same messages.
         enc = run("encode", "--registry", self.server.base_url, "--subject", sa,
                   input_text="".join(json.dumps(r) + "\n" for r in rows))
@@ -800,6 +805,10 @@ class ProtobufReferences(harness.RegistryTestCase):
         for m, rec in zip(msgs, ours):
             self.assertEqual(rec[:6], struct.pack(">bI", 0, ida) + b"\x00")
             self.assertEqual(pb2.Payment.FromString(rec[6:]), m)
+        # A FieldMask path in JSON is lowerCamelCase (json_format refuses "_" too).
+        bad = run("encode", "--registry", self.server.base_url, "--subject", sa, input_text='{"mask": "a_b"}\n')
+        self.assertEqual((bad.returncode, bad.stderr.decode()), (1, "schema-registry encode: stdin line 1: "
+                                                                    "a FieldMask path in JSON has no \"_\": \"a_b\"\n"))
 
 
 class EncodeAutoRegister(harness.RegistryTestCase):
