@@ -10,7 +10,7 @@
  *   2. The client: options, the pool of connections
  *   3. One request: GET/POST, the reply as JSON, the registry's errors
  *   4. The caches: ids (forever, positive and negative), latest (TTL), id versions
- *   5. The operations
+ *   5. The operations (a Protobuf schema's references fetched with it)
  *   6. Any GET: JSON for callers walking the registry
  *
  * Connection reuse: libcurl keeps its connections in each easy handle, so
