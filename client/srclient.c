@@ -463,7 +463,7 @@ static int client_resolve_refs_(srclient_t *c, int id, const json_t *refs, int d
         }
         srclient_version_t sv;
         if (client_subject_version_(c, subject, (int)json_integer_value(jv), &sv, err, depth + 1) != 0) {
-            if (err) {
+            if (err && depth == 0) { /* named once, by the schema asked for */
                 char why[sizeof(err->message)];
                 snprintf(why, sizeof(why), "%s", err->message);
                 snprintf(err->message, sizeof(err->message),
