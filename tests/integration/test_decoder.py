@@ -796,7 +796,8 @@ class ProtobufReferences(harness.RegistryTestCase):
         self.assertEqual(rows, [python_row(pb2.Payment, m.SerializeToString()) for m in msgs])
         self.assertEqual(rows[1]["amount"], {"currency": "EUR", "units": "-5", "at": "2024-01-31T12:00:00.005Z",
                                              "level": "HIGH"})
-        self.assertEqual((rows[1]["mask"], rows[2]["mask"], rows[2]["nothing"]), ("amount.units,byKey,parts.at", "", {}))
+        self.assertEqual((rows[1]["mask"], rows[2]["mask"], rows[2]["nothing"]),
+                         ("amount.units,byKey,parts.at", "", {}))
         # Ours encoded: python3-protobuf parses the same messages.
         enc = run("encode", "--registry", self.server.base_url, "--subject", sa,
                   input_text="".join(json.dumps(r) + "\n" for r in rows))
