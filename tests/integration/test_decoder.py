@@ -734,6 +734,7 @@ import "google/protobuf/wrappers.proto";
 import "google/protobuf/struct.proto";
 import "google/protobuf/empty.proto";
 import "google/protobuf/field_mask.proto";
+import "google/protobuf/any.proto";
 message Payment {
   string id = 1;
   common.Money amount = 2;
@@ -744,6 +745,8 @@ message Payment {
   google.protobuf.Struct extra = 7;
   google.protobuf.Empty nothing = 8;
   google.protobuf.FieldMask mask = 9;
+  google.protobuf.Any any = 10;
+  repeated google.protobuf.Any anys = 11;
 }
 """
 
@@ -789,6 +792,11 @@ class ProtobufReferences(harness.RegistryTestCase):
         msgs[2].nothing.SetInParent()
         msgs[1].mask.paths.extend(["amount.units", "by_key", "parts.at"])
         msgs[2].mask.SetInParent()
+        # Any unpacks the types the schema's plan holds: its file's and those they reach.
+        msgs[1].any.Pack(money(currency="USD", units=3))
+        msgs[1].anys.add().Pack(msgs[1].took)
+        msgs[1].anys.add().Pack(pb2.Payment(id="inner"))
+        msgs[1].anys.add()
         records = [struct.pack(">bI", 0, ida) + b"\x00" + m.SerializeToString() for m in msgs]
         dec = run("decode", "--registry", self.server.base_url, input_text="".join(r.hex() + "\n" for r in records))
         self.assertEqual((dec.returncode, dec.stderr), (0, b""))
@@ -798,6 +806,11 @@ class ProtobufReferences(harness.RegistryTestCase):
                                              "level": "HIGH"})
         self.assertEqual((rows[1]["mask"], rows[2]["mask"], rows[2]["nothing"]),
                          ("amount.units,byKey,parts.at", "", {}))
+        self.assertEqual(rows[1]["any"], {"@type": "type.googleapis.com/common.Money", "currency": "USD",
+                                          "units": "3", "level": "LOW"})
+        self.assertEqual(rows[1]["anys"][0], {"@type": "type.googleapis.com/google.protobuf.Duration",
+                                              "value": "3.005s"})
+        self.assertEqual((rows[1]["anys"][1]["id"], rows[1]["anys"][2]), ("inner", {}))
         # Ours encoded: python3-protobuf parses the same messages.
         enc = run("encode", "--registry", self.server.base_url, "--subject", sa,
                   input_text="".join(json.dumps(r) + "\n" for r in rows))
@@ -810,6 +823,11 @@ class ProtobufReferences(harness.RegistryTestCase):
         bad = run("encode", "--registry", self.server.base_url, "--subject", sa, input_text='{"mask": "a_b"}\n')
         self.assertEqual((bad.returncode, bad.stderr.decode()), (1, "schema-registry encode: stdin line 1: "
                                                                     "a FieldMask path in JSON has no \"_\": \"a_b\"\n"))
+        bad = run("encode", "--registry", self.server.base_url, "--subject", sa,
+                  input_text='{"any": {"@type": "type.googleapis.com/x.Nope"}}\n')
+        self.assertEqual((bad.returncode, bad.stderr.decode()), (1, "schema-registry encode: stdin line 1: an Any of a "
+                                                                    "type the schema's plan does not hold: "
+                                                                    "type.googleapis.com/x.Nope\n"))
 
 
 class EncodeAutoRegister(harness.RegistryTestCase):
