@@ -95,6 +95,9 @@ const json_t *srclient_schema_references(const srclient_schema_t *s);
  * GET /schemas/ids/{id}: the schema, from the cache when it has been seen
  * (ids are immutable, so entries never expire), and an unknown id (40403) is
  * remembered too, so a stream of records with a bad id costs one request.
+ * A Protobuf schema's references (and theirs) are fetched first, by subject
+ * and version through the same caches, so its model resolves the imported
+ * types (docs/decoding.md section 6); a reference that fails fails the call.
  * *out is retained for the caller.
  */
 int srclient_schema_by_id(srclient_t *c, int id, srclient_schema_t **out, srclient_error_t *err);

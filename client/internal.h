@@ -72,8 +72,10 @@ typedef enum pd_wkt {
     PD_WKT_NONE,
     PD_WKT_TIMESTAMP,
     PD_WKT_DURATION,
-    PD_WKT_UNWRAP, /* the wrappers, Struct, ListValue: the value of field 1 */
-    PD_WKT_VALUE,  /* google.protobuf.Value: its one set member */
+    PD_WKT_UNWRAP,     /* the wrappers, Struct, ListValue: the value of field 1 */
+    PD_WKT_VALUE,      /* google.protobuf.Value: its one set member */
+    PD_WKT_FIELD_MASK, /* google.protobuf.FieldMask: "a.bC,d" */
+    PD_WKT_ANY,        /* google.protobuf.Any: {"@type": url, the packed message's fields} */
 } pd_wkt_t;
 
 typedef struct pd_msg pd_msg_t;
@@ -109,5 +111,7 @@ struct srclient_proto_reader {
 /* The plan of a message of the reader's schema (or of its file's imports),
  * NULL when the reader has none. Borrowed from the reader. */
 const pd_msg_t *pd_plan_get(const srclient_proto_reader_t *r, const proto_symbol_t *sym);
+/* The plan of the message an Any's type URL names (url: n bytes), or NULL. */
+const pd_msg_t *pd_any_plan(const srclient_proto_reader_t *r, const char *url, size_t n);
 
 #endif

@@ -4,7 +4,8 @@
  * presence always printed (Python's json_format
  * always_print_fields_with_no_presence): json_name keys, 64-bit integers
  * as strings, bytes as base64, enums by name, maps as objects, Timestamp,
- * Duration, the wrappers, Struct, Value and ListValue in their JSON forms.
+ * Duration, the wrappers, Struct, Value, ListValue, FieldMask and Any in
+ * their JSON forms.
  *
  * Contents
  *   1. The plan: one entry per message reachable from the schema's file
@@ -169,6 +170,10 @@ static pd_wkt_t pd_wkt_of(const char *full)
         return PD_WKT_DURATION;
     if (strcmp(full, "google.protobuf.Value") == 0)
         return PD_WKT_VALUE;
+    if (strcmp(full, "google.protobuf.FieldMask") == 0)
+        return PD_WKT_FIELD_MASK;
+    if (strcmp(full, "google.protobuf.Any") == 0)
+        return PD_WKT_ANY;
     for (size_t i = 0; i < sizeof(unwrap) / sizeof(*unwrap); i++)
         if (strcmp(full, unwrap[i]) == 0)
             return PD_WKT_UNWRAP;
@@ -836,11 +841,108 @@ static int pd_duration(pd_ctx_t *c, const pd_msg_t *m, const pd_scan_t *s)
     return 0;
 }
 
+/* FieldMask: its paths (field 1) joined by commas, each in lowerCamelCase
+ * ("a_b.c" -> "aB.c"). A path that would not read back (an upper-case
+ * letter, a "_" not before a lower-case one) is refused, as protoc's and
+ * Python's json_format refuse to print it. */
+static int pd_field_mask(pd_ctx_t *c, const pd_msg_t *m, const pd_scan_t *s)
+{
+    strbuf_t t = {0};
+    int rc = 0;
+    for (size_t i = 0; i < m->n && rc == 0; i++) {
+        if (m->fields[i].number != 1 || m->fields[i].kind != PD_STRING)
+            continue;
+        for (size_t k = 0; k < s->cnt[i] && rc == 0; k++) {
+            const pd_occ_t *o = &s->occ[s->start[i] + k];
+            if (t.len || k)
+                strbuf_putc(&t, ',');
+            for (size_t j = 0; j < o->n && rc == 0; j++) {
+                uint8_t ch = o->p[j];
+                if (ch >= 'A' && ch <= 'Z')
+                    rc = pd_fail(c, "a FieldMask path with an upper-case letter");
+                else if (ch != '_')
+                    strbuf_putc(&t, (char)ch);
+                else if (j + 1 < o->n && o->p[j + 1] >= 'a' && o->p[j + 1] <= 'z')
+                    strbuf_putc(&t, (char)(o->p[++j] - 'a' + 'A'));
+                else
+                    rc = pd_fail(c, "a FieldMask path with a \"_\" not before a lower-case letter");
+            }
+        }
+    }
+    if (t.failed)
+        base_oom(0);
+    if (rc == 0)
+        cl_json_string(c->out, (const uint8_t *)(t.data ? t.data : ""), t.len);
+    strbuf_free(&t);
+    return rc;
+}
+
+/* The plan of the message an Any's type URL names (the part after the last
+ * "/"), or NULL. Only messages the reader planned can be unpacked: those of
+ * the schema's own file and every type they reach (client/internal.h). */
+const pd_msg_t *pd_any_plan(const srclient_proto_reader_t *r, const char *url, size_t n)
+{
+    size_t at = n;
+    while (at > 0 && url[at - 1] != '/')
+        at--;
+    char *name = xstrndup(url + at, n - at);
+    const proto_symbol_t *sym = proto_symtab_get(proto_schema_symtab(r->schema), name, 0);
+    free(name);
+    return sym && sym->kind == PROTO_SYMBOL_MESSAGE ? pd_plan_get(r, sym) : NULL;
+}
+
+static const pd_occ_t *pd_last(const pd_msg_t *m, const pd_scan_t *s, int32_t number)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (m->fields[i].number == number && s->cnt[i])
+            return &s->occ[s->start[i] + s->cnt[i] - 1];
+    return NULL;
+}
+
+/* Any: {"@type": url, then the packed message's fields}, or for a packed
+ * well-known type {"@type": url, "value": its JSON form}; an empty Any is {}. */
+static int pd_any(pd_ctx_t *c, const pd_msg_t *m, const pd_scan_t *s)
+{
+    const pd_occ_t *url = pd_last(m, s, 1), *value = pd_last(m, s, 2);
+    if (!url || url->wt != 2) {
+        if (value && value->n)
+            return pd_fail(c, "an Any with a value and no type URL");
+        strbuf_puts(c->out, "{}");
+        return 0;
+    }
+    const pd_msg_t *inner = pd_any_plan(c->r, (const char *)url->p, url->n);
+    if (!inner)
+        return pd_fail(c, "an Any of a type the schema's plan does not hold: %.*s",
+                       (int)(url->n > 200 ? 200 : url->n), (const char *)url->p);
+    strbuf_puts(c->out, "{\"@type\":");
+    cl_json_string(c->out, url->p, url->n);
+    pd_span_t one = {value && value->wt == 2 ? value->p : NULL, value && value->wt == 2 ? value->n : 0};
+    if (inner->wkt != PD_WKT_NONE) {
+        strbuf_puts(c->out, ",\"value\":");
+        int rc = pd_message(c, inner, &one, 1);
+        strbuf_putc(c->out, '}');
+        return rc;
+    }
+    size_t at = c->out->len;
+    int rc = pd_message(c, inner, &one, 1);
+    if (rc != 0)
+        return rc;
+    if (c->out->len == at + 2) /* "{}": no field */
+        c->out->len = at;
+    else
+        c->out->data[at] = ',';
+    if (c->out->len == at)
+        strbuf_putc(c->out, '}');
+    return 0;
+}
+
 static int pd_wkt(pd_ctx_t *c, const pd_msg_t *m, const pd_scan_t *s)
 {
     switch (m->wkt) {
     case PD_WKT_TIMESTAMP: return pd_timestamp(c, m, s);
     case PD_WKT_DURATION: return pd_duration(c, m, s);
+    case PD_WKT_FIELD_MASK: return pd_field_mask(c, m, s);
+    case PD_WKT_ANY: return pd_any(c, m, s);
     case PD_WKT_UNWRAP:
         for (size_t i = 0; i < m->n; i++)
             if (m->fields[i].number == 1)

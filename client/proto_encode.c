@@ -474,12 +474,88 @@ static int pe_value(pe_ctx_t *c, const pd_msg_t *m, const json_t *v, strbuf_t *o
     return pe_single(c, f, v, 1, out);
 }
 
+/* FieldMask: "a.bC,d" as the paths "a.b_c" and "d" (field 1). */
+static int pe_field_mask(pe_ctx_t *c, const json_t *v, strbuf_t *out)
+{
+    const char *s = json_string_value(v);
+    if (!s)
+        return pe_fail(c, "a FieldMask is a string (\"a.b,c\")");
+    size_t n = json_string_length(v);
+    strbuf_t path = {0};
+    int rc = 0;
+    for (size_t i = 0; i <= n && rc == 0; i++) {
+        if (i == n || s[i] == ',') {
+            if (n) {
+                pe_tag(out, 1, 2);
+                pe_bytes(out, path.data ? path.data : "", path.len);
+            }
+            path.len = 0;
+        } else if (s[i] == '_')
+            rc = pe_fail(c, "a FieldMask path in JSON has no \"_\": \"%s\"", s);
+        else if (s[i] >= 'A' && s[i] <= 'Z') {
+            strbuf_putc(&path, '_');
+            strbuf_putc(&path, (char)(s[i] - 'A' + 'a'));
+        } else
+            strbuf_putc(&path, s[i]);
+    }
+    if (path.failed)
+        base_oom(0);
+    strbuf_free(&path);
+    return rc;
+}
+
+/* Any: {"@type": url, fields...} (or "value" for a packed well-known type)
+ * as type_url (1) and the packed message's bytes (2); {} writes nothing. */
+static int pe_any(pe_ctx_t *c, const json_t *v, strbuf_t *out)
+{
+    if (!json_is_object(v))
+        return pe_fail(c, "an Any is a JSON object");
+    const json_t *type = json_object_get(v, "@type");
+    if (!type && json_object_size(v) == 0)
+        return 0;
+    if (!json_is_string(type))
+        return pe_fail(c, "an Any has a \"@type\" string");
+    const char *url = json_string_value(type);
+    size_t n = json_string_length(type);
+    const pd_msg_t *inner = pd_any_plan(c->r, url, n);
+    if (!inner)
+        return pe_fail(c, "an Any of a type the schema's plan does not hold: %s", url);
+    strbuf_t packed = {0};
+    int rc;
+    if (inner->wkt != PD_WKT_NONE) {
+        const json_t *value = json_object_get(v, "value");
+        rc = json_object_size(v) != 2 || !value ? pe_fail(c, "an Any of %s has \"@type\" and \"value\"", url)
+                                                : pe_message(c, inner, value, &packed);
+    } else {
+        json_t *fields = json_copy((json_t *)v);
+        if (!fields)
+            base_oom(0);
+        json_object_del(fields, "@type");
+        rc = pe_message(c, inner, fields, &packed);
+        json_decref(fields);
+    }
+    if (packed.failed)
+        base_oom(0);
+    if (rc == 0) {
+        pe_tag(out, 1, 2);
+        pe_bytes(out, url, n);
+        if (packed.len) {
+            pe_tag(out, 2, 2);
+            pe_bytes(out, packed.data, packed.len);
+        }
+    }
+    strbuf_free(&packed);
+    return rc;
+}
+
 static int pe_wkt(pe_ctx_t *c, const pd_msg_t *m, const json_t *v, strbuf_t *out)
 {
     switch (m->wkt) {
     case PD_WKT_TIMESTAMP: return pe_timestamp(c, v, out);
     case PD_WKT_DURATION: return pe_duration(c, v, out);
     case PD_WKT_VALUE: return pe_value(c, m, v, out);
+    case PD_WKT_FIELD_MASK: return pe_field_mask(c, v, out);
+    case PD_WKT_ANY: return pe_any(c, v, out);
     case PD_WKT_UNWRAP: {
         /* The wrappers' value, Struct's fields, ListValue's values: field 1. */
         const pd_field_t *f = pe_by_number(m, 1);

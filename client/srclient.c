@@ -10,7 +10,7 @@
  *   2. The client: options, the pool of connections
  *   3. One request: GET/POST, the reply as JSON, the registry's errors
  *   4. The caches: ids (forever, positive and negative), latest (TTL), id versions
- *   5. The operations
+ *   5. The operations (a Protobuf schema's references fetched with it)
  *   6. Any GET: JSON for callers walking the registry
  *
  * Connection reuse: libcurl keeps its connections in each easy handle, so
@@ -47,7 +47,19 @@ struct srclient_schema {
     avro_model_t *avro;
     proto_schema_t *proto;
     json_t *references; /* the reply's "references" array, or NULL */
+    /* Protobuf: the closure of the references, dependencies before their
+     * dependents, each import name once, the schemas retained (a schema is
+     * made after its dependencies, so these never form a cycle). */
+    struct client_dep *deps;
+    size_t n_deps;
 };
+
+typedef struct client_dep {
+    char *name; /* the import path ("other.proto") */
+    char *subject;
+    int version;
+    srclient_schema_t *schema;
+} client_dep_t;
 
 srclient_schema_t *srclient_schema_retain(srclient_schema_t *s)
 {
@@ -63,6 +75,12 @@ void srclient_schema_release(srclient_schema_t *s)
     avro_model_free(s->avro);
     proto_schema_free(s->proto);
     json_decref(s->references);
+    for (size_t i = 0; i < s->n_deps; i++) {
+        free(s->deps[i].name);
+        free(s->deps[i].subject);
+        srclient_schema_release(s->deps[i].schema);
+    }
+    free(s->deps);
     free(s->text);
     free(s);
 }
@@ -388,7 +406,99 @@ static int client_type_of(const char *name, srclient_type_t *out)
     return 0;
 }
 
-static srclient_schema_t *client_fetch_id(srclient_t *c, int id, srclient_error_t *err, int *unknown)
+/* Bounds on a Protobuf schema's references, against a registry that
+ * answers with a cycle or an endless chain: imports nested this deep, and
+ * files in one closure. */
+#define CLIENT_MAX_REF_DEPTH 32
+#define CLIENT_MAX_REFS      256
+
+static int client_schema_by_id_(srclient_t *c, int id, srclient_schema_t **out, srclient_error_t *err,
+                                int depth);
+static int client_subject_version_(srclient_t *c, const char *subject, int version, srclient_version_t *out,
+                                   srclient_error_t *err, int depth);
+
+static int client_has_dep_(const client_dep_t *deps, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(deps[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+static void client_add_dep_(client_dep_t **deps, size_t *n, const char *name, const char *subject,
+                            int version, srclient_schema_t *schema)
+{
+    *deps = xreallocarray(*deps, *n + 1, sizeof(**deps));
+    (*deps)[(*n)++] =
+        (client_dep_t){xstrdup(name), xstrdup(subject), version, srclient_schema_retain(schema)};
+}
+
+/*
+ * The closure of a Protobuf schema's references (Confluent's
+ * AbstractKafkaSchemaSerDe resolves them the same way: each by subject and
+ * version, recursively), into *deps: each referenced schema is fetched
+ * through the caches, so it arrives with its own closure, which goes first.
+ */
+static int client_resolve_refs_(srclient_t *c, int id, const json_t *refs, int depth, client_dep_t **deps,
+                                size_t *n, srclient_error_t *err)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach((json_t *)refs, i, r)
+    {
+        const char *name = json_string_value(json_object_get(r, "name"));
+        const char *subject = json_string_value(json_object_get(r, "subject"));
+        json_t *jv = json_object_get(r, "version");
+        if (!name || !subject || !json_is_integer(jv)) {
+            client_fail(err, 200, SRCLIENT_ERR_REPLY,
+                        "schema %d: a reference without name, subject or version", id);
+            return -1;
+        }
+        if (client_has_dep_(*deps, *n, name))
+            continue;
+        if (depth >= CLIENT_MAX_REF_DEPTH) {
+            client_fail(err, 0, SRCLIENT_ERR_SCHEMA, "schema %d: references nested deeper than %d", id,
+                        CLIENT_MAX_REF_DEPTH);
+            return -1;
+        }
+        srclient_version_t sv;
+        if (client_subject_version_(c, subject, (int)json_integer_value(jv), &sv, err, depth + 1) != 0) {
+            if (err && depth == 0) { /* named once, by the schema asked for */
+                char why[sizeof(err->message)];
+                snprintf(why, sizeof(why), "%s", err->message);
+                snprintf(err->message, sizeof(err->message),
+                         "schema %d: reference %.100s (%.100s version %d): %.200s", id, name, subject,
+                         (int)json_integer_value(jv), why);
+            }
+            return -1;
+        }
+        int rc = 0;
+        if (sv.schema->type != SRCLIENT_PROTOBUF) {
+            client_fail(err, 0, SRCLIENT_ERR_SCHEMA, "schema %d: reference %s is not a Protobuf schema", id,
+                        name);
+            rc = -1;
+        }
+        for (size_t k = 0; rc == 0 && k < sv.schema->n_deps; k++) {
+            const client_dep_t *d = &sv.schema->deps[k];
+            if (!client_has_dep_(*deps, *n, d->name))
+                client_add_dep_(deps, n, d->name, d->subject, d->version, d->schema);
+        }
+        if (rc == 0)
+            client_add_dep_(deps, n, name, subject, sv.version, sv.schema);
+        srclient_version_clear(&sv);
+        if (rc == 0 && *n > CLIENT_MAX_REFS) {
+            client_fail(err, 0, SRCLIENT_ERR_SCHEMA, "schema %d: more than %d references", id,
+                        CLIENT_MAX_REFS);
+            rc = -1;
+        }
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static srclient_schema_t *client_fetch_id(srclient_t *c, int id, srclient_error_t *err, int *unknown,
+                                          int depth)
 {
     char path[64];
     snprintf(path, sizeof(path), "/schemas/ids/%d?format=resolved", id);
@@ -421,16 +531,26 @@ static srclient_schema_t *client_fetch_id(srclient_t *c, int id, srclient_error_
         }
     }
     proto_schema_t *proto = NULL;
+    client_dep_t *deps = NULL;
+    size_t n_deps = 0;
+    json_t *refs = json_object_get(doc, "references");
     if (type == SRCLIENT_PROTOBUF) {
-        /* Imports of the built-in files resolve; types from references
-         * fail when a record reaches them (srclient_proto_reader_new). */
+        /* The referenced files join the schema's symbol table, so their
+         * types resolve; imports of the built-in files (google/protobuf/...)
+         * resolve without a reference, as in Confluent. */
+        if (json_is_array(refs) && client_resolve_refs_(c, id, refs, depth, &deps, &n_deps, err) != 0)
+            goto out_deps;
+        schema_ref_t *sr = xcalloc(n_deps ? n_deps : 1, sizeof(*sr));
+        for (size_t i = 0; i < n_deps; i++)
+            sr[i] = (schema_ref_t){deps[i].name, deps[i].subject, deps[i].version, deps[i].schema->text};
         char *perr = NULL;
-        proto = proto_schema_new(text, strlen(text), NULL, 0, 0, NULL, &perr);
+        proto = proto_schema_new(text, strlen(text), sr, n_deps, 0, NULL, &perr);
+        free(sr);
         if (!proto) {
             client_fail(err, status, SRCLIENT_ERR_SCHEMA, "schema %d: %s", id,
                         perr ? perr : "invalid Protobuf");
             free(perr);
-            goto out;
+            goto out_deps;
         }
     }
     s = xcalloc(1, sizeof(*s));
@@ -440,8 +560,18 @@ static srclient_schema_t *client_fetch_id(srclient_t *c, int id, srclient_error_
     s->text = xstrdup(text);
     s->avro = model;
     s->proto = proto;
-    json_t *refs = json_object_get(doc, "references");
     s->references = json_is_array(refs) && json_array_size(refs) ? json_incref(refs) : NULL;
+    s->deps = deps;
+    s->n_deps = n_deps;
+    deps = NULL;
+    n_deps = 0;
+out_deps:
+    for (size_t i = 0; i < n_deps; i++) {
+        free(deps[i].name);
+        free(deps[i].subject);
+        srclient_schema_release(deps[i].schema);
+    }
+    free(deps);
 out:
     json_decref(doc);
     return s;
@@ -449,11 +579,18 @@ out:
 
 int srclient_schema_by_id(srclient_t *c, int id, srclient_schema_t **out, srclient_error_t *err)
 {
+    return client_schema_by_id_(c, id, out, err, 0);
+}
+
+/* depth: how many references deep the fetch is (client_resolve_refs_). */
+static int client_schema_by_id_(srclient_t *c, int id, srclient_schema_t **out, srclient_error_t *err,
+                                int depth)
+{
     *out = NULL;
     srclient_schema_t *s = client_cached_id(c, id);
     if (!s) {
         int unknown;
-        s = client_fetch_id(c, id, err, &unknown);
+        s = client_fetch_id(c, id, err, &unknown, depth);
         if (!s && !unknown)
             return -1; /* a failure that may pass: not cached */
         s = client_keep_id(c, id, s);
@@ -469,6 +606,12 @@ int srclient_schema_by_id(srclient_t *c, int id, srclient_schema_t **out, srclie
 int srclient_subject_version(srclient_t *c, const char *subject, int version, srclient_version_t *out,
                              srclient_error_t *err)
 {
+    return client_subject_version_(c, subject, version, out, err, 0);
+}
+
+static int client_subject_version_(srclient_t *c, const char *subject, int version, srclient_version_t *out,
+                                   srclient_error_t *err, int depth)
+{
     memset(out, 0, sizeof(*out));
     if (version <= 0 && c->latest_ttl_ms > 0) {
         pthread_mutex_lock(&c->lock);
@@ -479,7 +622,7 @@ int srclient_subject_version(srclient_t *c, const char *subject, int version, sr
         }
         pthread_mutex_unlock(&c->lock);
         if (out->id)
-            return srclient_schema_by_id(c, out->id, &out->schema, err);
+            return client_schema_by_id_(c, out->id, &out->schema, err, depth);
     }
     char *esc = srclient_escape(subject);
     char *path = version > 0 ? xasprintf("/subjects/%s/versions/%d", esc, version)
@@ -511,7 +654,7 @@ int srclient_subject_version(srclient_t *c, const char *subject, int version, sr
         free(hmap_put(&c->latest, subject, strlen(subject), l));
         pthread_mutex_unlock(&c->lock);
     }
-    rc = srclient_schema_by_id(c, out->id, &out->schema, err);
+    rc = client_schema_by_id_(c, out->id, &out->schema, err, depth);
 out:
     json_decref(doc);
     if (rc != 0)

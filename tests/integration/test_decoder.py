@@ -5,12 +5,14 @@ Basic auth and TLS. Records come from our encoder and from Apache Avro's
 Python implementation (Debian's python3-avro) framed as Confluent's
 AbstractKafkaSchemaSerDe frames them; our records are read back by Avro."""
 
+import importlib
 import io
 import json
 import os
 import pty
 import struct
 import subprocess
+import sys
 import threading
 import time
 
@@ -707,6 +709,125 @@ class EncodeProtobuf(harness.RegistryTestCase):
                          (0, struct.pack(">bI", 0, self.id).hex() + "00\n"))
         self.assertEqual(r.stderr.decode().splitlines()[-1],
                          "schema-registry encode: 1 bad rows of 2 (PERMISSIVE: not written)")
+
+
+# Schema references (issue 16): refs_a.proto imports refs_b.proto, which
+# imports refs_c.proto, each registered under its own subject, as Confluent's
+# KafkaProtobufSerializer registers imports (AbstractKafkaSchemaSerDe
+# resolves a schema's references by subject and version, recursively); the
+# google/protobuf files are built in and need no reference.
+REF_C = """syntax = "proto3";
+package common.level;
+enum Level { LOW = 0; HIGH = 1; }
+"""
+REF_B = """syntax = "proto3";
+package common;
+import "google/protobuf/timestamp.proto";
+import "refs_c.proto";
+message Money { string currency = 1; int64 units = 2; google.protobuf.Timestamp at = 3; common.level.Level level = 4; }
+"""
+REF_A = """syntax = "proto3";
+package shop;
+import "refs_b.proto";
+import "google/protobuf/duration.proto";
+import "google/protobuf/wrappers.proto";
+import "google/protobuf/struct.proto";
+import "google/protobuf/empty.proto";
+import "google/protobuf/field_mask.proto";
+import "google/protobuf/any.proto";
+message Payment {
+  string id = 1;
+  common.Money amount = 2;
+  repeated common.Money parts = 3;
+  map<string, common.Money> by_key = 4;
+  google.protobuf.Duration took = 5;
+  google.protobuf.StringValue note = 6;
+  google.protobuf.Struct extra = 7;
+  google.protobuf.Empty nothing = 8;
+  google.protobuf.FieldMask mask = 9;
+  google.protobuf.Any any = 10;
+  repeated google.protobuf.Any anys = 11;
+}
+"""
+
+
+def protoc_python_files(files, module):
+    """The _pb2 module `module` of files ({name: text}), by protoc --python_out."""
+    workdir = harness.make_temp_dir("pb2")
+    for name, text in files.items():
+        with open(os.path.join(workdir, name), "w") as f:
+            f.write(text)
+    subprocess.run(["protoc", "-I" + workdir, "--python_out=" + workdir,
+                    *[os.path.join(workdir, n) for n in files]], check=True, timeout=60)
+    sys.path.insert(0, workdir)
+    try:
+        return importlib.import_module(module)
+    finally:
+        sys.path.remove(workdir)
+
+
+class ProtobufReferences(harness.RegistryTestCase):
+    """A schema whose types come from other subjects' files: records that
+    python3-protobuf writes decode, and what `encode` writes it parses."""
+
+    def test_imported_types_decode_and_encode(self):
+        from google.protobuf import json_format
+        sc, sb, sa = self.sub("refs_c"), self.sub("refs_b"), self.sub("payments-value")
+        self.register_ok(sc, REF_C, schema_type="PROTOBUF")
+        self.register_ok(sb, REF_B, schema_type="PROTOBUF",
+                         references=[{"name": "refs_c.proto", "subject": sc, "version": 1}])
+        ida = self.register_ok(sa, REF_A, schema_type="PROTOBUF",
+                               references=[{"name": "refs_b.proto", "subject": sb, "version": 1}])
+        pb2 = protoc_python_files({"refs_a.proto": REF_A, "refs_b.proto": REF_B, "refs_c.proto": REF_C},
+                                  "refs_a_pb2")
+        money = sys.modules["refs_b_pb2"].Money  # imported by refs_a_pb2
+        msgs = [pb2.Payment(),
+                pb2.Payment(id="p-1", amount=money(currency="EUR", units=-5, level=1),
+                            parts=[money(currency="a"), money()], by_key={"k": money(units=2)}),
+                pb2.Payment(id="p-2")]
+        msgs[1].amount.at.FromJsonString("2024-01-31T12:00:00.005Z")
+        msgs[1].took.FromJsonString("3.005s")
+        msgs[1].note.value = "hi"
+        msgs[1].extra.update({"a": [1, "x", None, True], "b": {"c": 2.5}})
+        msgs[2].nothing.SetInParent()
+        msgs[1].mask.paths.extend(["amount.units", "by_key", "parts.at"])
+        msgs[2].mask.SetInParent()
+        # Any unpacks the types the schema's plan holds: its file's and those they reach.
+        msgs[1].any.Pack(money(currency="USD", units=3))
+        msgs[1].anys.add().Pack(msgs[1].took)
+        msgs[1].anys.add().Pack(pb2.Payment(id="inner"))
+        msgs[1].anys.add()
+        records = [struct.pack(">bI", 0, ida) + b"\x00" + m.SerializeToString() for m in msgs]
+        dec = run("decode", "--registry", self.server.base_url, input_text="".join(r.hex() + "\n" for r in records))
+        self.assertEqual((dec.returncode, dec.stderr), (0, b""))
+        rows = [json.loads(x) for x in dec.stdout.decode().splitlines()]
+        self.assertEqual(rows, [python_row(pb2.Payment, m.SerializeToString()) for m in msgs])
+        self.assertEqual(rows[1]["amount"], {"currency": "EUR", "units": "-5", "at": "2024-01-31T12:00:00.005Z",
+                                             "level": "HIGH"})
+        self.assertEqual((rows[1]["mask"], rows[2]["mask"], rows[2]["nothing"]),
+                         ("amount.units,byKey,parts.at", "", {}))
+        self.assertEqual(rows[1]["any"], {"@type": "type.googleapis.com/common.Money", "currency": "USD",
+                                          "units": "3", "level": "LOW"})
+        self.assertEqual(rows[1]["anys"][0], {"@type": "type.googleapis.com/google.protobuf.Duration",
+                                              "value": "3.005s"})
+        self.assertEqual((rows[1]["anys"][1]["id"], rows[1]["anys"][2]), ("inner", {}))
+        # Ours encoded: python3-protobuf parses the same messages.
+        enc = run("encode", "--registry", self.server.base_url, "--subject", sa,
+                  input_text="".join(json.dumps(r) + "\n" for r in rows))
+        self.assertEqual((enc.returncode, enc.stderr), (0, b""))
+        ours = [bytes.fromhex(x) for x in enc.stdout.decode().splitlines()]
+        for m, rec in zip(msgs, ours):
+            self.assertEqual(rec[:6], struct.pack(">bI", 0, ida) + b"\x00")
+            self.assertEqual(pb2.Payment.FromString(rec[6:]), m)
+        # A FieldMask path in JSON is lowerCamelCase (json_format refuses "_" too).
+        bad = run("encode", "--registry", self.server.base_url, "--subject", sa, input_text='{"mask": "a_b"}\n')
+        self.assertEqual((bad.returncode, bad.stderr.decode()), (1, "schema-registry encode: stdin line 1: "
+                                                                    "a FieldMask path in JSON has no \"_\": \"a_b\"\n"))
+        bad = run("encode", "--registry", self.server.base_url, "--subject", sa,
+                  input_text='{"any": {"@type": "type.googleapis.com/x.Nope"}}\n')
+        self.assertEqual((bad.returncode, bad.stderr.decode()), (1, "schema-registry encode: stdin line 1: an Any of a "
+                                                                    "type the schema's plan does not hold: "
+                                                                    "type.googleapis.com/x.Nope\n"))
 
 
 class EncodeAutoRegister(harness.RegistryTestCase):

@@ -379,6 +379,46 @@ def protoc_python(proto_text, name):
         sys.path.remove(workdir)
 
 
+# A message whose types come from another file (issue 16, schema references):
+# ProtobufSerializer registers interop_money.proto under its own subject (the
+# file name: reference_subject_name_strategy) and the order with a reference
+# to it, as Java's KafkaProtobufSerializer does.
+MONEY_PROTO = """syntax = "proto3";
+package interop.money;
+import "google/protobuf/duration.proto";
+message Money { string currency = 1; sint64 units = 2; google.protobuf.Duration hold = 3; Kind kind = 4; }
+enum Kind { CASH = 0; CARD = 1; }
+"""
+PAID_PROTO = """syntax = "proto3";
+package interop;
+import "interop_money.proto";
+import "google/protobuf/wrappers.proto";
+message Paid {
+  string id = 1;
+  interop.money.Money total = 2;
+  repeated interop.money.Money parts = 3;
+  google.protobuf.Int64Value tip = 4;
+}
+"""
+
+
+def protoc_python_files(files, module):
+    """The _pb2 module `module` of files ({name: text}), by protoc --python_out."""
+    workdir = harness.make_temp_dir("pb2")
+    for name, text in files.items():
+        with open(os.path.join(workdir, name), "w") as f:
+            f.write(text)
+    r = subprocess.run(["protoc", "-I" + workdir, "--python_out=" + workdir,
+                        *[os.path.join(workdir, n) for n in files]], capture_output=True, timeout=60)
+    if r.returncode != 0:
+        raise AssertionError(r.stderr.decode())
+    sys.path.insert(0, workdir)
+    try:
+        return importlib.import_module(module)
+    finally:
+        sys.path.remove(workdir)
+
+
 class ConfluentSerializers(harness.RegistryTestCase):
     """Records framed by python3-confluent-kafka's serializers, which register
     and look up their schemas through our REST API on their own."""
@@ -449,6 +489,44 @@ class ConfluentSerializers(harness.RegistryTestCase):
         # The same message with Java's zigzag indexes decodes.
         java = rec[:5] + b"\x02\x02" + rec[7:]
         self.assertEqual(self.decode([java]), [{"sku": "x", "qty": 3}])
+
+    def test_protobuf_serializer_references_both_ways(self):
+        """A message using a type of another registered file: records of their
+        ProtobufSerializer decode with ours, and their ProtobufDeserializer
+        reads what ours encodes (Paid is its file's first message: [0], the
+        byte 0, reads the same in 1.7.0's plain varints and Java's zigzag)."""
+        from google.protobuf import json_format
+        pb2 = protoc_python_files({"interop_paid.proto": PAID_PROTO, "interop_money.proto": MONEY_PROTO},
+                                  "interop_paid_pb2")
+        money = sys.modules["interop_money_pb2"]
+        topic = self.sub("paid")
+        ctx = SerializationContext(topic, MessageField.VALUE)
+        ser = ProtobufSerializer(pb2.Paid, self.client())
+        msgs = [pb2.Paid(),
+                pb2.Paid(id="p", total=money.Money(currency="EUR", units=-7, kind=money.CARD),
+                         parts=[money.Money(units=1), money.Money()])]
+        msgs[1].total.hold.FromJsonString("-1.5s")
+        msgs[1].tip.value = -9000000000
+        records = [ser(m, ctx) for m in msgs]
+        schema_id = self.latest_id(f"{topic}-value")
+        refs = self.get(f"/subjects/{harness.quote(topic + '-value')}/versions/latest").body.get("references")
+        self.assertEqual([(x["name"], x["subject"]) for x in refs or []],
+                         [("interop_money.proto", "interop_money.proto"),
+                          ("google/protobuf/wrappers.proto", "google/protobuf/wrappers.proto")])
+        for rec in records:
+            self.assertEqual(rec[:6], struct.pack(">bI", 0, schema_id) + b"\x00")
+        got = self.decode(records)
+        self.assertEqual(got, [json_format.MessageToDict(m, including_default_value_fields=True) for m in msgs])
+        self.assertEqual(got[1]["total"], {"currency": "EUR", "units": "-7", "hold": "-1.500s", "kind": "CARD"})
+        # Ours encoded, their deserializer reads it.
+        enc = cli("encode", "--registry", self.server.base_url, "--subject", f"{topic}-value",
+                  input_text="".join(json.dumps(g) + "\n" for g in got))
+        self.assertEqual((enc.returncode, enc.stderr), (0, b""))
+        ours = [bytes.fromhex(x) for x in enc.stdout.decode().splitlines()]
+        de = ProtobufDeserializer(pb2.Paid)
+        self.assertEqual([de(x, ctx) for x in ours], msgs)
+        for x in ours:
+            self.assertEqual(x[:6], struct.pack(">bI", 0, schema_id) + b"\x00")
 
     def test_avro_serializer_records_decode(self):
         """AvroSerializer imports fastavro, which Debian 12 does not package

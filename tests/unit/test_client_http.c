@@ -63,6 +63,41 @@ static int fake_route(const char *path, int *status, char *body, size_t cap)
         snprintf(body, cap, "[{\"subject\":\"other\",\"version\":9},{\"subject\":\"s/x\",\"version\":3}]");
         return 3;
     }
+    /* Protobuf references: 10 imports a.proto (11, which imports b.proto)
+     * and b.proto (12); 20 imports itself; 30 a subject that is gone. */
+    static const char *const ids[][2] = {
+        {"/schemas/ids/10?format=resolved",
+         "{\"schemaType\":\"PROTOBUF\",\"schema\":\"syntax = \\\"proto3\\\"; import \\\"a.proto\\\"; "
+         "import \\\"b.proto\\\"; message M { A a = 1; B b = 2; }\",\"references\":["
+         "{\"name\":\"a.proto\",\"subject\":\"a\",\"version\":1},"
+         "{\"name\":\"b.proto\",\"subject\":\"b\",\"version\":1}]}"},
+        {"/schemas/ids/11?format=resolved",
+         "{\"schemaType\":\"PROTOBUF\",\"schema\":\"syntax = \\\"proto3\\\"; import \\\"b.proto\\\"; "
+         "message A { B b = 1; }\",\"references\":[{\"name\":\"b.proto\",\"subject\":\"b\",\"version\":1}]}"},
+        {"/schemas/ids/12?format=resolved",
+         "{\"schemaType\":\"PROTOBUF\",\"schema\":\"syntax = \\\"proto3\\\"; message B { int32 x = 1; }\"}"},
+        {"/subjects/a/versions/1", "{\"subject\":\"a\",\"version\":1,\"id\":11}"},
+        {"/subjects/b/versions/1", "{\"subject\":\"b\",\"version\":1,\"id\":12}"},
+        {"/schemas/ids/20?format=resolved",
+         "{\"schemaType\":\"PROTOBUF\",\"schema\":\"syntax = \\\"proto3\\\"; import \\\"self.proto\\\"; "
+         "message S { int32 x = 1; }\",\"references\":[{\"name\":\"self.proto\",\"subject\":\"loop\","
+         "\"version\":1}]}"},
+        {"/subjects/loop/versions/1", "{\"subject\":\"loop\",\"version\":1,\"id\":20}"},
+        {"/schemas/ids/30?format=resolved",
+         "{\"schemaType\":\"PROTOBUF\",\"schema\":\"syntax = \\\"proto3\\\"; import \\\"gone.proto\\\"; "
+         "message G { int32 x = 1; }\",\"references\":[{\"name\":\"gone.proto\",\"subject\":\"gone\","
+         "\"version\":1}]}"},
+    };
+    for (size_t i = 0; i < sizeof(ids) / sizeof(*ids); i++)
+        if (strcmp(path, ids[i][0]) == 0) {
+            snprintf(body, cap, "%s", ids[i][1]);
+            return strcmp(path, "/subjects/b/versions/1") == 0 ? 4 : 5;
+        }
+    if (strcmp(path, "/subjects/gone/versions/1") == 0) {
+        *status = 404;
+        snprintf(body, cap, "{\"error_code\":40401,\"message\":\"Subject 'gone' not found.\"}");
+        return 6;
+    }
     *status = 404;
     snprintf(body, cap, "{\"error_code\":404,\"message\":\"HTTP 404 Not Found\"}");
     return 7;
@@ -241,6 +276,55 @@ static void test_negative_cache(void **state)
     }
     fake_counts(NULL, &after, 1);
     assert_int_equal(after - before, 1);
+    srclient_free(c);
+}
+
+/* A Protobuf schema's references, theirs too, are fetched with it, each
+ * once; its imported types then resolve (docs/decoding.md section 6). */
+static void test_protobuf_references(void **state)
+{
+    srclient_t *c = client_with("user:secret", 60000);
+    int b0, b1, g0, g1;
+    fake_counts(NULL, &b0, 4);
+    srclient_schema_t *s = NULL;
+    srclient_error_t err;
+    if (srclient_schema_by_id(c, 10, &s, &err) != 0)
+        fail_msg("%s", err.message);
+    fake_counts(NULL, &b1, 4);
+    assert_int_equal(b1 - b0, 1); /* b.proto: once, though two files import it */
+    char *why = NULL;
+    srclient_proto_reader_t *r = srclient_proto_reader_new(srclient_schema_proto(s), NULL, &why);
+    assert_null(why);
+    assert_non_null(r);
+    /* M { a { b { x: 5 } } b { x: 7 } }, indexes [0] */
+    static const uint8_t rec[] = {0x00, 0x0a, 0x04, 0x0a, 0x02, 0x08, 0x05, 0x12, 0x02, 0x08, 0x07};
+    strbuf_t out = {0};
+    assert_int_equal(srclient_proto_decode(r, NULL, rec, sizeof(rec), &out, &why), 0);
+    strbuf_putc(&out, 0);
+    assert_string_equal(out.data, "{\"a\":{\"b\":{\"x\":5}},\"b\":{\"x\":7}}");
+    strbuf_free(&out);
+    srclient_proto_reader_free(r);
+    srclient_schema_release(s);
+
+    /* A cycle ends at the depth bound, named by the schema asked for. */
+    assert_int_equal(srclient_schema_by_id(c, 20, &s, &err), -1);
+    assert_null(s);
+    assert_int_equal(err.code, SRCLIENT_ERR_SCHEMA);
+    assert_string_equal(err.message,
+                        "schema 20: reference self.proto (loop version 1): schema 20: references "
+                        "nested deeper than 32");
+
+    /* A reference that is gone: the registry's error; not cached, so asked again. */
+    fake_counts(NULL, &g0, 6);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(srclient_schema_by_id(c, 30, &s, &err), -1);
+        assert_int_equal(err.status, 404);
+        assert_int_equal(err.code, 40401);
+        assert_string_equal(err.message,
+                            "schema 30: reference gone.proto (gone version 1): Subject 'gone' not found.");
+    }
+    fake_counts(NULL, &g1, 6);
+    assert_int_equal(g1 - g0, 2);
     srclient_free(c);
 }
 
@@ -448,6 +532,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threads_share_the_caches),
         cmocka_unit_test(test_negative_cache),
+        cmocka_unit_test(test_protobuf_references),
         cmocka_unit_test(test_latest_ttl_and_connection_reuse),
         cmocka_unit_test(test_basic_auth_and_failures),
         cmocka_unit_test(test_get_json),
