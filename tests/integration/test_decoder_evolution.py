@@ -166,7 +166,8 @@ class AvroEvolution(EvolutionCase):
 
     def test_field_renamed_with_an_alias(self):
         subject, (i1, i2) = self.evolve("renamed", [REN_V1, REN_V2])
-        frames = [avro_frame(REN_V1, i1, {"id": 1, "name": "Ann"}), avro_frame(REN_V2, i2, {"id": 2, "full_name": "Bo"})]
+        frames = [avro_frame(REN_V1, i1, {"id": 1, "name": "Ann"}),
+                  avro_frame(REN_V2, i2, {"id": 2, "full_name": "Bo"})]
         # The spec: a reader field matches the writer field named by one of its
         # aliases. (python3-avro 1.11.1 ignores reader aliases, so stated here.)
         self.check(subject, frames, REN_V1, REN_V2, ['{"id":1,"full_name":"Ann"}', '{"id":2,"full_name":"Bo"}'],
