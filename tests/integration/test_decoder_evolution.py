@@ -373,8 +373,8 @@ class ProtobufEvolution(EvolutionCase):
         # count as an int64, a string in the JSON mapping; the oneof member set
         # in the record is kept, an unset oneof is left out. Keys come in the
         # declaration order of the schema as the registry stores it, which is
-        # Confluent's canonical text (ProtobufSchema.canonicalString, Square
-        # Wire's printer: a message's oneofs after its other fields), so text
+        # Confluent's canonical text (ProtobufSchemaUtils.toString prints a
+        # message's oneofs after its other fields), so text
         # follows flags although PROTO_V2 declares it first.
         expected = ['{"id":1,"title":"pen","count":"-7","kind":"KIND_A","note":"","flags":[],"text":"t"}',
                     '{"id":0,"title":"","count":"0","kind":"KIND_UNKNOWN","note":"","flags":[]}',
