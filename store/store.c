@@ -454,17 +454,15 @@ store_rc_t store_lock_referenced(store_t *db, const strlist_t *subjects, int exc
     json_decref(list);
     if (!text)
         base_oom(0);
-    const char *p[1] = {text};
+    const char *p[2] = {text, exclusive ? "true" : "false"};
     /* DISTINCT keeps the subquery from being pulled up, so the locks are taken
-     * in its order. */
-    store_rc_t rc = store_query(db,
-                                exclusive ? "SELECT pg_advisory_xact_lock(12, k) FROM (SELECT DISTINCT"
-                                            " hashtext(s) AS k FROM jsonb_array_elements_text($1::jsonb)"
-                                            " AS t(s) ORDER BY k) AS l"
-                                          : "SELECT pg_advisory_xact_lock_shared(12, k) FROM (SELECT"
-                                            " DISTINCT hashtext(s) AS k FROM"
-                                            " jsonb_array_elements_text($1::jsonb) AS t(s) ORDER BY k) AS l",
-                                1, p, NULL, "locking the referenced subjects");
+     * in its order; CASE runs only the branch it picks. */
+    store_rc_t rc =
+        store_query(db,
+                    "SELECT CASE WHEN $2::boolean THEN pg_advisory_xact_lock(12, k)"
+                    " ELSE pg_advisory_xact_lock_shared(12, k) END FROM (SELECT DISTINCT"
+                    " hashtext(s) AS k FROM jsonb_array_elements_text($1::jsonb) AS t(s) ORDER BY k) AS l",
+                    2, p, NULL, "locking the referenced subjects");
     free(text);
     return rc;
 }

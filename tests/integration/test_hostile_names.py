@@ -100,11 +100,15 @@ class HostileNames(harness.RegistryTestCase):
                     sources[name] = f.read()
         text = "\n".join(sources.values())
         # PQexec (no parameters): the migration runner's scripts and fixed statements only: a
-        # NAME_SQL macro counts when its definition is nothing but string literals.
-        def fixed_statement(name):
+        # NAME_SQL macro counts when its definition is nothing but string literals and other
+        # upper-case macros that are themselves fixed (STORE_TIMELINE_SQL is built that way).
+        def fixed_statement(name, depth=0):
             m = re.search(r"#define\s+" + re.escape(name) + r"\s+((?:.*\\\n)*.*)", text)
             body = m.group(1).replace("\\\n", " ") if m else ""
-            return re.fullmatch(r'\s*("(?:[^"\\%]|\\.)*"\s*)+', body) is not None
+            token = r'"(?:[^"\\%]|\\.)*"|[A-Z_]+'
+            if depth > 8 or not re.fullmatch(r"\s*(?:(?:" + token + r")\s*)+", body):
+                return False
+            return all(t.startswith('"') or fixed_statement(t, depth + 1) for t in re.findall(token, body))
         for arg in re.findall(r"PQexec\(\s*db->conn\s*,\s*([^)]*)\)", text):
             arg = arg.strip()
             self.assertTrue(arg in ('sql', '"ROLLBACK"') or
