@@ -231,7 +231,8 @@ void srclient_proto_reader_free(srclient_proto_reader_t *r);
  * object gets a last key "@unknown", [{"number": N, "wireType": W,
  * "value": V}] in wire order (V: a varint or fixed64 as a decimal string, a
  * fixed32 as a number, length-delimited bytes or a group's bytes in
- * base64); none in well-known types and map entries (docs/decoding.md). */
+ * base64); none in well-known types and map entries (docs/decoding.md).
+ * srclient_proto_encode writes "@unknown" back after the known fields. */
 void srclient_proto_reader_keep_unknown(srclient_proto_reader_t *r, int keep);
 
 /*

@@ -398,6 +398,65 @@ static void test_unknown_fields(void **state)
     proto_schema_free(s);
 }
 
+/* What decode keeps, srclient_proto_encode writes back after the known
+ * fields (as protoc serializes unknown fields): a record in that order comes
+ * back byte for byte; a bad "@unknown" is an error, never bytes. */
+static void test_unknown_fields_encode(void **state)
+{
+    (void)state;
+    const char *v1 = "syntax = \"proto3\"; package u;\n"
+                     "message Row { message Inner { int32 a = 1; }\n"
+                     "  int32 id = 1; Inner inner = 2; repeated Inner items = 3; map<string, int32> m = 4; }";
+    static const uint8_t rec[] = {
+        0x00, 0x08, 0x01, 0x12, 0x04, 0x08, 0x05, 0x48, 0x01, 0x1a, 0x02, 0x50, 0x03, 0x22, 0x05, 0x0a, 0x01,
+        'k',  0x10, 0x04, 0x28, 0x96, 0x01, 0x31, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x3a, 0x02,
+        'h',  'i',  0x45, 0x07, 0x00, 0x00, 0x00, 0x0d, 0x01, 0x00, 0x00, 0x00, 0x53, 0x08, 0x02, 0x54,
+    };
+    proto_schema_t *s = schema(v1);
+    char *err = NULL, *perr = NULL;
+    char *row = decode_unknown(s, NULL, 1, rec, sizeof rec, &err);
+    assert_non_null(row);
+    srclient_proto_reader_t *r = srclient_proto_reader_new(s, NULL, &perr);
+    assert_non_null(r);
+    strbuf_t out = {0};
+    assert_int_equal(srclient_proto_encode(r, NULL, row, strlen(row), &out, &err), 0);
+    assert_int_equal(out.len, sizeof rec);
+    assert_memory_equal(out.data, rec, sizeof rec);
+    strbuf_free(&out);
+    free(row);
+    static const struct {
+        const char *row, *error;
+    } bad[] = {
+        {"{\"@unknown\": 1}", "u.Row: \"@unknown\" is an array"},
+        {"{\"@unknown\": [{\"number\": 5, \"wireType\": 0}]}",
+         "u.Row: \"@unknown\"[0] is {\"number\", \"wireType\", \"value\"}"},
+        {"{\"@unknown\": [{\"number\": 0, \"wireType\": 0, \"value\": \"1\"}]}",
+         "u.Row: \"@unknown\"[0]: field number 0 is out of range"},
+        {"{\"@unknown\": [{\"number\": 5, \"wireType\": 4, \"value\": \"1\"}]}",
+         "u.Row: \"@unknown\"[0]: wire type 4 is not 0, 1, 2, 3 or 5"},
+        {"{\"@unknown\": [{\"number\": 5, \"wireType\": 5, \"value\": 4294967296}]}",
+         "field \"@unknown\": 4294967296 is out of range"},
+        {"{\"@unknown\": [{\"number\": 5, \"wireType\": 2, \"value\": \"!\"}]}",
+         "field \"@unknown\": not base64"},
+        /* 08: a varint's tag and no varint; 0c: an end tag closing the group itself. */
+        {"{\"@unknown\": [{\"number\": 5, \"wireType\": 3, \"value\": \"CA==\"}]}",
+         "u.Row: \"@unknown\"[0]: not the bytes of a group"},
+        {"{\"inner\": {\"@unknown\": [{\"number\": 5, \"wireType\": 3, \"value\": \"DA==\"}]}}",
+         "u.Row.Inner: \"@unknown\"[0]: not the bytes of a group"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err = NULL;
+        if (srclient_proto_encode(r, NULL, bad[i].row, strlen(bad[i].row), &out, &err) == 0)
+            fail_msg("encoded: %s", bad[i].row);
+        assert_int_equal(out.len, 0);
+        assert_string_equal(err, bad[i].error);
+        free(err);
+    }
+    strbuf_free(&out);
+    srclient_proto_reader_free(r);
+    proto_schema_free(s);
+}
+
 /* ---- 3. Wire rules --------------------------------------------------------------- */
 
 static void test_merge_and_last_wins(void **state)
@@ -559,6 +618,7 @@ int main(void)
         cmocka_unit_test(test_well_known_edges),
         cmocka_unit_test(test_reader_by_field_number),
         cmocka_unit_test(test_unknown_fields),
+        cmocka_unit_test(test_unknown_fields_encode),
         cmocka_unit_test(test_merge_and_last_wins),
         cmocka_unit_test(test_protoc_decode_agrees),
         cmocka_unit_test(test_hostile),
