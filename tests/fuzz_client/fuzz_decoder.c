@@ -16,7 +16,8 @@
  * to a payload that decodes to the same row; and the rest is also fed to
  * the Protobuf encoder as a JSON row. Its bit 0x02 also decodes with
  * unknown fields kept (srclient_proto_reader_keep_unknown): a row that is
- * one JSON value, the drop row with the "@unknown" keys taken out.
+ * one JSON value, the drop row with the "@unknown" keys taken out, and
+ * (read as itself) one that encodes and decodes back to itself.
  *
  * First byte 0xc0 and above: the rest is a JSON value validated against
  * the JSON schemas below (srclient_json_validate): a verdict within the
@@ -197,6 +198,35 @@ static void fuzz_protobuf_keep(size_t pick, const uint8_t *data, size_t size, co
         json_decref(d);
     }
     json_decref(v);
+    /* Read as itself, the kept row encodes ("@unknown" written back) to a
+     * payload that decodes, kept, to the same row. */
+    int64_t idx[64];
+    size_t n;
+    const proto_symbol_t *sym = NULL;
+    if (!pick && srclient_proto_indexes(data, size, idx, 64, &n) >= 0)
+        sym = proto_schema_message_at(proto_all, idx, n);
+    if (sym && !strstr(row.data, "\\u0000")) {
+        strbuf_t bin = {0}, again = {0};
+        if (srclient_proto_encode(proto_plans[0], sym->full_name, row.data, row.len, &bin, &error) != 0) {
+            fprintf(stderr, "decoded (kept) but does not encode: %s\n%s\n", row.data, error);
+            abort();
+        }
+        srclient_proto_reader_keep_unknown(proto_plans[0], 1);
+        json_t *x = json_loadb(row.data, row.len, JSON_DECODE_ANY, &je), *y = NULL;
+        int same = srclient_proto_decode(proto_plans[0], NULL, (const uint8_t *)bin.data, bin.len, &again,
+                                         &error) == 0 &&
+                   (y = json_loadb(again.data, again.len, JSON_DECODE_ANY, &je)) && json_equal(x, y);
+        srclient_proto_reader_keep_unknown(proto_plans[0], 0);
+        json_decref(x);
+        json_decref(y);
+        if (!same) {
+            fprintf(stderr, "decode(encode(kept row)) is not the row:\n%s\n%s\n", row.data,
+                    again.data ? again.data : error);
+            abort();
+        }
+        strbuf_free(&bin);
+        strbuf_free(&again);
+    }
     strbuf_free(&row);
 }
 
