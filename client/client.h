@@ -227,6 +227,13 @@ typedef struct srclient_proto_reader srclient_proto_reader_t;
 srclient_proto_reader_t *srclient_proto_reader_new(const proto_schema_t *schema,
                                                    const srclient_avro_limits_t *limits, char **error);
 void srclient_proto_reader_free(srclient_proto_reader_t *r);
+/* keep 1: fields unknown to the reader are kept, not dropped: each message
+ * object gets a last key "@unknown", [{"number": N, "wireType": W,
+ * "value": V}] in wire order (V: a varint or fixed64 as a decimal string, a
+ * fixed32 as a number, length-delimited bytes or a group's bytes in
+ * base64); none in well-known types and map entries (docs/decoding.md).
+ * srclient_proto_encode writes "@unknown" back after the known fields. */
+void srclient_proto_reader_keep_unknown(srclient_proto_reader_t *r, int keep);
 
 /*
  * Appends one record's payload (the message indexes, then the message; all
@@ -314,6 +321,8 @@ typedef struct srclient_decoder_options {
     srclient_avro_limits_t limits;
     int validate; /* 1: a JSON Schema record that its writer schema rejects is bad (srclient_json_validate) */
     srclient_json_limits_t json_limits;
+    int keep_unknown; /* 1: Protobuf fields unknown to the reader are kept
+                         (srclient_proto_reader_keep_unknown) */
 } srclient_decoder_options_t;
 
 typedef struct srclient_decoder srclient_decoder_t;

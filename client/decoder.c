@@ -39,6 +39,7 @@ struct srclient_decoder {
     srclient_avro_limits_t limits;
     int validate;
     srclient_json_limits_t json_limits;
+    int keep_unknown; /* Protobuf: srclient_proto_reader_keep_unknown */
     int reader_version, reader_id;
     srclient_schema_t *reader;             /* from the registry, or NULL */
     avro_model_t *reader_model;            /* from text (owned), or NULL */
@@ -79,6 +80,7 @@ srclient_decoder_t *srclient_decoder_new(srclient_t *c, const srclient_decoder_o
     d->limits = opts->limits;
     d->validate = opts->validate;
     d->json_limits = opts->json_limits;
+    d->keep_unknown = opts->keep_unknown;
     pthread_mutex_init(&d->lock, NULL);
     if (opts->reader_version >= 0) {
         srclient_version_t v;
@@ -92,6 +94,8 @@ srclient_decoder_t *srclient_decoder_new(srclient_t *c, const srclient_decoder_o
         if (srclient_schema_type(v.schema) == SRCLIENT_PROTOBUF) {
             char *perr = NULL;
             d->reader_proto = srclient_proto_reader_new(srclient_schema_proto(v.schema), &d->limits, &perr);
+            if (d->reader_proto)
+                srclient_proto_reader_keep_unknown(d->reader_proto, d->keep_unknown);
             if (!d->reader_proto) {
                 decoder_fail(err, SRCLIENT_ERR_SCHEMA, "subject %s version %d: %s", opts->subject, v.version,
                              perr);
@@ -206,6 +210,8 @@ static decoder_entry_t *decoder_entry(srclient_decoder_t *d, int id, srclient_er
     srclient_proto_reader_t *own_proto = NULL;
     if (type == SRCLIENT_PROTOBUF && !d->reader_proto)
         own_proto = srclient_proto_reader_new(srclient_schema_proto(w), &d->limits, &perr);
+    if (own_proto)
+        srclient_proto_reader_keep_unknown(own_proto, d->keep_unknown);
     if ((type == SRCLIENT_AVRO && !plan) || (type == SRCLIENT_PROTOBUF && !d->reader_proto && !own_proto)) {
         decoder_fail(err, SRCLIENT_ERR_SCHEMA, "schema %d: %s", id, perr);
         free(perr);

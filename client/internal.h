@@ -105,7 +105,8 @@ struct srclient_proto_reader {
     const proto_schema_t *schema;
     srclient_avro_limits_t limits;
     arena_t *arena;
-    hmap_t plans; /* const proto_symbol_t * -> pd_msg_t * */
+    hmap_t plans;     /* const proto_symbol_t * -> pd_msg_t * */
+    int keep_unknown; /* srclient_proto_reader_keep_unknown */
 };
 
 /* The plan of a message of the reader's schema (or of its file's imports),

@@ -263,6 +263,11 @@ static void pd_add_types(pd_builder_t *b, const char *prefix, proto_type_t *cons
     }
 }
 
+void srclient_proto_reader_keep_unknown(srclient_proto_reader_t *r, int keep)
+{
+    r->keep_unknown = keep != 0;
+}
+
 srclient_proto_reader_t *srclient_proto_reader_new(const proto_schema_t *schema,
                                                    const srclient_avro_limits_t *limits, char **error)
 {
@@ -396,11 +401,12 @@ static int pd_value(pd_ctx_t *c, const uint8_t *p, size_t n, size_t *pos, int wt
     }
     case 3: {
         /* A group (proto2): skipped to its end tag, nesting bounded. */
-        size_t open = 1;
+        size_t open = 1, begin = *pos, last = *pos;
         while (open) {
             uint64_t tag, x;
             const uint8_t *b;
             size_t bl;
+            last = *pos;
             if (pd_varint(p, n, pos, &tag) != 0)
                 return pd_fail(c, "a truncated group");
             int t = (int)(tag & 7);
@@ -414,6 +420,9 @@ static int pd_value(pd_ctx_t *c, const uint8_t *p, size_t n, size_t *pos, int wt
             } else if (pd_value(c, p, n, pos, t, &x, &b, &bl) != 0)
                 return -1;
         }
+        /* Its bytes up to (not including) its end tag, for a kept unknown field. */
+        *body = p + begin;
+        *blen = last - begin;
         return 0;
     }
     default: return pd_fail(c, "wire type %d", wt);
@@ -442,10 +451,14 @@ typedef struct pd_scan {
     pd_occ_t *occ;
     size_t *start, *cnt;
     int *winner;
+    pd_occ_t
+        *unk; /* with keep_unknown: the fields unknown to the reader, in wire order (field: its number) */
+    size_t n_unk;
 } pd_scan_t;
 
 static void pd_scan_free(pd_scan_t *s)
 {
+    free(s->unk);
     free(s->occ);
     free(s->start);
     free(s->cnt);
@@ -495,6 +508,7 @@ static int pd_scan(pd_ctx_t *c, const pd_msg_t *m, const pd_span_t *spans, size_
     s->winner = xcalloc(m->n_oneofs ? m->n_oneofs : 1, sizeof(*s->winner));
     for (size_t o = 0; o < m->n_oneofs; o++)
         s->winner[o] = -1;
+    size_t cap_unk = 0;
     for (size_t sp = 0; sp < nspans; sp++) {
         const uint8_t *p = spans[sp].p;
         size_t len = spans[sp].n, pos = 0;
@@ -518,12 +532,20 @@ static int pd_scan(pd_ctx_t *c, const pd_msg_t *m, const pd_span_t *spans, size_
             }
             uint32_t fi;
             const pd_field_t *f = pd_find(m, (int32_t)number, &fi);
-            if (!f)
-                continue; /* unknown to the reader: skipped */
-            int want = pd_wire_type_of(f->kind);
-            int packed = wt == 2 && f->repeated && !f->is_map && want != 2;
-            if (wt != want && !packed)
-                continue; /* a wire type the field cannot have: unknown, as protoc treats it */
+            int want = f ? pd_wire_type_of(f->kind) : -1;
+            int packed = f && wt == 2 && f->repeated && !f->is_map && want != 2;
+            if (!f || (wt != want && !packed)) {
+                /* Unknown to the reader (or a wire type the field cannot have:
+                 * unknown, as protoc treats it): skipped, or kept on request. */
+                if (c->r->keep_unknown) {
+                    if (s->n_unk == cap_unk) {
+                        cap_unk = cap_unk ? 2 * cap_unk : 8;
+                        s->unk = xreallocarray(s->unk, cap_unk, sizeof(*s->unk));
+                    }
+                    s->unk[s->n_unk++] = (pd_occ_t){(uint32_t)number, (uint8_t)wt, v, body, blen};
+                }
+                continue;
+            }
             if (n == cap) {
                 cap = cap ? 2 * cap : 16;
                 raw = xreallocarray(raw, cap, sizeof(*raw));
@@ -959,6 +981,29 @@ static int pd_wkt(pd_ctx_t *c, const pd_msg_t *m, const pd_scan_t *s)
     }
 }
 
+/* The fields unknown to the reader, kept (srclient_proto_reader_keep_unknown):
+ * "@unknown": [{"number": N, "wireType": W, "value": V}, ...] in wire order;
+ * V is a varint or fixed64 as a decimal string (64 bits do not fit a JSON
+ * number), a fixed32 as a number, a length-delimited value or a group's
+ * bytes (up to its end tag) in base64. "@" cannot start a json_name. */
+static void pd_unknown(strbuf_t *b, const pd_scan_t *s)
+{
+    strbuf_puts(b, "\"@unknown\":[");
+    for (size_t i = 0; i < s->n_unk; i++) {
+        const pd_occ_t *o = &s->unk[i];
+        strbuf_printf(b, "%s{\"number\":%" PRIu32 ",\"wireType\":%d,\"value\":", i ? "," : "", o->field,
+                      o->wt);
+        if (o->wt == 0 || o->wt == 1)
+            strbuf_printf(b, "\"%" PRIu64 "\"", o->v);
+        else if (o->wt == 5)
+            strbuf_printf(b, "%" PRIu32, (uint32_t)o->v);
+        else
+            cl_json_base64(b, o->p, o->n);
+        strbuf_putc(b, '}');
+    }
+    strbuf_putc(b, ']');
+}
+
 static int pd_message(pd_ctx_t *c, const pd_msg_t *m, const pd_span_t *spans, size_t nspans)
 {
     if (++c->depth > c->r->limits.max_depth)
@@ -981,6 +1026,12 @@ static int pd_message(pd_ctx_t *c, const pd_msg_t *m, const pd_span_t *spans, si
             rc = pd_field_value(c, f, &s.occ[s.start[i]], s.cnt[i]);
             if (rc == 0)
                 rc = pd_check_output(c);
+        }
+        if (rc == 0 && s.n_unk) {
+            if (!first)
+                strbuf_putc(c->out, ',');
+            pd_unknown(c->out, &s);
+            rc = pd_check_output(c);
         }
         if (rc == 0)
             strbuf_putc(c->out, '}');

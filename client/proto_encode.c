@@ -19,7 +19,8 @@
  * key and value. It reads what protoc's parser reads: keys by json_name or
  * by the field's own name, 64-bit integers as strings or numbers, NaN and
  * the infinities as strings, enums by name or number, null as "not set".
- * An unknown key, a value of the wrong JSON type, a number out of its
+ * "@unknown" (decode --unknown-fields keep) is written back after the
+ * known fields. An unknown key, a value of the wrong JSON type, a number out of its
  * type's range or two members of one oneof is an error (as in protoc's
  * JsonStringToMessage without ignore_unknown_fields).
  */
@@ -694,6 +695,122 @@ static const pd_field_t *pe_by_key(const pd_msg_t *m, const char *key)
     return NULL;
 }
 
+/* A group's bytes up to its end tag as proto_decode.c skips them: fields
+ * whose groups (nested at most max_depth) close inside, no end tag left open. */
+static int pe_group_ok(const pe_ctx_t *c, const uint8_t *p, size_t n)
+{
+    size_t pos = 0, open = 1;
+    while (pos < n) {
+        uint64_t tag = 0, len = 0;
+        for (int shift = 0;; shift += 7) {
+            if (pos >= n || shift > 63)
+                return 0;
+            tag |= (uint64_t)(p[pos] & 0x7f) << shift;
+            if (!(p[pos++] & 0x80))
+                break;
+        }
+        switch (tag & 7) {
+        case 0:
+            for (int k = 0;; k++) {
+                if (pos >= n || k == 10)
+                    return 0;
+                if (!(p[pos++] & 0x80))
+                    break;
+            }
+            break;
+        case 1:
+        case 5: {
+            size_t w = (tag & 7) == 1 ? 8 : 4;
+            if (n - pos < w)
+                return 0;
+            pos += w;
+            break;
+        }
+        case 2:
+            for (int shift = 0;; shift += 7) {
+                if (pos >= n || shift > 63)
+                    return 0;
+                len |= (uint64_t)(p[pos] & 0x7f) << shift;
+                if (!(p[pos++] & 0x80))
+                    break;
+            }
+            if (len > n - pos)
+                return 0;
+            pos += (size_t)len;
+            break;
+        case 3:
+            if (++open > c->max_depth)
+                return 0;
+            break;
+        case 4:
+            if (--open == 0)
+                return 0;
+            break;
+        default: return 0;
+        }
+    }
+    return open == 1;
+}
+
+/* "@unknown" (what decode --unknown-fields keep writes: [{"number": N,
+ * "wireType": W, "value": V}]) written back as it came, after the known
+ * fields, as protoc's serializer writes a message's unknown fields. */
+static int pe_unknown(pe_ctx_t *c, const pd_msg_t *m, const json_t *v, strbuf_t *out)
+{
+    const char *where = m->full_name ? m->full_name : "a map entry";
+    if (!json_is_array(v))
+        return pe_fail(c, "%s: \"@unknown\" is an array", where);
+    size_t i;
+    json_t *e;
+    json_array_foreach((json_t *)v, i, e)
+    {
+        const json_t *num = json_object_get(e, "number"), *wt = json_object_get(e, "wireType"),
+                     *val = json_object_get(e, "value");
+        if (!json_is_object(e) || json_object_size(e) != 3 || !json_is_integer(num) || !json_is_integer(wt) ||
+            !val)
+            return pe_fail(c, "%s: \"@unknown\"[%zu] is {\"number\", \"wireType\", \"value\"}", where, i);
+        json_int_t number = json_integer_value(num), w = json_integer_value(wt);
+        if (number < 1 || number > 536870911)
+            return pe_fail(c, "%s: \"@unknown\"[%zu]: field number %" JSON_INTEGER_FORMAT " is out of range",
+                           where, i, number);
+        uint64_t x = 0;
+        strbuf_t b = {0};
+        int rc = 0;
+        switch (w) {
+        case 0:
+        case 1:
+        case 5: rc = pe_unsigned(c, "@unknown", val, w == 5 ? UINT32_MAX : UINT64_MAX, &x); break;
+        case 2:
+        case 3: rc = pe_base64(c, "@unknown", val, &b); break;
+        default:
+            rc =
+                pe_fail(c, "%s: \"@unknown\"[%zu]: wire type %" JSON_INTEGER_FORMAT " is not 0, 1, 2, 3 or 5",
+                        where, i, w);
+        }
+        if (rc == 0 && w == 3 && !pe_group_ok(c, (const uint8_t *)b.data, b.len))
+            rc = pe_fail(c, "%s: \"@unknown\"[%zu]: not the bytes of a group", where, i);
+        if (b.failed)
+            base_oom(0);
+        if (rc == 0) {
+            pe_tag(out, (int32_t)number, (int)w);
+            if (w == 0)
+                pe_varint(out, x);
+            else if (w == 1 || w == 5)
+                pe_fixed(out, x, w == 1 ? 8 : 4);
+            else if (w == 2)
+                pe_bytes(out, b.data ? b.data : "", b.len);
+            else {
+                strbuf_put(out, b.data ? b.data : "", b.len);
+                pe_tag(out, (int32_t)number, 4);
+            }
+        }
+        strbuf_free(&b);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
 static int pe_message(pe_ctx_t *c, const pd_msg_t *m, const json_t *v, strbuf_t *out)
 {
     if (++c->depth > c->max_depth)
@@ -707,11 +824,16 @@ static int pe_message(pe_ctx_t *c, const pd_msg_t *m, const json_t *v, strbuf_t 
         /* Every key known, at most one per field and per oneof... */
         const json_t **by_field = xcalloc(m->n ? m->n : 1, sizeof(*by_field));
         int *oneof_set = xcalloc(m->n_oneofs ? m->n_oneofs : 1, sizeof(*oneof_set));
+        const json_t *unknown = NULL;
         const char *key;
         json_t *val;
         json_object_foreach((json_t *)v, key, val)
         {
             const pd_field_t *f = pe_by_key(m, key);
+            if (!f && strcmp(key, "@unknown") == 0) {
+                unknown = val;
+                continue;
+            }
             if (!f) {
                 rc = pe_fail(c, "%s has no field \"%s\"", m->full_name, key);
                 break;
@@ -733,6 +855,8 @@ static int pe_message(pe_ctx_t *c, const pd_msg_t *m, const json_t *v, strbuf_t 
             if (by_field[i])
                 rc = pe_field(c, &m->fields[i], by_field[i], out);
         }
+        if (rc == 0 && unknown)
+            rc = pe_unknown(c, m, unknown, out);
         free(by_field);
         free(oneof_set);
     }

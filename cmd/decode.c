@@ -31,6 +31,9 @@ static const char decode_usage[] =
     "  --stats                 records, records/s and MB/s on stderr at the end (on a\n"
     "                          terminal a progress line shows every second anyway)\n"
     "  --validate              a JSON Schema record its writer schema rejects is a bad record\n"
+    "  --unknown-fields U      drop (default, as the proto3 JSON mapping does) or keep: a\n"
+    "                          Protobuf message's fields unknown to the reader as its last key\n"
+    "                          \"@unknown\": [{\"number\":N,\"wireType\":W,\"value\":V}] (docs/decoding.md)\n"
     "Exit status: 0 done, 1 a bad record (FAILFAST) or the registry failed, 2 bad usage,\n"
     "3 restart (--evolution restart).\n";
 
@@ -60,12 +63,18 @@ int cmd_decode(int argc, char **argv)
     srclient_options_t copts = {.url = getenv("SCHEMA_REGISTRY_URL"),
                                 .basic_auth = getenv("SCHEMA_REGISTRY_BASIC_AUTH")};
     const char *subject = NULL, *reader = NULL, *evolution = "none", *mode = "FAILFAST", *input = "hex",
-               *key_delimiter = NULL;
+               *key_delimiter = NULL, *unknown_fields = "drop";
     int stats = 0, nfiles = 0, validate = 0;
-    const cmd_flag_t flags[] = {
-        {"--stats", NULL, &stats},   {"--validate", NULL, &validate},           {"--subject", &subject, NULL},
-        {"--reader", &reader, NULL}, {"--evolution", &evolution, NULL},         {"--mode", &mode, NULL},
-        {"--input", &input, NULL},   {"--key-delimiter", &key_delimiter, NULL}, {NULL, NULL, NULL}};
+    const cmd_flag_t flags[] = {{"--stats", NULL, &stats},
+                                {"--validate", NULL, &validate},
+                                {"--subject", &subject, NULL},
+                                {"--reader", &reader, NULL},
+                                {"--evolution", &evolution, NULL},
+                                {"--mode", &mode, NULL},
+                                {"--input", &input, NULL},
+                                {"--key-delimiter", &key_delimiter, NULL},
+                                {"--unknown-fields", &unknown_fields, NULL},
+                                {NULL, NULL, NULL}};
     char **files = xcalloc((size_t)argc + 1, sizeof(char *));
     int exit_now = cmd_read_args("decode", argc, argv, &copts, flags, decode_usage, files, &nfiles);
     if (exit_now >= 0) {
@@ -87,6 +96,9 @@ int cmd_decode(int argc, char **argv)
         usage_error = "--input is hex or base64";
     else if (key_delimiter && !*key_delimiter)
         usage_error = "--key-delimiter is one or more characters";
+    else if (strcmp(unknown_fields, "drop") != 0 && strcmp(unknown_fields, "keep") != 0)
+        usage_error = "--unknown-fields is drop or keep";
+    dopts.keep_unknown = strcmp(unknown_fields, "keep") == 0;
     if (!usage_error) {
         dopts.evolution =
             strcmp(evolution, "restart") == 0 ? SRCLIENT_EVOLUTION_RESTART : SRCLIENT_EVOLUTION_NONE;

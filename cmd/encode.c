@@ -30,6 +30,8 @@ static const char encode_usage[] =
     "  --schema-type T         AVRO, PROTOBUF or JSON: the type of --schema FILE; default by its\n"
     "                          name: .proto PROTOBUF, .json JSON, anything else AVRO\n"
     "  --message NAME          Protobuf: the message the rows are (default: the file's first)\n"
+    "                          (a row's \"@unknown\" key, from decode --unknown-fields keep, is\n"
+    "                          written back after the known fields)\n"
     "  --validate              JSON Schema: a row the schema rejects is a bad row\n"
     "  --mode M                FAILFAST (default: exit 1 at the first bad row) or PERMISSIVE\n"
     "                          (a bad row is not written; a count at the end)\n"

@@ -165,6 +165,12 @@ def decoder_seeds(outdir):
         for field in fields:
             write(outdir, "fuzz_decoder", bytes([pick, 0]) + field)
         write(outdir, "fuzz_decoder", bytes([pick, 0]) + b"".join(fields))
+    # Bit 0x02: unknown fields kept too; fields 40 to 44 are unknown to both
+    # readers (wire types 0, 1, 2, 5 and a group), after the known ones.
+    unknown = (tag(40, 0) + b"\x96\x01" + tag(41, 1) + b"\xff" * 8 + tag(42, 2) + b"\x02hi"
+               + tag(43, 5) + b"\x07\x00\x00\x00" + tag(44, 3) + tag(1, 0) + b"\x02" + tag(44, 4))
+    for pick in (0x82, 0x83):
+        write(outdir, "fuzz_decoder", bytes([pick, 0]) + b"".join(fields) + unknown)
     # The JSON Schema validator's path (first byte 0xc0): values for both of its schemas.
     for value in ('{"a": 2, "b": [{"a": 4}, {"a": -4, "z": "s"}], "c": {"k": [null]}, "d": "ab1", "x-ab": 1}',
                   '[null, [null, null]]', '[[null, [null, null]], null]', '{"a": 3, "x-ba": "q"}', '"s"'):

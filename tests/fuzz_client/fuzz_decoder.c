@@ -14,7 +14,10 @@
  * decoding must end in a clean error or a row that is one JSON value; a
  * row read with its own schema must encode again (srclient_proto_encode)
  * to a payload that decodes to the same row; and the rest is also fed to
- * the Protobuf encoder as a JSON row.
+ * the Protobuf encoder as a JSON row. Its bit 0x02 also decodes with
+ * unknown fields kept (srclient_proto_reader_keep_unknown): a row that is
+ * one JSON value, the drop row with the "@unknown" keys taken out, and
+ * (read as itself) one that encodes and decodes back to itself.
  *
  * First byte 0xc0 and above: the rest is a JSON value validated against
  * the JSON schemas below (srclient_json_validate): a verdict within the
@@ -147,7 +150,87 @@ static proto_schema_t *proto_parse_or_abort(const char *text)
     return s;
 }
 
-static void fuzz_protobuf(size_t pick, const uint8_t *data, size_t size)
+/* v without its "@unknown" keys, at every level. */
+static void strip_unknown(json_t *v)
+{
+    if (json_is_object(v)) {
+        json_object_del(v, "@unknown");
+        const char *k;
+        json_t *x;
+        json_object_foreach(v, k, x) strip_unknown(x);
+    } else if (json_is_array(v)) {
+        size_t i;
+        json_t *x;
+        json_array_foreach(v, i, x) strip_unknown(x);
+    }
+}
+
+/* With unknown fields kept, a row is the drop row plus "@unknown" keys; it may
+ * fail where drop succeeded (more output), never the other way round. */
+static void fuzz_protobuf_keep(size_t pick, const uint8_t *data, size_t size, const strbuf_t *dropped)
+{
+    strbuf_t row = {0};
+    char *error = NULL;
+    srclient_proto_reader_keep_unknown(proto_plans[pick], 1);
+    int rc = srclient_proto_decode(proto_plans[pick], pick ? proto_all : NULL, data, size, &row, &error);
+    srclient_proto_reader_keep_unknown(proto_plans[pick], 0);
+    if (rc != 0) {
+        free(error);
+        strbuf_free(&row);
+        return;
+    }
+    json_error_t je;
+    json_t *v = json_loadb(row.data, row.len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
+    if (!v || !dropped) {
+        fprintf(stderr, "%s with unknown fields kept: %s\n", v ? "decoded only" : "a row that is not JSON",
+                row.data);
+        abort();
+    }
+    /* A map or Struct key "@unknown" of the record's own would be taken out too. */
+    if (!strstr(dropped->data, "@unknown")) {
+        json_t *d = json_loadb(dropped->data, dropped->len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
+        strip_unknown(v);
+        if (!json_equal(v, d)) {
+            fprintf(stderr, "kept without \"@unknown\" is not the drop row:\n%s\n%s\n", row.data,
+                    dropped->data);
+            abort();
+        }
+        json_decref(d);
+    }
+    json_decref(v);
+    /* Read as itself, the kept row encodes ("@unknown" written back) to a
+     * payload that decodes, kept, to the same row. */
+    int64_t idx[64];
+    size_t n;
+    const proto_symbol_t *sym = NULL;
+    if (!pick && srclient_proto_indexes(data, size, idx, 64, &n) >= 0)
+        sym = proto_schema_message_at(proto_all, idx, n);
+    if (sym && !strstr(row.data, "\\u0000")) {
+        strbuf_t bin = {0}, again = {0};
+        if (srclient_proto_encode(proto_plans[0], sym->full_name, row.data, row.len, &bin, &error) != 0) {
+            fprintf(stderr, "decoded (kept) but does not encode: %s\n%s\n", row.data, error);
+            abort();
+        }
+        srclient_proto_reader_keep_unknown(proto_plans[0], 1);
+        json_t *x = json_loadb(row.data, row.len, JSON_DECODE_ANY, &je), *y = NULL;
+        int same = srclient_proto_decode(proto_plans[0], NULL, (const uint8_t *)bin.data, bin.len, &again,
+                                         &error) == 0 &&
+                   (y = json_loadb(again.data, again.len, JSON_DECODE_ANY, &je)) && json_equal(x, y);
+        srclient_proto_reader_keep_unknown(proto_plans[0], 0);
+        json_decref(x);
+        json_decref(y);
+        if (!same) {
+            fprintf(stderr, "decode(encode(kept row)) is not the row:\n%s\n%s\n", row.data,
+                    again.data ? again.data : error);
+            abort();
+        }
+        strbuf_free(&bin);
+        strbuf_free(&again);
+    }
+    strbuf_free(&row);
+}
+
+static void fuzz_protobuf(size_t pick, int keep, const uint8_t *data, size_t size)
 {
     if (!proto_all) {
         srclient_avro_limits_t limits = {.max_output = 1 << 20, .max_values = 100000};
@@ -162,7 +245,11 @@ static void fuzz_protobuf(size_t pick, const uint8_t *data, size_t size)
     strbuf_t row = {0};
     char *error = NULL;
     /* Pair 1: PROTO_ALL's records read with PROTO_V2. */
-    if (srclient_proto_decode(proto_plans[pick], pick ? proto_all : NULL, data, size, &row, &error) == 0) {
+    int decoded =
+        srclient_proto_decode(proto_plans[pick], pick ? proto_all : NULL, data, size, &row, &error) == 0;
+    if (keep)
+        fuzz_protobuf_keep(pick, data, size, decoded ? &row : NULL);
+    if (decoded) {
         json_error_t je;
         json_t *v = json_loadb(row.data, row.len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
         if (!v) {
@@ -267,7 +354,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     if (data[0] & 0x80) {
-        fuzz_protobuf(data[0] & 1, data + 1, size - 1);
+        fuzz_protobuf(data[0] & 1, (data[0] & 2) != 0, data + 1, size - 1);
         return 0;
     }
     size_t i = data[0] % NPAIRS;

@@ -320,6 +320,143 @@ static void test_reader_by_field_number(void **state)
     free(msg);
 }
 
+/* Fields unknown to the reader, dropped (the default, as the proto3 JSON
+ * mapping drops them) or kept as "@unknown" (srclient_proto_reader_keep_unknown):
+ * wire types 0, 1, 2, 5 and a group, a known field's number with a wire type
+ * it cannot have, and unknown fields of nested messages. Bytes by hand. */
+static char *decode_unknown(const proto_schema_t *reader, const srclient_avro_limits_t *lim, int keep,
+                            const uint8_t *p, size_t n, char **error)
+{
+    char *perr = NULL;
+    srclient_proto_reader_t *r = srclient_proto_reader_new(reader, lim, &perr);
+    if (!r)
+        fail_msg("reader: %s", perr);
+    srclient_proto_reader_keep_unknown(r, keep);
+    strbuf_t out = {0};
+    strbuf_puts(&out, "");
+    *error = NULL;
+    int rc = srclient_proto_decode(r, NULL, p, n, &out, error);
+    srclient_proto_reader_free(r);
+    if (rc != 0) {
+        assert_int_equal(out.len, 0);
+        strbuf_free(&out);
+        return NULL;
+    }
+    return strbuf_take(&out);
+}
+
+static void test_unknown_fields(void **state)
+{
+    (void)state;
+    const char *v1 = "syntax = \"proto3\"; package u;\n"
+                     "message Row { message Inner { int32 a = 1; }\n"
+                     "  int32 id = 1; Inner inner = 2; repeated Inner items = 3; map<string, int32> m = 4; }";
+    static const uint8_t rec[] = {
+        0x00,                                                 /* message indexes [0] */
+        0x08, 0x01,                                           /* id = 1 */
+        0x28, 0x96, 0x01,                                     /* 5: varint 150 */
+        0x31, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, /* 6: fixed64 2^64-1 */
+        0x3a, 0x02, 'h',  'i',                                /* 7: length-delimited "hi" */
+        0x45, 0x07, 0x00, 0x00, 0x00,                         /* 8: fixed32 7 */
+        0x12, 0x04, 0x08, 0x05, 0x48, 0x01,                   /* inner {a: 5, 9: varint 1} */
+        0x0d, 0x01, 0x00, 0x00, 0x00,                         /* 1 as a fixed32: unknown */
+        0x53, 0x08, 0x02, 0x54,                               /* 10: a group holding 1: varint 2 */
+        0x1a, 0x02, 0x50, 0x03,                               /* items {10: varint 3} */
+        0x22, 0x05, 0x0a, 0x01, 'k',  0x10, 0x04,             /* m {"k": 4} */
+    };
+    proto_schema_t *s = schema(v1);
+    char *err;
+    char *row = decode_unknown(s, NULL, 0, rec, sizeof rec, &err);
+    assert_non_null(row);
+    assert_string_equal(row, "{\"id\":1,\"inner\":{\"a\":5},\"items\":[{\"a\":0}],\"m\":{\"k\":4}}");
+    free(row);
+    row = decode_unknown(s, NULL, 1, rec, sizeof rec, &err);
+    assert_non_null(row);
+    assert_string_equal(
+        row, "{\"id\":1,\"inner\":{\"a\":5,\"@unknown\":[{\"number\":9,\"wireType\":0,\"value\":\"1\"}]},"
+             "\"items\":[{\"a\":0,\"@unknown\":[{\"number\":10,\"wireType\":0,\"value\":\"3\"}]}],"
+             "\"m\":{\"k\":4},"
+             "\"@unknown\":[{\"number\":5,\"wireType\":0,\"value\":\"150\"},"
+             "{\"number\":6,\"wireType\":1,\"value\":\"18446744073709551615\"},"
+             "{\"number\":7,\"wireType\":2,\"value\":\"aGk=\"},"
+             "{\"number\":8,\"wireType\":5,\"value\":7},"
+             "{\"number\":1,\"wireType\":5,\"value\":1},"
+             "{\"number\":10,\"wireType\":3,\"value\":\"CAI=\"}]}");
+    free(row);
+    /* Kept fields count against the same limits: values per record, JSON bytes. */
+    srclient_avro_limits_t few = {.max_values = 4};
+    assert_null(decode_unknown(s, &few, 1, rec, sizeof rec, &err));
+    assert_non_null(err);
+    free(err);
+    srclient_avro_limits_t short_out = {.max_output = 60};
+    row = decode_unknown(s, &short_out, 0, rec, sizeof rec, &err);
+    assert_non_null(row);
+    free(row);
+    assert_null(decode_unknown(s, &short_out, 1, rec, sizeof rec, &err));
+    assert_non_null(strstr(err, "longer than 60 bytes"));
+    free(err);
+    proto_schema_free(s);
+}
+
+/* What decode keeps, srclient_proto_encode writes back after the known
+ * fields (as protoc serializes unknown fields): a record in that order comes
+ * back byte for byte; a bad "@unknown" is an error, never bytes. */
+static void test_unknown_fields_encode(void **state)
+{
+    (void)state;
+    const char *v1 = "syntax = \"proto3\"; package u;\n"
+                     "message Row { message Inner { int32 a = 1; }\n"
+                     "  int32 id = 1; Inner inner = 2; repeated Inner items = 3; map<string, int32> m = 4; }";
+    static const uint8_t rec[] = {
+        0x00, 0x08, 0x01, 0x12, 0x04, 0x08, 0x05, 0x48, 0x01, 0x1a, 0x02, 0x50, 0x03, 0x22, 0x05, 0x0a, 0x01,
+        'k',  0x10, 0x04, 0x28, 0x96, 0x01, 0x31, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x3a, 0x02,
+        'h',  'i',  0x45, 0x07, 0x00, 0x00, 0x00, 0x0d, 0x01, 0x00, 0x00, 0x00, 0x53, 0x08, 0x02, 0x54,
+    };
+    proto_schema_t *s = schema(v1);
+    char *err = NULL, *perr = NULL;
+    char *row = decode_unknown(s, NULL, 1, rec, sizeof rec, &err);
+    assert_non_null(row);
+    srclient_proto_reader_t *r = srclient_proto_reader_new(s, NULL, &perr);
+    assert_non_null(r);
+    strbuf_t out = {0};
+    assert_int_equal(srclient_proto_encode(r, NULL, row, strlen(row), &out, &err), 0);
+    assert_int_equal(out.len, sizeof rec);
+    assert_memory_equal(out.data, rec, sizeof rec);
+    strbuf_free(&out);
+    free(row);
+    static const struct {
+        const char *row, *error;
+    } bad[] = {
+        {"{\"@unknown\": 1}", "u.Row: \"@unknown\" is an array"},
+        {"{\"@unknown\": [{\"number\": 5, \"wireType\": 0}]}",
+         "u.Row: \"@unknown\"[0] is {\"number\", \"wireType\", \"value\"}"},
+        {"{\"@unknown\": [{\"number\": 0, \"wireType\": 0, \"value\": \"1\"}]}",
+         "u.Row: \"@unknown\"[0]: field number 0 is out of range"},
+        {"{\"@unknown\": [{\"number\": 5, \"wireType\": 4, \"value\": \"1\"}]}",
+         "u.Row: \"@unknown\"[0]: wire type 4 is not 0, 1, 2, 3 or 5"},
+        {"{\"@unknown\": [{\"number\": 5, \"wireType\": 5, \"value\": 4294967296}]}",
+         "field \"@unknown\": 4294967296 is out of range"},
+        {"{\"@unknown\": [{\"number\": 5, \"wireType\": 2, \"value\": \"!\"}]}",
+         "field \"@unknown\": not base64"},
+        /* 08: a varint's tag and no varint; 0c: an end tag closing the group itself. */
+        {"{\"@unknown\": [{\"number\": 5, \"wireType\": 3, \"value\": \"CA==\"}]}",
+         "u.Row: \"@unknown\"[0]: not the bytes of a group"},
+        {"{\"inner\": {\"@unknown\": [{\"number\": 5, \"wireType\": 3, \"value\": \"DA==\"}]}}",
+         "u.Row.Inner: \"@unknown\"[0]: not the bytes of a group"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err = NULL;
+        if (srclient_proto_encode(r, NULL, bad[i].row, strlen(bad[i].row), &out, &err) == 0)
+            fail_msg("encoded: %s", bad[i].row);
+        assert_int_equal(out.len, 0);
+        assert_string_equal(err, bad[i].error);
+        free(err);
+    }
+    strbuf_free(&out);
+    srclient_proto_reader_free(r);
+    proto_schema_free(s);
+}
+
 /* ---- 3. Wire rules --------------------------------------------------------------- */
 
 static void test_merge_and_last_wins(void **state)
@@ -480,6 +617,8 @@ int main(void)
         cmocka_unit_test(test_message_indexes),
         cmocka_unit_test(test_well_known_edges),
         cmocka_unit_test(test_reader_by_field_number),
+        cmocka_unit_test(test_unknown_fields),
+        cmocka_unit_test(test_unknown_fields_encode),
         cmocka_unit_test(test_merge_and_last_wins),
         cmocka_unit_test(test_protoc_decode_agrees),
         cmocka_unit_test(test_hostile),
