@@ -5,7 +5,8 @@
  *   1. Building a model (logical_model.c)
  *   2. Reading a model: named types, cycles, rendering (logical_model.c)
  *   3. Walks: paths and findings (logical_model.c)
- *   4. The converters, one file per format (logical_avro.c, logical_proto.c, logical_from_json.c)
+ *   4. The converters, one file per format (logical_avro.c, logical_proto.c, logical_from_json.c),
+ *      and the state they share (logical_model.c)
  */
 #ifndef COMPAT_LOGICAL_INTERNAL_H
 #define COMPAT_LOGICAL_INTERNAL_H
@@ -21,6 +22,26 @@ logical_model_t *logical_model_new(void);
 logical_node_t *logical_node_new(logical_model_t *m, logical_kind_t kind, int nullable);
 /* Binds name to body (replacing a placeholder). 0, or -1. */
 int logical_named_put(logical_model_t *m, const char *name, const logical_node_t *body);
+
+/*
+ * What every converter carries, first in its own state: the model it builds,
+ * the converter's exception message (malloc'd; the first one wins) and
+ * whether memory ran out.
+ */
+typedef struct logical_conv {
+    logical_model_t *m;
+    char *error;
+    int oom;
+} logical_conv_t;
+
+/* Records the message (unless one is recorded or memory ran out); NULL, to return at once. */
+const logical_node_t *logical_conv_fail(logical_conv_t *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* logical_node_new in c's model; NULL (and c->oom) when out of memory. */
+logical_node_t *logical_conv_node(logical_conv_t *c, logical_kind_t kind, int nullable);
+/* How a conversion ends (failed: the converter says so): 0 with the model in *out; 1 with the
+ * message in *error (malloc'd); -1 out of memory. A failed conversion's model is freed. */
+int logical_conv_finish(logical_conv_t *c, int failed, logical_model_t **out, char **error);
 
 /* ---- 2. Reading --------------------------------------------------------------- */
 

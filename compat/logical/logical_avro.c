@@ -31,9 +31,7 @@
 #define MAX_TYPE_DEPTH 256
 
 typedef struct conv {
-    logical_model_t *m;
-    char *error; /* the converter's exception message; malloc'd */
-    int oom;
+    logical_conv_t base; /* first */
     /* The confluent:union hints of the field being converted (its branches' names); NULL when none. */
     const json_t *union_hints;
     strlist_t field_path;       /* CycleContext.fieldsPath, outermost first */
@@ -43,29 +41,8 @@ typedef struct conv {
 
 static const logical_node_t *convert(conv_t *c, const avro_node_t *a, int nullable, int depth);
 
-static const logical_node_t *fail(conv_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static const logical_node_t *fail(conv_t *c, const char *fmt, ...)
-{
-    if (c->error || c->oom)
-        return NULL;
-    va_list ap;
-    va_start(ap, fmt);
-    if (vasprintf(&c->error, fmt, ap) < 0) {
-        c->error = NULL;
-        c->oom = 1;
-    }
-    va_end(ap);
-    return NULL;
-}
-
-static logical_node_t *node(conv_t *c, logical_kind_t kind, int nullable)
-{
-    logical_node_t *n = logical_node_new(c->m, kind, nullable);
-    if (!n)
-        c->oom = 1;
-    return n;
-}
+#define fail(c, ...)            logical_conv_fail(&(c)->base, __VA_ARGS__)
+#define node(c, kind, nullable) logical_conv_node(&(c)->base, kind, nullable)
 
 /* ---- 1. Reading properties ------------------------------------------------------ */
 
@@ -343,14 +320,14 @@ static logical_node_t *convert_fields(conv_t *c, const avro_node_t *a, int nulla
     logical_node_t *st = node(c, LOGICAL_STRUCT, nullable);
     if (!st)
         return NULL;
-    st->members = nf ? arena_alloc(c->m->arena, nf * sizeof *st->members) : NULL;
+    st->members = nf ? arena_alloc(c->base.m->arena, nf * sizeof *st->members) : NULL;
     if (nf && !st->members)
-        return c->oom = 1, NULL;
+        return c->base.oom = 1, NULL;
     for (size_t i = 0; i < nf; i++) {
         /* The model outlives the Avro one: its names are copies. */
-        const char *name = arena_strdup(c->m->arena, avro_field_name(a, i));
+        const char *name = arena_strdup(c->base.m->arena, avro_field_name(a, i));
         if (!name || strlist_push(&c->field_path, name) != 0)
-            return c->oom = 1, NULL;
+            return c->base.oom = 1, NULL;
         const json_t *saved = c->union_hints;
         /* extractUnionMetadata(field): this field's hints replace the outer ones, even when absent. */
         c->union_hints = avro_field_prop(a, i, "confluent:union");
@@ -374,8 +351,8 @@ static logical_node_t *convert_fields(conv_t *c, const avro_node_t *a, int nulla
 static const logical_node_t *ref_to(conv_t *c, const char *name, int nullable)
 {
     logical_node_t *r = node(c, LOGICAL_NAMED_TYPE_REF, nullable);
-    if (r && !(r->ref = arena_strdup(c->m->arena, name)))
-        return c->oom = 1, NULL;
+    if (r && !(r->ref = arena_strdup(c->base.m->arena, name)))
+        return c->base.oom = 1, NULL;
     return r;
 }
 
@@ -385,16 +362,16 @@ static const logical_node_t *convert_record(conv_t *c, const avro_node_t *a, int
         return simple(c, LOGICAL_VARIANT, nullable);
     if (!is_anonymous(a)) {
         const char *name = avro_node_fullname(a);
-        if (!logical_named_has(c->m, name)) {
+        if (!logical_named_has(c->base.m, name)) {
             /* A placeholder first, so a reference back to the record from inside resolves to a
              * reference instead of converting it again. */
-            if (logical_named_put(c->m, name, NULL) != 0)
-                return c->oom = 1, NULL;
+            if (logical_named_put(c->base.m, name, NULL) != 0)
+                return c->base.oom = 1, NULL;
             const logical_node_t *body = convert_fields(c, a, 0, depth);
             if (!body)
                 return NULL;
-            if (logical_named_put(c->m, name, body) != 0)
-                return c->oom = 1, NULL;
+            if (logical_named_put(c->base.m, name, body) != 0)
+                return c->base.oom = 1, NULL;
         }
         return ref_to(c, name, nullable);
     }
@@ -409,7 +386,7 @@ static const logical_node_t *convert_record(conv_t *c, const avro_node_t *a, int
         }
         char *joined = strbuf_take(&b);
         if (!joined)
-            return c->oom = 1, NULL;
+            return c->base.oom = 1, NULL;
         fail(c, "Cyclic schemas are not supported.\nFound a cycle in the field: %s", joined);
         free(joined);
         return NULL;
@@ -418,7 +395,7 @@ static const logical_node_t *convert_record(conv_t *c, const avro_node_t *a, int
         size_t cap = c->cap_active ? 2 * c->cap_active : 8;
         const avro_node_t **grown = realloc(c->active, cap * sizeof *grown);
         if (!grown)
-            return c->oom = 1, NULL;
+            return c->base.oom = 1, NULL;
         c->active = grown;
         c->cap_active = cap;
     }
@@ -433,10 +410,10 @@ static const logical_node_t *convert_enum(conv_t *c, const avro_node_t *a, int n
     if (is_anonymous(a))
         return simple(c, LOGICAL_ENUM, nullable);
     const char *name = avro_node_fullname(a);
-    if (!logical_named_has(c->m, name)) {
+    if (!logical_named_has(c->base.m, name)) {
         const logical_node_t *body = simple(c, LOGICAL_ENUM, 0);
-        if (!body || logical_named_put(c->m, name, body) != 0)
-            return c->oom = 1, NULL;
+        if (!body || logical_named_put(c->base.m, name, body) != 0)
+            return c->base.oom = 1, NULL;
     }
     return ref_to(c, name, nullable);
 }
@@ -451,7 +428,7 @@ static const logical_node_t *map_like(conv_t *c, int nullable, const logical_nod
             logical_ddl(&b, value);
             char *ddl = strbuf_take(&b);
             if (!ddl)
-                return c->oom = 1, NULL;
+                return c->base.oom = 1, NULL;
             fail(c, "Unexpected value type for a MULTISET type: %s", ddl);
             free(ddl);
             return NULL;
@@ -557,12 +534,12 @@ static const logical_node_t *convert_union(conv_t *c, const avro_node_t *a, int 
     logical_node_t *u = node(c, LOGICAL_UNION, has_null);
     if (!u)
         return NULL;
-    u->members = members ? arena_alloc(c->m->arena, members * sizeof *u->members) : NULL;
+    u->members = members ? arena_alloc(c->base.m->arena, members * sizeof *u->members) : NULL;
     if (members && !u->members)
-        return c->oom = 1, NULL;
+        return c->base.oom = 1, NULL;
     const avro_node_t **avro = members ? calloc(members, sizeof *avro) : NULL;
     if (members && !avro)
-        return c->oom = 1, NULL;
+        return c->base.oom = 1, NULL;
     size_t k = 0;
     for (size_t i = 0; i < nb; i++) {
         const avro_node_t *b = avro_node_branch(a, i);
@@ -596,10 +573,10 @@ static const logical_node_t *convert_union(conv_t *c, const avro_node_t *a, int 
         }
         char *copy;
         if (name) {
-            copy = arena_strdup(c->m->arena, name);
+            copy = arena_strdup(c->base.m->arena, name);
         } else if ((uintptr_t)hmap_gets(&counts, avro_simple_name(avro[i])) == 1) {
-            copy = arena_strdup(c->m->arena, avro_simple_name(avro[i]));
-        } else if ((copy = arena_strdup(c->m->arena, avro_full_name(avro[i])))) {
+            copy = arena_strdup(c->base.m->arena, avro_simple_name(avro[i]));
+        } else if ((copy = arena_strdup(c->base.m->arena, avro_full_name(avro[i])))) {
             for (char *p = copy; *p; p++)
                 if (*p == '.')
                     *p = '_';
@@ -621,7 +598,7 @@ static const logical_node_t *convert_union(conv_t *c, const avro_node_t *a, int 
     if (rc != 0) {
         free(avro);
         if (rc < 0)
-            c->oom = 1;
+            c->base.oom = 1;
         return NULL;
     }
     free(avro);
@@ -704,22 +681,12 @@ int logical_from_avro(const struct avro_model *avro, logical_model_t **out, char
 {
     *out = NULL;
     *error = NULL;
-    conv_t c = {.m = logical_model_new()};
-    if (!c.m)
+    conv_t c = {.base.m = logical_model_new()};
+    if (!c.base.m)
         return -1;
     const logical_node_t *root = convert(&c, avro_model_root(avro), 0, 0);
     strlist_clear(&c.field_path);
     free(c.active);
-    if (!root) {
-        logical_model_free(c.m);
-        if (c.oom || !c.error) {
-            free(c.error);
-            return -1;
-        }
-        *error = c.error;
-        return 1;
-    }
-    c.m->root = root;
-    *out = c.m;
-    return 0;
+    c.base.m->root = root;
+    return logical_conv_finish(&c.base, !root, out, error);
 }

@@ -42,39 +42,16 @@
 #define DEFAULT_DECIMAL_SCALE     18
 
 typedef struct jconv {
-    logical_model_t *m;
-    char *error; /* the converter's exception message; malloc'd */
-    int oom;
-    hmap_t synthesized; /* $ref text -> its Ref<N> name (in the arena) */
+    logical_conv_t base; /* first */
+    hmap_t synthesized;  /* $ref text -> its Ref<N> name (in the arena) */
     int next_ref;
     int recursion;
 } jconv_t;
 
 static const logical_node_t *convert(jconv_t *c, const jsonschema_node_t *n, int nullable, int plen);
 
-static const logical_node_t *jfail(jconv_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static const logical_node_t *jfail(jconv_t *c, const char *fmt, ...)
-{
-    if (c->error || c->oom)
-        return NULL;
-    va_list ap;
-    va_start(ap, fmt);
-    if (vasprintf(&c->error, fmt, ap) < 0) {
-        c->error = NULL;
-        c->oom = 1;
-    }
-    va_end(ap);
-    return NULL;
-}
-
-static logical_node_t *jnode(jconv_t *c, logical_kind_t kind, int nullable)
-{
-    logical_node_t *n = logical_node_new(c->m, kind, nullable);
-    if (!n)
-        c->oom = 1;
-    return n;
-}
+#define jfail(c, ...)            logical_conv_fail(&(c)->base, __VA_ARGS__)
+#define jnode(c, kind, nullable) logical_conv_node(&(c)->base, kind, nullable)
 
 /* ---- 1. Reading keywords ---------------------------------------------------------------- */
 
@@ -442,7 +419,7 @@ static int decimal_param(jconv_t *c, const jsonschema_json_t *params, const char
     const char *text;
     *out = otherwise;
     if (as_string(c, v, &text) != 0 || !text)
-        return c->error ? -1 : 0;
+        return c->base.error ? -1 : 0;
     errno = 0;
     char *end;
     long x = strtol(text, &end, 10);
@@ -583,20 +560,20 @@ static const logical_node_t *enumeration(jconv_t *c, const jsonschema_node_t *n,
         size_t len;
         char *symbol = enum_symbol(n->values[i], &len);
         if (!symbol) {
-            c->oom = 1;
+            c->base.oom = 1;
             break;
         }
         /* Duplicates keep the first occurrence; only a new symbol is an EnumValue. */
         if (!hmap_contains(&seen, symbol, len)) {
             if (hmap_put_try(&seen, symbol, len, NULL, NULL) != 0)
-                c->oom = 1, rc = -1;
+                c->base.oom = 1, rc = -1;
             else if ((rc = enum_meta(c, meta, i)) == 0)
                 rc = user_name_ok(c, symbol, len, "Enum symbol");
         }
         free(symbol);
     }
     hmap_clear(&seen);
-    return rc == 0 && !c->oom ? jnode(c, LOGICAL_ENUM, nullable) : NULL;
+    return rc == 0 && !c->base.oom ? jnode(c, LOGICAL_ENUM, nullable) : NULL;
 }
 
 /* ---- 4. Combined schemas ---------------------------------------------------------------------- */
@@ -688,10 +665,10 @@ static int requires_object(const jsonschema_node_t *object, const jsonschema_nod
 /* The object ObjectSchema.builder() makes of merged properties: no keywords of its own. */
 static const jsonschema_node_t *merged_object(jconv_t *c, const merge_t *g)
 {
-    jsonschema_node_t *o = arena_alloc(c->m->arena, sizeof *o);
-    if (!o || !(o->props = arena_alloc(c->m->arena, g->n * sizeof *o->props)) ||
-        !(o->required = arena_alloc(c->m->arena, g->n * sizeof *o->required)))
-        return c->oom = 1, NULL;
+    jsonschema_node_t *o = arena_alloc(c->base.m->arena, sizeof *o);
+    if (!o || !(o->props = arena_alloc(c->base.m->arena, g->n * sizeof *o->props)) ||
+        !(o->required = arena_alloc(c->base.m->arena, g->n * sizeof *o->required)))
+        return c->base.oom = 1, NULL;
     o->kind = JSONSCHEMA_NODE_OBJECT;
     for (size_t i = 0; i < g->n; i++) {
         o->props[o->nprops].name = g->items[i].name;
@@ -730,7 +707,7 @@ static const jsonschema_node_t *simplify_all_of(jconv_t *c, const jsonschema_nod
     }
     const jsonschema_node_t *out = NULL;
     if (g.oom)
-        c->oom = 1;
+        c->base.oom = 1;
     else if (g.n)
         out = merged_object(c, &g);
     else if (combined)
@@ -741,7 +718,7 @@ static const jsonschema_node_t *simplify_all_of(jconv_t *c, const jsonschema_nod
         out = numeric; /* everit's StringSchema always has a format validator (NONE at least) */
     free(g.items);
     free(g.visited);
-    if (out || c->oom)
+    if (out || c->base.oom)
         return out;
     if (n->nsubs == 2) {
         const jsonschema_node_t *a = n->subs[0], *b = n->subs[1];
@@ -755,7 +732,7 @@ static const jsonschema_node_t *simplify_all_of(jconv_t *c, const jsonschema_nod
     }
     char *text_of = n->src ? jsonschema_json_dump(n->src) : strdup("{}");
     if (!text_of)
-        return c->oom = 1, NULL;
+        return c->base.oom = 1, NULL;
     jfail(c, "Unsupported criterion allOf for %s", text_of);
     free(text_of);
     return NULL;
@@ -764,8 +741,8 @@ static const jsonschema_node_t *simplify_all_of(jconv_t *c, const jsonschema_nod
 static int set_member(jconv_t *c, logical_member_t *mb, const char *name, size_t len, const logical_node_t *t)
 {
     mb->type = t;
-    if (!(mb->name = arena_strndup(c->m->arena, name, len)))
-        return c->oom = 1, -1;
+    if (!(mb->name = arena_strndup(c->base.m->arena, name, len)))
+        return c->base.oom = 1, -1;
     return 0;
 }
 
@@ -806,8 +783,8 @@ static const logical_node_t *union_of(jconv_t *c, const jsonschema_node_t *n, in
     else if (hints->kind != JSONSCHEMA_JSON_ARRAY)
         return cast_failed(c, hints, "java.util.List"), NULL;
     logical_node_t *u = jnode(c, LOGICAL_UNION, nullable || has_null);
-    if (!u || (non_null && !(u->members = arena_alloc(c->m->arena, non_null * sizeof *u->members))))
-        return c->oom = 1, NULL;
+    if (!u || (non_null && !(u->members = arena_alloc(c->base.m->arena, non_null * sizeof *u->members))))
+        return c->base.oom = 1, NULL;
     for (size_t i = 0; i < n->nsubs; i++) {
         const jsonschema_node_t *s = n->subs[i];
         if (s->kind == JSONSCHEMA_NODE_NULL)
@@ -860,7 +837,7 @@ static const logical_node_t *map_like(jconv_t *c, int nullable, const logical_no
             logical_ddl(&b, value);
             char *ddl = strbuf_take(&b);
             if (!ddl)
-                return c->oom = 1, NULL;
+                return c->base.oom = 1, NULL;
             jfail(c, "Unexpected value type for a MULTISET type: %s", ddl);
             free(ddl);
             return NULL;
@@ -978,7 +955,7 @@ static const logical_node_t *row(jconv_t *c, const jsonschema_node_t *n, int nul
 {
     ordered_t *order = n->nprops ? calloc(n->nprops, sizeof *order) : NULL;
     if (n->nprops && !order)
-        return c->oom = 1, NULL;
+        return c->base.oom = 1, NULL;
     for (size_t i = 0; i < n->nprops; i++) {
         order[i].p = &n->props[i];
         const jsonschema_node_t *s = n->props[i].schema;
@@ -992,9 +969,9 @@ static const logical_node_t *row(jconv_t *c, const jsonschema_node_t *n, int nul
     if (n->nprops > 1)
         qsort(order, n->nprops, sizeof *order, by_index_then_name);
     logical_node_t *st = jnode(c, LOGICAL_STRUCT, nullable);
-    if (st && n->nprops && !(st->members = arena_alloc(c->m->arena, n->nprops * sizeof *st->members)))
-        c->oom = 1;
-    for (size_t i = 0; st && !c->oom && i < n->nprops; i++) {
+    if (st && n->nprops && !(st->members = arena_alloc(c->base.m->arena, n->nprops * sizeof *st->members)))
+        c->base.oom = 1;
+    for (size_t i = 0; st && !c->base.oom && i < n->nprops; i++) {
         const jsonschema_prop_t *p = order[i].p;
         int required = name_in(n->required, n->nrequired, p->name);
         const logical_node_t *t = convert(c, p->schema, !required, plen + 1);
@@ -1007,7 +984,7 @@ static const logical_node_t *row(jconv_t *c, const jsonschema_node_t *n, int nul
         st->n = i + 1;
     }
     free(order);
-    return c->error || c->oom ? NULL : st;
+    return c->base.error || c->base.oom ? NULL : st;
 }
 
 static const logical_node_t *object(jconv_t *c, const jsonschema_node_t *n, int nullable, int plen)
@@ -1035,9 +1012,9 @@ static const char *canonical_key(jconv_t *c, const char *ref)
         const char *tail = at + strlen(markers[i]);
         if (strchr(tail, '/'))
             return NULL;
-        const char *key = arena_strdup(c->m->arena, tail);
+        const char *key = arena_strdup(c->base.m->arena, tail);
         if (!key)
-            c->oom = 1;
+            c->base.oom = 1;
         return key;
     }
     return NULL;
@@ -1051,12 +1028,12 @@ static const char *synthesize(jconv_t *c, const char *ref)
         return known;
     char *name;
     do {
-        if (!(name = arena_printf(c->m->arena, "Ref%d", c->next_ref++)))
-            return c->oom = 1, NULL;
-    } while (logical_named_has(c->m, name));
-    char *key = arena_strdup(c->m->arena, ref);
+        if (!(name = arena_printf(c->base.m->arena, "Ref%d", c->next_ref++)))
+            return c->base.oom = 1, NULL;
+    } while (logical_named_has(c->base.m, name));
+    char *key = arena_strdup(c->base.m->arena, ref);
     if (!key || hmap_put_try(&c->synthesized, key, strlen(key), name, NULL) != 0)
-        return c->oom = 1, NULL;
+        return c->base.oom = 1, NULL;
     return name;
 }
 
@@ -1065,19 +1042,19 @@ static const char *synthesize(jconv_t *c, const char *ref)
 static const logical_node_t *reference(jconv_t *c, const jsonschema_node_t *n, int nullable)
 {
     const char *name = canonical_key(c, n->ref);
-    if (!name && !c->oom)
+    if (!name && !c->base.oom)
         name = synthesize(c, n->ref);
     if (!name)
         return NULL;
-    if (!logical_named_has(c->m, name) && n->target) {
+    if (!logical_named_has(c->base.m, name) && n->target) {
         const logical_node_t *placeholder = jnode(c, LOGICAL_STRUCT, 0);
-        if (!placeholder || logical_named_put(c->m, name, placeholder) != 0)
-            return c->oom = 1, NULL;
+        if (!placeholder || logical_named_put(c->base.m, name, placeholder) != 0)
+            return c->base.oom = 1, NULL;
         const logical_node_t *body = convert(c, n->target, 0, 0);
         if (!body)
             return NULL;
-        if (logical_named_put(c->m, name, body) != 0)
-            return c->oom = 1, NULL;
+        if (logical_named_put(c->base.m, name, body) != 0)
+            return c->base.oom = 1, NULL;
     }
     logical_node_t *r = jnode(c, LOGICAL_NAMED_TYPE_REF, nullable);
     if (r)
@@ -1088,7 +1065,7 @@ static const logical_node_t *reference(jconv_t *c, const jsonschema_node_t *n, i
 /* convertWithCycleDetection and convert, one function: a parsed document's every $ref has its text. */
 static const logical_node_t *convert(jconv_t *c, const jsonschema_node_t *n, int nullable, int plen)
 {
-    if (c->error || c->oom)
+    if (c->base.error || c->base.oom)
         return NULL;
     if (plen > MAX_TYPE_DEPTH)
         return jfail(c, "Schema type nesting depth exceeds the maximum of %d", MAX_TYPE_DEPTH);
@@ -1137,20 +1114,10 @@ int logical_from_json(const struct jsonschema *schema, logical_model_t **out, ch
 {
     *out = NULL;
     *error = NULL;
-    jconv_t c = {.m = logical_model_new(), .next_ref = 1};
-    if (!c.m)
+    jconv_t c = {.base.m = logical_model_new(), .next_ref = 1};
+    if (!c.base.m)
         return -1;
-    c.m->root = convert(&c, jsonschema_root(schema), 0, 0);
+    c.base.m->root = convert(&c, jsonschema_root(schema), 0, 0);
     hmap_clear(&c.synthesized);
-    if (!c.m->root || c.error || c.oom) {
-        logical_model_free(c.m);
-        if (c.oom || !c.error) {
-            free(c.error);
-            return -1;
-        }
-        *error = c.error;
-        return 1;
-    }
-    *out = c.m;
-    return 0;
+    return logical_conv_finish(&c.base, !c.base.m->root, out, error);
 }

@@ -48,6 +48,43 @@ logical_node_t *logical_node_new(logical_model_t *m, logical_kind_t kind, int nu
     return n;
 }
 
+const logical_node_t *logical_conv_fail(logical_conv_t *c, const char *fmt, ...)
+{
+    if (c->error || c->oom)
+        return NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(&c->error, fmt, ap) < 0) {
+        c->error = NULL;
+        c->oom = 1;
+    }
+    va_end(ap);
+    return NULL;
+}
+
+logical_node_t *logical_conv_node(logical_conv_t *c, logical_kind_t kind, int nullable)
+{
+    logical_node_t *n = logical_node_new(c->m, kind, nullable);
+    if (!n)
+        c->oom = 1;
+    return n;
+}
+
+int logical_conv_finish(logical_conv_t *c, int failed, logical_model_t **out, char **error)
+{
+    if (failed || c->error || c->oom) {
+        logical_model_free(c->m);
+        if (c->oom || !c->error) {
+            free(c->error);
+            return -1;
+        }
+        *error = c->error;
+        return 1;
+    }
+    *out = c->m;
+    return 0;
+}
+
 int logical_named_put(logical_model_t *m, const char *name, const logical_node_t *body)
 {
     return hmap_put_try(&m->named, name, strlen(name), (void *)body, NULL);

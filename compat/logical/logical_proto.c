@@ -27,39 +27,16 @@
 #define MAX_TYPE_DEPTH 256
 
 typedef struct pconv {
-    logical_model_t *m;
+    logical_conv_t base; /* first */
     const proto_schema_t *schema;
     const proto_symtab_t *tab;
     proto_syntax_t syntax;
-    char *error;
-    int oom;
     strlist_t field_path;
     strlist_t seen; /* messages being written out (CycleContext.seenSchemas) */
 } pconv_t;
 
-static const logical_node_t *pfail(pconv_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static const logical_node_t *pfail(pconv_t *c, const char *fmt, ...)
-{
-    if (c->error || c->oom)
-        return NULL;
-    va_list ap;
-    va_start(ap, fmt);
-    if (vasprintf(&c->error, fmt, ap) < 0) {
-        c->error = NULL;
-        c->oom = 1;
-    }
-    va_end(ap);
-    return NULL;
-}
-
-static logical_node_t *pnode(pconv_t *c, logical_kind_t kind, int nullable)
-{
-    logical_node_t *n = logical_node_new(c->m, kind, nullable);
-    if (!n)
-        c->oom = 1;
-    return n;
-}
+#define pfail(c, ...)            logical_conv_fail(&(c)->base, __VA_ARGS__)
+#define pnode(c, kind, nullable) logical_conv_node(&(c)->base, kind, nullable)
 
 /* ---- 1. Annotations --------------------------------------------------------------- */
 
@@ -213,8 +190,8 @@ static int is_user_named(const proto_options_t *options, const char *which)
 static const logical_node_t *ref_to(pconv_t *c, const char *name, int nullable)
 {
     logical_node_t *r = pnode(c, LOGICAL_NAMED_TYPE_REF, nullable);
-    if (r && !(r->ref = arena_strdup(c->m->arena, name)))
-        return c->oom = 1, NULL;
+    if (r && !(r->ref = arena_strdup(c->base.m->arena, name)))
+        return c->base.oom = 1, NULL;
     return r;
 }
 
@@ -236,8 +213,8 @@ static const logical_node_t *message_field(pconv_t *c, const proto_field_t *f, c
             precision = v;
         if (s && parse_int(c, s, &v) == 0)
             scale = v;
-        free(c->error);
-        c->error = NULL;
+        free(c->base.error);
+        c->base.error = NULL;
         logical_node_t *n = pnode(c, LOGICAL_DECIMAL, nullable);
         if (n) {
             n->precision = precision == LOGICAL_NO_PARAM ? 10 : precision;
@@ -263,14 +240,14 @@ static const logical_node_t *message_field(pconv_t *c, const proto_field_t *f, c
     const logical_node_t *w = unwrapped(c, name, &matched);
     if (matched)
         return w;
-    if (t->origin == PROTO_ORIGIN_REFERENCE && !logical_named_has(c->m, name)) {
-        if (logical_named_put(c->m, name, NULL) != 0)
-            return c->oom = 1, NULL;
+    if (t->origin == PROTO_ORIGIN_REFERENCE && !logical_named_has(c->base.m, name)) {
+        if (logical_named_put(c->base.m, name, NULL) != 0)
+            return c->base.oom = 1, NULL;
         const logical_node_t *body = message_body(c, t, 0, 0);
-        if (!body || logical_named_put(c->m, name, body) != 0)
-            return c->oom ? NULL : body ? (c->oom = 1, NULL) : NULL;
+        if (!body || logical_named_put(c->base.m, name, body) != 0)
+            return c->base.oom ? NULL : body ? (c->base.oom = 1, NULL) : NULL;
     }
-    if (logical_named_has(c->m, name))
+    if (logical_named_has(c->base.m, name))
         return ref_to(c, name, nullable);
     for (size_t i = 0; i < c->seen.n; i++) {
         if (strcmp(c->seen.items[i], name) != 0)
@@ -283,13 +260,13 @@ static const logical_node_t *message_field(pconv_t *c, const proto_field_t *f, c
         }
         char *joined = strbuf_take(&b);
         if (!joined)
-            return c->oom = 1, NULL;
+            return c->base.oom = 1, NULL;
         pfail(c, "Cyclic schemas are not supported.\nFound a cycle in the field: %s", joined);
         free(joined);
         return NULL;
     }
     if (strlist_push(&c->seen, name) != 0)
-        return c->oom = 1, NULL;
+        return c->base.oom = 1, NULL;
     const logical_node_t *body;
     if (parse_bool(field_param(f, "flink.wrapped"))) {
         /* convertWrapperPayload: the wrapper's `value` field. */
@@ -347,12 +324,12 @@ static const logical_node_t *single(pconv_t *c, const proto_symbol_t *owner, con
     if (!t)
         return pfail(c, "Unknown Protobuf schema type %s", type);
     if (t->kind == PROTO_SYMBOL_ENUM) {
-        if (t->origin == PROTO_ORIGIN_REFERENCE && !logical_named_has(c->m, t->full_name)) {
+        if (t->origin == PROTO_ORIGIN_REFERENCE && !logical_named_has(c->base.m, t->full_name)) {
             const logical_node_t *body = enum_body(c, 0);
-            if (!body || logical_named_put(c->m, t->full_name, body) != 0)
-                return c->oom = 1, NULL;
+            if (!body || logical_named_put(c->base.m, t->full_name, body) != 0)
+                return c->base.oom = 1, NULL;
         }
-        if (logical_named_has(c->m, t->full_name))
+        if (logical_named_has(c->base.m, t->full_name))
             return ref_to(c, t->full_name, nullable);
         return enum_body(c, nullable);
     }
@@ -406,7 +383,7 @@ static const logical_node_t *map_like(pconv_t *c, const proto_field_t *f, const 
             logical_ddl(&b, value);
             char *ddl = strbuf_take(&b);
             if (!ddl)
-                return c->oom = 1, NULL;
+                return c->base.oom = 1, NULL;
             pfail(c, "Unexpected value type for a MULTISET type: %s", ddl);
             free(ddl);
             return NULL;
@@ -492,8 +469,8 @@ static const logical_node_t *field_type(pconv_t *c, const proto_symbol_t *owner,
 static int set_member(pconv_t *c, logical_member_t *m, const char *name, const logical_node_t *type)
 {
     m->type = type;
-    if (!(m->name = arena_strdup(c->m->arena, name)))
-        return c->oom = 1, -1;
+    if (!(m->name = arena_strdup(c->base.m->arena, name)))
+        return c->base.oom = 1, -1;
     return 0;
 }
 
@@ -509,18 +486,18 @@ static const logical_node_t *message_body(pconv_t *c, const proto_symbol_t *sym,
     size_t nrefs;
     proto_field_ref_t *refs = proto_message_fields(m, &nrefs);
     if (!refs)
-        return c->oom = 1, NULL;
+        return c->base.oom = 1, NULL;
     logical_node_t *st = pnode(c, LOGICAL_STRUCT, nullable);
     size_t total = m->n_fields + m->n_oneofs;
-    if (st && total && !(st->members = arena_alloc(c->m->arena, total * sizeof *st->members)))
-        c->oom = 1;
+    if (st && total && !(st->members = arena_alloc(c->base.m->arena, total * sizeof *st->members)))
+        c->base.oom = 1;
     size_t k = 0;
-    for (size_t i = 0; st && !c->oom && i < nrefs; i++) {
+    for (size_t i = 0; st && !c->base.oom && i < nrefs; i++) {
         const proto_field_t *f = refs[i].field;
         if (refs[i].oneof >= 0)
             continue;
         if (strlist_push(&c->field_path, f->name) != 0) {
-            c->oom = 1;
+            c->base.oom = 1;
             break;
         }
         const logical_node_t *t = field_type(c, sym, f, 0, depth + 1);
@@ -536,18 +513,18 @@ static const logical_node_t *message_body(pconv_t *c, const proto_symbol_t *sym,
                           (!t->nullable && (t->kind == LOGICAL_MAP || t->kind == LOGICAL_MULTISET ||
                                             t->kind == LOGICAL_ARRAY));
     }
-    for (size_t o = 0; st && !c->oom && o < m->n_oneofs; o++) {
+    for (size_t o = 0; st && !c->base.oom && o < m->n_oneofs; o++) {
         const proto_oneof_t *one = m->oneofs[o];
         logical_node_t *u = pnode(c, LOGICAL_UNION, 1);
-        if (!u ||
-            (one->n_fields && !(u->members = arena_alloc(c->m->arena, one->n_fields * sizeof *u->members)))) {
-            c->oom = 1;
+        if (!u || (one->n_fields &&
+                   !(u->members = arena_alloc(c->base.m->arena, one->n_fields * sizeof *u->members)))) {
+            c->base.oom = 1;
             break;
         }
         for (size_t i = 0; i < one->n_fields; i++) {
             const proto_field_t *f = one->fields[i];
             if (strlist_push(&c->field_path, f->name) != 0) {
-                c->oom = 1;
+                c->base.oom = 1;
                 break;
             }
             const logical_node_t *t = field_type(c, sym, f, 1, depth + 2);
@@ -557,14 +534,14 @@ static const logical_node_t *message_body(pconv_t *c, const proto_symbol_t *sym,
             ((logical_node_t *)t)->nullable = 1; /* setNullable(true): every branch is optional */
             u->n = i + 1;
         }
-        if (c->error || c->oom || u->n != one->n_fields ||
+        if (c->base.error || c->base.oom || u->n != one->n_fields ||
             set_member(c, &st->members[k++], one->name, u) != 0) {
             st = NULL;
             break;
         }
     }
     free(refs);
-    if (!st || c->error || c->oom)
+    if (!st || c->base.error || c->base.oom)
         return NULL;
     st->n = k;
     return st;
@@ -583,7 +560,7 @@ static int reaches_itself(pconv_t *c, const proto_symbol_t *start)
             cap = cap ? 2 * cap : 16;                                                                        \
             const proto_symbol_t **g = realloc(stack, cap * sizeof *g);                                      \
             if (!g) {                                                                                        \
-                c->oom = 1;                                                                                  \
+                c->base.oom = 1;                                                                             \
                 goto out;                                                                                    \
             }                                                                                                \
             stack = g;                                                                                       \
@@ -602,7 +579,7 @@ static int reaches_itself(pconv_t *c, const proto_symbol_t *start)
             if (hmap_gets(&seen, cur->full_name))
                 continue;
             if (hmap_put_try(&seen, cur->full_name, strlen(cur->full_name), (void *)1, NULL) != 0) {
-                c->oom = 1;
+                c->base.oom = 1;
                 break;
             }
         }
@@ -610,7 +587,7 @@ static int reaches_itself(pconv_t *c, const proto_symbol_t *start)
         size_t nrefs;
         proto_field_ref_t *refs = proto_message_fields(cur->message, &nrefs);
         if (!refs) {
-            c->oom = 1;
+            c->base.oom = 1;
             break;
         }
         for (size_t i = 0; i < nrefs; i++) {
@@ -633,20 +610,20 @@ out:
 static int nested_named(pconv_t *c, const proto_symbol_t *sym, int build)
 {
     const proto_message_t *m = sym->message;
-    for (size_t i = 0; i < m->n_types && !c->error && !c->oom; i++) {
+    for (size_t i = 0; i < m->n_types && !c->base.error && !c->base.oom; i++) {
         const proto_type_t *t = m->types[i];
         const char *name = t->kind == PROTO_TYPE_MESSAGE ? t->message->name : t->enumeration->name;
-        char *full = arena_printf(c->m->arena, "%s.%s", sym->full_name, name);
+        char *full = arena_printf(c->base.m->arena, "%s.%s", sym->full_name, name);
         const proto_symbol_t *nested = full ? proto_symtab_get(c->tab, full, 0) : NULL;
         if (!full)
-            return c->oom = 1, -1;
+            return c->base.oom = 1, -1;
         if (!nested)
             continue;
         if (t->kind == PROTO_TYPE_ENUM) {
             if (is_user_named(&t->enumeration->options, "confluent.enum_meta")) {
                 const logical_node_t *e = enum_body(c, 0);
-                if (!e || logical_named_put(c->m, full, e) != 0)
-                    return c->oom = 1, -1;
+                if (!e || logical_named_put(c->base.m, full, e) != 0)
+                    return c->base.oom = 1, -1;
             }
             continue;
         }
@@ -654,25 +631,26 @@ static int nested_named(pconv_t *c, const proto_symbol_t *sym, int build)
             continue;
         if (is_user_named(&t->message->options, "confluent.message_meta") || reaches_itself(c, nested)) {
             if (!build) {
-                if (logical_named_put(c->m, full, NULL) != 0)
-                    return c->oom = 1, -1;
+                if (logical_named_put(c->base.m, full, NULL) != 0)
+                    return c->base.oom = 1, -1;
             } else {
                 const logical_node_t *body = message_body(c, nested, 0, 0);
-                if (!body || logical_named_put(c->m, full, body) != 0)
-                    return c->oom ? -1 : body ? (c->oom = 1, -1) : -1;
+                if (!body || logical_named_put(c->base.m, full, body) != 0)
+                    return c->base.oom ? -1 : body ? (c->base.oom = 1, -1) : -1;
             }
         }
         if (nested_named(c, nested, build) != 0)
             return -1;
     }
-    return c->error || c->oom ? -1 : 0;
+    return c->base.error || c->base.oom ? -1 : 0;
 }
 
 static const char *top_name(pconv_t *c, const proto_type_t *t)
 {
     const char *pkg = proto_schema_package(c->schema);
     const char *name = t->kind == PROTO_TYPE_MESSAGE ? t->message->name : t->enumeration->name;
-    return pkg && *pkg ? arena_printf(c->m->arena, "%s.%s", pkg, name) : arena_strdup(c->m->arena, name);
+    return pkg && *pkg ? arena_printf(c->base.m->arena, "%s.%s", pkg, name)
+                       : arena_strdup(c->base.m->arena, name);
 }
 
 static int convert_file(pconv_t *c)
@@ -684,17 +662,17 @@ static int convert_file(pconv_t *c)
     int matched;
     const logical_node_t *w = unwrapped(c, root->full_name, &matched);
     if (matched) {
-        c->m->root = w;
+        c->base.m->root = w;
         return w ? 0 : -1;
     }
     /* Placeholders first: every top-level type is named, and may be referred to before its body. */
     for (size_t i = 0; i < file->n_types; i++) {
         const char *name = top_name(c, file->types[i]);
         if (!name)
-            return c->oom = 1, -1;
+            return c->base.oom = 1, -1;
         const logical_node_t *placeholder = file->types[i]->kind == PROTO_TYPE_ENUM ? enum_body(c, 0) : NULL;
-        if (logical_named_put(c->m, name, placeholder) != 0)
-            return c->oom = 1, -1;
+        if (logical_named_put(c->base.m, name, placeholder) != 0)
+            return c->base.oom = 1, -1;
     }
     for (size_t i = 0; i < file->n_types; i++) {
         if (file->types[i]->kind != PROTO_TYPE_MESSAGE)
@@ -704,8 +682,8 @@ static int convert_file(pconv_t *c)
             return -1;
     }
     const logical_node_t *root_body = message_body(c, root, 0, 0);
-    if (!root_body || logical_named_put(c->m, root->full_name, root_body) != 0)
-        return c->error ? -1 : (c->oom = 1, -1);
+    if (!root_body || logical_named_put(c->base.m, root->full_name, root_body) != 0)
+        return c->base.error ? -1 : (c->base.oom = 1, -1);
     for (size_t i = 0; i < file->n_types; i++) {
         if (file->types[i]->kind != PROTO_TYPE_MESSAGE)
             continue;
@@ -713,8 +691,8 @@ static int convert_file(pconv_t *c)
         if (!s || s == root)
             continue;
         const logical_node_t *body = message_body(c, s, 0, 1);
-        if (!body || logical_named_put(c->m, s->full_name, body) != 0)
-            return c->error ? -1 : (c->oom = 1, -1);
+        if (!body || logical_named_put(c->base.m, s->full_name, body) != 0)
+            return c->base.error ? -1 : (c->base.oom = 1, -1);
     }
     for (size_t i = 0; i < file->n_types; i++) {
         if (file->types[i]->kind != PROTO_TYPE_MESSAGE)
@@ -724,21 +702,22 @@ static int convert_file(pconv_t *c)
             return -1;
     }
     /* The root is written out unless it is recursive or has named types nested in it. */
-    int cyclic = logical_is_cyclic(c->m, root->full_name);
+    int cyclic = logical_is_cyclic(c->base.m, root->full_name);
     if (cyclic < 0)
-        return c->oom = 1, -1;
+        return c->base.oom = 1, -1;
     int nested = 0;
     size_t plen = strlen(root->full_name);
-    for (size_t i = 0; i < c->m->named.cap && !nested; i++)
-        if (hmap_live(&c->m->named, i) && strncmp(c->m->named.slots[i].key, root->full_name, plen) == 0 &&
-            c->m->named.slots[i].key[plen] == '.')
+    for (size_t i = 0; i < c->base.m->named.cap && !nested; i++)
+        if (hmap_live(&c->base.m->named, i) &&
+            strncmp(c->base.m->named.slots[i].key, root->full_name, plen) == 0 &&
+            c->base.m->named.slots[i].key[plen] == '.')
             nested = 1;
     if (cyclic || nested) {
-        c->m->root = ref_to(c, root->full_name, 0);
-        return c->m->root ? 0 : -1;
+        c->base.m->root = ref_to(c, root->full_name, 0);
+        return c->base.m->root ? 0 : -1;
     }
-    c->m->root = root_body;
-    hmap_del(&c->m->named, root->full_name, plen);
+    c->base.m->root = root_body;
+    hmap_del(&c->base.m->named, root->full_name, plen);
     return 0;
 }
 
@@ -750,24 +729,14 @@ int logical_from_protobuf(const struct proto_schema *schema, logical_model_t **o
     /* A file of public imports only has no message of its own to convert here. */
     if (file->n_types == 0 && file->n_public_imports > 0)
         return 2;
-    pconv_t c = {.m = logical_model_new(),
+    pconv_t c = {.base.m = logical_model_new(),
                  .schema = schema,
                  .tab = proto_schema_symtab(schema),
                  .syntax = file->syntax};
-    if (!c.m)
+    if (!c.base.m)
         return -1;
     int rc = convert_file(&c);
     strlist_clear(&c.field_path);
     strlist_clear(&c.seen);
-    if (rc != 0 || c.error || c.oom) {
-        logical_model_free(c.m);
-        if (c.oom || !c.error) {
-            free(c.error);
-            return -1;
-        }
-        *error = c.error;
-        return 1;
-    }
-    *out = c.m;
-    return 0;
+    return logical_conv_finish(&c.base, rc != 0, out, error);
 }
