@@ -9,8 +9,9 @@ Nothing is asserted: benchmarks report, tests judge.
 
   /usr/bin/python3 bench/bench.py --binary build-release/schema-registry
                                   --constant build-release/bench-constant
+                                  --decode build-release/bench-decode
                                   [--seconds 10] [--quick]
-                                  [--only reads,writes,startup,compat] [--repeat N]
+                                  [--only reads,writes,startup,compat,decode] [--repeat N]
 
 Workloads and baselines
   by-id read, HTTP/1.1   wrk, 100 connections    nginx serving the identical bytes from a file
@@ -24,10 +25,13 @@ Workloads and baselines
                          registry
   compatibility          a 10,000-field record against its previous version, and
                          FULL_TRANSITIVE over 1,000 versions, for Avro, Protobuf, JSON Schema
+  Avro decode            bench-decode (bench/decode.c): client/'s decoder, JSON rows, with the
+                         writer schema and with a projecting reader, against avro-c's own
+                         reader (avro_value_read) on the same records in the same run
 
 Load generators: wrk and h2load (Debian's wrk, nghttp2-client); every run is
 bounded by --seconds. --quick shrinks the start-up and compatibility sizes
-tenfold for a fast look. --only runs some of the four groups; --repeat N
+tenfold for a fast look. --only runs some of the five groups; --repeat N
 runs the read and write workloads N times, each next to its baseline again, to show
 how much the figures move on a busy machine.
 """
@@ -355,12 +359,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--binary", default=os.path.join(HERE, "..", "build-release", "schema-registry"))
     ap.add_argument("--constant", default=os.path.join(HERE, "..", "build-release", "bench-constant"))
+    ap.add_argument("--decode", default=os.path.join(HERE, "..", "build-release", "bench-decode"))
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--db-threads", type=int, default=0,
                     help="the server's db.threads for the read and write workloads (0: its default)")
-    ap.add_argument("--only", default="reads,writes,startup,compat",
+    ap.add_argument("--only", default="reads,writes,startup,compat,decode",
                     help="comma-separated sections to run (default: all)")
     ap.add_argument("--repeat", type=int, default=1, help="run the read and write rows this many times")
     args = ap.parse_args()
@@ -379,6 +384,8 @@ def main():
         startup(pg, args, scale)
     if "compat" in only:
         compat(pg, args, scale)
+    if "decode" in only:
+        decode(args.decode, 200000 // scale)
 
 
 def reads_and_writes(pg, args, S, only):
@@ -509,6 +516,24 @@ def compat(pg, args, scale):
                             args=["--max-schema-bytes", str(8 << 20)]).start()
     compat_extremes(server, 10000 // scale, 1000 // scale)
     server.stop()
+
+
+def decode(binary, records):
+    """bench-decode's two rows (best of five passes each, its own figures) as table rows."""
+    r = subprocess.run([binary, str(records)], capture_output=True, text=True, timeout=600)
+    if r.returncode != 0:
+        print(f"bench-decode failed ({r.returncode}): {r.stderr.strip()}", flush=True)
+        return
+    lines = r.stdout.splitlines()
+    for i, line in enumerate(lines):
+        m = re.match(r"(writer schema|projection \(drop\))\s+([\d.]+) rec/s\s+([\d.]+) rec/s\s+([\d.]+) rec/s", line)
+        if not m:
+            continue
+        mbs = re.findall(r"([\d.]+) MB/s", lines[i + 1]) if i + 1 < len(lines) else []
+        ours, avroc, avroc_json = (float(m.group(k)) for k in (2, 3, 4))
+        note = f"{mbs[0]} MB/s; avro-c to JSON {avroc_json:.0f} rec/s" if mbs else ""
+        row(f"Avro decode to JSON rows, {m.group(1)}", ours, "rec/s", "avro-c avro_value_read", avroc,
+            note=note)
 
 
 if __name__ == "__main__":
