@@ -42,6 +42,10 @@ logical_node_t *logical_conv_node(logical_conv_t *c, logical_kind_t kind, int nu
 /* How a conversion ends (failed: the converter says so): 0 with the model in *out; 1 with the
  * message in *error (malloc'd); -1 out of memory. A failed conversion's model is freed. */
 int logical_conv_finish(logical_conv_t *c, int failed, logical_model_t **out, char **error);
+/* LogicalType's createMapLikeType: a MAP of key and value, or with multiset a MULTISET of key,
+ * whose value must then be the INT count (else the converter's message); NULL on failure. */
+const logical_node_t *logical_conv_map_like(logical_conv_t *c, int nullable, const logical_node_t *key,
+                                            const logical_node_t *value, int multiset);
 
 /* ---- 2. Reading --------------------------------------------------------------- */
 

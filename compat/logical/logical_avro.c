@@ -422,28 +422,7 @@ static const logical_node_t *convert_enum(conv_t *c, const avro_node_t *a, int n
 static const logical_node_t *map_like(conv_t *c, int nullable, const logical_node_t *key,
                                       const logical_node_t *value, int multiset)
 {
-    if (multiset) {
-        if (value->kind != LOGICAL_INT) {
-            strbuf_t b = {0};
-            logical_ddl(&b, value);
-            char *ddl = strbuf_take(&b);
-            if (!ddl)
-                return c->base.oom = 1, NULL;
-            fail(c, "Unexpected value type for a MULTISET type: %s", ddl);
-            free(ddl);
-            return NULL;
-        }
-        logical_node_t *n = node(c, LOGICAL_MULTISET, nullable);
-        if (n)
-            n->element = key;
-        return n;
-    }
-    logical_node_t *n = node(c, LOGICAL_MAP, nullable);
-    if (n) {
-        n->key = key;
-        n->value = value;
-    }
-    return n;
+    return logical_conv_map_like(&c->base, nullable, key, value, multiset);
 }
 
 static int is_multiset(const avro_node_t *a)

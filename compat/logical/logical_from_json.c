@@ -831,28 +831,7 @@ static const logical_node_t *union_of(jconv_t *c, const jsonschema_node_t *n, in
 static const logical_node_t *map_like(jconv_t *c, int nullable, const logical_node_t *key,
                                       const logical_node_t *value, int multiset)
 {
-    if (multiset) {
-        if (value->kind != LOGICAL_INT) {
-            strbuf_t b = {0};
-            logical_ddl(&b, value);
-            char *ddl = strbuf_take(&b);
-            if (!ddl)
-                return c->base.oom = 1, NULL;
-            jfail(c, "Unexpected value type for a MULTISET type: %s", ddl);
-            free(ddl);
-            return NULL;
-        }
-        logical_node_t *m = jnode(c, LOGICAL_MULTISET, nullable);
-        if (m)
-            m->element = key;
-        return m;
-    }
-    logical_node_t *m = jnode(c, LOGICAL_MAP, nullable);
-    if (m) {
-        m->key = key;
-        m->value = value;
-    }
-    return m;
+    return logical_conv_map_like(&c->base, nullable, key, value, multiset);
 }
 
 static const jsonschema_node_t *property(const jsonschema_node_t *object, const char *name)

@@ -85,6 +85,33 @@ int logical_conv_finish(logical_conv_t *c, int failed, logical_model_t **out, ch
     return 0;
 }
 
+const logical_node_t *logical_conv_map_like(logical_conv_t *c, int nullable, const logical_node_t *key,
+                                            const logical_node_t *value, int multiset)
+{
+    if (multiset) {
+        if (value->kind != LOGICAL_INT) {
+            strbuf_t b = {0};
+            logical_ddl(&b, value);
+            char *ddl = strbuf_take(&b);
+            if (!ddl)
+                return c->oom = 1, NULL;
+            logical_conv_fail(c, "Unexpected value type for a MULTISET type: %s", ddl);
+            free(ddl);
+            return NULL;
+        }
+        logical_node_t *n = logical_conv_node(c, LOGICAL_MULTISET, nullable);
+        if (n)
+            n->element = key;
+        return n;
+    }
+    logical_node_t *n = logical_conv_node(c, LOGICAL_MAP, nullable);
+    if (n) {
+        n->key = key;
+        n->value = value;
+    }
+    return n;
+}
+
 int logical_named_put(logical_model_t *m, const char *name, const logical_node_t *body)
 {
     return hmap_put_try(&m->named, name, strlen(name), (void *)body, NULL);

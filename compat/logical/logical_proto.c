@@ -377,28 +377,7 @@ static const logical_node_t *map_like(pconv_t *c, const proto_field_t *f, const 
                                       const logical_node_t *value, int nullable)
 {
     const char *t = field_param(f, "flink.type");
-    if (t && strcmp(t, "multiset") == 0) {
-        if (value->kind != LOGICAL_INT) {
-            strbuf_t b = {0};
-            logical_ddl(&b, value);
-            char *ddl = strbuf_take(&b);
-            if (!ddl)
-                return c->base.oom = 1, NULL;
-            pfail(c, "Unexpected value type for a MULTISET type: %s", ddl);
-            free(ddl);
-            return NULL;
-        }
-        logical_node_t *n = pnode(c, LOGICAL_MULTISET, nullable);
-        if (n)
-            n->element = key;
-        return n;
-    }
-    logical_node_t *n = pnode(c, LOGICAL_MAP, nullable);
-    if (n) {
-        n->key = key;
-        n->value = value;
-    }
-    return n;
+    return logical_conv_map_like(&c->base, nullable, key, value, t && strcmp(t, "multiset") == 0);
 }
 
 /* A map field's key and value, as the fields of protoc's synthesized MapEntry (proto2 files make
