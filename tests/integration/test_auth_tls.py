@@ -13,6 +13,7 @@
 
 import json
 import os
+import re
 import signal
 import socket
 import ssl
@@ -290,6 +291,134 @@ class MtlsOptionalWithBasic(MtlsCase):
     def test_curl_basic_over_h2(self):
         r = curl(self.server.base_url + "/subjects", mode="h2", args=("-u", "alice:tls-and-basic"))
         self.assertEqual((r.status, r.http_version), (200, "2"), r)
+
+
+class Rotation(harness.unittest.TestCase):
+    """SIGHUP under load (docs/security.md, sections 2 and 3): a replaced server
+    certificate is what new connections get while open ones keep theirs; a
+    replaced CRL revokes at once; a file that does not load keeps the previous
+    certificate. No request of the load fails."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.ca, _ = Pkis.make()
+        live = harness.make_temp_dir("tls-live")
+        cls.cert, cls.key = os.path.join(live, "server.pem"), os.path.join(live, "server.key")
+        cls.install(cls.ca.server_cert())
+        cls.good = cls.ca.issue("svc-load")
+        cls.later = cls.ca.issue("svc-later")
+        cls.crl = cls.ca.crl()
+        cls.db = harness.cluster().new_database("tlsrot")
+        cls.server = harness.Server(database_url=cls.db.url, name="tlsrot", tls=(cls.cert, cls.key),
+                                    args=("--tls-client-auth", "required", "--tls-client-ca", cls.ca.cert,
+                                          "--tls-client-crl", cls.crl), client_cert=cls.good).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    @classmethod
+    def install(cls, pair):
+        """Replaces the live files the way an operator's tool would: new files renamed over."""
+        for src, dst in zip(pair, (cls.cert, cls.key)):
+            with open(src, "rb") as f, open(dst + ".new", "wb") as out:
+                out.write(f.read())
+            os.replace(dst + ".new", dst)
+
+    @staticmethod
+    def der(path):
+        with open(path) as f:
+            return ssl.PEM_cert_to_DER_cert(f.read())
+
+    def connect(self, cert):
+        ctx = ssl.create_default_context(cafile=self.ca.cert)
+        ctx.check_hostname = False
+        ctx.load_cert_chain(*cert)
+        conn = harness.http.client.HTTPSConnection("127.0.0.1", self.server.port, context=ctx, timeout=30)
+        conn.request("GET", "/schemas/types")
+        r = conn.getresponse()
+        self.assertEqual((r.status, r.read()), (200, b'["AVRO","JSON","PROTOBUF"]'))
+        return conn
+
+    def sighup(self, text):
+        before = self.server.log_text().count(text)
+        self.server.proc.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + 20
+        while self.server.log_text().count(text) <= before and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertEqual(self.server.log_text().count(text), before + 1)
+
+    def test_certificate_and_crl_replaced_under_load(self):
+        first = self.der(self.cert)
+        load = harness.BackgroundLoad(self.server.client(), "/schemas/types")
+        try:
+            held = self.connect(self.good)
+            self.assertEqual(held.sock.getpeercert(binary_form=True), first)
+            self.assertEqual(self.server.client().get("/").status, 200)
+
+            # A new certificate: new connections get it, the held one goes on.
+            self.install(self.ca.issue("localhost", san="DNS:localhost,IP:127.0.0.1", name="server-2"))
+            second = self.der(self.cert)
+            self.assertNotEqual(second, first)
+            self.sighup("SIGHUP: TLS certificate")
+            fresh = self.connect(self.good)
+            self.assertEqual(fresh.sock.getpeercert(binary_form=True), second)
+            sock = held.sock
+            held.request("GET", "/schemas/types")
+            self.assertEqual(held.getresponse().status, 200)
+            self.assertIs(held.sock, sock)
+
+            # A new CRL: a certificate that worked is refused from the next handshake on.
+            self.connect(self.later).close()
+            self.ca.revoke(self.later[0])
+            self.assertEqual(self.ca.crl(), self.crl)
+            self.sighup("SIGHUP: TLS certificate")
+            with self.assertRaises((ssl.SSLError, ConnectionError)):
+                self.connect(self.later)
+            self.connect(self.good).close()
+
+            # A file that does not load: logged, the previous certificate stays.
+            with open(self.cert, "w") as f:
+                f.write("-----BEGIN CERTIFICATE-----\nnot a certificate\n-----END CERTIFICATE-----\n")
+            self.sighup("the previous certificate stays in use")
+            again = self.connect(self.good)
+            self.assertEqual(again.sock.getpeercert(binary_form=True), second)
+            for conn in (held, fresh, again):
+                conn.close()
+        finally:
+            load.stop(at_least=11)
+        self.assertEqual(load.failures, [])
+        self.assertGreater(load.ok, 10)
+
+
+class SanKinds(harness.unittest.TestCase):
+    """tls.client.principal: the common name or the first subjectAltName of one kind."""
+
+    def test_each_kind_is_the_principal(self):
+        ca, _ = Pkis.make()
+        cert = ca.issue("svc-cn", san="DNS:svc.example,email:svc@example.com,URI:spiffe://example.org/svc,"
+                                      "URI:spiffe://example.org/second")
+        bare = ca.issue("svc-bare")
+        db = harness.cluster().new_database("sankinds")
+        for kind, principal in (("cn", "svc-cn"), ("san-dns", "svc.example"), ("san-email", "svc@example.com"),
+                                ("san-uri", "spiffe://example.org/svc")):
+            with self.subTest(kind=kind):
+                server = harness.Server(database_url=db.url, name="san-" + kind, tls=ca.server_cert(),
+                                        args=("--tls-client-auth", "required", "--tls-client-ca", ca.cert,
+                                              "--tls-client-principal", kind), client_cert=cert).start()
+                try:
+                    r = server.client().get("/schemas/types")
+                    self.assertEqual(r.status, 200, r)
+                    assert_logged(self, server, r"GET /schemas/types 200 \d+us from=127\.0\.0\.1 principal="
+                                  + re.escape(principal) + " rid=")
+                    r = harness.Client("127.0.0.1", server.port, tls=True, cert=bare).get("/schemas/types")
+                    want = 200 if kind == "cn" else 401
+                    self.assertEqual(r.status, want, r)
+                    if want == 401:
+                        self.assertEqual(r.body["error_code"], 401)
+                        self.assertIn("tls.client.principal", r.body["message"])
+                finally:
+                    server.stop()
 
 
 class ConfigRefusals(harness.unittest.TestCase):
