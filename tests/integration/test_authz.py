@@ -212,6 +212,39 @@ class Matrix(AuthzCase):
         self.assertEqual(r.body["message"],
                          f"Forbidden: principal 'alice' may read no subject that carries schema {self.secret_id}")
 
+    def test_every_route_is_guarded(self):
+        """Every (method, route) of server/routes.c, from the table itself: no
+        credentials is 401 (the probes aside); a principal no rule names (dave)
+        gets 403 wherever the route's scope is a subject or a global resource,
+        and no 401/403 where it needs only a principal. FILTERED routes judge
+        what they hold (test_listings, test_by_id_reads): no 401 there."""
+        from test_openapi import routes_c
+        fill = {"{subject}": "secret", "{version}": "1", "{id}": str(self.secret_id),
+                "{guid}": "00000000-0000-0000-0000-000000000000", "{context}": ".nothing",
+                "{resourceId}": "res-1", "{resourceNamespace}": "ns", "{resourceName}": "n", "{file}": "x"}
+        routes = routes_c()
+        self.assertGreater(len(routes), 40)
+        for (method, pattern), (_, scope) in sorted(routes.items()):
+            path = pattern
+            for k, v in fill.items():
+                path = path.replace(k, v)
+            self.assertNotIn("{", path)
+            body = {} if method in ("POST", "PUT") else None
+            with self.subTest(method=method, path=pattern):
+                anonymous = self.as_user(None).request(method, path, body=body)
+                if pattern.startswith("/health/"):
+                    self.assertEqual(anonymous.status, 200, anonymous)
+                    continue
+                self.assertEqual((anonymous.status, anonymous.body), (401, {"error_code": 401,
+                                                                          "message": "Unauthorized"}))
+                r = self.as_user("dave").request(method, path, body=body)
+                if scope == "ANY":
+                    self.assertNotIn(r.status, (401, 403), r)
+                elif scope == "FILTERED":
+                    self.assertNotEqual(r.status, 401, r)
+                else:
+                    assert_forbidden(self, r)
+
     def test_forbidden_message(self):
         r = self.as_user("bob").post("/subjects/orders-value/versions",
                                      {"schema": avro_record("Order", [("a", "string")])})
