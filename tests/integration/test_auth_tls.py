@@ -392,13 +392,16 @@ class Rotation(harness.unittest.TestCase):
 
 
 class SanKinds(harness.unittest.TestCase):
-    """tls.client.principal: the common name or the first subjectAltName of one kind."""
+    """tls.client.principal: the common name or the first subjectAltName of one
+    kind; a name holding a control character is no principal."""
 
     def test_each_kind_is_the_principal(self):
         ca, _ = Pkis.make()
         cert = ca.issue("svc-cn", san="DNS:svc.example,email:svc@example.com,URI:spiffe://example.org/svc,"
                                       "URI:spiffe://example.org/second")
         bare = ca.issue("svc-bare")
+        forged = "\n2026-01-01T00:00:00.000Z INFO forged"
+        evil = ca.issue("evil" + forged, san="DNS:evil.example", name="evil")
         db = harness.cluster().new_database("sankinds")
         for kind, principal in (("cn", "svc-cn"), ("san-dns", "svc.example"), ("san-email", "svc@example.com"),
                                 ("san-uri", "spiffe://example.org/svc")):
@@ -417,6 +420,13 @@ class SanKinds(harness.unittest.TestCase):
                     if want == 401:
                         self.assertEqual(r.body["error_code"], 401)
                         self.assertIn("tls.client.principal", r.body["message"])
+                    if kind == "cn":
+                        # A name with a control character does not count (nor forge a log line).
+                        r = harness.Client("127.0.0.1", server.port, tls=True, cert=evil).get("/subjects")
+                        self.assertEqual((r.status, r.body["error_code"]), (401, 401), r)
+                        self.assertIn("tls.client.principal", r.body["message"])
+                        assert_logged(self, server, r"GET /subjects 401 \d+us from=127\.0\.0\.1 principal=- rid=")
+                        self.assertNotIn("\n2026-01-01T00:00:00.000Z", server.log_text())
                 finally:
                     server.stop()
 
