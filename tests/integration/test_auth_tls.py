@@ -296,22 +296,25 @@ class MtlsOptionalWithBasic(MtlsCase):
 class Rotation(harness.unittest.TestCase):
     """SIGHUP under load (docs/security.md, sections 2 and 3): a replaced server
     certificate is what new connections get while open ones keep theirs; a
-    replaced CRL revokes at once; a file that does not load keeps the previous
-    certificate. No request of the load fails."""
+    replaced CRL revokes and a replaced client CA file admits at once; a file
+    that does not load keeps the previous certificate. No request of the load
+    fails."""
 
     @classmethod
     def setUpClass(cls):
-        cls.ca, _ = Pkis.make()
+        cls.ca, cls.other = Pkis.make()
         live = harness.make_temp_dir("tls-live")
         cls.cert, cls.key = os.path.join(live, "server.pem"), os.path.join(live, "server.key")
+        cls.client_ca, cls.client_crl = os.path.join(live, "clients-ca.pem"), os.path.join(live, "clients.crl")
         cls.install(cls.ca.server_cert())
         cls.good = cls.ca.issue("svc-load")
         cls.later = cls.ca.issue("svc-later")
-        cls.crl = cls.ca.crl()
+        cls.stranger = cls.other.issue("svc-other")
+        cls.install_clients([cls.ca])
         cls.db = harness.cluster().new_database("tlsrot")
         cls.server = harness.Server(database_url=cls.db.url, name="tlsrot", tls=(cls.cert, cls.key),
-                                    args=("--tls-client-auth", "required", "--tls-client-ca", cls.ca.cert,
-                                          "--tls-client-crl", cls.crl), client_cert=cls.good).start()
+                                    args=("--tls-client-auth", "required", "--tls-client-ca", cls.client_ca,
+                                          "--tls-client-crl", cls.client_crl), client_cert=cls.good).start()
 
     @classmethod
     def tearDownClass(cls):
@@ -323,6 +326,18 @@ class Rotation(harness.unittest.TestCase):
         for src, dst in zip(pair, (cls.cert, cls.key)):
             with open(src, "rb") as f, open(dst + ".new", "wb") as out:
                 out.write(f.read())
+            os.replace(dst + ".new", dst)
+
+    @classmethod
+    def install_clients(cls, cas):
+        """tls.client.ca and tls.client.crl: the certificates and fresh CRLs of cas, concatenated."""
+        for dst, parts in ((cls.client_ca, [ca.cert for ca in cas]), (cls.client_crl, [ca.crl() for ca in cas])):
+            text = ""
+            for part in parts:
+                with open(part) as f:
+                    text += f.read()
+            with open(dst + ".new", "w") as out:
+                out.write(text)
             os.replace(dst + ".new", dst)
 
     @staticmethod
@@ -348,7 +363,7 @@ class Rotation(harness.unittest.TestCase):
             time.sleep(0.05)
         self.assertEqual(self.server.log_text().count(text), before + 1)
 
-    def test_certificate_and_crl_replaced_under_load(self):
+    def test_certificate_ca_and_crl_replaced_under_load(self):
         first = self.der(self.cert)
         load = harness.BackgroundLoad(self.server.client(), "/schemas/types")
         try:
@@ -371,11 +386,20 @@ class Rotation(harness.unittest.TestCase):
             # A new CRL: a certificate that worked is refused from the next handshake on.
             self.connect(self.later).close()
             self.ca.revoke(self.later[0])
-            self.assertEqual(self.ca.crl(), self.crl)
+            self.install_clients([self.ca])
             self.sighup("SIGHUP: TLS certificate")
             with self.assertRaises((ssl.SSLError, ConnectionError)):
                 self.connect(self.later)
             self.connect(self.good).close()
+
+            # A second client CA (and its CRL): its certificates pass from the next handshake on.
+            with self.assertRaises((ssl.SSLError, ConnectionError)):
+                self.connect(self.stranger)
+            self.install_clients([self.ca, self.other])
+            self.sighup("SIGHUP: TLS certificate")
+            self.connect(self.stranger).close()
+            with self.assertRaises((ssl.SSLError, ConnectionError)):
+                self.connect(self.later)
 
             # A file that does not load: logged, the previous certificate stays.
             with open(self.cert, "w") as f:
