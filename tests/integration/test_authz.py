@@ -298,6 +298,54 @@ class Matrix(AuthzCase):
         assert_forbidden(self, self.as_user("carol").get(refby))
 
 
+class ContextsAndDeleted(AuthzCase):
+    """Rules on qualified names (":.team:*" is a whole context) and by-id reads
+    through soft-deleted versions (docs/security.md, section 6)."""
+    rules = ("auth.rule = root admin *\nauth.rule = root admin /*\n"
+             "auth.rule = alice read :.team:*\nauth.rule = bob read keep-*\n")
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        root = harness.Client("127.0.0.1", cls.server.port, headers=basic("root", USERS["root"]))
+        cls.ids = {}
+        for subject, name in ((":.team:a", "TeamA"), ("b", "DefaultB"), ("keep-s", "Kept"), ("other", "Kept")):
+            r = root.post(f"/subjects/{quote(subject)}/versions", {"schema": avro_record(name, [("a", "string")])})
+            assert r.status == 200, r
+            cls.ids[subject] = r.body["id"]
+        r = root.delete("/subjects/keep-s/versions/1")
+        assert r.status == 200, r
+
+    def test_a_context_rule(self):
+        alice = self.as_user("alice")
+        # Each context numbers its own ids: the team's first schema and the default one's share id 1.
+        self.assertEqual(self.ids[":.team:a"], self.ids["b"])
+        self.assertEqual(alice.get("/subjects").body, [":.team:a"])
+        self.assertEqual(alice.get(f"/subjects/{quote(':.team:a')}/versions").body, [1])
+        self.assertEqual(alice.get("/contexts/.team/subjects/a/versions").body, [1])
+        assert_forbidden(self, alice.get("/subjects/b/versions"))
+        sid = self.ids[":.team:a"]
+        # By id in the team's context: readable; the same number in the default context is b's: not.
+        r = alice.get(f"/contexts/.team/schemas/ids/{sid}")
+        self.assertEqual((r.status, json.loads(r.body["schema"])["name"]), (200, "TeamA"), r)
+        r = alice.get(f"/schemas/ids/{sid}", params={"subject": ":.team:"})
+        self.assertEqual((r.status, json.loads(r.body["schema"])["name"]), (200, "TeamA"), r)
+        assert_forbidden(self, alice.get(f"/schemas/ids/{sid}"))
+        self.assertEqual(alice.get(f"/contexts/.team/schemas/ids/{sid}/subjects").body, [":.team:a"])
+
+    def test_soft_deleted_versions_count_for_by_id(self):
+        bob = self.as_user("bob")
+        kept = self.ids["keep-s"]
+        self.assertEqual(kept, self.ids["other"])
+        self.assertEqual(bob.get("/subjects").body, [])
+        self.assertEqual(bob.get("/subjects", params={"deleted": "true"}).body, ["keep-s"])
+        r = bob.get(f"/schemas/ids/{kept}")
+        self.assertEqual((r.status, json.loads(r.body["schema"])["name"]), (200, "Kept"), r)
+        self.assertEqual(bob.get(f"/schemas/ids/{kept}/subjects", params={"deleted": "true"}).body, ["keep-s"])
+        self.assertEqual(bob.get(f"/schemas/ids/{kept}/subjects").body, [])
+        assert_forbidden(self, self.as_user("alice").get(f"/schemas/ids/{kept}"))
+
+
 class Reload(AuthzCase):
     """SIGHUP reloads the rules while requests keep coming; none fails."""
     rules = "auth.rule = alice read *\n"
