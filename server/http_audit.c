@@ -31,7 +31,11 @@ static char *http_audit_action(const http_call_t *c)
     const char *p = c->route->pattern;
     int put = c->method == HTTP_PUT, del = c->method == HTTP_DELETE;
     const char *a = NULL;
-    if (strcmp(p, "/subjects/{subject}/versions") == 0 && c->method == HTTP_POST)
+    /* A tags edit registers a new version (registry_register_tagged): its
+     * refusal is named as a registration's, like its success. */
+    if ((strcmp(p, "/subjects/{subject}/versions") == 0 ||
+         strcmp(p, "/subjects/{subject}/versions/{version}/tags") == 0) &&
+        c->method == HTTP_POST)
         a = REG_AUDIT_REGISTER;
     else if (strcmp(p, "/subjects/{subject}") == 0 && del)
         a = REG_AUDIT_DELETE_SUBJECT;
@@ -65,6 +69,23 @@ static int http_audit_is_write(const http_call_t *c)
     return need.perm == HTTP_PERM_WRITE || need.perm == HTTP_PERM_DELETE || need.perm == HTTP_PERM_ADMIN;
 }
 
+/* The context of a refused context delete as its change's row names it
+ * (registry_delete_context: ".ctx", "." the default), malloc'd; NULL for a
+ * route without one. A 401 is refused before the context path rewrite has
+ * made ".ctx", "ctx" or ":.ctx:" into ":.ctx:", anything later after it:
+ * both get the one name. A name that does not normalize is kept as sent. */
+static char *http_audit_context(const char *text)
+{
+    if (!*text)
+        return NULL;
+    char *delimited = registry_context_normalize(text);
+    if (!delimited)
+        return xstrdup(text);
+    char *name = *delimited ? xstrndup(delimited + 1, strlen(delimited) - 2) : xstrdup(".");
+    free(delimited);
+    return name;
+}
+
 http_audit_job_t *http_audit_refusal(const http_call_t *c)
 {
     /* 499: the client reset the request before it ran; nobody refused it. */
@@ -72,8 +93,9 @@ http_audit_job_t *http_audit_refusal(const http_call_t *c)
         return NULL;
     http_audit_job_t *j = xcalloc(1, sizeof *j);
     j->action = http_audit_action(c);
-    const char *subject = http_has_param(c, "subject") ? http_param(c, "subject") : http_param(c, "context");
-    j->subject = *subject ? xstrdup(subject) : NULL;
+    const char *subject = http_param(c, "subject");
+    j->subject = http_has_param(c, "subject") ? (*subject ? xstrdup(subject) : NULL)
+                                              : http_audit_context(http_param(c, "context"));
     const char *version = http_param(c, "version");
     j->r.version = *version && strspn(version, "0123456789") == strlen(version) && strlen(version) < 10
                        ? atoi(version)

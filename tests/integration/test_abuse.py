@@ -8,6 +8,9 @@
   times is refused and its connection closed (max.request.headers).
 - CONTINUATION flood: h2o refuses a header block past its request limit and
   closes the connection; the server's memory stays bounded.
+- SETTINGS and PING floods whose ACKs are never read: h2o stops reading the
+  connection (Debian's backport of the 2019 fixes), so the flooder stalls,
+  memory stays bounded and another client keeps getting 200.
 - Slowloris on HTTP/1.1: a request dripped a byte at a time is closed after
   http1.request.timeout.ms.
 After each, the server still serves and exits cleanly.
@@ -25,7 +28,8 @@ from harness import avro_record
 
 try:
     import hpack
-    from hyperframe.frame import ContinuationFrame, Frame, HeadersFrame, RstStreamFrame, SettingsFrame
+    from hyperframe.frame import (ContinuationFrame, Frame, HeadersFrame, PingFrame, RstStreamFrame,
+                                  SettingsFrame)
 except ImportError as exc:                      # a missing dependency is a failure, not a skip
     raise SystemExit(f"python3-h2 (hyperframe, hpack) is not importable ({exc}); run scripts/install-deps.sh")
 
@@ -231,6 +235,46 @@ class HeaderBombs(AbuseCase):
             h2.close()
         grown = rss_mb(pid) - before
         self.assertLess(grown, 64, f"RSS grew {grown:.0f} MB over 20 CONTINUATION floods")
+        self.assert_still_serves()
+
+
+class ControlFloods(AbuseCase):
+
+    def flood(self, frame):
+        """Sends frame up to four million times without reading a byte back; returns
+        how many went out before the server stopped reading (None: it never did)."""
+        h2 = RawH2(self.server.port)
+        self.addCleanup(h2.close)
+        batch, sent = frame * 1000, 0
+        h2.sock.settimeout(5)                   # no progress for 5 s: the server reads no more
+        try:
+            while sent < 4000000:
+                h2.sock.sendall(batch)
+                sent += 1000
+        except socket.timeout:
+            return sent
+        return None
+
+    def test_settings_and_ping_floods_stall_with_memory_bounded(self):
+        pid = self.server.proc.pid
+        before = rss_mb(pid)
+        reader = Reader(self.server)
+        reader.start()
+        for name, frame in (("PING", PingFrame(0, opaque_data=b"flooding").serialize()),
+                            ("SETTINGS", SettingsFrame(0, settings={SettingsFrame.MAX_CONCURRENT_STREAMS: 100})
+                             .serialize())):
+            with self.subTest(frame=name):
+                sent = self.flood(frame)
+                self.assertIsNotNone(sent, f"{name}: the server read four million frames with no ACK read")
+                grown = rss_mb(pid) - before
+                self.assertLess(grown, 64, f"{name}: RSS grew {grown:.0f} MB")
+        served = len(reader.statuses)
+        deadline = time.monotonic() + 30
+        while len(reader.statuses) < served + 10 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        statuses = reader.finish()
+        self.assertGreaterEqual(len(statuses), served + 10)   # served while both floods stall, open
+        self.assertEqual(set(statuses), {200})
         self.assert_still_serves()
 
 

@@ -523,6 +523,69 @@ class WithAuth(AuditCase):
         time.sleep(0.3)
         self.assertEqual(rows_where(self.db, f"request_id = {sql_literal(rid)}"), [])
 
+    # Every write route of server/routes.c and the action its rows name
+    # (docs/security.md, "Audit trail"); a new write route fails the test
+    # until it is named here.
+    WRITE_ROUTES = {
+        ("POST", "/subjects/{subject}/versions"): "register",
+        ("POST", "/subjects/{subject}/versions/{version}/tags"): "register",
+        ("DELETE", "/subjects/{subject}"): "delete_subject",
+        ("DELETE", "/subjects/{subject}/versions/{version}"): "delete_version",
+        ("POST", "/subjects/{subject}/rollback"): "rollback",
+        ("PUT", "/config"): "config_put",
+        ("DELETE", "/config"): "config_delete",
+        ("PUT", "/config/{subject}"): "config_put",
+        ("DELETE", "/config/{subject}"): "config_delete",
+        ("PUT", "/mode"): "mode_put",
+        ("DELETE", "/mode"): "mode_delete",
+        ("PUT", "/mode/{subject}"): "mode_put",
+        ("DELETE", "/mode/{subject}"): "mode_delete",
+        ("DELETE", "/contexts/{context}"): "context_delete",
+        ("POST", "/associations"): "association_create",
+        ("PUT", "/associations/resources/{resourceId}"): "association_update",
+        ("DELETE", "/associations/resources/{resourceId}"): "association_delete",
+        ("POST", "/associations:batchMutate"): "POST /associations:batchMutate",
+    }
+
+    def test_every_write_route_refused_401_and_403(self):
+        """Each write route refused without credentials (401) and, where the route
+        itself names the subject or scope, for a principal without the permission
+        (403): one 'refused' row each, with the route's action."""
+        from test_openapi import routes_c
+        writes = {k for k, (perm, _) in routes_c().items()
+                  if k[0] in ("POST", "PUT", "DELETE") and perm != "READ"}
+        self.assertEqual(writes, set(self.WRITE_ROUTES))
+        s = "secret-" + self.sub()
+        for (method, pattern), action in sorted(self.WRITE_ROUTES.items()):
+            path = (pattern.replace("{subject}", s).replace("{version}", "1")
+                    .replace("{context}", ".audctx").replace("{resourceId}", "res-1"))
+            want = {"action": action, "outcome": "refused",
+                    "subject": s if "{subject}" in pattern else ".audctx" if "{context}" in pattern else None,
+                    "version": 1 if "{version}" in pattern else None,
+                    "permanent": False if method == "DELETE" and pattern.startswith("/subjects/") else None}
+            body = {} if method != "DELETE" else None
+            users = [None] + (["bob"] if routes_c()[(method, pattern)][1] != "FILTERED" else [])
+            for user in users:
+                with self.subTest(method=method, path=pattern, user=user):
+                    r, rid = self.send_as(user, method, path, body)
+                    status = 401 if user is None else 403
+                    self.assertEqual((r.status, r.body["error_code"]), (status, status), r)
+                    self.expect_row(rid, principal=user, status=status, error_code=status, **want)
+
+    def test_tags_edit_is_a_registration(self):
+        s = "orders-" + self.sub()
+        r, _ = self.send_as("alice", "POST", f"/subjects/{quote(s)}/versions",
+                            {"schema": avro_record("T", [("a", "int")])})
+        self.assertEqual(r.status, 200, r)
+        tags = {"tagsToAdd": [{"schemaEntity": {"entityPath": "T", "entityType": "sr_record"}, "tags": ["PII"]}]}
+        r, rid = self.send_as("alice", "POST", f"/subjects/{quote(s)}/versions/1/tags", tags)
+        self.assertEqual(r.status, 200, r)
+        self.expect_row(rid, principal="alice", action="register", subject=s, version=2, schema_id=r.body["id"])
+        r, rid = self.send_as("alice", "POST", f"/subjects/{quote(s)}/versions/7/tags", tags)
+        self.assertEqual((r.status, r.body["error_code"]), (404, 40402), r)
+        self.expect_row(rid, principal="alice", action="register", subject=s, version=7, outcome="refused",
+                        status=404, error_code=40402)
+
     def test_get_audit_admin_only(self):
         s = "orders-" + self.sub()
         r, rid = self.send_as("alice", "POST", f"/subjects/{quote(s)}/versions",

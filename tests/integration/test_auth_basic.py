@@ -105,6 +105,27 @@ class Basic(AuthCase):
         for value in ("Basic !!!", "Basic " + base64.b64encode(b"no-colon").decode(), "Bearer abc"):
             self.assert_unauthorized(c.get("/subjects", headers={"Authorization": value}))
 
+    def test_refused_credentials_never_logged(self):
+        """Neither a wrong password nor the user name it came with, nor the header
+        carrying them, reaches the log, over HTTP/1.1 or HTTP/2; each refusal
+        is one request line with principal=-."""
+        src, user, secret = "127.0.0.23", "mallory-x7q", "pw-never-logged-4k9"
+        header = basic(user, secret)["Authorization"]
+        headers = {"Authorization": header, "X-Request-Id": "refused-creds-1"}
+        self.assert_unauthorized(harness.Client("127.0.0.1", self.server.port, headers=headers,
+                                                source=src).get("/subjects"))
+        r = curl(self.server.base_url + "/subjects", mode="h2c",
+                 args=("-u", f"alice:{secret}", "--interface", src))
+        self.assertEqual((r.status, r.body), (401, UNAUTHORIZED), r)
+        self.assert_unauthorized(self.as_user("alice", secret + "-2", source=src).get("/config"))
+        assert_logged(self, self.server, r"GET /subjects 401 \d+us from=127\.0\.0\.23 principal=- "
+                                         r"rid=refused-creds-1")
+        assert_logged(self, self.server, r"GET /config 401 \d+us from=127\.0\.0\.23 principal=- rid=")
+        log = self.server.log_text()
+        for text in (user, secret, header.split()[1], header.split()[1][:12],
+                     base64.b64encode(f"alice:{secret}".encode()).decode()[:12]):
+            self.assertNotIn(text, log)
+
     def test_good_credentials(self):
         c, s = self.as_user("alice"), self.sub()
         schema = avro_record("Auth", [("a", "string")])

@@ -13,6 +13,7 @@
 
 import json
 import os
+import re
 import signal
 import socket
 import ssl
@@ -290,6 +291,249 @@ class MtlsOptionalWithBasic(MtlsCase):
     def test_curl_basic_over_h2(self):
         r = curl(self.server.base_url + "/subjects", mode="h2", args=("-u", "alice:tls-and-basic"))
         self.assertEqual((r.status, r.http_version), (200, "2"), r)
+
+
+class Rotation(harness.unittest.TestCase):
+    """SIGHUP under load (docs/security.md, sections 2 and 3): a replaced server
+    certificate is what new connections get while open ones keep theirs; a
+    replaced CRL revokes and a replaced client CA file admits at once; a file
+    that does not load keeps the previous certificate. No request of the load
+    fails."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.ca, cls.other = Pkis.make()
+        live = harness.make_temp_dir("tls-live")
+        cls.cert, cls.key = os.path.join(live, "server.pem"), os.path.join(live, "server.key")
+        cls.client_ca, cls.client_crl = os.path.join(live, "clients-ca.pem"), os.path.join(live, "clients.crl")
+        cls.install(cls.ca.server_cert())
+        cls.good = cls.ca.issue("svc-load")
+        cls.later = cls.ca.issue("svc-later")
+        cls.stranger = cls.other.issue("svc-other")
+        cls.install_clients([cls.ca])
+        cls.db = harness.cluster().new_database("tlsrot")
+        cls.server = harness.Server(database_url=cls.db.url, name="tlsrot", tls=(cls.cert, cls.key),
+                                    args=("--tls-client-auth", "required", "--tls-client-ca", cls.client_ca,
+                                          "--tls-client-crl", cls.client_crl), client_cert=cls.good).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    @classmethod
+    def install(cls, pair):
+        """Replaces the live files the way an operator's tool would: new files renamed over."""
+        for src, dst in zip(pair, (cls.cert, cls.key)):
+            with open(src, "rb") as f, open(dst + ".new", "wb") as out:
+                out.write(f.read())
+            os.replace(dst + ".new", dst)
+
+    @classmethod
+    def install_clients(cls, cas):
+        """tls.client.ca and tls.client.crl: the certificates and fresh CRLs of cas, concatenated."""
+        for dst, parts in ((cls.client_ca, [ca.cert for ca in cas]), (cls.client_crl, [ca.crl() for ca in cas])):
+            text = ""
+            for part in parts:
+                with open(part) as f:
+                    text += f.read()
+            with open(dst + ".new", "w") as out:
+                out.write(text)
+            os.replace(dst + ".new", dst)
+
+    @staticmethod
+    def der(path):
+        with open(path) as f:
+            return ssl.PEM_cert_to_DER_cert(f.read())
+
+    def connect(self, cert):
+        ctx = ssl.create_default_context(cafile=self.ca.cert)
+        ctx.check_hostname = False
+        ctx.load_cert_chain(*cert)
+        conn = harness.http.client.HTTPSConnection("127.0.0.1", self.server.port, context=ctx, timeout=30)
+        conn.request("GET", "/schemas/types")
+        r = conn.getresponse()
+        self.assertEqual((r.status, r.read()), (200, b'["AVRO","JSON","PROTOBUF"]'))
+        return conn
+
+    def sighup(self, text):
+        before = self.server.log_text().count(text)
+        self.server.proc.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + 20
+        while self.server.log_text().count(text) <= before and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertEqual(self.server.log_text().count(text), before + 1)
+
+    def test_certificate_ca_and_crl_replaced_under_load(self):
+        first = self.der(self.cert)
+        load = harness.BackgroundLoad(self.server.client(), "/schemas/types")
+        try:
+            held = self.connect(self.good)
+            self.assertEqual(held.sock.getpeercert(binary_form=True), first)
+            self.assertEqual(self.server.client().get("/").status, 200)
+
+            # A new certificate: new connections get it, the held one goes on.
+            self.install(self.ca.issue("localhost", san="DNS:localhost,IP:127.0.0.1", name="server-2"))
+            second = self.der(self.cert)
+            self.assertNotEqual(second, first)
+            self.sighup("SIGHUP: TLS certificate")
+            fresh = self.connect(self.good)
+            self.assertEqual(fresh.sock.getpeercert(binary_form=True), second)
+            sock = held.sock
+            held.request("GET", "/schemas/types")
+            self.assertEqual(held.getresponse().status, 200)
+            self.assertIs(held.sock, sock)
+
+            # A new CRL: a certificate that worked is refused from the next handshake on.
+            self.connect(self.later).close()
+            self.ca.revoke(self.later[0])
+            self.install_clients([self.ca])
+            self.sighup("SIGHUP: TLS certificate")
+            with self.assertRaises((ssl.SSLError, ConnectionError)):
+                self.connect(self.later)
+            self.connect(self.good).close()
+
+            # A second client CA (and its CRL): its certificates pass from the next handshake on.
+            with self.assertRaises((ssl.SSLError, ConnectionError)):
+                self.connect(self.stranger)
+            self.install_clients([self.ca, self.other])
+            self.sighup("SIGHUP: TLS certificate")
+            self.connect(self.stranger).close()
+            with self.assertRaises((ssl.SSLError, ConnectionError)):
+                self.connect(self.later)
+
+            # A file that does not load: logged, the previous certificate stays.
+            with open(self.cert, "w") as f:
+                f.write("-----BEGIN CERTIFICATE-----\nnot a certificate\n-----END CERTIFICATE-----\n")
+            self.sighup("the previous certificate stays in use")
+            again = self.connect(self.good)
+            self.assertEqual(again.sock.getpeercert(binary_form=True), second)
+            for conn in (held, fresh, again):
+                conn.close()
+        finally:
+            load.stop(at_least=11)
+        self.assertEqual(load.failures, [])
+        self.assertGreater(load.ok, 10)
+
+
+class SanKinds(harness.unittest.TestCase):
+    """tls.client.principal: the common name or the first subjectAltName of one
+    kind; a name holding a control character is no principal."""
+
+    def test_each_kind_is_the_principal(self):
+        ca, _ = Pkis.make()
+        cert = ca.issue("svc-cn", san="DNS:svc.example,email:svc@example.com,URI:spiffe://example.org/svc,"
+                                      "URI:spiffe://example.org/second")
+        bare = ca.issue("svc-bare")
+        forged = "\n2026-01-01T00:00:00.000Z INFO forged"
+        evil = ca.issue("evil" + forged, san="DNS:evil.example", name="evil")
+        db = harness.cluster().new_database("sankinds")
+        for kind, principal in (("cn", "svc-cn"), ("san-dns", "svc.example"), ("san-email", "svc@example.com"),
+                                ("san-uri", "spiffe://example.org/svc")):
+            with self.subTest(kind=kind):
+                server = harness.Server(database_url=db.url, name="san-" + kind, tls=ca.server_cert(),
+                                        args=("--tls-client-auth", "required", "--tls-client-ca", ca.cert,
+                                              "--tls-client-principal", kind), client_cert=cert).start()
+                try:
+                    r = server.client().get("/schemas/types")
+                    self.assertEqual(r.status, 200, r)
+                    assert_logged(self, server, r"GET /schemas/types 200 \d+us from=127\.0\.0\.1 principal="
+                                  + re.escape(principal) + " rid=")
+                    r = harness.Client("127.0.0.1", server.port, tls=True, cert=bare).get("/schemas/types")
+                    want = 200 if kind == "cn" else 401
+                    self.assertEqual(r.status, want, r)
+                    if want == 401:
+                        self.assertEqual(r.body["error_code"], 401)
+                        self.assertIn("tls.client.principal", r.body["message"])
+                    if kind == "cn":
+                        # A name with a control character does not count (nor forge a log line).
+                        r = harness.Client("127.0.0.1", server.port, tls=True, cert=evil).get("/subjects")
+                        self.assertEqual((r.status, r.body["error_code"]), (401, 401), r)
+                        self.assertIn("tls.client.principal", r.body["message"])
+                        assert_logged(self, server, r"GET /subjects 401 \d+us from=127\.0\.0\.1 principal=- rid=")
+                        self.assertNotIn("\n2026-01-01T00:00:00.000Z", server.log_text())
+                finally:
+                    server.stop()
+
+
+def config_blocks(path):
+    """[(line, text)]: every ``` block of path that starts with '# /etc/schema-registry.conf'."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    blocks, i = [], 0
+    while i < len(lines):
+        if lines[i].startswith("```") and i + 1 < len(lines) and lines[i + 1] == "# /etc/schema-registry.conf":
+            end = lines.index("```", i + 1)
+            blocks.append((i + 2, "\n".join(lines[i + 2:end])))
+            i = end
+        i += 1
+    return blocks
+
+
+class DocExamples(harness.unittest.TestCase):
+    """Every configuration example of docs/security.md, as written, with its
+    /etc paths pointed at real files: the server starts with it and answers as
+    the section says (credentials, none, a rule)."""
+
+    USERS = {"alice": "alice pass", "bob": "bob pass", "ops": "ops pass"}
+
+    def test_every_example_starts_and_authenticates(self):
+        ca, _ = Pkis.make()
+        d = harness.make_temp_dir("sec-doc")
+        server_pair = ca.server_cert()
+        client = ca.issue("alice", san="DNS:alice")
+        files = {"tls.cert": server_pair[0], "tls.key": server_pair[1], "tls.client.ca": ca.cert,
+                 "tls.client.crl": ca.crl(), "auth.basic.users.file": make_users(d, self.USERS)}
+        blocks = config_blocks(os.path.join(os.path.dirname(__file__), "..", "..", "docs", "security.md"))
+        self.assertGreaterEqual(len(blocks), 6)
+        db = harness.cluster().new_database("secdoc")
+        for n, (line, text) in enumerate(blocks):
+            with self.subTest(line=line):
+                keys, out = {}, []
+                for raw in text.split("\n"):
+                    if not raw.strip() or raw.startswith("#"):
+                        continue
+                    key, _, value = (part.strip() for part in raw.partition("="))
+                    keys.setdefault(key, value)
+                    if key == "listen":          # the harness picks the port
+                        continue
+                    if value.startswith("/etc/"):
+                        self.assertIn(key, files, f"line {line}: a path the test does not know")
+                        value = files[key]
+                    out.append(f"{key} = {value}")
+                config = os.path.join(d, f"registry-{n}.conf")
+                with open(config, "w") as f:
+                    f.write("\n".join(out) + "\n")
+                tls = "tls.cert" in keys
+                mode = keys.get("tls.client.auth", "none")
+                users = "auth.basic.users.file" in keys
+                server = harness.Server(database_url=db.url, name=f"secdoc-{n}",
+                                        tls=server_pair if tls else None,
+                                        client_cert=client if mode != "none" else None,
+                                        args=("--config", config)).start()
+                try:
+                    def get(path, cert=None, user=None):
+                        headers = basic(user, self.USERS[user]) if user else None
+                        return harness.Client("127.0.0.1", server.port, tls=tls, cert=cert,
+                                              headers=headers).get(path)
+
+                    if mode != "none":
+                        self.assertEqual(get("/schemas/types", cert=client).status, 200)
+                    if users:
+                        self.assertEqual(get("/schemas/types", user="alice").status, 200)
+                    if mode == "required":
+                        with self.assertRaises((ssl.SSLError, ConnectionError)):
+                            get("/schemas/types")
+                    else:
+                        r = get("/schemas/types")
+                        open_ = "auth.anonymous" in keys or (mode == "none" and not users)
+                        self.assertEqual(r.status, 200 if open_ else 401, r)
+                    if "auth.rule" in keys:          # section 6: alice is an admin, bob is not
+                        self.assertEqual(get("/config", user="alice").status, 200)
+                        self.assertEqual(get("/config", user="bob").status, 403)
+                        self.assertEqual(get("/config", user="ops").status, 200)
+                        self.assertEqual(get("/subjects").body, [])
+                finally:
+                    server.stop()
 
 
 class ConfigRefusals(harness.unittest.TestCase):

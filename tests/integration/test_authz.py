@@ -212,6 +212,39 @@ class Matrix(AuthzCase):
         self.assertEqual(r.body["message"],
                          f"Forbidden: principal 'alice' may read no subject that carries schema {self.secret_id}")
 
+    def test_every_route_is_guarded(self):
+        """Every (method, route) of server/routes.c, from the table itself: no
+        credentials is 401 (the probes aside); a principal no rule names (dave)
+        gets 403 wherever the route's scope is a subject or a global resource,
+        and no 401/403 where it needs only a principal. FILTERED routes judge
+        what they hold (test_listings, test_by_id_reads): no 401 there."""
+        from test_openapi import routes_c
+        fill = {"{subject}": "secret", "{version}": "1", "{id}": str(self.secret_id),
+                "{guid}": "00000000-0000-0000-0000-000000000000", "{context}": ".nothing",
+                "{resourceId}": "res-1", "{resourceNamespace}": "ns", "{resourceName}": "n", "{file}": "x"}
+        routes = routes_c()
+        self.assertGreater(len(routes), 40)
+        for (method, pattern), (_, scope) in sorted(routes.items()):
+            path = pattern
+            for k, v in fill.items():
+                path = path.replace(k, v)
+            self.assertNotIn("{", path)
+            body = {} if method in ("POST", "PUT") else None
+            with self.subTest(method=method, path=pattern):
+                anonymous = self.as_user(None).request(method, path, body=body)
+                if pattern.startswith("/health/"):
+                    self.assertEqual(anonymous.status, 200, anonymous)
+                    continue
+                self.assertEqual((anonymous.status, anonymous.body), (401, {"error_code": 401,
+                                                                          "message": "Unauthorized"}))
+                r = self.as_user("dave").request(method, path, body=body)
+                if scope == "ANY":
+                    self.assertNotIn(r.status, (401, 403), r)
+                elif scope == "FILTERED":
+                    self.assertNotEqual(r.status, 401, r)
+                else:
+                    assert_forbidden(self, r)
+
     def test_forbidden_message(self):
         r = self.as_user("bob").post("/subjects/orders-value/versions",
                                      {"schema": avro_record("Order", [("a", "string")])})
@@ -263,6 +296,54 @@ class Matrix(AuthzCase):
         self.assertEqual(get("alice", refby), [self.orders_ref_id])
         self.assertEqual(get("bob", refby), [])
         assert_forbidden(self, self.as_user("carol").get(refby))
+
+
+class ContextsAndDeleted(AuthzCase):
+    """Rules on qualified names (":.team:*" is a whole context) and by-id reads
+    through soft-deleted versions (docs/security.md, section 6)."""
+    rules = ("auth.rule = root admin *\nauth.rule = root admin /*\n"
+             "auth.rule = alice read :.team:*\nauth.rule = bob read keep-*\n")
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        root = harness.Client("127.0.0.1", cls.server.port, headers=basic("root", USERS["root"]))
+        cls.ids = {}
+        for subject, name in ((":.team:a", "TeamA"), ("b", "DefaultB"), ("keep-s", "Kept"), ("other", "Kept")):
+            r = root.post(f"/subjects/{quote(subject)}/versions", {"schema": avro_record(name, [("a", "string")])})
+            assert r.status == 200, r
+            cls.ids[subject] = r.body["id"]
+        r = root.delete("/subjects/keep-s/versions/1")
+        assert r.status == 200, r
+
+    def test_a_context_rule(self):
+        alice = self.as_user("alice")
+        # Each context numbers its own ids: the team's first schema and the default one's share id 1.
+        self.assertEqual(self.ids[":.team:a"], self.ids["b"])
+        self.assertEqual(alice.get("/subjects").body, [":.team:a"])
+        self.assertEqual(alice.get(f"/subjects/{quote(':.team:a')}/versions").body, [1])
+        self.assertEqual(alice.get("/contexts/.team/subjects/a/versions").body, [1])
+        assert_forbidden(self, alice.get("/subjects/b/versions"))
+        sid = self.ids[":.team:a"]
+        # By id in the team's context: readable; the same number in the default context is b's: not.
+        r = alice.get(f"/contexts/.team/schemas/ids/{sid}")
+        self.assertEqual((r.status, json.loads(r.body["schema"])["name"]), (200, "TeamA"), r)
+        r = alice.get(f"/schemas/ids/{sid}", params={"subject": ":.team:"})
+        self.assertEqual((r.status, json.loads(r.body["schema"])["name"]), (200, "TeamA"), r)
+        assert_forbidden(self, alice.get(f"/schemas/ids/{sid}"))
+        self.assertEqual(alice.get(f"/contexts/.team/schemas/ids/{sid}/subjects").body, [":.team:a"])
+
+    def test_soft_deleted_versions_count_for_by_id(self):
+        bob = self.as_user("bob")
+        kept = self.ids["keep-s"]
+        self.assertEqual(kept, self.ids["other"])
+        self.assertEqual(bob.get("/subjects").body, [])
+        self.assertEqual(bob.get("/subjects", params={"deleted": "true"}).body, ["keep-s"])
+        r = bob.get(f"/schemas/ids/{kept}")
+        self.assertEqual((r.status, json.loads(r.body["schema"])["name"]), (200, "Kept"), r)
+        self.assertEqual(bob.get(f"/schemas/ids/{kept}/subjects", params={"deleted": "true"}).body, ["keep-s"])
+        self.assertEqual(bob.get(f"/schemas/ids/{kept}/subjects").body, [])
+        assert_forbidden(self, self.as_user("alice").get(f"/schemas/ids/{kept}"))
 
 
 class Reload(AuthzCase):
