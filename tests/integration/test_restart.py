@@ -31,6 +31,16 @@ class Restart(harness.RegistryTestCase):
         self.assert_ok(self.put(f"/config/{quote(a)}", {"compatibility": "FULL", "normalize": True}))
         self.assert_ok(self.put("/config", {"compatibility": "FORWARD"}))
         self.assert_ok(self.put(f"/mode/{quote(b)}", {"mode": "READONLY"}))
+        # Scopes with settings and no versions, one with both, and a subject in a context:
+        # the start-up load reads all subjects in one query (store_load_subjects).
+        d, e, f = self.sub("d"), self.sub("e"), self.sub("f")
+        ctx = f":.restart:{self.sub('g')}"
+        self.assert_ok(self.put(f"/config/{quote(d)}", {"compatibility": "NONE"}))
+        self.assert_ok(self.put(f"/mode/{quote(e)}", {"mode": "READONLY"}))
+        self.assert_ok(self.put(f"/config/{quote(f)}", {"compatibility": "FULL_TRANSITIVE"}))
+        self.assert_ok(self.put(f"/mode/{quote(f)}", {"mode": "READONLY"}))
+        ctx_id = self.register_ok(ctx, rec(2))
+        self.assert_ok(self.put(f"/config/{quote(ctx)}", {"compatibility": "BACKWARD_TRANSITIVE"}))
 
         def snapshot():
             return {
@@ -46,6 +56,13 @@ class Restart(harness.RegistryTestCase):
                 "config": self.assert_ok(self.get("/config")),
                 "mode_b": self.assert_ok(self.get(f"/mode/{quote(b)}")),
                 "mode": self.assert_ok(self.get("/mode")),
+                "settings_only": [self.assert_ok(self.get(f"/config/{quote(d)}")),
+                                  self.assert_ok(self.get(f"/mode/{quote(e)}")),
+                                  self.assert_ok(self.get(f"/config/{quote(f)}")),
+                                  self.assert_ok(self.get(f"/mode/{quote(f)}"))],
+                "ctx": [self.assert_ok(self.version(ctx, "latest")),
+                        self.assert_ok(self.get(f"/config/{quote(ctx)}")),
+                        self.assert_ok(self.get(f"/schemas/ids/{ctx_id}?subject={quote(ctx)}"))],
                 "db": self.db.state(),
             }
 
