@@ -24,6 +24,8 @@ import json
 import math
 import os
 import re
+import subprocess
+import threading
 import time
 import unittest
 
@@ -453,6 +455,72 @@ class FeedOff(Scrapes, harness.RegistryTestCase):
         s = self.scrape()
         self.assertEqual(s.value("schema_registry_change_feed_running"), 0)
         self.assertNotIn("schema_registry_change_feed_lag_seconds", s.types)
+
+
+class OneWorker(Scrapes, harness.RegistryTestCase):
+    """db.threads 1, so the pool's gauges and counters have one exact value: a
+    registration held by a lock is the busy worker, the next one the waiting
+    job; a worker whose connection was cut reconnects, and that counts."""
+    server_args = ("--db-threads", "1", "--feed-interval-ms", "0")
+
+    def wait_for_pool(self, busy, waiting):
+        deadline = time.monotonic() + 30
+        while True:
+            s = self.scrape()
+            now = (s.value("schema_registry_db_pool_busy_workers"), s.value("schema_registry_db_pool_waiting_jobs"))
+            if now == (busy, waiting) or time.monotonic() > deadline:
+                return now
+            time.sleep(0.05)
+
+    def test_busy_worker_and_waiting_job(self):
+        self.register_ok(self.sub(), avro_record("First", [("a", "int")]))
+        self.assertEqual(self.wait_for_pool(0, 0), (0, 0))
+        holder = subprocess.Popen(
+            [self.pg._bin("psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", str(self.pg.port),
+             "-U", "postgres", "-d", self.db.name], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+        self.addCleanup(lambda: holder.poll() is None and holder.kill())
+        holder.stdin.write(b"BEGIN; LOCK TABLE subject_versions IN ACCESS EXCLUSIVE MODE; SELECT 1;\n")
+        holder.stdin.flush()
+        deadline = time.monotonic() + 30
+        locked = "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation " \
+                 "WHERE c.relname = 'subject_versions' AND l.mode = 'AccessExclusiveLock' AND l.granted"
+        while self.db.value(locked) != "1" and time.monotonic() < deadline:
+            time.sleep(0.1)
+        self.assertEqual(self.db.value(locked), "1")
+        before = self.scrape()
+        results = []
+        threads = [threading.Thread(target=lambda i=i: results.append(
+            self.register(self.sub(f"held{i}"), avro_record(f"Held{i}", [("a", "int")])).status)) for i in range(2)]
+        threads[0].start()
+        self.assertEqual(self.wait_for_pool(1, 0), (1, 0))    # the first holds the worker, blocked
+        threads[1].start()
+        self.assertEqual(self.wait_for_pool(1, 1), (1, 1))    # the second waits for it
+        holder.stdin.write(b"COMMIT;\n")
+        holder.stdin.close()
+        self.assertEqual(holder.wait(timeout=60), 0)
+        for t in threads:
+            t.join(timeout=60)
+        self.assertEqual(results, [200, 200])
+        self.assertEqual(self.wait_for_pool(0, 0), (0, 0))
+        self.assertEqual(delta(self.scrape(), before, "schema_registry_db_pool_jobs_total"), 2)
+
+    def test_a_cut_connection_counts_as_a_reconnect(self):
+        """Every backend of the server's database is terminated while idle (the worker's and
+        the registry's own): the worker's next statement finds its connection dead outside a
+        transaction, the store resets it and runs the statement again (store/store.c), the
+        client gets 200, and the pool counts one reconnect, as it counts a connection found
+        broken after a job."""
+        self.register_ok(self.sub(), avro_record("Before", [("a", "int")]))
+        before = self.scrape()
+        self.assertGreaterEqual(int(self.db.value(
+            "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            f"WHERE datname = '{self.db.name}' AND pid <> pg_backend_pid()) t")), 1)
+        self.register_ok(self.sub(), avro_record("After", [("a", "int")]))
+        after = self.scrape()
+        self.assertEqual(delta(after, before, "schema_registry_db_pool_reconnects_total"), 1)
+        self.assertEqual(delta(after, before, "schema_registry_db_pool_connect_errors_total"), 0)
+        self.assertEqual(after.value("schema_registry_db_pool_connected_workers"), 1)
 
 
 # ---- Authentication and authorization ------------------------------------------------------
