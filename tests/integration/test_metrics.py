@@ -514,13 +514,42 @@ class OneWorker(Scrapes, harness.RegistryTestCase):
         self.register_ok(self.sub(), avro_record("Before", [("a", "int")]))
         before = self.scrape()
         self.assertGreaterEqual(int(self.db.value(
-            "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-            f"WHERE datname = '{self.db.name}' AND pid <> pg_backend_pid()) t")), 1)
+            "SELECT count(*) FROM (SELECT pg_terminate_backend(pid, 30000) FROM pg_stat_activity "
+            f"WHERE datname = '{self.db.name}' AND pid <> pg_backend_pid()) t")), 1)   # waits for the exits
         self.register_ok(self.sub(), avro_record("After", [("a", "int")]))
         after = self.scrape()
         self.assertEqual(delta(after, before, "schema_registry_db_pool_reconnects_total"), 1)
         self.assertEqual(delta(after, before, "schema_registry_db_pool_connect_errors_total"), 0)
         self.assertEqual(after.value("schema_registry_db_pool_connected_workers"), 1)
+
+    def test_connection_attempts_that_fail_count_as_errors(self):
+        """The database refuses connections (ALLOW_CONNECTIONS false) when the worker's is
+        cut: the registration fails with 50001, the worker's attempts to connect fail and
+        count, and once connections are allowed again it connects."""
+        self.register_ok(self.sub(), avro_record("Up", [("a", "int")]))
+        before = self.scrape()
+        self.pg.sql(f'ALTER DATABASE "{self.db.name}" ALLOW_CONNECTIONS false')
+        self.addCleanup(lambda: self.pg.sql(f'ALTER DATABASE "{self.db.name}" ALLOW_CONNECTIONS true'))
+        self.assertGreaterEqual(int(self.pg.sql(
+            "SELECT count(*) FROM (SELECT pg_terminate_backend(pid, 30000) FROM pg_stat_activity "
+            f"WHERE datname = '{self.db.name}') t")[0][0]), 1)
+        self.assert_error(self.register(self.sub(), avro_record("Down", [("a", "int")])), 500, 50001)
+        # The worker tries again at once, in the background: wait (bounded) for its first attempt.
+        deadline = time.monotonic() + 30
+        while True:
+            down = self.scrape()
+            if delta(down, before, "schema_registry_db_pool_connect_errors_total") or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        self.assertEqual(down.value("schema_registry_db_pool_connected_workers"), 0)
+        self.assertGreaterEqual(delta(down, before, "schema_registry_db_pool_connect_errors_total"), 1)
+        self.assertEqual(delta(down, before, "schema_registry_db_pool_reconnects_total"), 1)
+        self.pg.sql(f'ALTER DATABASE "{self.db.name}" ALLOW_CONNECTIONS true')
+        deadline = time.monotonic() + 30
+        while self.scrape().value("schema_registry_db_pool_connected_workers") != 1 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        self.assertEqual(self.scrape().value("schema_registry_db_pool_connected_workers"), 1)
+        self.register_ok(self.sub(), avro_record("Back", [("a", "int")]))
 
 
 # ---- Authentication and authorization ------------------------------------------------------
