@@ -447,6 +447,45 @@ class Gauges(Scrapes, harness.RegistryTestCase):
         self.assertLess(abs(time.time() - s.value("schema_registry_change_feed_last_poll_timestamp_seconds")), 10)
 
 
+class FeedBehind(Scrapes, harness.RegistryTestCase):
+    """A node that cannot apply what the log holds: another node's two changes are in
+    the log, but reading the subject fails (its table is renamed away for a while), so
+    the feed stays two sequence numbers behind and the seconds since it was current
+    grow, until the table is back and it catches up."""
+    server_args = ("--feed-interval-ms", "100")
+
+    def wait_for(self, name, done):
+        deadline = time.monotonic() + 30
+        while True:
+            s = self.scrape()
+            if done(s.value(name)) or time.monotonic() > deadline:
+                return s
+            time.sleep(0.05)
+
+    def test_lag_in_changes_and_seconds(self):
+        subject = self.sub()
+        self.register_ok(subject, avro_record("Lag", [("a", "int")]))
+        head = int(self.db.value("SELECT max(seq) FROM changes"))
+        scope = self.db.value(f"SELECT scope FROM changes WHERE seq = {head}")
+        s = self.wait_for("schema_registry_change_feed_applied_sequence", lambda v: v == head)
+        self.assertEqual(s.value("schema_registry_change_feed_lag_changes"), 0)
+        self.db.sql("ALTER TABLE subject_versions RENAME TO subject_versions_away")
+        self.addCleanup(lambda: self.db.sql("ALTER TABLE IF EXISTS subject_versions_away RENAME TO subject_versions"))
+        self.db.sql(f"INSERT INTO changes (scope) VALUES ('{scope}'), ('{scope}')")
+        s = self.wait_for("schema_registry_change_feed_lag_changes", lambda v: v == 2)
+        self.assertEqual(s.value("schema_registry_change_feed_lag_changes"), 2)
+        self.assertEqual(s.value("schema_registry_change_feed_applied_sequence"), head)
+        s = self.wait_for("schema_registry_change_feed_lag_seconds", lambda v: v >= 1)
+        self.assertGreaterEqual(s.value("schema_registry_change_feed_lag_seconds"), 1)
+        self.assertEqual(s.value("schema_registry_change_feed_lag_changes"), 2)
+        self.db.sql("ALTER TABLE subject_versions_away RENAME TO subject_versions")
+        s = self.wait_for("schema_registry_change_feed_applied_sequence", lambda v: v == head + 2)
+        self.assertEqual(s.value("schema_registry_change_feed_applied_sequence"), head + 2)
+        self.assertEqual(s.value("schema_registry_change_feed_lag_changes"), 0)
+        s = self.wait_for("schema_registry_change_feed_lag_seconds", lambda v: v < 1)
+        self.assertLess(s.value("schema_registry_change_feed_lag_seconds"), 1)
+
+
 class FeedOff(Scrapes, harness.RegistryTestCase):
     """feed.interval.ms = 0: no feed thread, and the feed's gauges say so."""
     server_args = ("--feed-interval-ms", "0")
