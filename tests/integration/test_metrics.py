@@ -13,7 +13,13 @@ format 0.0.4, scraped and parsed line by line.
   template (the pattern of server/routes.c, never the raw path), method and
   status, histogram counts, the pool's jobs.
 - Gauges equal the database: schemas, subjects and versions by what the
-  tables hold; the change feed catches up with the log's last sequence number.
+  tables hold; the change feed catches up with the log's last sequence number,
+  and while it cannot apply another node's changes it is exactly that many
+  sequence numbers and a growing number of seconds behind.
+- With one database worker: a registration held by a table lock is the busy
+  worker and the next one the waiting job; a cut connection that the store
+  resets counts one reconnect; a database refusing connections counts
+  connection errors.
 - With authentication on: 401 without credentials; 403 for a principal
   without admin on /metrics; 200 for one with it.
 Confluent's registry has no such endpoint (it exports JMX); names follow
