@@ -290,6 +290,24 @@ void log_warn(const char *fmt, ...)
     va_end(ap);
 }
 
+void log_warn_request(const char *request_id, const char *fmt, ...)
+{
+    char msg[LOG_LINE_MAX], line[LOG_LINE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    int m = vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    size_t len = m < 0 ? 0 : (size_t)m;
+    if (len >= sizeof msg) /* cut, and longer than any line: it ends in "..." below */
+        len = sizeof msg - 1;
+    if (log_get_format() == LOG_FORMAT_JSON) {
+        log_field_t rid = LOG_FIELD_STR("request_id", request_id, request_id ? strlen(request_id) : 0);
+        log_emit(line, log_format_json(line, LOG_WARN, msg, len, &rid, 1));
+    } else {
+        log_warn("%.*s rid=%s", (int)len, msg, request_id ? request_id : "-");
+    }
+}
+
 void log_error(const char *fmt, ...)
 {
     va_list ap;

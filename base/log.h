@@ -49,6 +49,10 @@ void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_vwrite(log_level_t level, const char *fmt, va_list ap);
+/* A line that one request causes besides its request line (a refusal's
+ * reason, say): as log_warn, plus the request's id, " rid=ID" at the end of
+ * a text line and "request_id" in a json one, as its request line has it. */
+void log_warn_request(const char *request_id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- 3. Batched lines -------------------------------------------------------- */
 

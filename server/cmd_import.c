@@ -22,6 +22,7 @@
  * interrupted run resumable: whatever was written is found present.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -624,6 +625,19 @@ typedef struct imp_run {
     int tty;            /* stderr is a terminal: draw the bar */
 } imp_run_t;
 
+/* Set by SIGINT or SIGTERM while the model is applied. A killed run would
+ * leave the scopes it switched in IMPORT, and a rerun cannot tell that
+ * IMPORT from one an operator set, so it would keep it: instead the record
+ * being written finishes, nothing more is written, and the modes are put
+ * back as after a failure. A second signal kills (SA_RESETHAND). */
+static volatile sig_atomic_t imp_stop_;
+
+static void imp_on_signal_(int sig)
+{
+    (void)sig;
+    imp_stop_ = 1;
+}
+
 static void imp_progress_(imp_run_t *r)
 {
     if (!r->tty || r->total == 0)
@@ -873,6 +887,8 @@ static void imp_register_(imp_run_t *r, imp_subject_t **subjects, size_t nsubjec
             char *ctx = reg_context_copy(subjects[i]->name);
             for (size_t j = 0; j < subjects[i]->v.n; j++) {
                 imp_version_t *v = &subjects[i]->v.items[j];
+                if (imp_stop_)
+                    break;
                 if (v->state != IMP_PENDING)
                     continue;
                 int done = imp_register_one_(r, subjects[i], ctx, v, final);
@@ -880,6 +896,8 @@ static void imp_register_(imp_run_t *r, imp_subject_t **subjects, size_t nsubjec
                 left |= !done;
             }
             free(ctx);
+            if (imp_stop_)
+                return;
         }
         if (!left || final)
             return;
@@ -897,6 +915,8 @@ static void imp_delete_(imp_run_t *r, imp_subject_t **subjects, size_t nsubjects
         for (size_t i = 0; i < nsubjects; i++) {
             for (size_t j = 0; j < subjects[i]->v.n; j++) {
                 imp_version_t *v = &subjects[i]->v.items[j];
+                if (imp_stop_)
+                    return;
                 if (!v->to_delete)
                     continue;
                 char vtext[16];
@@ -1027,12 +1047,15 @@ static int imp_apply_(imp_run_t *r)
     if (rc == 0) {
         imp_register_(r, subjects, nsubjects);
         imp_delete_(r, subjects, nsubjects);
-        for (size_t i = 0; i < nscopes; i++)
+        for (size_t i = 0; i < nscopes && !imp_stop_; i++)
             if (scopes[i]->config_op)
                 imp_config_(r, scopes[i]);
     }
+    if (imp_stop_)
+        rc = -1;
     /* Modes last: the input's where it has one, else what the scope had
-     * before this run switched it to IMPORT. Also after a failure above. */
+     * before this run switched it to IMPORT. After a failure or a stop above,
+     * what it had, even where the input has one (the input's are not set then). */
     for (size_t i = 0; i < touched.n; i++) {
         imp_scope_t *sc = NULL;
         for (size_t k = 0; k < nscopes && !sc; k++)
@@ -1040,7 +1063,7 @@ static int imp_apply_(imp_run_t *r)
                 (scopes[k]->subject && touched.items[i].subject &&
                  strcmp(scopes[k]->subject, touched.items[i].subject) == 0))
                 sc = scopes[k];
-        if (!sc || !sc->mode_op)
+        if (!sc || !sc->mode_op || rc != 0)
             imp_mode_(r, touched.items[i].subject, touched.items[i].previous);
         free(touched.items[i].subject);
         free(touched.items[i].previous);
@@ -1052,7 +1075,7 @@ static int imp_apply_(imp_run_t *r)
                 (size_t)imp_mode_(r, scopes[i]->subject, scopes[i]->mode_op > 0 ? scopes[i]->mode : NULL);
             imp_tick_(r);
         }
-    if (r->tty && r->total && r->done < r->total) {
+    if (rc == 0 && r->tty && r->total && r->done < r->total) {
         r->done = r->total - 1;
         imp_tick_(r); /* what was found present needed no write: the bar ends full */
     }
@@ -1129,7 +1152,14 @@ static int imp_run_(store_t *db, const registry_options_t *reg_opts, imp_model_t
     char run_id[8 + 33] = "import-";
     request_id_new(run_id + 7);
     registry_act_as(db, &(reg_actor_t){NULL, NULL, run_id});
+    struct sigaction stop = {.sa_handler = imp_on_signal_, .sa_flags = SA_RESETHAND}, old_int, old_term;
+    sigemptyset(&stop.sa_mask);
+    imp_stop_ = 0;
+    sigaction(SIGINT, &stop, &old_int);
+    sigaction(SIGTERM, &stop, &old_term);
     int rc = imp_apply_(&r);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
     registry_act_as(db, NULL);
     fprintf(stderr,
             "schema-registry import: %zu records read (%s): %zu created, %zu already present, %zu deleted, "
@@ -1139,7 +1169,9 @@ static int imp_run_(store_t *db, const registry_options_t *reg_opts, imp_model_t
             : m->confluent ? "a _schemas dump"
                            : "an export",
             r.created, r.present, r.deleted, r.config, r.mode, r.refused);
-    if (rc == 0 && r.refused == 0 && r.created + r.deleted + r.config + r.mode == 0)
+    if (imp_stop_)
+        fprintf(stderr, "schema-registry import: interrupted; run it again to go on\n");
+    else if (rc == 0 && r.refused == 0 && r.created + r.deleted + r.config + r.mode == 0)
         fprintf(stderr, "schema-registry import: nothing to change: the registry holds the input already\n");
     registry_free(reg);
     imp_model_clear_(m);

@@ -153,6 +153,10 @@ static void *dbpool_worker_main(void *arg)
             job->run(job, db);
             pthread_mutex_lock(&pool->mutex);
             w->busy = 0;
+            /* A connection the store reset under the job is a reconnect too:
+             * after a database restart that is how most workers reconnect. */
+            if (w->db != NULL)
+                pool->reconnects += store_take_resets(w->db);
             if (w->db != NULL && store_is_broken(w->db))
                 dbpool_disconnect(w);
             continue;

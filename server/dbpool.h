@@ -62,7 +62,7 @@ typedef struct dbpool_stats {
     size_t waiting;          /* jobs queued, not taken yet */
     uint64_t jobs;           /* jobs taken since start */
     uint64_t connect_errors; /* connection attempts that failed */
-    uint64_t reconnects;     /* connections found broken after a job, closed to connect afresh */
+    uint64_t reconnects;     /* connections found dead: reset by the store, or broken after a job */
 } dbpool_stats_t;
 
 void dbpool_stats(dbpool_t *pool, dbpool_stats_t *out);

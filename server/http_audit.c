@@ -136,12 +136,10 @@ void http_audit_write(http_audit_job_t *j, registry_t *reg, store_t *db)
         registry_act_as(db, &who);
         reg_error_t err;
         if (registry_audit_refused(reg, db, &j->r, &err) != REG_OK)
-            log_warn("audit: a refused %s (request %s) has no row: %s", j->action, j->request_id,
-                     err.message);
+            log_warn_request(j->request_id, "audit: a refused %s has no row: %s", j->action, err.message);
         registry_act_as(db, NULL);
     } else {
-        log_warn("audit: no database connection: a refused %s (request %s) has no row", j->action,
-                 j->request_id);
+        log_warn_request(j->request_id, "audit: no database connection: a refused %s has no row", j->action);
     }
     http_audit_free(j);
 }

@@ -736,14 +736,16 @@ static int http_police(http_job_t *job, h2o_req_t *req)
         char from[INET6_ADDRSTRLEN + 8];
         http_peer_address(req, from, sizeof from);
         if (v == HTTP_ABUSE_RESETS)
-            log_warn("http: closing a connection from %s: %" PRIu64 " of its %" PRIu64
-                     " requests went away before their reply (max.connection.resets %d)",
-                     from, hc->abuse.resets, hc->abuse.requests, lim->max_resets);
+            log_warn_request(job->call.request_id,
+                             "http: closing a connection from %s: %" PRIu64 " of its %" PRIu64
+                             " requests went away before their reply (max.connection.resets %d)",
+                             from, hc->abuse.resets, hc->abuse.requests, lim->max_resets);
         else
-            log_warn("http: closing a connection from %s: a request with %zu header fields of %zu bytes "
-                     "(max.request.headers %zu, max.request.header.bytes %zu)",
-                     from, req->headers.size, http_header_bytes(req), lim->max_headers,
-                     lim->max_header_bytes);
+            log_warn_request(job->call.request_id,
+                             "http: closing a connection from %s: a request with %zu header fields of %zu "
+                             "bytes (max.request.headers %zu, max.request.header.bytes %zu)",
+                             from, req->headers.size, http_header_bytes(req), lim->max_headers,
+                             lim->max_header_bytes);
         http_send_away(req);
     }
     if (v == HTTP_ABUSE_RESETS)

@@ -714,8 +714,9 @@ int main(int argc, char **argv)
     main_transfer_t xfer;
     if (transfer && (argc = main_transfer_args(command, argc, argv, first, &xfer)) < 0)
         return 2;
-    /* export and import stop on Ctrl-C as any command does: what they wrote is
-     * committed record by record, and a rerun goes on from there. */
+    /* export and import stop on Ctrl-C as any command does (import, once it
+     * writes, after its record, with the modes put back: cmd_import.c): what
+     * they wrote is committed record by record, and a rerun goes on from there. */
     if (!transfer) {
         sigaddset(&set, SIGINT);
         sigaddset(&set, SIGTERM);

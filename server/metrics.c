@@ -343,7 +343,7 @@ static void metrics_pool(strbuf_t *b, const metrics_t *m)
         {"schema_registry_db_pool_connect_errors_total", "counter",
          "Database connection attempts that failed."},
         {"schema_registry_db_pool_reconnects_total", "counter",
-         "Connections found broken after a job, closed to connect afresh."},
+         "Worker connections found dead and opened afresh (reset before a statement, or after a job)."},
     };
     const uint64_t v[] = {
         (uint64_t)st.workers, (uint64_t)st.connected, (uint64_t)st.busy, st.waiting, st.jobs,

@@ -30,6 +30,7 @@ struct store {
     int64_t fence;    /* store_fence: the timeline writes must run on; 0 = any */
     int64_t tripped;  /* store_fence_tripped */
     int simple;       /* the next statement goes by the simple protocol (no parameters) */
+    unsigned resets;  /* successful store_reset calls not yet taken (store_take_resets) */
     /* store_cancel runs on another thread than the connection's user. */
     pthread_mutex_t cancel_lock;
     PGcancel *cancel;    /* for the current backend; renewed after a reset */
@@ -192,6 +193,7 @@ static int store_reset(store_t *db)
     PQsetNoticeProcessor(db->conn, store_notice_quiet, NULL);
     store_renew_cancel(db);
     store_note_timeline(db);
+    db->resets++;
     return 0;
 }
 
@@ -436,6 +438,13 @@ store_rc_t store_ping(store_t *db)
 int store_is_broken(const store_t *db)
 {
     return PQstatus(db->conn) != CONNECTION_OK;
+}
+
+unsigned store_take_resets(store_t *db)
+{
+    unsigned n = db->resets;
+    db->resets = 0;
+    return n;
 }
 
 store_rc_t store_lock_scope(store_t *db, const char *scope)

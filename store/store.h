@@ -86,6 +86,10 @@ void store_rollback(store_t *db);
 /* 1 when the connection itself is gone (not when a statement failed): the
  * pool then replaces it. A refused write (read-only, a conflict) is not. */
 int store_is_broken(const store_t *db);
+/* How often the connection was reset (a dead one found before a statement or
+ * a BEGIN, and opened afresh) since the last call; the pool counts them as
+ * reconnects (schema_registry_db_pool_reconnects_total). */
+unsigned store_take_resets(store_t *db);
 /* SELECT 1: the connection works and the database answers. */
 store_rc_t store_ping(store_t *db);
 /* Asks PostgreSQL to cancel what db is running now (57014 for it). Safe from

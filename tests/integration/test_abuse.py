@@ -215,6 +215,11 @@ class HeaderBombs(AbuseCase):
         self.assertTrue(re.search(r"WARN http: closing a connection from 127\.0\.0\.1: a request with 160\d\d header "
                                   r"fields of \d+ bytes \(max\.request\.headers 100, max\.request\.header\.bytes 65536\)",
                                   self.server.log_text()), "no 'closing a connection' line in the server's log")
+        # The warning names the request's id, as the request's own line does (docs/operations.md section 5).
+        rid = re.search(r"WARN http: closing a connection from .* header fields .* rid=([0-9a-f]{32})\n",
+                        self.server.log_text())
+        self.assertIsNotNone(rid, self.server.log_text()[-2000:])
+        self.assertRegex(self.server.log_text(), r"GET /schemas/ids/1 431 \d+us .* rid=" + rid.group(1) + "\n")
         h2.close()
         self.assertLess(rss_mb(self.server.proc.pid) - before, 200)
         self.assert_still_serves()

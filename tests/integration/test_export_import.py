@@ -12,6 +12,9 @@
   DeleteSubjectKey/DeleteSubjectValue, ClearSubjectKey, NoopKey, tombstones;
   applied as KafkaStoreMessageHandler.handleUpdate does) imports to exactly
   the expected REST answers.
+- An import interrupted by SIGINT at a known record (held by an advisory
+  lock) finishes that record, writes nothing after it and leaves no scope in
+  IMPORT; a rerun writes exactly the rest, a third nothing.
 """
 
 import json
@@ -380,6 +383,63 @@ class ConfluentDump(harness.RegistryTestCase):
         self.assertEqual(again.returncode, 0, again.stderr.decode())
         self.assertIn(b"nothing to change", again.stderr)
         self.assertEqual(self.db.state(), before)
+
+    def test_interrupted_run_is_resumed_and_leaves_no_import_mode(self):
+        """Ctrl-C in the middle: the record being written finishes, nothing after it
+        is, the scopes the run switched to IMPORT get their modes back, and a rerun
+        writes exactly the rest. The run is held at a known record (a trigger that
+        waits for an advisory lock this test holds), so nothing depends on timing."""
+        target = self.pg.new_database()
+        self.assertEqual(run("migrate", target.url).returncode, 0)
+        records = [(key("SCHEMA", s, version=1), schema_value(s, 1, i + 1, avro_record(s.upper(), [("f", "int")])))
+                   for i, s in enumerate(("a", "b", "c"))]
+        dump = "".join(f"{k}\t{v}\n" for k, v in records).encode()
+        target.sql("CREATE FUNCTION hold_b() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                   "PERFORM pg_advisory_xact_lock(1515); RETURN NEW; END $$; "
+                   "CREATE TRIGGER hold_b BEFORE INSERT ON subject_versions FOR EACH ROW "
+                   "WHEN (NEW.subject = 'b') EXECUTE FUNCTION hold_b()")
+        holder = subprocess.Popen(
+            [self.pg._bin("psql"), "-X", "-q", "-h", "127.0.0.1", "-p", str(self.pg.port), "-U", "postgres",
+             "-d", target.name], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        holder.stdin.write(b"SELECT pg_advisory_lock(1515);\n")
+        holder.stdin.flush()
+        self.addCleanup(lambda: holder.poll() is None and holder.kill())
+        waiting = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 1515 AND "
+
+        def wait_for(query):
+            deadline = time.monotonic() + 30
+            while target.value(query) != "1" and time.monotonic() < deadline:
+                time.sleep(0.1)
+            self.assertEqual(target.value(query), "1", query)
+
+        wait_for(waiting + "granted")
+        proc = subprocess.Popen([harness.server_binary(), "import", "--database-url", target.url],
+                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        proc.stdin.write(dump)
+        proc.stdin.close()
+        wait_for(waiting + "NOT granted")                 # the run is writing b
+        proc.send_signal(signal.SIGINT)
+        holder.stdin.write(b"SELECT pg_advisory_unlock(1515);\n")    # b's insert goes on
+        holder.stdin.close()
+        self.assertEqual(holder.wait(timeout=60), 0)
+        err = proc.stderr.read()
+        self.assertEqual(proc.wait(timeout=60), 1, err.decode())
+        self.assertIn(b"schema-registry import: interrupted; run it again to go on", err)
+        self.assertIn(b"3 records read (a _schemas dump): 2 created, 0 already present", err)
+        self.assertEqual(target.sql("SELECT subject FROM subject_versions ORDER BY 1"), [("a",), ("b",)])
+        self.assertEqual(target.count("modes"), 0)      # IMPORT was left nowhere
+
+        target.sql("DROP TRIGGER hold_b ON subject_versions")
+        again = run("import", target.url, input=dump)
+        self.assertEqual(again.returncode, 0, again.stderr.decode())
+        self.assertIn(b"1 created, 2 already present, 0 deleted, 0 config, 0 mode, 0 refused", again.stderr)
+        self.assertEqual(target.sql("SELECT subject, version, schema_id FROM subject_versions ORDER BY 1"),
+                         [("a", "1", "1"), ("b", "1", "2"), ("c", "1", "3")])
+        self.assertEqual(target.count("modes"), 0)
+        before = target.state()
+        third = run("import", target.url, input=dump)
+        self.assertIn(b"nothing to change", third.stderr)
+        self.assertEqual(target.state(), before)
 
     def test_other_delimiter(self):
         dump = (key("SCHEMA", "d", version=1) + " | " + schema_value("d", 1, 40, '"int"') + "\n").encode()

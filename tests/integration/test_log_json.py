@@ -35,10 +35,11 @@ def parse_log(data):
     return objects
 
 
-def raw_request(port, target):
-    """One HTTP/1.1 request with target as raw bytes; the status code."""
+def raw_request(port, target, extra=b""):
+    """One HTTP/1.1 request with target as raw bytes (and extra header lines); the status code."""
     with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
-        s.sendall(b"GET " + target + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        s.sendall(b"GET " + target + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" + extra +
+                  b"\r\n")
         reply = b""
         while True:
             chunk = s.recv(65536)
@@ -77,6 +78,9 @@ class JsonLog(harness.unittest.TestCase):
             "rid": http.get("/subjects", headers={"X-Request-Id": "deploy-7:orders"}).status,
             "newline": raw_request(port, b"/subjects/a%0Ab/versions"),
             "bytes": raw_request(port, b"/subjects/x\xff\xfe\"\\y/versions?q=%0A"),
+            # Past max.request.header.bytes (65536): a warning of its own besides the request line.
+            "headers": raw_request(port, b"/subjects?many", b"X-Request-Id: many-headers-1\r\n"
+                                   b"X-Pad: " + b"p" * 70000 + b"\r\n"),
         }
         cls.server.stop()
         with open(cls.server.log, "rb") as f:
@@ -117,6 +121,14 @@ class JsonLog(harness.unittest.TestCase):
         self.assertEqual((o["status"], o["request_id"]), (200, "deploy-7:orders"))
         o = self.line_for("/subjects/orders-value/versions")
         self.assertRegex(o["request_id"], r"^[0-9a-f]{32}$")
+
+    def test_every_line_of_a_request_names_its_id(self):
+        """Not only the request line: the warning a request causes carries its request_id too."""
+        self.assertEqual(self.statuses["headers"], 431)
+        self.assertEqual(self.line_for("/subjects?many")["request_id"], "many-headers-1")
+        warned = [o for o in parse_log(self.log) if o["msg"].startswith("http: closing a connection from")]
+        self.assertEqual(len(warned), 1, warned)
+        self.assertEqual((warned[0]["level"], warned[0]["request_id"]), ("WARN", "many-headers-1"))
 
     def test_a_principal_of_no_utf8_is_replaced_not_lost(self):
         o = self.line_for("/schemas/types")

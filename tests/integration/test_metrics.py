@@ -13,7 +13,13 @@ format 0.0.4, scraped and parsed line by line.
   template (the pattern of server/routes.c, never the raw path), method and
   status, histogram counts, the pool's jobs.
 - Gauges equal the database: schemas, subjects and versions by what the
-  tables hold; the change feed catches up with the log's last sequence number.
+  tables hold; the change feed catches up with the log's last sequence number,
+  and while it cannot apply another node's changes it is exactly that many
+  sequence numbers and a growing number of seconds behind.
+- With one database worker: a registration held by a table lock is the busy
+  worker and the next one the waiting job; a cut connection that the store
+  resets counts one reconnect; a database refusing connections counts
+  connection errors.
 - With authentication on: 401 without credentials; 403 for a principal
   without admin on /metrics; 200 for one with it.
 Confluent's registry has no such endpoint (it exports JMX); names follow
@@ -24,6 +30,8 @@ import json
 import math
 import os
 import re
+import subprocess
+import threading
 import time
 import unittest
 
@@ -445,6 +453,45 @@ class Gauges(Scrapes, harness.RegistryTestCase):
         self.assertLess(abs(time.time() - s.value("schema_registry_change_feed_last_poll_timestamp_seconds")), 10)
 
 
+class FeedBehind(Scrapes, harness.RegistryTestCase):
+    """A node that cannot apply what the log holds: another node's two changes are in
+    the log, but reading the subject fails (its table is renamed away for a while), so
+    the feed stays two sequence numbers behind and the seconds since it was current
+    grow, until the table is back and it catches up."""
+    server_args = ("--feed-interval-ms", "100")
+
+    def wait_for(self, name, done):
+        deadline = time.monotonic() + 30
+        while True:
+            s = self.scrape()
+            if done(s.value(name)) or time.monotonic() > deadline:
+                return s
+            time.sleep(0.05)
+
+    def test_lag_in_changes_and_seconds(self):
+        subject = self.sub()
+        self.register_ok(subject, avro_record("Lag", [("a", "int")]))
+        head = int(self.db.value("SELECT max(seq) FROM changes"))
+        scope = self.db.value(f"SELECT scope FROM changes WHERE seq = {head}")
+        s = self.wait_for("schema_registry_change_feed_applied_sequence", lambda v: v == head)
+        self.assertEqual(s.value("schema_registry_change_feed_lag_changes"), 0)
+        self.db.sql("ALTER TABLE subject_versions RENAME TO subject_versions_away")
+        self.addCleanup(lambda: self.db.sql("ALTER TABLE IF EXISTS subject_versions_away RENAME TO subject_versions"))
+        self.db.sql(f"INSERT INTO changes (scope) VALUES ('{scope}'), ('{scope}')")
+        s = self.wait_for("schema_registry_change_feed_lag_changes", lambda v: v == 2)
+        self.assertEqual(s.value("schema_registry_change_feed_lag_changes"), 2)
+        self.assertEqual(s.value("schema_registry_change_feed_applied_sequence"), head)
+        s = self.wait_for("schema_registry_change_feed_lag_seconds", lambda v: v >= 1)
+        self.assertGreaterEqual(s.value("schema_registry_change_feed_lag_seconds"), 1)
+        self.assertEqual(s.value("schema_registry_change_feed_lag_changes"), 2)
+        self.db.sql("ALTER TABLE subject_versions_away RENAME TO subject_versions")
+        s = self.wait_for("schema_registry_change_feed_applied_sequence", lambda v: v == head + 2)
+        self.assertEqual(s.value("schema_registry_change_feed_applied_sequence"), head + 2)
+        self.assertEqual(s.value("schema_registry_change_feed_lag_changes"), 0)
+        s = self.wait_for("schema_registry_change_feed_lag_seconds", lambda v: v < 1)
+        self.assertLess(s.value("schema_registry_change_feed_lag_seconds"), 1)
+
+
 class FeedOff(Scrapes, harness.RegistryTestCase):
     """feed.interval.ms = 0: no feed thread, and the feed's gauges say so."""
     server_args = ("--feed-interval-ms", "0")
@@ -453,6 +500,101 @@ class FeedOff(Scrapes, harness.RegistryTestCase):
         s = self.scrape()
         self.assertEqual(s.value("schema_registry_change_feed_running"), 0)
         self.assertNotIn("schema_registry_change_feed_lag_seconds", s.types)
+
+
+class OneWorker(Scrapes, harness.RegistryTestCase):
+    """db.threads 1, so the pool's gauges and counters have one exact value: a
+    registration held by a lock is the busy worker, the next one the waiting
+    job; a worker whose connection was cut reconnects, and that counts."""
+    server_args = ("--db-threads", "1", "--feed-interval-ms", "0")
+
+    def wait_for_pool(self, busy, waiting):
+        deadline = time.monotonic() + 30
+        while True:
+            s = self.scrape()
+            now = (s.value("schema_registry_db_pool_busy_workers"), s.value("schema_registry_db_pool_waiting_jobs"))
+            if now == (busy, waiting) or time.monotonic() > deadline:
+                return now
+            time.sleep(0.05)
+
+    def test_busy_worker_and_waiting_job(self):
+        self.register_ok(self.sub(), avro_record("First", [("a", "int")]))
+        self.assertEqual(self.wait_for_pool(0, 0), (0, 0))
+        holder = subprocess.Popen(
+            [self.pg._bin("psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", str(self.pg.port),
+             "-U", "postgres", "-d", self.db.name], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+        self.addCleanup(lambda: holder.poll() is None and holder.kill())
+        holder.stdin.write(b"BEGIN; LOCK TABLE subject_versions IN ACCESS EXCLUSIVE MODE; SELECT 1;\n")
+        holder.stdin.flush()
+        deadline = time.monotonic() + 30
+        locked = "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation " \
+                 "WHERE c.relname = 'subject_versions' AND l.mode = 'AccessExclusiveLock' AND l.granted"
+        while self.db.value(locked) != "1" and time.monotonic() < deadline:
+            time.sleep(0.1)
+        self.assertEqual(self.db.value(locked), "1")
+        before = self.scrape()
+        results = []
+        threads = [threading.Thread(target=lambda i=i: results.append(
+            self.register(self.sub(f"held{i}"), avro_record(f"Held{i}", [("a", "int")])).status)) for i in range(2)]
+        threads[0].start()
+        self.assertEqual(self.wait_for_pool(1, 0), (1, 0))    # the first holds the worker, blocked
+        threads[1].start()
+        self.assertEqual(self.wait_for_pool(1, 1), (1, 1))    # the second waits for it
+        holder.stdin.write(b"COMMIT;\n")
+        holder.stdin.close()
+        self.assertEqual(holder.wait(timeout=60), 0)
+        for t in threads:
+            t.join(timeout=60)
+        self.assertEqual(results, [200, 200])
+        self.assertEqual(self.wait_for_pool(0, 0), (0, 0))
+        self.assertEqual(delta(self.scrape(), before, "schema_registry_db_pool_jobs_total"), 2)
+
+    def test_a_cut_connection_counts_as_a_reconnect(self):
+        """Every backend of the server's database is terminated while idle (the worker's and
+        the registry's own): the worker's next statement finds its connection dead outside a
+        transaction, the store resets it and runs the statement again (store/store.c), the
+        client gets 200, and the pool counts one reconnect, as it counts a connection found
+        broken after a job."""
+        self.register_ok(self.sub(), avro_record("Before", [("a", "int")]))
+        before = self.scrape()
+        self.assertGreaterEqual(int(self.db.value(
+            "SELECT count(*) FROM (SELECT pg_terminate_backend(pid, 30000) FROM pg_stat_activity "
+            f"WHERE datname = '{self.db.name}' AND pid <> pg_backend_pid()) t")), 1)   # waits for the exits
+        self.register_ok(self.sub(), avro_record("After", [("a", "int")]))
+        after = self.scrape()
+        self.assertEqual(delta(after, before, "schema_registry_db_pool_reconnects_total"), 1)
+        self.assertEqual(delta(after, before, "schema_registry_db_pool_connect_errors_total"), 0)
+        self.assertEqual(after.value("schema_registry_db_pool_connected_workers"), 1)
+
+    def test_connection_attempts_that_fail_count_as_errors(self):
+        """The database refuses connections (ALLOW_CONNECTIONS false) when the worker's is
+        cut: the registration fails with 50001, the worker's attempts to connect fail and
+        count, and once connections are allowed again it connects."""
+        self.register_ok(self.sub(), avro_record("Up", [("a", "int")]))
+        before = self.scrape()
+        self.pg.sql(f'ALTER DATABASE "{self.db.name}" ALLOW_CONNECTIONS false')
+        self.addCleanup(lambda: self.pg.sql(f'ALTER DATABASE "{self.db.name}" ALLOW_CONNECTIONS true'))
+        self.assertGreaterEqual(int(self.pg.sql(
+            "SELECT count(*) FROM (SELECT pg_terminate_backend(pid, 30000) FROM pg_stat_activity "
+            f"WHERE datname = '{self.db.name}') t")[0][0]), 1)
+        self.assert_error(self.register(self.sub(), avro_record("Down", [("a", "int")])), 500, 50001)
+        # The worker tries again at once, in the background: wait (bounded) for its first attempt.
+        deadline = time.monotonic() + 30
+        while True:
+            down = self.scrape()
+            if delta(down, before, "schema_registry_db_pool_connect_errors_total") or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        self.assertEqual(down.value("schema_registry_db_pool_connected_workers"), 0)
+        self.assertGreaterEqual(delta(down, before, "schema_registry_db_pool_connect_errors_total"), 1)
+        self.assertEqual(delta(down, before, "schema_registry_db_pool_reconnects_total"), 1)
+        self.pg.sql(f'ALTER DATABASE "{self.db.name}" ALLOW_CONNECTIONS true')
+        deadline = time.monotonic() + 30
+        while self.scrape().value("schema_registry_db_pool_connected_workers") != 1 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        self.assertEqual(self.scrape().value("schema_registry_db_pool_connected_workers"), 1)
+        self.register_ok(self.sub(), avro_record("Back", [("a", "int")]))
 
 
 # ---- Authentication and authorization ------------------------------------------------------
