@@ -651,14 +651,14 @@ store_rc_t store_scopes(store_t *db, strlist_t *out)
  * scope with a config or a mode, sorted so that each subject's rows are
  * adjacent, settings first, then versions ascending.
  */
-#define SUBJECT_ROWS                                                                                         \
+#define STORE_SUBJECT_ROWS_SQL                                                                               \
     "SELECT scope, version, schema_id, deleted, ms, config, mode FROM ("                                     \
     " SELECT subject AS scope, version, schema_id, deleted::int AS deleted,"                                 \
     " (extract(epoch from created_at) * 1000)::bigint AS ms, NULL::text AS config, NULL::text AS mode"       \
     " FROM subject_versions"                                                                                 \
     " UNION ALL SELECT s.scope, NULL, NULL, NULL, NULL,"                                                     \
-    " (SELECT config::text FROM configs WHERE scope = s.scope), (SELECT mode FROM modes WHERE scope = "      \
-    "s.scope)"                                                                                               \
+    " (SELECT config::text FROM configs WHERE scope = s.scope),"                                             \
+    " (SELECT mode FROM modes WHERE scope = s.scope)"                                                        \
     " FROM (SELECT scope FROM configs UNION SELECT scope FROM modes) s) r"                                   \
     " WHERE scope <> '' ORDER BY scope COLLATE \"C\", version NULLS FIRST"
 
@@ -678,7 +678,7 @@ static void subject_row_apply(reg_subject_t *s, PGresult *res, int row)
 static store_rc_t store_load_subjects(store_t *db, store_snapshot_t *out)
 {
     PGresult *res = NULL;
-    store_rc_t rc = store_query(db, SUBJECT_ROWS, 0, NULL, &res, "loading subjects");
+    store_rc_t rc = store_query(db, STORE_SUBJECT_ROWS_SQL, 0, NULL, &res, "loading subjects");
     if (rc != STORE_OK)
         return rc;
     int rows = PQntuples(res);
