@@ -31,9 +31,6 @@
 #include "registry/context.h"
 #include "registry/internal.h"
 
-#define ASSOC_LOCK                                                                                           \
-    "\x01"                                                                                                   \
-    "associations" /* no subject holds a control character (42208) */
 #define ASSOC_TOPIC "topic"
 
 /* ---- 1. Reading ------------------------------------------------------------- */
@@ -561,7 +558,7 @@ static reg_code_t assoc_referenced_(store_t *db, const char *subject, int *out, 
  * STRONG, before their 42206 check: a registration referring to one of them
  * holds the shared one from before its 42205 check to its commit
  * (registry_write_tx_referencing), so one of the two sees the other. Under
- * ASSOC_LOCK, which no registration takes; no subject's lock is waited for
+ * REG_ASSOC_LOCK, which no registration takes; no subject's lock is waited for
  * while these are held. */
 static reg_code_t assoc_lock_strong_(store_t *db, const assoc_create_t *a, reg_error_t *err)
 {
@@ -599,6 +596,21 @@ static int assoc_request_references_(const assoc_create_t *a, const char *subjec
 }
 
 /* createOrUpdateAssociation, from "may only appear once" on. */
+/* A live version of subject, read from the database under REG_ASSOC_LOCK: a
+ * subject or version delete takes that lock before its own guard (40904,
+ * 40907), so a delete that committed first is seen here even before this
+ * node's index has it, and one that comes later sees this association. */
+static reg_code_t assoc_live_in_db_(store_t *db, const char *subject, reg_error_t *err)
+{
+    reg_subject_t *fresh = NULL;
+    reg_code_t rc = reg_store(err, db, store_load_subject(db, subject, &fresh));
+    if (rc == REG_OK && reg_subject_live_count(fresh) == 0)
+        rc = reg_fail(err, REG_NO_ACTIVE_SUBJECT_VERSION,
+                      "No active (non-deleted) version exists for subject '%s'", subject);
+    reg_subject_free(fresh);
+    return rc;
+}
+
 static reg_code_t assoc_create_checks(registry_t *reg, store_t *db, assoc_create_t *a, reg_error_t *err)
 {
     for (size_t i = 0; i < a->n; i++) {
@@ -685,15 +697,8 @@ static reg_code_t assoc_create_checks(registry_t *reg, store_t *db, assoc_create
             free(d);
             break;
         }
-        reg_view_t view = {0};
-        reg_error_t ignored;
-        if (!info->has_schema &&
-            registry_get_version(reg, info->subject, "latest", 0, &view, &ignored) != REG_OK) {
-            rc = reg_fail(err, REG_NO_ACTIVE_SUBJECT_VERSION,
-                          "No active (non-deleted) version exists for subject '%s'", info->subject);
+        if (!info->has_schema && (rc = assoc_live_in_db_(db, info->subject, err)) != REG_OK)
             break;
-        }
-        reg_view_clear(&view);
         json_t *others = NULL;
         store_assoc_query_t q = {.subject = info->subject};
         if ((rc = reg_store(err, db, store_assoc_list(db, &q, &others))) != REG_OK)
@@ -765,9 +770,14 @@ static reg_code_t assoc_create_tx(registry_t *reg, store_t *db, assoc_create_t *
     reg_code_t rc = reg_store(err, db, store_begin(db));
     if (rc != REG_OK)
         return rc;
-    rc = reg_store(err, db, store_lock_scope(db, ASSOC_LOCK));
+    rc = reg_store(err, db, store_lock_scope(db, REG_ASSOC_LOCK));
     if (rc == REG_OK)
         rc = assoc_create_checks(reg, db, a, err);
+    /* A schema of the request was registered in its own transaction before
+     * this one (assoc_apply): it must still be live when the row is written. */
+    for (size_t i = 0; rc == REG_OK && write && i < a->n; i++)
+        if (a->infos[i].has_schema && !a->infos[i].skip && a->infos[i].subject)
+            rc = assoc_live_in_db_(db, a->infos[i].subject, err);
     for (size_t i = 0; rc == REG_OK && write && i < a->n; i++) {
         const assoc_info_t *info = &a->infos[i];
         if (info->skip)
@@ -864,7 +874,7 @@ static reg_code_t assoc_delete_(registry_t *reg, store_t *db, const char *resour
     reg_code_t rc = reg_store(err, db, store_begin(db));
     if (rc != REG_OK)
         return rc;
-    rc = reg_store(err, db, store_lock_scope(db, ASSOC_LOCK));
+    rc = reg_store(err, db, store_lock_scope(db, REG_ASSOC_LOCK));
     json_t *old = NULL;
     store_assoc_query_t q = {
         .resource_id = resource_id, .resource_type = assoc_type_or_topic(resource_type), .types = types};

@@ -107,7 +107,8 @@ reg_code_t registry_delete_subject(registry_t *reg, store_t *db, const char *sub
     *versions = NULL;
     *n = 0;
     subject_delete_t d = {subject, permanent, NULL, 0};
-    reg_code_t rc = registry_write_tx(reg, db, subject, delete_subject_tx, &d, err);
+    /* Its 40904 guard reads the associations: under their lock (registry/internal.h). */
+    reg_code_t rc = registry_write_tx_assoc_guarded(reg, db, subject, delete_subject_tx, &d, err);
     if (rc != REG_OK) {
         free(d.versions);
         return rc;
@@ -182,7 +183,9 @@ reg_code_t registry_delete_version(registry_t *reg, store_t *db, const char *sub
     version_delete_t d = {subject, 0, permanent};
     if (registry_version_parse(version_text, &d.version) != 0)
         return registry_invalid_version(err, version_text);
-    reg_code_t rc = registry_write_tx(reg, db, subject, delete_version_tx, &d, err);
+    /* A soft delete's 40907 guard reads the associations: under their lock. */
+    reg_code_t rc = permanent ? registry_write_tx(reg, db, subject, delete_version_tx, &d, err)
+                              : registry_write_tx_assoc_guarded(reg, db, subject, delete_version_tx, &d, err);
     *version = d.version;
     return rc;
 }

@@ -132,6 +132,18 @@ reg_code_t registry_write_tx(registry_t *reg, store_t *db, const char *scope, re
 reg_code_t registry_write_tx_referencing(registry_t *reg, store_t *db, const char *scope,
                                          const strlist_t *referenced, registry_tx_fn body, void *arg,
                                          reg_error_t *err);
+/* The lock every association write takes first, for its whole transaction
+ * (Confluent's lockForAssociation); a scope no subject can be, since no
+ * subject holds a control character (42208). */
+#define REG_ASSOC_LOCK                                                                                       \
+    "\x01"                                                                                                   \
+    "associations"
+/* registry_write_tx for a delete whose guard reads the associations (40904,
+ * 40907 on the last live version): REG_ASSOC_LOCK first, then the scope's, so
+ * an association create and the delete see each other's commit (the create
+ * takes no subject's lock under REG_ASSOC_LOCK: no cycle). */
+reg_code_t registry_write_tx_assoc_guarded(registry_t *reg, store_t *db, const char *scope,
+                                           registry_tx_fn body, void *arg, reg_error_t *err);
 
 /* ---- 4. The change feed ---------------------------------------------------------- */
 

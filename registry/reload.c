@@ -114,20 +114,17 @@ reg_code_t registry_publish_appended(registry_t *reg, store_t *db, const reg_sub
 
 /* ---- Write transactions --------------------------------------------------- */
 
-reg_code_t registry_write_tx(registry_t *reg, store_t *db, const char *scope, registry_tx_fn body, void *arg,
-                             reg_error_t *err)
-{
-    return registry_write_tx_referencing(reg, db, scope, NULL, body, arg, err);
-}
-
-reg_code_t registry_write_tx_referencing(registry_t *reg, store_t *db, const char *scope,
-                                         const strlist_t *referenced, registry_tx_fn body, void *arg,
-                                         reg_error_t *err)
+/* BEGIN, then the locks in their order: `first` (a scope's lock, or NULL), the
+ * referenced subjects' shared ones, the scope's own. */
+static reg_code_t write_tx_(registry_t *reg, store_t *db, const char *first, const char *scope,
+                            const strlist_t *referenced, registry_tx_fn body, void *arg, reg_error_t *err)
 {
     reg_code_t rc = reg_store(err, db, store_begin(db));
     if (rc != REG_OK)
         return rc;
-    if (referenced && referenced->n)
+    if (first)
+        rc = reg_store(err, db, store_lock_scope(db, first));
+    if (rc == REG_OK && referenced && referenced->n)
         rc = reg_store(err, db, store_lock_referenced(db, referenced, 0));
     if (rc == REG_OK)
         rc = reg_store(err, db, store_lock_scope(db, scope));
@@ -143,4 +140,23 @@ reg_code_t registry_write_tx_referencing(registry_t *reg, store_t *db, const cha
     }
     /* Committed: publish to this node's index at once (others follow the feed). */
     return registry_reload_scope(reg, db, scope, err);
+}
+
+reg_code_t registry_write_tx(registry_t *reg, store_t *db, const char *scope, registry_tx_fn body, void *arg,
+                             reg_error_t *err)
+{
+    return write_tx_(reg, db, NULL, scope, NULL, body, arg, err);
+}
+
+reg_code_t registry_write_tx_referencing(registry_t *reg, store_t *db, const char *scope,
+                                         const strlist_t *referenced, registry_tx_fn body, void *arg,
+                                         reg_error_t *err)
+{
+    return write_tx_(reg, db, NULL, scope, referenced, body, arg, err);
+}
+
+reg_code_t registry_write_tx_assoc_guarded(registry_t *reg, store_t *db, const char *scope,
+                                           registry_tx_fn body, void *arg, reg_error_t *err)
+{
+    return write_tx_(reg, db, REG_ASSOC_LOCK, scope, NULL, body, arg, err);
 }

@@ -260,5 +260,154 @@ class StrongReferenceRace(harness.TwoNodeTestCase):
             "  WHERE v.context = r.context AND v.schema_id = r.schema_id)"), "0")
 
 
+# The key every association write and every delete guarded by the associations take first
+# (REG_ASSOC_LOCK, registry/internal.h): store_lock_scope's one-key advisory lock.
+ASSOC_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtextextended(E'\\x01associations', 7));"
+
+
+def assoc_lock_waiters(db):
+    """Backends waiting for the associations' lock."""
+    return int(db.value(
+        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objsubid = 1"
+        " AND ((classid::bigint << 32) | objid::bigint) = hashtextextended(E'\\x01associations', 7)"))
+
+
+class DeleteAssociationRace(harness.TwoNodeTestCase):
+    """A subject's delete refuses while an association names it (40904), a soft version delete
+    keeps the last live version of such a subject (40907), and an association needs a live
+    version of its subject (40907) (KafkaSchemaRegistry.deleteSubject, deleteSchemaVersion,
+    AbstractSchemaRegistry.createOrUpdateAssociation). Here each races the other, across two
+    nodes: the delete takes the associations' lock before its guard, the create reads its
+    subject's versions from the database under that lock, so the later one sees the earlier's
+    commit and refuses (docs/api.md, "Associations")."""
+    # Node A follows the feed slowly: it learns of node B's writes only from the database.
+    server_args = ("--feed-interval-ms", "20000")
+
+    def subject(self):
+        """A subject registered on node A and known to node B, with one version."""
+        subject = self.sub("s")
+        self.register_ok(subject, rec("Order"))
+        b = self.node_b.client()
+        wait_until("node B to know the subject",
+                   lambda: b.get(f"/subjects/{quote(subject)}/versions/1").status == 200)
+        return subject
+
+    def association_in_flight(self, subject):
+        """A psql session that has done what an association create does before its commit."""
+        create = Session(self.pg, self.db)
+        self.addCleanup(create.kill)  # a failed test's open transaction would hold the lock
+        create.send(ASSOC_LOCK_SQL)
+        create.send("INSERT INTO associations (resource_id, resource_type, association_type,"
+                    " resource_name, resource_namespace, subject, guid, lifecycle, frozen,"
+                    " created_ms, updated_ms) VALUES"
+                    f" ({sql_literal(self.sub('rid'))}, 'topic', 'key', {sql_literal(self.sub('t'))},"
+                    f" 'default', {sql_literal(subject)}, gen_random_uuid()::text, 'WEAK', false,"
+                    " 0, 0);")
+        self.wait_done(create, "INSERT")
+        return create
+
+    def wait_done(self, session, statement):
+        """Until the session has run its last statement (which begins with `statement`)."""
+        wait_until(f"the session's {statement}", lambda: self.db.value(
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name = "
+            f"{sql_literal(session.app)} AND state = 'idle in transaction'"
+            f" AND query LIKE {sql_literal(statement + '%')}") == "1")
+
+    def versions(self, subject):
+        return self.db.sql("SELECT version, deleted::int FROM subject_versions WHERE subject = "
+                           f"{sql_literal(subject)} ORDER BY version")
+
+    def wait_behind_the_lock(self, call):
+        wait_until("the request to wait for the associations' lock",
+                   lambda: assoc_lock_waiters(self.db) == 1)
+        time.sleep(0.3)
+        self.assertTrue(call.is_alive(), call.response)
+
+    def test_subject_delete_waits_for_association_create(self):
+        subject = self.subject()
+        create = self.association_in_flight(subject)
+        b = self.node_b.client()
+        call = Call(lambda: b.delete(f"/subjects/{quote(subject)}"))
+        self.wait_behind_the_lock(call)
+        create.commit()
+        r = call.result()
+        self.assert_error(r, 409, 40904)
+        self.assertEqual(r.body["message"], f"An association already exists for subject '{subject}'")
+        self.assertEqual(self.versions(subject), [("1", "0")])
+
+    def test_version_delete_waits_for_association_create(self):
+        subject = self.subject()
+        create = self.association_in_flight(subject)
+        b = self.node_b.client()
+        call = Call(lambda: b.delete(f"/subjects/{quote(subject)}/versions/1"))
+        self.wait_behind_the_lock(call)
+        create.commit()
+        r = call.result()
+        self.assert_error(r, 409, 40907)
+        self.assertEqual(r.body["message"], f"No active (non-deleted) version exists for subject '{subject}'")
+        self.assertEqual(self.versions(subject), [("1", "0")])
+
+    def test_association_create_reads_the_delete_from_the_database(self):
+        """Node A's memory still holds the subject live (its feed is slow); the create reads
+        the versions the delete committed."""
+        subject = self.subject()
+        delete = Session(self.pg, self.db)
+        self.addCleanup(delete.kill)
+        delete.send(ASSOC_LOCK_SQL)
+        delete.send(f"UPDATE subject_versions SET deleted = true WHERE subject = {sql_literal(subject)};")
+        self.wait_done(delete, "UPDATE")
+        a = self.server.client()
+        body = {"resourceName": self.sub("t"), "resourceNamespace": "default", "resourceId": self.sub("rid"),
+                "resourceType": "topic",
+                "associations": [{"subject": subject, "associationType": "key", "lifecycle": "WEAK",
+                                  "frozen": False}]}
+        call = Call(lambda: a.post("/associations", body))
+        self.wait_behind_the_lock(call)
+        delete.commit()
+        r = call.result()
+        self.assert_error(r, 409, 40907)
+        self.assertEqual(r.body["message"], f"No active (non-deleted) version exists for subject '{subject}'")
+        self.assertEqual(self.db.count("associations", f"subject = {sql_literal(subject)}"), 0)
+
+
+    def test_storm(self):
+        """Pairs of a subject's delete and an association create naming it, all at once, each
+        of a pair on another node: exactly one of each pair is done and the other is its
+        refusal (40907 or 40904), nothing else (no deadlock, no 500), and no association names
+        a subject without a live version."""
+        subjects = [self.subject() for _ in range(10)]
+        a, b = self.server.client(), self.node_b.client()
+        start = threading.Barrier(2 * len(subjects))
+        calls = []
+        for i, subject in enumerate(subjects):
+            del_node, assoc_node = (a, b) if i % 2 else (b, a)
+            body = {"resourceName": self.sub("t"), "resourceNamespace": "default",
+                    "resourceId": self.sub("rid"), "resourceType": "topic",
+                    "associations": [{"subject": subject, "associationType": "key", "lifecycle": "WEAK",
+                                      "frozen": False}]}
+
+            def delete(node=del_node, subject=subject):
+                start.wait()
+                return node.delete(f"/subjects/{quote(subject)}")
+
+            def create(node=assoc_node, body=body):
+                start.wait()
+                return node.post("/associations", body)
+
+            calls.append((subject, Call(delete), Call(create)))
+        for subject, delete, create in calls:
+            d, c = delete.result(), create.result()
+            self.assertIn((d.status, c.status), ((200, 409), (409, 200)), (subject, d, c))
+            if d.status == 200:
+                self.assertEqual(c.body["error_code"], 40907, c)
+                self.assertEqual(self.db.count("associations", f"subject = {sql_literal(subject)}"), 0)
+            else:
+                self.assertEqual(d.body["error_code"], 40904, d)
+                self.assertEqual(self.versions(subject), [("1", "0")])
+        self.assertEqual(self.db.value(
+            "SELECT count(*) FROM associations s WHERE NOT EXISTS (SELECT 1 FROM subject_versions v"
+            " WHERE v.subject = s.subject AND NOT v.deleted)"), "0")
+
+
 if __name__ == "__main__":
     harness.main()
