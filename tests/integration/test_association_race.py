@@ -159,49 +159,15 @@ class StrongReferenceRace(harness.TwoNodeTestCase):
         self.assertEqual(self.db.count("subject_versions", f"subject = {sql_literal(referrer)}"), 0)
         self.assert_error(b.get(f"/subjects/{quote(referrer)}/versions"), 404, 40401)
 
-    def test_strong_create_waits_for_registration(self):
+    def strong_waits_for_registration(self, strong, prepare=None):
         """A registration on node B holds the shared lock of the subject it refers to while it
-        waits for its own subject (held here); a STRONG create of that subject on node A waits
-        for it, and once the registration commits answers 42206, read from the database (node
-        A has not loaded the referrer); no association is stored."""
+        waits for its own subject (held here); strong(name, target), a STRONG write of that
+        subject on node A, waits for it, and once the registration commits answers 42206, read
+        from the database (node A has not loaded the referrer); no association is stored.
+        prepare(target), if given, runs first."""
         name, target = self.target()
-        referrer = self.sub("payment")
-        stuck = Session(self.pg, self.db)
-        stuck.send(f"SELECT pg_advisory_xact_lock(hashtextextended({sql_literal(referrer)}, 7));")
-        wait_until("the referrer's subject lock",
-                   lambda: self.db.value("SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a"
-                                         " USING (pid) WHERE l.locktype = 'advisory' AND l.granted"
-                                         f" AND a.application_name = '{stuck.app}'") == "1")
-        b = self.node_b.client()
-        register = Call(lambda: b.post(f"/subjects/{quote(referrer)}/versions",
-                                       self.schema_body(PAYMENT, references=self.refs(target))))
-        wait_until("the registration's shared lock",
-                   lambda: lock_count(self.db, target, "ShareLock", True) == 1)
-        associations = self.db.count("associations")
-        a = self.server.client()
-        create = Call(lambda: a.post("/associations", self.strong_body(name, self.sub("rid"))))
-        wait_until("the create to wait for the lock",
-                   lambda: lock_count(self.db, target, "ExclusiveLock", False) == 1)
-        time.sleep(0.3)
-        self.assertTrue(create.is_alive(), create.response)
-        self.assertTrue(register.is_alive(), register.response)
-        stuck.rollback()
-        r = register.result()
-        self.assertEqual(r.status, 200, r)
-        r = create.result()
-        self.assert_error(r, 422, 42206)
-        self.assertEqual(r.body["message"], f"One or more references exist to the schema {target}.")
-        self.assertEqual(self.db.count("associations"), associations)
-        self.assertEqual(self.strong_rows(target), 0)
-        self.assertEqual(self.db.count("subject_versions", f"subject = {sql_literal(referrer)}"), 1)
-
-    def test_import_upsert_waits_for_registration(self):
-        """The STRONG upsert (PUT /associations/resources/{id}, allowed in IMPORT mode only:
-        it replicates an association established on a source registry) takes the same exclusive
-        lock as a STRONG create: it waits for a registration on node B that refers to the
-        subject, and once that commits answers 42206; no association is stored."""
-        name, target = self.target()
-        self.assert_ok(self.put(f"/mode/{quote(target)}", {"mode": "IMPORT"}, params={"force": "true"}))
+        if prepare:
+            prepare(target)
         referrer = self.sub("payment")
         stuck = Session(self.pg, self.db)
         self.addCleanup(stuck.kill)
@@ -216,24 +182,40 @@ class StrongReferenceRace(harness.TwoNodeTestCase):
         wait_until("the registration's shared lock",
                    lambda: lock_count(self.db, target, "ShareLock", True) == 1)
         associations = self.db.count("associations")
-        a = self.server.client()
-        rid = self.sub("rid")
-        body = {"resourceName": name, "resourceNamespace": "default", "resourceType": "topic",
-                "associations": [{"subject": target, "associationType": "key", "lifecycle": "STRONG"}]}
-        upsert = Call(lambda: a.put(f"/associations/resources/{quote(rid)}", body))
-        wait_until("the upsert to wait for the lock",
+        write = Call(lambda: strong(name, target))
+        wait_until("the STRONG write to wait for the lock",
                    lambda: lock_count(self.db, target, "ExclusiveLock", False) == 1)
         time.sleep(0.3)
-        self.assertTrue(upsert.is_alive(), upsert.response)
+        self.assertTrue(write.is_alive(), write.response)
         self.assertTrue(register.is_alive(), register.response)
         stuck.rollback()
         r = register.result()
         self.assertEqual(r.status, 200, r)
-        r = upsert.result()
+        r = write.result()
         self.assert_error(r, 422, 42206)
         self.assertEqual(r.body["message"], f"One or more references exist to the schema {target}.")
         self.assertEqual(self.db.count("associations"), associations)
         self.assertEqual(self.strong_rows(target), 0)
+        self.assertEqual(self.db.count("subject_versions", f"subject = {sql_literal(referrer)}"), 1)
+
+    def test_strong_create_waits_for_registration(self):
+        a = self.server.client()
+        self.strong_waits_for_registration(
+            lambda name, target: a.post("/associations", self.strong_body(name, self.sub("rid"))))
+
+    def test_import_upsert_waits_for_registration(self):
+        """The STRONG upsert (PUT /associations/resources/{id}, allowed in IMPORT mode only:
+        it replicates an association established on a source registry) takes the same
+        exclusive lock as a STRONG create."""
+        a = self.server.client()
+
+        def upsert(name, target):
+            body = {"resourceName": name, "resourceNamespace": "default", "resourceType": "topic",
+                    "associations": [{"subject": target, "associationType": "key", "lifecycle": "STRONG"}]}
+            return a.put(f"/associations/resources/{quote(self.sub('rid'))}", body)
+
+        self.strong_waits_for_registration(upsert, prepare=lambda target: self.assert_ok(
+            self.put(f"/mode/{quote(target)}", {"mode": "IMPORT"}, params={"force": "true"})))
 
     def test_referrer_only_in_the_database(self):
         """The 42206 check reads the references from the database: a referrer node B has
