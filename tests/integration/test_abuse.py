@@ -44,6 +44,19 @@ def rss_mb(pid):
     return 0.0
 
 
+def rss_bound_mb(pid, mb):
+    """An RSS growth bound of mb, four times it when the server is a sanitizer build, where RSS
+    overstates the registry's own memory: ThreadSanitizer's shadow memory grows with what the
+    process touches, several times as much (its documentation gives 5-10x for a whole process),
+    and AddressSanitizer keeps freed memory in a quarantine (256 MB by default) before reuse, so
+    RSS follows what was allocated and freed, not only what is held. (Measured: the PING flood
+    grows the plain build by about 1 MB, the TSan build by 68 - 116; the SETTINGS flood the
+    plain build by 16, the ASan build by 53.)"""
+    with open(f"/proc/{pid}/maps") as f:
+        maps = f.read()
+    return mb * 4 if "/libtsan" in maps or "/libasan" in maps else mb
+
+
 class RawH2:
     """One h2c connection written frame by frame; read() parses what comes back."""
 
@@ -226,7 +239,7 @@ class HeaderBombs(AbuseCase):
             time.sleep(0.05)
         self.assertRegex(self.server.log_text(), line)
         h2.close()
-        self.assertLess(rss_mb(self.server.proc.pid) - before, 200)
+        self.assertLess(rss_mb(self.server.proc.pid) - before, rss_bound_mb(self.server.proc.pid, 200))
         self.assert_still_serves()
 
     def test_continuation_flood_is_closed_and_memory_bounded(self):
@@ -244,7 +257,7 @@ class HeaderBombs(AbuseCase):
             self.assertTrue(h2.closed_within(3), "an endless header block did not close its connection")
             h2.close()
         grown = rss_mb(pid) - before
-        self.assertLess(grown, 64, f"RSS grew {grown:.0f} MB over 20 CONTINUATION floods")
+        self.assertLess(grown, rss_bound_mb(pid, 64), f"RSS grew {grown:.0f} MB over 20 CONTINUATION floods")
         self.assert_still_serves()
 
 
@@ -277,7 +290,7 @@ class ControlFloods(AbuseCase):
                 sent = self.flood(frame)
                 self.assertIsNotNone(sent, f"{name}: the server read four million frames with no ACK read")
                 grown = rss_mb(pid) - before
-                self.assertLess(grown, 64, f"{name}: RSS grew {grown:.0f} MB")
+                self.assertLess(grown, rss_bound_mb(pid, 64), f"{name}: RSS grew {grown:.0f} MB")
         served = len(reader.statuses)
         deadline = time.monotonic() + 30
         while len(reader.statuses) < served + 10 and time.monotonic() < deadline:
