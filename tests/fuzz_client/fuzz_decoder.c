@@ -165,6 +165,46 @@ static void strip_unknown(json_t *v)
     }
 }
 
+/*
+ * decode(encode(row)) == row for a row PROTO_ALL's reader decoded from data,
+ * with unknown fields kept ("@unknown" written back and read again) or not.
+ * The message is the one the indexes named (the first, unless they say
+ * otherwise); the same JSON value is compared (invalid UTF-8 read as "\ufffd"
+ * comes back as U+FFFD itself).
+ */
+static void fuzz_protobuf_round_trip(const uint8_t *data, size_t size, const strbuf_t *row, int keep)
+{
+    int64_t idx[64];
+    size_t n;
+    const proto_symbol_t *sym = NULL;
+    if (srclient_proto_indexes(data, size, idx, 64, &n) >= 0)
+        sym = proto_schema_message_at(proto_all, idx, n);
+    if (!sym || strstr(row->data, "\\u0000"))
+        return;
+    strbuf_t bin = {0}, again = {0};
+    char *error = NULL;
+    json_error_t je;
+    if (srclient_proto_encode(proto_plans[0], sym->full_name, row->data, row->len, &bin, &error) != 0) {
+        fprintf(stderr, "decoded%s but does not encode: %s\n%s\n", keep ? " (kept)" : "", row->data, error);
+        abort();
+    }
+    srclient_proto_reader_keep_unknown(proto_plans[0], keep);
+    json_t *x = json_loadb(row->data, row->len, JSON_DECODE_ANY, &je), *y = NULL;
+    int same = srclient_proto_decode(proto_plans[0], NULL, (const uint8_t *)bin.data, bin.len, &again,
+                                     &error) == 0 &&
+               (y = json_loadb(again.data, again.len, JSON_DECODE_ANY, &je)) && json_equal(x, y);
+    srclient_proto_reader_keep_unknown(proto_plans[0], 0);
+    json_decref(x);
+    json_decref(y);
+    if (!same) {
+        fprintf(stderr, "decode(encode(%s)) is not the row:\n%s\n%s\n", keep ? "kept row" : "row", row->data,
+                again.data ? again.data : error);
+        abort();
+    }
+    strbuf_free(&bin);
+    strbuf_free(&again);
+}
+
 /* With unknown fields kept, a row is the drop row plus "@unknown" keys; it may
  * fail where drop succeeded (more output), never the other way round. */
 static void fuzz_protobuf_keep(size_t pick, const uint8_t *data, size_t size, const strbuf_t *dropped)
@@ -200,33 +240,8 @@ static void fuzz_protobuf_keep(size_t pick, const uint8_t *data, size_t size, co
     json_decref(v);
     /* Read as itself, the kept row encodes ("@unknown" written back) to a
      * payload that decodes, kept, to the same row. */
-    int64_t idx[64];
-    size_t n;
-    const proto_symbol_t *sym = NULL;
-    if (!pick && srclient_proto_indexes(data, size, idx, 64, &n) >= 0)
-        sym = proto_schema_message_at(proto_all, idx, n);
-    if (sym && !strstr(row.data, "\\u0000")) {
-        strbuf_t bin = {0}, again = {0};
-        if (srclient_proto_encode(proto_plans[0], sym->full_name, row.data, row.len, &bin, &error) != 0) {
-            fprintf(stderr, "decoded (kept) but does not encode: %s\n%s\n", row.data, error);
-            abort();
-        }
-        srclient_proto_reader_keep_unknown(proto_plans[0], 1);
-        json_t *x = json_loadb(row.data, row.len, JSON_DECODE_ANY, &je), *y = NULL;
-        int same = srclient_proto_decode(proto_plans[0], NULL, (const uint8_t *)bin.data, bin.len, &again,
-                                         &error) == 0 &&
-                   (y = json_loadb(again.data, again.len, JSON_DECODE_ANY, &je)) && json_equal(x, y);
-        srclient_proto_reader_keep_unknown(proto_plans[0], 0);
-        json_decref(x);
-        json_decref(y);
-        if (!same) {
-            fprintf(stderr, "decode(encode(kept row)) is not the row:\n%s\n%s\n", row.data,
-                    again.data ? again.data : error);
-            abort();
-        }
-        strbuf_free(&bin);
-        strbuf_free(&again);
-    }
+    if (!pick)
+        fuzz_protobuf_round_trip(data, size, &row, 1);
     strbuf_free(&row);
 }
 
@@ -257,34 +272,9 @@ static void fuzz_protobuf(size_t pick, int keep, const uint8_t *data, size_t siz
             abort();
         }
         json_decref(v);
-        /* Read as itself, the row is what the encoder reads: decode(encode(row)) == row. The
-         * message is the one the indexes named (the first, unless they say otherwise). */
-        int64_t idx[64];
-        size_t n;
-        const proto_symbol_t *sym = NULL;
-        if (!pick && srclient_proto_indexes(data, size, idx, 64, &n) >= 0)
-            sym = proto_schema_message_at(proto_all, idx, n);
-        if (sym && !strstr(row.data, "\\u0000")) {
-            strbuf_t bin = {0}, again = {0};
-            if (srclient_proto_encode(proto_plans[0], sym->full_name, row.data, row.len, &bin, &error) != 0) {
-                fprintf(stderr, "decoded but does not encode: %s\n%s\n", row.data, error);
-                abort();
-            }
-            /* The same JSON value (invalid UTF-8 read as "\ufffd" comes back as U+FFFD itself). */
-            json_t *x = json_loadb(row.data, row.len, JSON_DECODE_ANY, &je), *y = NULL;
-            int same = srclient_proto_decode(proto_plans[0], NULL, (const uint8_t *)bin.data, bin.len, &again,
-                                             &error) == 0 &&
-                       (y = json_loadb(again.data, again.len, JSON_DECODE_ANY, &je)) && json_equal(x, y);
-            json_decref(x);
-            json_decref(y);
-            if (!same) {
-                fprintf(stderr, "decode(encode(row)) is not the row:\n%s\n%s\n", row.data,
-                        again.data ? again.data : error);
-                abort();
-            }
-            strbuf_free(&bin);
-            strbuf_free(&again);
-        }
+        /* Read as itself, the row is what the encoder reads: decode(encode(row)) == row. */
+        if (!pick)
+            fuzz_protobuf_round_trip(data, size, &row, 0);
     } else
         free(error);
     strbuf_free(&row);
