@@ -54,6 +54,13 @@ void index_replace_snapshot(reg_index_t *idx, store_snapshot_t *snap);
 /* Replaces (or removes, when fresh is empty) the subject; takes ownership of
  * fresh. Every schema the fresh subject names must already be published. */
 void index_publish_subject(reg_index_t *idx, reg_subject_t *fresh);
+/* A version this node appended (registry_publish_appended): when the subject
+ * still holds exactly seen's versions, row (when not NULL) and then seen plus
+ * added are published and 1 returned; else, or when added's schema is not
+ * published, nothing is and 0 (the caller reloads the subject). Takes row
+ * either way. */
+int index_publish_append(reg_index_t *idx, const reg_subject_t *seen, reg_schema_t *row,
+                         const reg_version_t *added);
 /* Replaces the global config / mode (takes ownership; NULL = unset). */
 void index_publish_global(reg_index_t *idx, json_t *config, char *mode);
 

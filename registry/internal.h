@@ -115,7 +115,8 @@ reg_code_t registry_reload_scope(registry_t *reg, store_t *db, const char *scope
  * write was checked against) the version is added to them; otherwise something
  * newer was published meanwhile and the subject is reloaded. Under the scope's
  * reload lock like every publish, so a subject never goes backwards. row: the
- * schema row when this write created it (taken), else NULL (loaded if unknown).
+ * schema row when this write created it (taken), else NULL (the subject is
+ * reloaded when this node lacks the row).
  */
 reg_code_t registry_publish_appended(registry_t *reg, store_t *db, const reg_subject_t *seen,
                                      reg_schema_t *row, const reg_version_t *added, reg_error_t *err);

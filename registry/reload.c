@@ -72,42 +72,15 @@ reg_code_t registry_reload_scope(registry_t *reg, store_t *db, const char *scope
     return rc;
 }
 
-static int versions_equal(const reg_subject_t *a, const reg_subject_t *b)
-{
-    size_t na = a ? a->n : 0, nb = b ? b->n : 0;
-    if (na != nb)
-        return 0;
-    for (size_t i = 0; i < na; i++)
-        if (a->v[i].version != b->v[i].version || a->v[i].schema_id != b->v[i].schema_id ||
-            !a->v[i].deleted != !b->v[i].deleted)
-            return 0;
-    return 1;
-}
-
 reg_code_t registry_publish_appended(registry_t *reg, store_t *db, const reg_subject_t *seen,
                                      reg_schema_t *row, const reg_version_t *added, reg_error_t *err)
 {
     pthread_mutex_t *lock = reload_lock(reg, seen->name);
     pthread_mutex_lock(lock);
-    reg_code_t rc = REG_OK;
-    reg_subject_t *current = index_subject_copy(reg->idx, seen->name);
-    if (!versions_equal(current, seen)) {
-        /* Something newer was published meanwhile; it may or may not hold ours. */
-        reg_schema_release(row);
-        reg_subject_free(current);
-        rc = reload_scope_locked(reg, db, seen->name, err);
-        pthread_mutex_unlock(lock);
-        return rc;
-    }
-    if (row)
-        index_publish_schema(reg->idx, row);
-    reg_subject_t *fresh = current ? current : reg_subject_new(seen->name);
-    reg_subject_add_version(fresh, added->version, added->schema_id, 0, added->ts_ms);
-    rc = load_missing_schemas(reg, db, fresh, err);
-    if (rc == REG_OK)
-        index_publish_subject(reg->idx, fresh);
-    else
-        reg_subject_free(fresh);
+    /* Something newer published meanwhile may or may not hold ours: ask the database. */
+    reg_code_t rc = index_publish_append(reg->idx, seen, row, added)
+                        ? REG_OK
+                        : reload_scope_locked(reg, db, seen->name, err);
     pthread_mutex_unlock(lock);
     return rc;
 }

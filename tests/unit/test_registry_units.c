@@ -2,7 +2,8 @@
  * Unit tests of the registry pieces that need no database (the hash map is
  * tests/unit/test_base.c): version parsing (42202 rules), subject-name validation (42208),
  * qualified names (registry/context.h, after Confluent's QualifiedSubject and QualifiedSubjectTest),
- * schema metadata in canonical form and its merge (registry/metadata.c).
+ * schema metadata in canonical form and its merge (registry/metadata.c), and the
+ * index's publishing of a node's own append (index_publish_append).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 #include <cmocka.h>
 
 #include "registry/context.h"
+#include "registry/index.h"
 #include "registry/internal.h"
 #include "registry/registry.h"
 
@@ -222,12 +224,78 @@ static void test_qualified_names(void **state)
     assert_false(reg_prefix_match("a", ":.ctx:a"));
 }
 
+static reg_schema_t *unit_schema(int id)
+{
+    unsigned char key[REG_KEY_LEN] = {(unsigned char)id};
+    char text[32];
+    snprintf(text, sizeof text, "\"s%d\"", id);
+    reg_schema_t *s = reg_schema_new(id, SCHEMA_AVRO, text, key, 0);
+    reg_schema_set_context(s, ".");
+    return s;
+}
+
+/* The latest live version's (version, id) in the index, or (0, 0). */
+static void unit_latest(reg_index_t *idx, const char *subject, int *version, int *id)
+{
+    reg_view_t view = {0};
+    *version = *id = 0;
+    if (index_view(idx, subject, -1, 0, &view) == INDEX_FOUND) {
+        *version = view.version;
+        *id = view.id;
+    }
+    reg_view_clear(&view);
+}
+
+/* An append is published only onto the versions it was checked against, and
+ * only when its schema is known; otherwise nothing changes and the caller
+ * reloads from the database. */
+static void test_index_publish_append(void **state)
+{
+    (void)state;
+    reg_index_t *idx = index_new();
+    reg_subject_t *none = reg_subject_new("s");
+    reg_version_t v1 = {1, 1, 0, 10};
+    int version, id;
+
+    /* A new subject, its row created by the write: published. */
+    assert_int_equal(index_publish_append(idx, none, unit_schema(1), &v1), 1);
+    unit_latest(idx, "s", &version, &id);
+    assert_int_equal(version, 1);
+    assert_int_equal(id, 1);
+
+    /* Checked against no versions, but the index holds v1 now: stale, nothing published. */
+    reg_version_t v2 = {2, 2, 0, 20};
+    assert_int_equal(index_publish_append(idx, none, unit_schema(2), &v2), 0);
+    unit_latest(idx, "s", &version, &id);
+    assert_int_equal(version, 1);
+    reg_schema_t *two = index_schema(idx, ".", 2, 0);
+    assert_null(two);
+
+    /* Against v1, with a schema id the index does not hold and no row: not published. */
+    reg_subject_t *seen = index_subject_copy(idx, "s");
+    reg_version_t v2_unknown = {2, 7, 0, 20};
+    assert_int_equal(index_publish_append(idx, seen, NULL, &v2_unknown), 0);
+    unit_latest(idx, "s", &version, &id);
+    assert_int_equal(version, 1);
+
+    /* Against v1, reusing a schema the index holds: published without a row. */
+    reg_version_t v2_known = {2, 1, 0, 20};
+    assert_int_equal(index_publish_append(idx, seen, NULL, &v2_known), 1);
+    unit_latest(idx, "s", &version, &id);
+    assert_int_equal(version, 2);
+    assert_int_equal(id, 1);
+
+    reg_subject_free(seen);
+    reg_subject_free(none);
+    index_free(idx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_version_parse),      cmocka_unit_test(test_subject_names),
         cmocka_unit_test(test_metadata_canonical), cmocka_unit_test(test_metadata_merge),
-        cmocka_unit_test(test_qualified_names),
+        cmocka_unit_test(test_qualified_names),    cmocka_unit_test(test_index_publish_append),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
