@@ -345,29 +345,27 @@ class DeleteAssociationRace(harness.TwoNodeTestCase):
         time.sleep(0.3)
         self.assertTrue(call.is_alive(), call.response)
 
-    def test_subject_delete_waits_for_association_create(self):
+    def delete_waits_for_association_create(self, path, code, message):
+        """A delete of path (under the subject) sent while an association create holds the
+        lock waits for it, then is refused as the committed association says."""
         subject = self.subject()
         create = self.association_in_flight(subject)
         b = self.node_b.client()
-        call = Call(lambda: b.delete(f"/subjects/{quote(subject)}"))
+        call = Call(lambda: b.delete(f"/subjects/{quote(subject)}{path}"))
         self.wait_behind_the_lock(call)
         create.commit()
         r = call.result()
-        self.assert_error(r, 409, 40904)
-        self.assertEqual(r.body["message"], f"An association already exists for subject '{subject}'")
+        self.assert_error(r, 409, code)
+        self.assertEqual(r.body["message"], message.format(subject=subject))
         self.assertEqual(self.versions(subject), [("1", "0")])
 
+    def test_subject_delete_waits_for_association_create(self):
+        self.delete_waits_for_association_create(
+            "", 40904, "An association already exists for subject '{subject}'")
+
     def test_version_delete_waits_for_association_create(self):
-        subject = self.subject()
-        create = self.association_in_flight(subject)
-        b = self.node_b.client()
-        call = Call(lambda: b.delete(f"/subjects/{quote(subject)}/versions/1"))
-        self.wait_behind_the_lock(call)
-        create.commit()
-        r = call.result()
-        self.assert_error(r, 409, 40907)
-        self.assertEqual(r.body["message"], f"No active (non-deleted) version exists for subject '{subject}'")
-        self.assertEqual(self.versions(subject), [("1", "0")])
+        self.delete_waits_for_association_create(
+            "/versions/1", 40907, "No active (non-deleted) version exists for subject '{subject}'")
 
     def test_association_create_reads_the_delete_from_the_database(self):
         """Node A's memory still holds the subject live (its feed is slow); the create reads
