@@ -54,11 +54,13 @@
 typedef enum group_state { GROUP_WAITING, GROUP_LEADING, GROUP_DONE } group_state_t;
 
 /* On the waiting worker's stack; touched by others only under group_lock,
- * except the post that wakes it and (DONE) its result, published before. */
+ * except the post that wakes it and (DONE) its result, published before.
+ * One worker's appends (registry_group_append's n): they go into one group. */
 typedef struct group_item {
-    store_append_t *a;
+    store_append_t **as;
+    size_t n;
     store_rc_t rc;
-    size_t group_size; /* how many were written together (1 = alone) */
+    size_t group_size; /* how many appends were written together (1 = alone) */
     _Atomic group_state_t state;
     sem_t wake; /* one per waiter: a finished group wakes only its own */
     struct group_item *next;
@@ -104,26 +106,28 @@ static void group_fill_locked(registry_t *reg)
     reg->group_filling = 0;
 }
 
-/* me, then up to GROUP_MAX_ITEMS - 1 waiting items from the queue's head with
- * my fence, unlinked; items another leader was handed, or fenced to another
- * timeline, stay queued (lock held). Why the fence: each item's worker checked
- * this node's memory against the primary (registry_check_primary), and what it
- * decided holds only on that timeline, whichever connection writes it
- * (store_register_append). */
+/* me, then waiting items from the queue's head with my fence while their
+ * appends fit in GROUP_MAX_ITEMS, unlinked; items another leader was handed,
+ * or fenced to another timeline, stay queued (lock held). Why the fence: each
+ * item's worker checked this node's memory against the primary
+ * (registry_check_primary), and what it decided holds only on that timeline,
+ * whichever connection writes it (store_register_append). */
 static size_t group_take_locked(registry_t *reg, group_item_t *me, group_item_t **out)
 {
-    size_t n = 0;
+    size_t n = 0, appends = me->n;
     out[n++] = me;
     group_item_t **link = &reg->group_pending, *last = NULL;
     while (*link) {
         group_item_t *it = *link;
         int take = it == me || (atomic_load_explicit(&it->state, memory_order_relaxed) == GROUP_WAITING &&
-                                n < GROUP_MAX_ITEMS && it->a->fence == me->a->fence);
+                                appends + it->n <= GROUP_MAX_ITEMS && it->as[0]->fence == me->as[0]->fence);
         if (take) {
-            if (it != me)
+            if (it != me) {
                 out[n++] = it;
+                appends += it->n;
+            }
             *link = it->next;
-            reg->group_queued--;
+            reg->group_queued -= it->n;
         } else {
             last = it;
             link = &it->next;
@@ -142,15 +146,19 @@ static group_item_t *group_next_waiting_locked(registry_t *reg)
     return NULL;
 }
 
-/* Writes one group on the leader's connection (lock not held). */
-static store_rc_t group_write(store_t *db, group_item_t **items, size_t n)
+/* Writes one group (the appends of n items) on the leader's connection (lock not held). */
+static store_rc_t group_write(store_t *db, group_item_t **items, size_t n, size_t appends)
 {
-    store_append_t *batch = xcalloc(n, sizeof *batch);
+    store_append_t *batch = xcalloc(appends, sizeof *batch);
+    size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        batch[i] = *items[i]->a;
-    store_rc_t rc = store_register_append(db, batch, n);
+        for (size_t j = 0; j < items[i]->n; j++)
+            batch[k++] = *items[i]->as[j];
+    store_rc_t rc = store_register_append(db, batch, appends);
+    k = 0;
     for (size_t i = 0; i < n; i++)
-        *items[i]->a = batch[i];
+        for (size_t j = 0; j < items[i]->n; j++)
+            *items[i]->as[j] = batch[k++];
     free(batch);
     return rc;
 }
@@ -164,16 +172,18 @@ static void group_lead_locked(registry_t *reg, store_t *db, group_item_t *me)
 {
     group_item_t *items[GROUP_MAX_ITEMS];
     group_fill_locked(reg);
-    size_t n = group_take_locked(reg, me, items);
+    size_t n = group_take_locked(reg, me, items), appends = 0;
+    for (size_t i = 0; i < n; i++)
+        appends += items[i]->n;
     pthread_mutex_unlock(&reg->group_lock);
-    store_rc_t rc = group_write(db, items, n);
+    store_rc_t rc = group_write(db, items, n, appends);
     pthread_mutex_lock(&reg->group_lock);
     reg->group_commits++;
-    reg->group_items += n;
-    reg->group_active = n + reg->group_queued;
+    reg->group_items += appends;
+    reg->group_active = appends + reg->group_queued;
     for (size_t i = 0; i < n; i++) {
         items[i]->rc = rc;
-        items[i]->group_size = n;
+        items[i]->group_size = appends;
         atomic_store_explicit(&items[i]->state, GROUP_DONE, memory_order_release);
     }
     group_item_t *next = group_next_waiting_locked(reg);
@@ -196,9 +206,9 @@ static void group_sleep(group_item_t *me)
         ;
 }
 
-store_rc_t registry_group_append(registry_t *reg, store_t *db, store_append_t *a)
+void registry_group_append(registry_t *reg, store_t *db, store_append_t **as, size_t n, store_rc_t *rcs)
 {
-    group_item_t me = {.a = a, .rc = STORE_OK, .state = GROUP_WAITING};
+    group_item_t me = {.as = as, .n = n, .rc = STORE_OK, .state = GROUP_WAITING};
     sem_init(&me.wake, 0, 0);
     pthread_mutex_lock(&reg->group_lock);
     if (reg->group_tail)
@@ -206,7 +216,7 @@ store_rc_t registry_group_append(registry_t *reg, store_t *db, store_append_t *a
     else
         reg->group_pending = &me;
     reg->group_tail = &me;
-    reg->group_queued++;
+    reg->group_queued += n;
     if (reg->group_filling && reg->group_queued >= group_target_locked(reg))
         pthread_cond_signal(&reg->group_fill);
     if (reg->group_leaders < GROUP_MAX_LEADERS) {
@@ -226,8 +236,7 @@ store_rc_t registry_group_append(registry_t *reg, store_t *db, store_append_t *a
         pthread_mutex_lock(&reg->group_lock);
     }
     sem_destroy(&me.wake);
-    /* A group fails whole; each of its items is then decided alone. */
-    if (me.rc != STORE_OK && me.group_size > 1)
-        me.rc = store_register_append(db, a, 1);
-    return me.rc;
+    /* A group fails whole; each of its appends is then decided alone. */
+    for (size_t i = 0; i < n; i++)
+        rcs[i] = me.rc != STORE_OK && me.group_size > 1 ? store_register_append(db, as[i], 1) : me.rc;
 }

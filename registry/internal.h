@@ -258,14 +258,15 @@ void md_digest(const json_t *md, void (*update)(void *ctx, const void *p, size_t
 /* ---- 9. Group commit ------------------------------------------------------------------- */
 
 /*
- * store_register_append for one append, written together with the appends
- * other workers make at the same moment: the first waiting worker leads, takes
- * what is queued (up to GROUP_MAX_ITEMS) and writes it in one statement on its
- * own connection while the others wait; a failed group is retried one by one,
- * each on its own connection, so one item's failure (a deadlock with a general
- * write, say) is never another's. Same contract as store_register_append for n = 1.
+ * store_register_append for a worker's n appends (all of one fence), written
+ * together with the appends other workers make at the same moment: the first
+ * waiting worker leads, takes what is queued (up to GROUP_MAX_ITEMS appends)
+ * and writes it in one statement on its own connection while the others wait;
+ * a failed group is retried one append at a time, each worker on its own
+ * connection, so one append's failure (a deadlock with a general write, say)
+ * is never another's. rcs[i]: as store_register_append's for as[i] alone.
  */
-store_rc_t registry_group_append(registry_t *reg, store_t *db, store_append_t *a);
+void registry_group_append(registry_t *reg, store_t *db, store_append_t **as, size_t n, store_rc_t *rcs);
 void registry_group_init(registry_t *reg);
 void registry_group_destroy(registry_t *reg);
 

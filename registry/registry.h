@@ -231,6 +231,22 @@ int registry_lookup_known(registry_t *reg, const char *subject, const reg_reques
 /* POST /subjects/{s}/versions (docs/api.md). out (may be NULL) gets the version. */
 reg_code_t registry_register(registry_t *reg, store_t *db, const char *subject, const reg_request_t *req,
                              reg_view_t *out, reg_error_t *err);
+/*
+ * registry_register in two halves, so that one worker can write the
+ * registrations of several requests in one group (the database part of one
+ * loop pass: server/http_server.c, docs/architecture.md "The write path").
+ * start: decided (*pending NULL: the result, and *out on REG_OK, as
+ * registry_register's), or *pending waits for its write. finish: writes the n
+ * pending ones together and ends each: rcs[i] its result, with its out and err
+ * as given to start (both, and the request and subject, the caller's until
+ * then). Frees them.
+ */
+typedef struct reg_pending reg_pending_t;
+reg_code_t registry_register_start(registry_t *reg, store_t *db, const char *subject,
+                                   const reg_request_t *req, reg_view_t *out, reg_error_t *err,
+                                   reg_pending_t **pending);
+void registry_register_finish(registry_t *reg, store_t *db, reg_pending_t **pending, size_t n,
+                              reg_code_t *rcs);
 /* POST /subjects/{s}. */
 reg_code_t registry_lookup(registry_t *reg, store_t *db, const char *subject, const reg_request_t *req,
                            int deleted, reg_view_t *out, reg_error_t *err);

@@ -918,6 +918,30 @@ static int append_excluded(registry_t *reg, const reg_subject_t *subj, const can
 }
 
 /*
+ * A registration between registry_register_start and registry_register_finish
+ * (registry.h): the request as decided so far, and the append that writes it.
+ */
+struct reg_pending {
+    const char *subject; /* borrowed, as request */
+    reg_request_t req;   /* the request, or with the latest version's schema when it was empty */
+    reg_schema_t *inherited;
+    reg_view_t *out; /* the caller's, or &scratch */
+    reg_view_t scratch;
+    int keep_out; /* out is the caller's */
+    reg_error_t *err;
+    candidate_t c;
+    reg_code_t parsed; /* candidate_parse's result */
+    register_tx_t tx;
+    /* The append (append_prepare), written by whichever worker leads its group. */
+    reg_subject_t *seen;
+    reg_schema_t *row;
+    char *expect;
+    char *details;
+    store_actor_t actor; /* a copy: db serves other requests before the group is written */
+    store_append_t a;
+};
+
+/*
  * The common registration in one statement (store_register_append, group
  * committed with the others arriving at once: registry_group_append): checked
  * against the versions this node holds, written only if the database still
@@ -926,10 +950,12 @@ static int append_excluded(registry_t *reg, const reg_subject_t *subj, const can
  * lets through; anything else, an incompatibility included (the database may
  * know better than this node), returns REG_SCHEMA_NOT_FOUND and the caller
  * takes the general path, which decides against the database's state.
+ * REG_OK: p->a is ready for the group.
  */
-static reg_code_t register_append(registry_t *reg, store_t *db, const char *subject, const reg_request_t *req,
-                                  candidate_t *c, int *id, reg_error_t *err)
+static reg_code_t append_prepare(registry_t *reg, store_t *db, reg_pending_t *p)
 {
+    const reg_request_t *req = &p->req;
+    candidate_t *c = &p->c;
     /* A registration with references checks them against the STRONG
      * associations under their reference-target locks, taken before the
      * subject's lock (registry_write_tx_referencing); a group's statement
@@ -938,52 +964,61 @@ static reg_code_t register_append(registry_t *reg, store_t *db, const char *subj
     if (req->id >= 0 || req->version > 0 || req->nrefs ||
         schema_canonical_len(c->parsed) > reg->opts.max_schema_bytes)
         return REG_SCHEMA_NOT_FOUND;
-    reg_subject_t *seen = subject_snapshot(reg, subject);
+    reg_subject_t *seen = subject_snapshot(reg, p->subject);
     /* The metadata follows from seen too: the call writes only while the database holds seen. */
-    reg_code_t rc = candidate_register_metadata(reg, db, subject, seen, req, 0, c, err) != REG_OK ||
+    reg_code_t rc = candidate_register_metadata(reg, db, p->subject, seen, req, 0, c, p->err) != REG_OK ||
                             append_excluded(reg, seen, c)
                         ? REG_SCHEMA_NOT_FOUND
                         : REG_OK;
-    if (rc == REG_OK && !req->force && check_compatible(reg, db, subject, seen, c, err) != REG_OK)
+    if (rc == REG_OK && !req->force && check_compatible(reg, db, p->subject, seen, c, p->err) != REG_OK)
         rc = REG_SCHEMA_NOT_FOUND;
     if (rc != REG_OK) {
         reg_subject_free(seen);
         return rc;
     }
-    reg_schema_t *row = candidate_row(c, 0);
-    char *expect = store_versions_text(seen);
+    p->seen = seen;
+    p->row = candidate_row(c, 0);
+    p->expect = store_versions_text(seen);
     /* The details as text: a group's leader may write them on another thread. */
     json_t *details = register_details(reg, db, seen, c);
-    char *details_text = details ? json_dumps(details, JSON_COMPACT) : NULL;
+    p->details = details ? json_dumps(details, JSON_COMPACT) : NULL;
     json_decref(details);
+    store_actor_copy(db, &p->actor);
     /* The audit row goes into the same statement: it commits iff the version does. */
-    store_append_t a = {.subject = subject,
-                        .expect = expect,
-                        .row = row,
-                        .audit_action = REG_AUDIT_REGISTER,
-                        .audit_details = details_text,
-                        .actor = store_actor(db),
-                        .fence = store_fenced(db)};
-    store_rc_t src = registry_group_append(reg, db, &a);
-    free(expect);
-    free(details_text);
-    if (src == STORE_OK && a.applied) {
-        reg_version_t added = {a.version, a.id, 0, a.ts_ms};
-        row->id = *id = a.id;
-        row->ts_ms = a.ts_ms; /* the schema row and the version share the transaction's now() */
-        row->canonical = 1;   /* a row the call inserted is its content's canonical one */
-        if (!a.inserted) {
+    p->a = (store_append_t){.subject = p->subject,
+                            .expect = p->expect,
+                            .row = p->row,
+                            .audit_action = REG_AUDIT_REGISTER,
+                            .audit_details = p->details,
+                            .actor = &p->actor,
+                            .fence = store_fenced(db)};
+    return REG_OK;
+}
+
+/* The append's outcome (src, as the group wrote it): published, or
+ * REG_SCHEMA_NOT_FOUND for the general path. */
+static reg_code_t append_complete(registry_t *reg, store_t *db, reg_pending_t *p, store_rc_t src)
+{
+    store_append_t *a = &p->a;
+    reg_schema_t *row = p->row;
+    p->row = NULL;
+    reg_code_t rc;
+    if (src == STORE_OK && a->applied) {
+        reg_version_t added = {a->version, a->id, 0, a->ts_ms};
+        row->id = p->tx.id = a->id;
+        row->ts_ms = a->ts_ms; /* the schema row and the version share the transaction's now() */
+        row->canonical = 1;    /* a row the call inserted is its content's canonical one */
+        if (!a->inserted) {
             reg_schema_release(row);
             row = NULL;
         }
-        rc = registry_publish_appended(reg, db, seen, row, &added, err);
+        rc = registry_publish_appended(reg, db, p->seen, row, &added, p->err);
         if (rc == REG_OK)
-            registry_feed_own(reg, a.change_seq); /* published: the feed need not read it back */
+            registry_feed_own(reg, a->change_seq); /* published: the feed need not read it back */
     } else {
         reg_schema_release(row);
-        rc = src == STORE_OK ? REG_SCHEMA_NOT_FOUND : reg_store(err, db, src);
+        rc = src == STORE_OK ? REG_SCHEMA_NOT_FOUND : reg_store(p->err, db, src);
     }
-    reg_subject_free(seen);
     return rc;
 }
 
@@ -1066,11 +1101,50 @@ static int registered_equivalent(registry_t *reg, const char *subject, const reg
     return 0;
 }
 
-/* registry_register without the counting: *created when a version was written. */
-static reg_code_t register_(registry_t *reg, store_t *db, const char *subject, const reg_request_t *request,
-                            reg_view_t *out, int *created, reg_error_t *err)
+static void pending_free(reg_pending_t *p)
+{
+    candidate_clear(&p->c);
+    reg_schema_release(p->inherited);
+    reg_subject_free(p->seen);
+    reg_schema_release(p->row);
+    free(p->expect);
+    free(p->details);
+    store_actor_clear(&p->actor);
+    if (!p->keep_out)
+        reg_view_clear(p->out);
+    free(p);
+}
+
+/* The registration's end once the append (fast) is decided: the general path
+ * when it was not taken, the version's view, the counters. Frees p. */
+static reg_code_t pending_end(registry_t *reg, store_t *db, reg_pending_t *p, reg_code_t fast)
+{
+    reg_code_t rc = p->parsed;
+    strlist_t targets = {0};
+    reference_targets(p->subject, &p->req, &targets);
+    if (rc == REG_OK)
+        rc = fast == REG_SCHEMA_NOT_FOUND ? registry_write_tx_referencing(reg, db, p->subject, &targets,
+                                                                          register_in_tx, &p->tx, p->err)
+                                          : fast;
+    strlist_clear(&targets);
+    int created = rc == REG_OK && (fast == REG_OK || p->tx.created);
+    if (rc == REG_OK)
+        rc = view_by_id(reg, p->subject, p->tx.id, p->out, p->err);
+    if (p->c.checked)
+        reg_count_check(reg, p->c.type, p->c.checked_level, p->c.checked_ok);
+    reg_count_registration(reg, rc, created);
+    pending_free(p);
+    return rc;
+}
+
+/* Steps up to the append: decided (*pending NULL, out filled on REG_OK), or
+ * *pending the registration as far as it got (its candidate parsed as new). */
+static reg_code_t register_begin(registry_t *reg, store_t *db, const char *subject,
+                                 const reg_request_t *request, reg_view_t *out, reg_error_t *err,
+                                 reg_pending_t **pending)
 {
     assert(db);
+    *pending = NULL;
     reg_view_t scratch = {0};
     reg_view_t *view = out ? out : &scratch;
     int normalize = effective_normalize(reg, subject, request);
@@ -1108,46 +1182,69 @@ static reg_code_t register_(registry_t *reg, store_t *db, const char *subject, c
     rc = check_mode_for_register(reg, subject, request, &import, err);
     if (rc != REG_OK)
         return rc;
-    reg_request_t req = *request;
-    reg_schema_t *inherited = NULL;
-    if (request_is_empty(&req) && !import &&
-        (rc = inherit_latest(reg, subject, &req, &inherited, err)) != REG_OK)
+    reg_pending_t *p = xcalloc(1, sizeof *p);
+    p->subject = subject;
+    p->req = *request;
+    p->out = out ? out : &p->scratch;
+    p->keep_out = out != NULL;
+    p->err = err;
+    if (request_is_empty(&p->req) && !import &&
+        (rc = inherit_latest(reg, subject, &p->req, &p->inherited, err)) != REG_OK) {
+        pending_free(p);
         return rc;
+    }
     int flags =
         SCHEMA_PARSE_NEW | (normalize && !import ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject);
-    rc = candidate_parse(reg, subject, &req, flags, 0, &c, err);
-    register_tx_t tx = {subject, &req, &c, import, 0};
-    reg_code_t fast = rc == REG_OK && !import ? register_append(reg, db, subject, &req, &c, &tx.id, err)
-                                              : REG_SCHEMA_NOT_FOUND;
-    strlist_t targets = {0};
-    reference_targets(subject, &req, &targets);
-    if (rc == REG_OK)
-        rc = fast == REG_SCHEMA_NOT_FOUND
-                 ? registry_write_tx_referencing(reg, db, subject, &targets, register_in_tx, &tx, err)
-                 : fast;
-    strlist_clear(&targets);
-    *created = rc == REG_OK && (fast == REG_OK || tx.created);
-    if (c.checked)
-        reg_count_check(reg, c.type, c.checked_level, c.checked_ok);
-    candidate_clear(&c);
-    reg_schema_release(inherited);
-    int id = tx.id;
-    if (rc == REG_OK)
-        rc = view_by_id(reg, subject, id, view, err);
-    if (rc != REG_OK)
-        return rc;
+    p->parsed = candidate_parse(reg, subject, &p->req, flags, 0, &p->c, err);
+    p->tx = (register_tx_t){subject, &p->req, &p->c, import, 0, 0};
+    *pending = p;
+    return REG_OK;
 done:
     if (!out)
         reg_view_clear(view);
     return REG_OK;
 }
 
+reg_code_t registry_register_start(registry_t *reg, store_t *db, const char *subject,
+                                   const reg_request_t *request, reg_view_t *out, reg_error_t *err,
+                                   reg_pending_t **pending)
+{
+    reg_pending_t *p;
+    reg_code_t rc = register_begin(reg, db, subject, request, out, err, &p);
+    *pending = NULL;
+    if (p == NULL) {
+        reg_count_registration(reg, rc, 0);
+        return rc;
+    }
+    reg_code_t fast =
+        p->parsed == REG_OK && !p->tx.import ? append_prepare(reg, db, p) : REG_SCHEMA_NOT_FOUND;
+    if (fast != REG_OK)
+        return pending_end(reg, db, p, fast);
+    *pending = p;
+    return REG_OK;
+}
+
+void registry_register_finish(registry_t *reg, store_t *db, reg_pending_t **pending, size_t n,
+                              reg_code_t *rcs)
+{
+    store_append_t **as = xcalloc(n, sizeof *as);
+    store_rc_t *srcs = xcalloc(n, sizeof *srcs);
+    for (size_t i = 0; i < n; i++)
+        as[i] = &pending[i]->a;
+    registry_group_append(reg, db, as, n, srcs);
+    for (size_t i = 0; i < n; i++)
+        rcs[i] = pending_end(reg, db, pending[i], append_complete(reg, db, pending[i], srcs[i]));
+    free(srcs);
+    free(as);
+}
+
 reg_code_t registry_register(registry_t *reg, store_t *db, const char *subject, const reg_request_t *request,
                              reg_view_t *out, reg_error_t *err)
 {
-    int created = 0;
-    reg_code_t rc = register_(reg, db, subject, request, out, &created, err);
-    reg_count_registration(reg, rc, created);
+    reg_pending_t *p;
+    reg_code_t rc = registry_register_start(reg, db, subject, request, out, err, &p);
+    if (p != NULL)
+        registry_register_finish(reg, db, &p, 1, &rc);
     return rc;
 }
 

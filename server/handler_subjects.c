@@ -420,6 +420,24 @@ static http_outcome_t register_loop(http_call_t *c)
     return HTTP_DONE;
 }
 
+/* The reply to a registration that ended with rc (view on REG_OK, err else). */
+static void register_answer(http_call_t *c, const reg_request_t *req, reg_code_t rc, const reg_view_t *view,
+                            reg_error_t *err)
+{
+    if (rc == REG_OK)
+        register_reply(c, view);
+    /* ?verbose=true&changes=true: the 409 says what changed against the latest version
+     * (docs/evolution.md); with tag fields, of the schema as sent (tags are no change). */
+    json_t *message = rc == REG_INCOMPATIBLE && api_wants_changes(c) ? json_string(err->message) : NULL;
+    if (message) {
+        json_t *reply = json_pack("{s:i, s:o}", "error_code", (int)rc, "message", message);
+        api_add_candidate_changes(c, reply, subject(c), NULL, req);
+        http_reply_json(c, 409, reply);
+        return;
+    }
+    api_done(c, rc, err);
+}
+
 static void register_db(http_call_t *c, store_t *db)
 {
     reg_view_t view = {0};
@@ -435,22 +453,50 @@ static void register_db(http_call_t *c, store_t *db)
         req = &api_body_kept(c)->req;
         rc = registry_register(c->reg, db, subject(c), req, &view, &err);
     }
-    if (rc == REG_OK)
-        register_reply(c, &view);
+    register_answer(c, req, rc, &view, &err);
     reg_view_clear(&view);
-    /* ?verbose=true&changes=true: the 409 says what changed against the latest version
-     * (docs/evolution.md); with tag fields, of the schema as sent (tags are no change). */
-    json_t *message = rc == REG_INCOMPATIBLE && api_wants_changes(c) ? json_string(err.message) : NULL;
-    if (message) {
-        json_t *reply = json_pack("{s:i, s:o}", "error_code", (int)rc, "message", message);
-        api_add_candidate_changes(c, reply, subject(c), NULL, req);
-        http_reply_json(c, 409, reply);
-        return;
-    }
-    api_done(c, rc, &err);
 }
 
-const http_handler_t handle_register = {register_loop, register_db};
+/* Registrations staged in one loop pass: each started, the pending ones
+ * written as one group (registry_register_finish), then each answered. With
+ * tag fields a registration runs alone, as register_db. */
+static void register_db_batch(http_call_t **calls, size_t n, store_t *db)
+{
+    reg_view_t *views = xcalloc(n, sizeof *views);
+    reg_error_t *errs = xcalloc(n, sizeof *errs);
+    reg_code_t *rcs = xcalloc(n, sizeof *rcs), *written = xcalloc(n, sizeof *written);
+    reg_pending_t **pending = xcalloc(n, sizeof *pending), **waiting = xcalloc(n, sizeof *waiting);
+    size_t nwaiting = 0;
+    for (size_t i = 0; i < n; i++) {
+        http_call_t *c = calls[i];
+        http_call_act_as(c, db);
+        if (c->kept_free == register_tagged_free) {
+            register_db(c, db);
+            continue;
+        }
+        rcs[i] = registry_register_start(c->reg, db, subject(c), &api_body_kept(c)->req, &views[i], &errs[i],
+                                         &pending[i]);
+        if (pending[i])
+            waiting[nwaiting++] = pending[i];
+    }
+    if (nwaiting > 0)
+        registry_register_finish(calls[0]->reg, db, waiting, nwaiting, written);
+    for (size_t i = 0, w = 0; i < n; i++) {
+        http_call_t *c = calls[i];
+        if (c->kept_free == register_tagged_free)
+            continue;
+        register_answer(c, &api_body_kept(c)->req, pending[i] ? written[w++] : rcs[i], &views[i], &errs[i]);
+        reg_view_clear(&views[i]);
+    }
+    free(waiting);
+    free(pending);
+    free(written);
+    free(rcs);
+    free(errs);
+    free(views);
+}
+
+const http_handler_t handle_register = {register_loop, register_db, NULL, register_db_batch};
 
 /* ---- Versions -------------------------------------------------------------------- */
 

@@ -109,17 +109,26 @@ typedef enum http_outcome {
 typedef http_outcome_t (*http_loop_fn)(http_call_t *c);
 /* The database part: on a worker thread; db is never NULL. Always replies. */
 typedef void (*http_db_fn)(http_call_t *c, store_t *db);
+/* The database parts of n calls of one handler staged in the same loop pass,
+ * on one worker: what db does for each call (http_call_act_as first), as
+ * http_db_fn would; replies to every call. */
+typedef void (*http_db_batch_fn)(http_call_t **calls, size_t n, store_t *db);
 
 /* loop NULL: straight to the database part. db NULL: the loop always answers.
  * media NULL: the reply is JSON in the type negotiated from Accept (406 when
  * none is acceptable); else the handler's own type (static), whatever Accept
  * says (a Prometheus scraper asks for text/plain), used for its 2xx replies;
- * its errors stay JSON. */
+ * its errors stay JSON. db_batch NULL: every call's database part runs alone. */
 typedef struct http_handler {
     http_loop_fn loop;
     http_db_fn db;
     const char *media;
+    http_db_batch_fn db_batch;
 } http_handler_t;
+
+/* Whom the changes db makes next are for: c's principal, address and request
+ * id (their audit rows name it). The server does it before http_db_fn. */
+void http_call_act_as(http_call_t *c, store_t *db);
 
 /* Keeps a decoded request for the database part; the server frees it with
  * free_fn (NULL = free) when the call ends. */

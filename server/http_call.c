@@ -495,6 +495,12 @@ int http_query_int(const http_call_t *c, const char *name, int dflt, int *out)
     return 0;
 }
 
+void http_call_act_as(http_call_t *c, store_t *db)
+{
+    reg_actor_t who = {c->principal, c->remote[0] ? c->remote : NULL, c->request_id};
+    registry_act_as(db, &who);
+}
+
 /* ---- 6. Reply helpers -------------------------------------------------------- */
 
 static void http_drop_reply(http_call_t *c)

@@ -75,6 +75,13 @@
 #define HTTP_VERIFIER_NICE 10
 /* A principal longer than this (a certificate's name) is cut in the request log. */
 #define HTTP_LOG_PRINCIPAL_MAX 256
+/* Most jobs of one handler one pass hands a worker together (handler->db_batch);
+ * registry/group.c writes at most 64 registrations in one statement. */
+#define HTTP_BATCH_MAX 32
+/* A request body larger than this goes alone: its parse and compatibility
+ * check may take milliseconds, which a batch's other requests would wait for
+ * on its one worker while other workers could take them. */
+#define HTTP_BATCH_BODY_MAX 16384
 
 /* ---- 1. Types ------------------------------------------------------------ */
 
@@ -93,16 +100,16 @@ struct http_loop {
     http_server_t *srv;
     int index;
     pthread_t thread;
-    int inited;       /* ctx and receivers exist; set by the loop before it reports */
-    int running;      /* thread started */
-    int leftover;     /* connections outlived the drain; nothing was freed */
-    int stopping;     /* loop thread only */
-    size_t jobs_out;  /* handed to dbpool (or staged for it), not back yet; loop thread only */
-    http_job_t *staged;               /* for dbpool after this pass over the sockets, in order */
-    http_job_t **staged_tail;         /* where the next staged job goes */
+    int inited;               /* ctx and receivers exist; set by the loop before it reports */
+    int running;              /* thread started */
+    int leftover;             /* connections outlived the drain; nothing was freed */
+    int stopping;             /* loop thread only */
+    size_t jobs_out;          /* handed to dbpool (or staged for it), not back yet; loop thread only */
+    http_job_t *staged;       /* for dbpool after this pass over the sockets, in order */
+    http_job_t **staged_tail; /* where the next staged job goes */
     h2o_timeout_entry_t staged_flush; /* on ctx.zero_timeout while jobs are staged */
-    int nconns;       /* open client connections this loop accepted; loop thread only */
-    hmap_t conn_jobs; /* h2o_conn_t * -> jobs out for it (as a uintptr_t); loop thread only */
+    int nconns;                       /* open client connections this loop accepted; loop thread only */
+    hmap_t conn_jobs;                 /* h2o_conn_t * -> jobs out for it (as a uintptr_t); loop thread only */
     h2o_context_t ctx;
     h2o_accept_ctx_t accept_ctx;
     h2o_socket_t *listener;
@@ -184,10 +191,11 @@ struct http_job {
     h2o_conn_t *conn;         /* a key into owner->conn_jobs only; never dereferenced */
     atomic_int gone;          /* set on the loop when h2o frees the request; read by the worker */
     http_guard_t *guard;
-    http_mark_t *mark;   /* in the request's pool; NULL when not counted */
-    auth_check_t *check; /* out on srv->verifier: http_decode goes on when it is back */
-    char *log_target;    /* method and path, copied when the job leaves the loop */
+    http_mark_t *mark;       /* in the request's pool; NULL when not counted */
+    auth_check_t *check;     /* out on srv->verifier: http_decode goes on when it is back */
+    char *log_target;        /* method and path, copied when the job leaves the loop */
     http_job_t *staged_next; /* in owner->staged until the pass ends */
+    int batchable;           /* may go to a worker with others (HTTP_BATCH_BODY_MAX) */
     struct timespec started;
 };
 
@@ -878,6 +886,24 @@ static int http_job_primary_ok(http_call_t *c, store_t *db)
     return 0;
 }
 
+/* Worker thread: whether the job's database part may run; else it has its
+ * reply. *checked: registry_check_primary let it through. */
+static int http_job_may_run(http_job_t *job, store_t *db, int *checked)
+{
+    *checked = 0;
+    /* A request reset before its turn (HTTP/2 RST_STREAM) must not run: a
+     * cancelled registration is never committed. */
+    if (atomic_load(&job->gone))
+        http_reply_error(&job->call, 499, "The client went away before the request ran");
+    else if (db == NULL)
+        http_reply_error(&job->call, 50001, "Error while connecting to the database");
+    else if (job->call.method == HTTP_GET || (*checked = http_job_primary_ok(&job->call, db)))
+        return 1;
+    return 0;
+}
+
+static void http_job_home(http_job_t *job, store_t *db, int checked);
+
 /*
  * Worker thread: the handler's database part, then home to the owning loop.
  * A 5xx may mean the connection died, so the pool gets a fresh one; a
@@ -886,20 +912,42 @@ static int http_job_primary_ok(http_call_t *c, store_t *db)
 static void http_job_run_db(dbpool_job_t *pool_job, store_t *db)
 {
     http_job_t *job = (http_job_t *)pool_job;
-    int checked = 0; /* registry_check_primary let it through */
-    /* A request reset before its turn (HTTP/2 RST_STREAM) must not run: a
-     * cancelled registration is never committed. */
-    if (atomic_load(&job->gone))
-        http_reply_error(&job->call, 499, "The client went away before the request ran");
-    else if (db == NULL)
-        http_reply_error(&job->call, 50001, "Error while connecting to the database");
-    else if (job->call.method == HTTP_GET || (checked = http_job_primary_ok(&job->call, db))) {
+    int checked;
+    if (http_job_may_run(job, db, &checked)) {
         /* Whom the changes on db are for: their audit rows name it (registry.h section 7). */
-        reg_actor_t who = {job->call.principal, job->call.remote[0] ? job->call.remote : NULL,
-                           job->call.request_id};
-        registry_act_as(db, &who);
+        http_call_act_as(&job->call, db);
         job->handler->db(&job->call, db);
     }
+    http_job_home(job, db, checked);
+}
+
+/* Jobs of one handler staged in one pass (http_on_staged_flush), for its db_batch. */
+typedef struct http_batch {
+    dbpool_job_t pool_job; /* first: dbpool hands this pointer back */
+    size_t n;
+    http_job_t *jobs[HTTP_BATCH_MAX];
+} http_batch_t;
+
+/* Worker thread: the batch's database parts in one call, then each job home. */
+static void http_batch_run_db(dbpool_job_t *pool_job, store_t *db)
+{
+    http_batch_t *batch = (http_batch_t *)pool_job;
+    http_call_t *calls[HTTP_BATCH_MAX];
+    int checked[HTTP_BATCH_MAX];
+    size_t n = 0;
+    for (size_t i = 0; i < batch->n; i++)
+        if (http_job_may_run(batch->jobs[i], db, &checked[i]))
+            calls[n++] = &batch->jobs[i]->call;
+    if (n > 0)
+        batch->jobs[0]->handler->db_batch(calls, n, db);
+    for (size_t i = 0; i < batch->n; i++)
+        http_job_home(batch->jobs[i], db, checked[i]);
+    free(batch);
+}
+
+/* Worker thread, after the database part: the job goes home to its loop. */
+static void http_job_home(http_job_t *job, store_t *db, int checked)
+{
     http_audit_job_t *refused = db != NULL ? http_audit_refusal(&job->call) : NULL;
     registry_t *reg = job->owner->srv->reg;
     /* The job belongs to the loop from here on. */
@@ -952,6 +1000,7 @@ static void http_submit(http_job_t *job, h2o_req_t *req)
 {
     http_call_t *c = &job->call;
     http_call_drop_reply(c);
+    job->batchable = job->handler && job->handler->db_batch && c->body_len <= HTTP_BATCH_BODY_MAX;
     c->body = NULL;
     c->body_len = 0;
     job->log_target = http_log_target_new(req);
@@ -970,6 +1019,18 @@ static void http_submit(http_job_t *job, h2o_req_t *req)
         h2o_timeout_link(loop->ctx.loop, &loop->ctx.zero_timeout, &loop->staged_flush);
 }
 
+/* Loop thread: a batch to the pool; a batch of one goes as the job it holds. */
+static void http_batch_submit(http_loop_t *loop, http_batch_t *batch)
+{
+    if (batch->n == 1) {
+        dbpool_submit(loop->srv->pool, &batch->jobs[0]->pool_job);
+        free(batch);
+        return;
+    }
+    batch->pool_job.run = http_batch_run_db;
+    dbpool_submit(loop->srv->pool, &batch->pool_job);
+}
+
 /*
  * Loop thread, once the pass over the sockets that staged jobs is over (the
  * loop runs its timeouts after every socket's callbacks). Why jobs wait for
@@ -977,7 +1038,9 @@ static void http_submit(http_job_t *job, h2o_req_t *req)
  * job handed over at once could start on a worker before h2o reads on to
  * the reset; staged, the reset has marked it gone first and it never runs
  * (test_overload.py, RapidReset: handed over at once, 1741 of 20000 reset
- * registrations committed on a 2-core machine).
+ * registrations committed on a 2-core machine). Jobs whose handler has a
+ * db_batch go to one worker together, so the registrations of one pass
+ * wake one worker and wait for their group once (docs/performance.md).
  */
 static void http_on_staged_flush(h2o_timeout_entry_t *entry)
 {
@@ -985,11 +1048,24 @@ static void http_on_staged_flush(h2o_timeout_entry_t *entry)
     http_job_t *job = loop->staged;
     loop->staged = NULL;
     loop->staged_tail = &loop->staged;
+    http_batch_t *batch = NULL;
     while (job != NULL) {
         http_job_t *next = job->staged_next;
-        dbpool_submit(job->check != NULL ? loop->srv->verifier : loop->srv->pool, &job->pool_job);
+        if (job->check == NULL && job->batchable) {
+            if (batch && (batch->jobs[0]->handler != job->handler || batch->n == HTTP_BATCH_MAX)) {
+                http_batch_submit(loop, batch);
+                batch = NULL;
+            }
+            if (!batch)
+                batch = xcalloc(1, sizeof *batch);
+            batch->jobs[batch->n++] = job;
+        } else {
+            dbpool_submit(job->check != NULL ? loop->srv->verifier : loop->srv->pool, &job->pool_job);
+        }
         job = next;
     }
+    if (batch)
+        http_batch_submit(loop, batch);
 }
 
 /*

@@ -1295,6 +1295,21 @@ const store_actor_t *store_actor(const store_t *db)
     return &db->actor;
 }
 
+void store_actor_copy(const store_t *db, store_actor_t *out)
+{
+    memset(out, 0, sizeof *out);
+    actor_field_set(&out->principal, db->actor.principal);
+    actor_field_set(&out->remote, db->actor.remote);
+    actor_field_set(&out->request_id, db->actor.request_id);
+}
+
+void store_actor_clear(store_actor_t *a)
+{
+    actor_field_set(&a->principal, NULL);
+    actor_field_set(&a->remote, NULL);
+    actor_field_set(&a->request_id, NULL);
+}
+
 static void json_set_text(json_t *o, const char *key, const char *value)
 {
     if (value)

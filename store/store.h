@@ -262,6 +262,10 @@ typedef struct store_actor {
 void store_set_actor(store_t *db, const char *principal, const char *remote, const char *request_id);
 /* db's actor (borrowed: valid until the next store_set_actor on db). */
 const store_actor_t *store_actor(const store_t *db);
+/* A copy of db's actor into *out (zeroed first; the caller's: store_actor_clear),
+ * for an append written after db has moved on to another request. */
+void store_actor_copy(const store_t *db, store_actor_t *out);
+void store_actor_clear(store_actor_t *a);
 
 /* One audit row, with db's actor. Absent fields: NULL, version/id 0, permanent -1. */
 typedef struct store_audit {

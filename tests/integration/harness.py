@@ -669,6 +669,75 @@ def curl(url, method="GET", body=None, headers=None, mode="h2c", args=()):
     return CurlResult(int(code), version, text)
 
 
+class H2Client:
+    """A bare h2c connection (prior knowledge) driven by python3-h2."""
+
+    def __init__(self, port):
+        try:
+            import h2.config
+            import h2.connection
+        except ImportError as exc:  # a missing dependency is a failure, not a skip
+            raise SystemExit(f"python3-h2 is not importable ({exc}); run scripts/install-deps.sh") from exc
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+        self.conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+        self.conn.initiate_connection()
+        self.flush()
+        self.responses = {}                     # stream id -> status
+        self.bodies = {}
+
+    def flush(self):
+        data = self.conn.data_to_send()
+        if data:
+            self.sock.sendall(data)
+
+    def headers(self, path):
+        return [(":method", "POST"), (":scheme", "http"), (":authority", "localhost"),
+                (":path", path), ("content-type", SR_V1)]
+
+    def post(self, path, body, reset=False, flush=True):
+        """Sends one request; flush=False keeps its frames for the next flush(), so
+        that several requests reach the server in one write."""
+        sid = self.conn.get_next_available_stream_id()
+        data = json.dumps(body).encode()
+        self.conn.send_headers(sid, self.headers(path) + [("content-length", str(len(data)))])
+        while self.conn.local_flow_control_window(sid) < len(data):
+            self.pump(0.5)
+        self.conn.send_data(sid, data, end_stream=True)
+        if reset:
+            self.conn.reset_stream(sid)
+        if flush:
+            self.flush()
+        return sid
+
+    def pump(self, timeout):
+        """Reads what the server sent within timeout; records statuses."""
+        import h2.events
+        self.sock.settimeout(timeout if timeout > 0 else 0.001)
+        try:
+            data = self.sock.recv(1 << 16)
+        except (socket.timeout, BlockingIOError):
+            return False
+        if not data:
+            raise ConnectionError("server closed the connection")
+        for ev in self.conn.receive_data(data):
+            if isinstance(ev, h2.events.ResponseReceived):
+                self.responses[ev.stream_id] = int(dict(ev.headers)[b":status"])
+            elif isinstance(ev, h2.events.DataReceived):
+                self.bodies[ev.stream_id] = self.bodies.get(ev.stream_id, b"") + ev.data
+                self.conn.acknowledge_received_data(ev.flow_controlled_length, ev.stream_id)
+        self.flush()
+        return True
+
+    def wait_responses(self, sids, seconds):
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and not all(s in self.responses for s in sids):
+            self.pump(0.2)
+        return [self.responses.get(s) for s in sids]
+
+    def close(self):
+        self.sock.close()
+
+
 def make_self_signed_cert(directory):
     """A throwaway key and certificate for 127.0.0.1/localhost; returns (cert, key)."""
     cert = os.path.join(directory, "cert.pem")

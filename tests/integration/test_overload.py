@@ -31,74 +31,6 @@ import time
 import harness
 from harness import avro_record, quote
 
-try:
-    import h2.config
-    import h2.connection
-    import h2.events
-except ImportError as exc:                      # a missing dependency is a failure, not a skip
-    raise SystemExit(f"python3-h2 is not importable ({exc}); run scripts/install-deps.sh") from exc
-
-
-class H2Client:
-    """A bare h2c connection (prior knowledge) driven by python3-h2."""
-
-    def __init__(self, port):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
-        self.conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
-        self.conn.initiate_connection()
-        self.flush()
-        self.responses = {}                     # stream id -> status
-        self.bodies = {}
-
-    def flush(self):
-        data = self.conn.data_to_send()
-        if data:
-            self.sock.sendall(data)
-
-    def headers(self, path):
-        return [(":method", "POST"), (":scheme", "http"), (":authority", "localhost"),
-                (":path", path), ("content-type", harness.SR_V1)]
-
-    def post(self, path, body, reset=False):
-        sid = self.conn.get_next_available_stream_id()
-        data = json.dumps(body).encode()
-        self.conn.send_headers(sid, self.headers(path) + [("content-length", str(len(data)))])
-        while self.conn.local_flow_control_window(sid) < len(data):
-            self.pump(0.5)
-        self.conn.send_data(sid, data, end_stream=True)
-        if reset:
-            self.conn.reset_stream(sid)
-        self.flush()
-        return sid
-
-    def pump(self, timeout):
-        """Reads what the server sent within timeout; records statuses."""
-        self.sock.settimeout(timeout if timeout > 0 else 0.001)
-        try:
-            data = self.sock.recv(1 << 16)
-        except (socket.timeout, BlockingIOError):
-            return False
-        if not data:
-            raise ConnectionError("server closed the connection")
-        for ev in self.conn.receive_data(data):
-            if isinstance(ev, h2.events.ResponseReceived):
-                self.responses[ev.stream_id] = int(dict(ev.headers)[b":status"])
-            elif isinstance(ev, h2.events.DataReceived):
-                self.bodies[ev.stream_id] = self.bodies.get(ev.stream_id, b"") + ev.data
-                self.conn.acknowledge_received_data(ev.flow_controlled_length, ev.stream_id)
-        self.flush()
-        return True
-
-    def wait_responses(self, sids, seconds):
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline and not all(s in self.responses for s in sids):
-            self.pump(0.2)
-        return [self.responses.get(s) for s in sids]
-
-    def close(self):
-        self.sock.close()
-
-
 class StuckSubject:
     """Holds the registry's advisory lock of one subject from another session,
     so every write to it waits on a worker until release()."""
@@ -144,7 +76,7 @@ class RapidReset(harness.unittest.TestCase):
                                 args=["--max-connection-resets", "0"]).start()
         self.addCleanup(server.kill)
         n = 20000
-        client = H2Client(server.port)
+        client = harness.H2Client(server.port)
         started = time.monotonic()
         for i in range(n):
             client.post(f"/subjects/rr-{i}/versions", registration(i, "Rr"), reset=True)
@@ -185,7 +117,7 @@ class Caps(harness.unittest.TestCase):
         # Distinct records under one subject: only NONE lets all of them in.
         self.assertEqual(self.server.client().put("/config", {"compatibility": "NONE"}).status, 200)
         stuck = StuckSubject(self.pg, self.db, "stuck")
-        a, b = H2Client(self.server.port), H2Client(self.server.port)
+        a, b = harness.H2Client(self.server.port), harness.H2Client(self.server.port)
         sids_a = [a.post("/subjects/stuck/versions", registration(i)) for i in range(12)]
         a.wait_responses(sids_a[8:], 30)
         sids_b = [b.post("/subjects/stuck/versions", registration(100 + i)) for i in range(6)]
@@ -286,7 +218,7 @@ class ShutdownDeadline(harness.unittest.TestCase):
         server = harness.Server(database_url=db.url, name="deadline", threads=1).start()
         self.addCleanup(server.kill)
         stuck = StuckSubject(pg, db, "stuck")
-        client = H2Client(server.port)
+        client = harness.H2Client(server.port)
         sid = client.post("/subjects/stuck/versions", registration(1))
         time.sleep(1)
         self.assertNotIn(sid, client.responses)

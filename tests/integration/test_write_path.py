@@ -26,6 +26,13 @@ def versions_in(db, subject):
                   f"WHERE subject = {sql_literal(subject)} ORDER BY version")
 
 
+def group_counters(case):
+    """(group commits, registrations written in groups) from the server's /metrics."""
+    text = case.get("/metrics").text
+    return tuple(int(float(re.search(rf"^schema_registry_{name}_total (\S+)$", text, re.M).group(1)))
+                 for name in ("group_commits", "group_registrations"))
+
+
 class WritePath(harness.TwoNodeTestCase):
 
     server_args = node_b_args = DEAF
@@ -147,6 +154,19 @@ class OneStatement(harness.RegistryTestCase):
         self.assertEqual(self.fast_calls(), 5)
 
 
+def poison_subject(case):
+    """A subject every write of which fails inside PostgreSQL; the sequence
+    poison_attempts (not rolled back) counts the attempts."""
+    poison = case.sub("poison")
+    case.db.sql("CREATE SEQUENCE poison_attempts")
+    case.db.sql("CREATE FUNCTION poison() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                f"IF NEW.subject = {sql_literal(poison)} THEN PERFORM nextval('poison_attempts'); "
+                "RAISE EXCEPTION 'poisoned'; END IF; RETURN NEW; END $$")
+    case.db.sql("CREATE TRIGGER poison BEFORE INSERT ON subject_versions "
+                "FOR EACH ROW EXECUTE FUNCTION poison()")
+    return poison
+
+
 class GroupCommit(harness.RegistryTestCase):
     """Registrations that arrive together are written as one group (registry/group.c);
     a group that fails is retried item by item, so one bad item fails alone."""
@@ -164,15 +184,7 @@ class GroupCommit(harness.RegistryTestCase):
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def test_a_failing_item_fails_alone(self):
-        # Every write of the poisoned subject fails inside PostgreSQL; a sequence
-        # (not rolled back) counts the attempts.
-        poison = self.sub("poison")
-        self.db.sql("CREATE SEQUENCE poison_attempts")
-        self.db.sql("CREATE FUNCTION poison() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
-                    f"IF NEW.subject = {sql_literal(poison)} THEN PERFORM nextval('poison_attempts'); "
-                    "RAISE EXCEPTION 'poisoned'; END IF; RETURN NEW; END $$")
-        self.db.sql("CREATE TRIGGER poison BEFORE INSERT ON subject_versions "
-                    "FOR EACH ROW EXECUTE FUNCTION poison()")
+        poison = poison_subject(self)
         # The leader waits on a held subject lock (registry/group.c writes one group
         # at a time; the second blocked registration waits in the queue), so what
         # comes next queues up and is written as one group when it is done.
@@ -213,12 +225,7 @@ class GroupCommit(harness.RegistryTestCase):
         # The group writes one of the pair (migrations/0012 skips an item of a
         # subject the group already wrote); the other is decided by the general
         # path against the database: 409. Invalid schemas next to them: 422.
-        def groups():
-            text = self.get("/metrics").text
-            return [int(float(re.search(rf"^schema_registry_{name}_total (\S+)$", text, re.M).group(1)))
-                    for name in ("group_commits", "group_registrations")]
-
-        commits0, items0 = groups()
+        commits0, items0 = group_counters(self)
         blocked = [self.sub("blocked") for _ in range(2)]
         holders = [self.hold_subject_lock(s, 3) for s in blocked]
         time.sleep(0.5)
@@ -263,12 +270,83 @@ class GroupCommit(harness.RegistryTestCase):
         self.assertEqual(self.db.count("subject_versions", "subject LIKE '%bad%'"), 0)
         # The first blocked registration alone, then the 11 others (the pair's loser
         # included) in one group: the refusal came from inside a group.
-        commits, items = groups()
+        commits, items = group_counters(self)
         self.assertEqual((commits - commits0, items - items0), (2, 12))
         # Every acknowledged version has its audit row and its change row.
         for s in blocked + fresh + shared + [pair]:
             self.assertEqual(self.db.count("audit_log", f"subject = {sql_literal(s)} AND action = 'register' AND outcome = 'ok'"), 1)
             self.assertEqual(self.db.count("changes", f"scope = {sql_literal(s)}"), 1)
+
+
+class OnePass(harness.RegistryTestCase):
+    """Registrations that reach a loop in one read (HTTP/2 streams sent in one write)
+    go to one worker together, which writes their appends as one group
+    (server/http_server.c, http_on_staged_flush; registry_register_finish)."""
+
+    def send_together(self, jobs):
+        """POSTs (key, subject, body) as streams of one connection in one write;
+        {key: (status, body)}."""
+        client = harness.H2Client(self.server.port)
+        self.addCleanup(client.close)
+        sids = {key: client.post(f"/subjects/{quote(subject)}/versions", body, flush=False)
+                for key, subject, body in jobs}
+        client.flush()
+        client.wait_responses(list(sids.values()), 30)
+        return {key: (client.responses.get(sid), json.loads(client.bodies.get(sid, b"null")))
+                for key, sid in sids.items()}
+
+    def test_failures_next_to_successes_keep_each_answer(self):
+        commits0, items0 = group_counters(self)
+        fresh = [self.sub("fresh") for _ in range(5)]
+        shared = [self.sub("shared") for _ in range(2)]
+        pair, tagged = self.sub("pair"), self.sub("tagged")
+        jobs = [(s, s, {"schema": avro_record(f"F{i}", [("f", "string")])}) for i, s in enumerate(fresh)]
+        jobs += [(s, s, {"schema": avro_record("Shared", [("s", "long")])}) for s in shared]
+        jobs += [("pair-a", pair, {"schema": avro_record("P", [("a", "string")])}),
+                 ("pair-b", pair, {"schema": avro_record("P", [("b", "long")])})]  # BACKWARD-incompatible
+        bad = json.dumps({"type": "record", "name": "Bad", "fields": [{"name": "q"}]})
+        jobs += [(f"bad{i}", self.sub("bad"), {"schema": bad}) for i in range(2)]
+        # With tag fields a registration runs alone inside the batch (register_db).
+        jobs += [(tagged, tagged, {"schema": avro_record("T", [("t", "string")]), "schemaTagsToAdd": [
+            {"schemaEntity": {"entityPath": "T", "entityType": "sr_record"}, "tags": ["PII"]}]})]
+        out = self.send_together(jobs)
+        for s in fresh + shared + [tagged]:
+            self.assertEqual(out[s][0], 200, out[s])
+            self.assertEqual(versions_in(self.db, s), [("1", str(out[s][1]["id"]), "f")])
+        self.assertEqual(out[shared[0]][1]["id"], out[shared[1]][1]["id"])
+        self.assertEqual(len({out[s][1]["id"] for s in fresh + shared + [tagged]}), 7)
+        self.assertIn('"PII"', self.get(f"/subjects/{quote(tagged)}/versions/1").body["schema"])
+        answers = sorted((out[k][0], (out[k][1] or {}).get("error_code")) for k in ("pair-a", "pair-b"))
+        self.assertEqual(answers, [(200, None), (409, 40901)], (out["pair-a"], out["pair-b"]))
+        won = out["pair-a"] if out["pair-a"][0] == 200 else out["pair-b"]
+        self.assertEqual(versions_in(self.db, pair), [("1", str(won[1]["id"]), "f")])
+        for i in range(2):
+            self.assertEqual((out[f"bad{i}"][0], out[f"bad{i}"][1]["error_code"]), (422, 42201), out[f"bad{i}"])
+        self.assertEqual(self.db.count("subject_versions", "subject LIKE '%-bad-%'"), 0)
+        # One group: the five fresh subjects, the shared content's two and the pair's
+        # two (its loser then took the general path); the tagged one was written alone.
+        commits, items = group_counters(self)
+        self.assertEqual((commits - commits0, items - items0), (2, 10))
+        for s in fresh + shared + [pair, tagged]:
+            self.assertEqual(self.db.count("audit_log", f"subject = {sql_literal(s)} AND action = 'register' "
+                                                        "AND outcome = 'ok'"), 1)
+            self.assertEqual(self.db.count("changes", f"scope = {sql_literal(s)}"), 1)
+
+    def test_a_failing_append_fails_alone(self):
+        poison = poison_subject(self)
+        commits0, items0 = group_counters(self)
+        others = [self.sub("ok") for _ in range(4)]
+        out = self.send_together([(s, s, {"schema": avro_record(f"G{i}", [("f", "string")])})
+                                  for i, s in enumerate(others + [poison])])
+        for s in others:
+            self.assertEqual(out[s][0], 200, out[s])
+            self.assertEqual(versions_in(self.db, s), [("1", str(out[s][1]["id"]), "f")])
+        self.assertEqual((out[poison][0], out[poison][1]["error_code"]), (500, 50001), out[poison])
+        self.assertEqual(versions_in(self.db, poison), [])
+        # In the group of five, then alone: the batch's appends were retried one by one.
+        self.assertEqual(self.db.value("SELECT last_value FROM poison_attempts"), "2")
+        commits, items = group_counters(self)
+        self.assertEqual((commits - commits0, items - items0), (1, 5))
 
 
 class FeedSkipsOwnWrites(harness.RegistryTestCase):
