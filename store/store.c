@@ -128,7 +128,8 @@ static void store_note_timeline(store_t *db);
     "(SELECT oid FROM pg_database WHERE datname = current_database())::text, 0) & 2147483647)"
 /* A WAL file's name starts with its timeline, 8 hex digits; every role may
  * call both. The value is the fence's pair (store.h, store_timeline): the
- * database above in the high 32 bits, the timeline in the low. */
+ * database above in the high 32 bits, the timeline in the low. The group
+ * statement's function (migrations/0013) holds the same expression. */
 #define STORE_TIMELINE_EXPR                                                                                  \
     "CASE WHEN pg_is_in_recovery() THEN 0 ELSE (" STORE_DATABASE_EXPR " << 32) | ('x' || "                   \
     "substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint END"
@@ -1031,17 +1032,13 @@ store_rc_t store_register_append(store_t *db, store_append_t *items, size_t n)
     snprintf(fence, sizeof fence, "%lld", (long long)(n ? items[0].fence : 0));
     const char *p[2] = {text, fence};
     PGresult *res = NULL;
-    /* The fence in the statement itself: its timeline is read first (the
-     * call's argument depends on it) by the backend that runs the appends, in
-     * their transaction; on another timeline the call gets NULL and writes
-     * nothing, and the LEFT JOIN still returns the timeline read. */
-    store_rc_t rc =
-        store_query(db,
-                    "SELECT f.timeline, o_ord, o_id, o_version, o_ts, o_new, o_seq"
-                    " FROM (SELECT " STORE_TIMELINE_EXPR " AS timeline) f"
-                    " LEFT JOIN LATERAL sr_register_append_many("
-                    "CASE WHEN $2::bigint <= 0 OR f.timeline = $2::bigint THEN $1::jsonb END) ON true",
-                    2, p, &res, "registering a schema");
+    /* The fence inside the call (migrations/0013): its timeline is read first
+     * by the backend that runs the appends, in their transaction; on another
+     * timeline nothing is written, and the one row returned names the timeline read. */
+    store_rc_t rc = store_query(db,
+                                "SELECT o_timeline, o_ord, o_id, o_version, o_ts, o_new, o_seq"
+                                " FROM sr_register_append_fenced($1::jsonb, $2::bigint)",
+                                2, p, &res, "registering a schema");
     free(text);
     if (rc != STORE_OK)
         return rc;
