@@ -927,7 +927,6 @@ struct reg_pending {
     reg_schema_t *inherited;
     reg_view_t *out; /* the caller's, or &scratch */
     reg_view_t scratch;
-    int keep_out; /* out is the caller's */
     reg_error_t *err;
     candidate_t c;
     reg_code_t parsed; /* candidate_parse's result */
@@ -1110,7 +1109,7 @@ static void pending_free(reg_pending_t *p)
     free(p->expect);
     free(p->details);
     store_actor_clear(&p->actor);
-    if (!p->keep_out)
+    if (p->out == &p->scratch) /* else the caller's */
         reg_view_clear(p->out);
     free(p);
 }
@@ -1186,7 +1185,6 @@ static reg_code_t register_begin(registry_t *reg, store_t *db, const char *subje
     p->subject = subject;
     p->req = *request;
     p->out = out ? out : &p->scratch;
-    p->keep_out = out != NULL;
     p->err = err;
     if (request_is_empty(&p->req) && !import &&
         (rc = inherit_latest(reg, subject, &p->req, &p->inherited, err)) != REG_OK) {

@@ -902,7 +902,22 @@ static int http_job_may_run(http_job_t *job, store_t *db, int *checked)
     return 0;
 }
 
-static void http_job_home(http_job_t *job, store_t *db, int checked);
+/* Worker thread, after the database part: the job goes home to its loop. */
+static void http_job_home(http_job_t *job, store_t *db, int checked)
+{
+    http_audit_job_t *refused = db != NULL ? http_audit_refusal(&job->call) : NULL;
+    registry_t *reg = job->owner->srv->reg;
+    /* The job belongs to the loop from here on. */
+    h2o_multithread_send_message(&job->owner->done_recv, &job->msg);
+    /* A refusal's row after the reply has left: it never delays the answer. */
+    if (refused != NULL)
+        http_audit_write(refused, reg, db);
+    /* A failover its writes found: the reload starts after the reply too. */
+    if (checked)
+        registry_check_primary_after(reg, db);
+    if (db != NULL)
+        registry_act_as(db, NULL);
+}
 
 /*
  * Worker thread: the handler's database part, then home to the owning loop.
@@ -943,23 +958,6 @@ static void http_batch_run_db(dbpool_job_t *pool_job, store_t *db)
     for (size_t i = 0; i < batch->n; i++)
         http_job_home(batch->jobs[i], db, checked[i]);
     free(batch);
-}
-
-/* Worker thread, after the database part: the job goes home to its loop. */
-static void http_job_home(http_job_t *job, store_t *db, int checked)
-{
-    http_audit_job_t *refused = db != NULL ? http_audit_refusal(&job->call) : NULL;
-    registry_t *reg = job->owner->srv->reg;
-    /* The job belongs to the loop from here on. */
-    h2o_multithread_send_message(&job->owner->done_recv, &job->msg);
-    /* A refusal's row after the reply has left: it never delays the answer. */
-    if (refused != NULL)
-        http_audit_write(refused, reg, db);
-    /* A failover its writes found: the reload starts after the reply too. */
-    if (checked)
-        registry_check_primary_after(reg, db);
-    if (db != NULL)
-        registry_act_as(db, NULL);
 }
 
 /*
