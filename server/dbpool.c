@@ -165,11 +165,13 @@ static void *dbpool_worker_main(void *arg)
             break;
         dbpool_wait(w);
     }
+    /* Off the worker under the mutex: dbpool_stats reads a worker's db. */
+    store_t *db = w->db;
+    w->db = NULL;
     pthread_mutex_unlock(&pool->mutex);
 
-    if (w->db != NULL)
-        store_close(w->db);
-    w->db = NULL;
+    if (db != NULL)
+        store_close(db);
     return NULL;
 }
 
@@ -254,8 +256,13 @@ void dbpool_stats(dbpool_t *pool, dbpool_stats_t *out)
     pthread_mutex_lock(&pool->mutex);
     out->workers = pool->nworkers;
     for (int i = 0; i < pool->nworkers; i++) {
-        out->connected += pool->workers[i].db != NULL;
-        out->busy += pool->workers[i].busy;
+        dbpool_worker_t *w = &pool->workers[i];
+        out->connected += w->db != NULL;
+        out->busy += w->busy;
+        /* A reset under a job that is still running (its reply may have left
+         * already, before the worker takes it): a scrape after the reply sees it. */
+        if (w->db != NULL)
+            pool->reconnects += store_take_resets(w->db);
     }
     out->waiting = pool->queued;
     out->jobs = pool->jobs;

@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <time.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -21,16 +22,16 @@
 
 struct store {
     PGconn *conn;
-    char *error;      /* the last failure's message, malloc'd; NULL when none */
-    int in_tx;        /* between a successful BEGIN and its COMMIT or ROLLBACK */
-    int limited;      /* store_limit_statements: statements bounded by store_timeout_ms */
-    int timed_out;    /* the current statement was cancelled at the bound */
-    int64_t timeline; /* store_connected_timeline */
-    int switched;     /* the last reset reached another timeline (store_exec_retrying) */
-    int64_t fence;    /* store_fence: the timeline writes must run on; 0 = any */
-    int64_t tripped;  /* store_fence_tripped */
-    int simple;       /* the next statement goes by the simple protocol (no parameters) */
-    unsigned resets;  /* successful store_reset calls not yet taken (store_take_resets) */
+    char *error;             /* the last failure's message, malloc'd; NULL when none */
+    int in_tx;               /* between a successful BEGIN and its COMMIT or ROLLBACK */
+    int limited;             /* store_limit_statements: statements bounded by store_timeout_ms */
+    int timed_out;           /* the current statement was cancelled at the bound */
+    int64_t timeline;        /* store_connected_timeline */
+    int switched;            /* the last reset reached another timeline (store_exec_retrying) */
+    int64_t fence;           /* store_fence: the timeline writes must run on; 0 = any */
+    int64_t tripped;         /* store_fence_tripped */
+    int simple;              /* the next statement goes by the simple protocol (no parameters) */
+    _Atomic unsigned resets; /* successful store_reset calls not yet taken (store_take_resets) */
     /* store_cancel runs on another thread than the connection's user. */
     pthread_mutex_t cancel_lock;
     PGcancel *cancel;    /* for the current backend; renewed after a reset */
@@ -194,7 +195,7 @@ static int store_reset(store_t *db)
     PQsetNoticeProcessor(db->conn, store_notice_quiet, NULL);
     store_renew_cancel(db);
     store_note_timeline(db);
-    db->resets++;
+    atomic_fetch_add(&db->resets, 1);
     return 0;
 }
 
@@ -443,9 +444,7 @@ int store_is_broken(const store_t *db)
 
 unsigned store_take_resets(store_t *db)
 {
-    unsigned n = db->resets;
-    db->resets = 0;
-    return n;
+    return atomic_exchange(&db->resets, 0);
 }
 
 store_rc_t store_lock_scope(store_t *db, const char *scope)

@@ -88,7 +88,8 @@ void store_rollback(store_t *db);
 int store_is_broken(const store_t *db);
 /* How often the connection was reset (a dead one found before a statement or
  * a BEGIN, and opened afresh) since the last call; the pool counts them as
- * reconnects (schema_registry_db_pool_reconnects_total). */
+ * reconnects (schema_registry_db_pool_reconnects_total). Any thread may call
+ * it while another uses db: a reset counts once, whoever takes it. */
 unsigned store_take_resets(store_t *db);
 /* SELECT 1: the connection works and the database answers. */
 store_rc_t store_ping(store_t *db);
