@@ -6,6 +6,7 @@ to the general transaction and still answers what the database says. Mixed
 concurrent batches keep every refusal and every success exact, checked in SQL."""
 
 import json
+import os
 import re
 import subprocess
 import threading
@@ -152,6 +153,47 @@ class OneStatement(harness.RegistryTestCase):
         while self.fast_calls() < 5 and time.monotonic() < deadline:
             time.sleep(0.25)
         self.assertEqual(self.fast_calls(), 5)
+
+
+class NoJit(harness.RegistryTestCase):
+    """The group statement never pays for JIT compilation (migrations/0014). The
+    database here compiles every statement (jit_above_cost 0) and auto_explain logs
+    every plan, nested ones included: the statement that calls the function is
+    compiled, which shows JIT works on this PostgreSQL, and none inside it is.
+    Before 0014 the subject lookup inside was compiled on every call once
+    subject_versions held about 170,000 rows without statistics (docs/performance.md)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.pg = harness.cluster()
+        cls.db = cls.pg.new_database()
+        for setting in ("jit = on", "jit_above_cost = 0", "jit_optimize_above_cost = -1",
+                        "jit_inline_above_cost = -1", "session_preload_libraries = 'auto_explain'",
+                        "auto_explain.log_min_duration = 0", "auto_explain.log_nested_statements = on"):
+            cls.pg.sql(f"ALTER DATABASE {cls.db.name} SET {setting}")
+        cls.server = harness.Server(database_url=cls.db.url, name="no-jit").start()
+
+    def plans(self, start):
+        """auto_explain's entries logged since offset start, each as one string."""
+        with open(self.pg.log, errors="replace") as f:
+            f.seek(start)
+            text = f.read()
+        return re.split(r"\n(?=\S[^\n]*LOG:  duration: )", text)
+
+    def test_nothing_inside_the_group_statement_is_compiled(self):
+        self.assertEqual(self.db.sql("SELECT pg_jit_available()"), [("t",)])
+        start = os.path.getsize(self.pg.log)
+        subjects = [self.sub() for _ in range(3)]
+        for i, s in enumerate(subjects):
+            self.register_ok(s, avro_record(f"NoJit{i}", [("f", "string")]))
+            self.assert_ok(self.versions(s), [1])
+        plans = self.plans(start)
+        outer = [p for p in plans if "FROM sr_register_append_fenced(" in p and "Query Text" in p]
+        inner = [p for p in plans if "FROM subject_versions WHERE subject = t.e->>'subject'" in p]
+        self.assertEqual(len(outer), 3, plans)
+        self.assertEqual(len(inner), 3, plans)
+        self.assertTrue(all("JIT:" in p for p in outer), outer)
+        self.assertEqual([p for p in inner if "JIT:" in p], [])
 
 
 def poison_subject(case):
