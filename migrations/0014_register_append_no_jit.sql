@@ -6,11 +6,11 @@
 -- subject_versions' size while the table has no statistics, or stale ones: at about 170,000
 -- version rows that estimate passes jit_above_cost (100,000 by default), and PostgreSQL 15,
 -- whose Debian build has JIT, compiled the query anew on every call: 7.8 ms of a 10.4 ms call
--- for 16 items (auto_explain), against 2.6 ms for the whole call before. Statistics arrive
--- with the next autovacuum ANALYZE, but a burst of registrations (many subjects moved onto the
--- registry at once) meets the cliff first, and a session keeps the plan it made until it is
--- invalidated. The group statement is short transactions all the way: compiling pays off
--- for none of its queries.
+-- for 16 items (auto_explain), against 2.6 ms for the whole call before. A session plans it
+-- once: one that plans while the table is that large and its statistics stale (after a
+-- restart or a reconnection that follows a burst of registrations) compiles on every call
+-- until autovacuum's next ANALYZE invalidates the plan. The group statement is short work all
+-- the way: compiling pays off for none of its queries.
 --
 -- Set on the function the registry calls (store_register_append); the setting holds for
 -- everything it runs, sr_register_append_many included.
