@@ -143,6 +143,7 @@ int hmap_put_try(hmap_t *m, const void *key, size_t klen, void *value, void **ol
     m->slots[i] = (hmap_entry_t){.key = copy, .klen = klen, .hash = h, .value = value};
     m->used++;
     m->filled++;
+    m->key_bytes += klen + 1;
     if (old)
         *old = NULL;
     return 0;
@@ -167,6 +168,7 @@ void *hmap_del(hmap_t *m, const void *key, size_t klen)
     e->tomb = 1;
     e->value = NULL;
     m->used--;
+    m->key_bytes -= e->klen + 1;
     return old;
 }
 

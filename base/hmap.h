@@ -38,10 +38,11 @@ typedef struct hmap_entry {
 
 typedef struct hmap {
     hmap_entry_t *slots;
-    size_t cap;     /* power of two */
-    size_t used;    /* live entries */
-    size_t filled;  /* live entries + tombstones */
-    arena_t *arena; /* NULL: malloc; else slots and keys live in the arena (section 2) */
+    size_t cap;       /* power of two */
+    size_t used;      /* live entries */
+    size_t filled;    /* live entries + tombstones */
+    size_t key_bytes; /* klen + 1 summed over the live entries: their key copies */
+    arena_t *arena;   /* NULL: malloc; else slots and keys live in the arena (section 2) */
 } hmap_t;
 
 void *hmap_get(const hmap_t *m, const void *key, size_t klen);
@@ -75,6 +76,13 @@ static inline void hmap_init_arena(hmap_t *m, arena_t *a)
 
 /* Room for n live entries without growing: 0, or -1 when out of memory. */
 int hmap_reserve_try(hmap_t *m, size_t n);
+
+/* Bytes of the slots and of the live entries' key copies, in O(1) (no
+ * allocator overhead, no values). */
+static inline size_t hmap_bytes(const hmap_t *m)
+{
+    return m->cap * sizeof(hmap_entry_t) + m->key_bytes;
+}
 
 /* ---- 3. Iteration ------------------------------------------------------------ */
 

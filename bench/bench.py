@@ -22,7 +22,7 @@ Workloads and baselines
                          schema each)              synchronous commit on
   start-up               10k and 100k schemas in 1k and 10k subjects: seconds from process
                          start to the last id answering 200, RSS per schema above an empty
-                         registry
+                         registry, and how long one GET /metrics takes then
   compatibility          a 10,000-field record against its previous version, and
                          FULL_TRANSITIVE over 1,000 versions, for Avro, Protobuf, JSON Schema
   Avro decode            bench-decode (bench/decode.c): client/'s decoder, JSON rows, with the
@@ -502,9 +502,11 @@ def startup(pg, args, scale):
         per_schema = (rss_kib(server.proc.pid) - empty_kib) * 1024 / count
         read_all(server, 1, last + 1)
         served = (rss_kib(server.proc.pid) - empty_kib) * 1024 / count
+        client = server.client()
+        scrape = median_ms(lambda: client.get("/metrics"))
         row(f"start-up, {count} schemas / {count // 10} subjects", seconds, "s", note=
             f"RSS {per_schema:.0f} B per schema above an empty registry ({empty_kib} KiB); "
-            f"{served:.0f} B once every id was read")
+            f"{served:.0f} B once every id was read; GET /metrics {scrape:.2f} ms")
     server.stop()
 
 

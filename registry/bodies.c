@@ -35,20 +35,41 @@ void reg_body_release(reg_body_t *b)
 
 struct reg_shelf {
     size_t n;
+    uint64_t *total;    /* where its bytes are counted, or NULL */
     reg_body_t *slot[]; /* atomic: set once, from NULL */
 };
 
-reg_shelf_t *reg_shelf_new(size_t n)
+static uint64_t body_bytes(const reg_body_t *b)
+{
+    return sizeof *b + b->len + 1;
+}
+
+static void shelf_count(const reg_shelf_t *shelf, uint64_t bytes, int sign)
+{
+    if (!shelf->total)
+        return;
+    if (sign > 0)
+        __atomic_add_fetch(shelf->total, bytes, __ATOMIC_RELAXED);
+    else
+        __atomic_sub_fetch(shelf->total, bytes, __ATOMIC_RELAXED);
+}
+
+reg_shelf_t *reg_shelf_new(size_t n, uint64_t *total)
 {
     reg_shelf_t *shelf = xcalloc(1, sizeof *shelf + n * sizeof shelf->slot[0]);
     shelf->n = n;
+    shelf->total = total;
+    shelf_count(shelf, sizeof *shelf + n * sizeof shelf->slot[0], +1);
     return shelf;
 }
 
+/* Only the shelf's last holder frees it (the index, under its write lock, or
+ * the loser of reg_shelf_at's race), so its slots no longer change. */
 void reg_shelf_free(reg_shelf_t *shelf)
 {
     if (!shelf)
         return;
+    shelf_count(shelf, reg_shelf_bytes(shelf), -1);
     for (size_t i = 0; i < shelf->n; i++)
         reg_body_release(shelf->slot[i]);
     free(shelf);
@@ -70,8 +91,10 @@ reg_body_t *reg_shelf_put(reg_shelf_t *shelf, size_t i, reg_body_t *b)
         return b;
     reg_body_t *expected = NULL;
     reg_body_retain(b); /* the shelf's reference */
-    if (__atomic_compare_exchange_n(&shelf->slot[i], &expected, b, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    if (__atomic_compare_exchange_n(&shelf->slot[i], &expected, b, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        shelf_count(shelf, body_bytes(b), +1);
         return b;
+    }
     /* Another reader rendered the same bytes first: serve those. */
     reg_body_release(b);
     reg_body_release(b);
@@ -79,12 +102,12 @@ reg_body_t *reg_shelf_put(reg_shelf_t *shelf, size_t i, reg_body_t *b)
     return expected;
 }
 
-reg_shelf_t *reg_shelf_at(reg_shelf_t **at, size_t n)
+reg_shelf_t *reg_shelf_at(reg_shelf_t **at, size_t n, uint64_t *total)
 {
     reg_shelf_t *shelf = __atomic_load_n(at, __ATOMIC_ACQUIRE);
     if (shelf)
         return shelf;
-    reg_shelf_t *fresh = reg_shelf_new(n), *expected = NULL;
+    reg_shelf_t *fresh = reg_shelf_new(n, total), *expected = NULL;
     if (__atomic_compare_exchange_n(at, &expected, fresh, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         return fresh;
     reg_shelf_free(fresh);
@@ -99,7 +122,7 @@ size_t reg_shelf_bytes(const reg_shelf_t *shelf)
     for (size_t i = 0; i < shelf->n; i++) {
         const reg_body_t *b = __atomic_load_n(&shelf->slot[i], __ATOMIC_ACQUIRE);
         if (b)
-            bytes += sizeof *b + b->len + 1;
+            bytes += body_bytes(b);
     }
     return bytes;
 }

@@ -19,6 +19,7 @@
 #define REGISTRY_BODIES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* ---- 1. Bodies ------------------------------------------------------------ */
 
@@ -38,8 +39,10 @@ void reg_body_release(reg_body_t *b);
 
 typedef struct reg_shelf reg_shelf_t;
 
-/* An empty shelf of n slots. */
-reg_shelf_t *reg_shelf_new(size_t n);
+/* An empty shelf of n slots. While it lives it adds its bytes (itself, its
+ * slots, each body put on it) to *total, atomically, and its free takes them
+ * off again: the index's memory gauge without a walk. total may be NULL. */
+reg_shelf_t *reg_shelf_new(size_t n, uint64_t *total);
 /* Releases every body on the shelf and the shelf; NULL is ignored. */
 void reg_shelf_free(reg_shelf_t *shelf);
 /* The body in slot i (retained), or NULL while it is empty (or shelf is NULL). */
@@ -47,10 +50,11 @@ reg_body_t *reg_shelf_get(const reg_shelf_t *shelf, size_t i);
 /* Puts b (taken over) in slot i unless another thread got there first;
  * returns the body the slot holds now, retained for the caller. */
 reg_body_t *reg_shelf_put(reg_shelf_t *shelf, size_t i, reg_body_t *b);
-/* The shelf *at points to, allocated with n slots on first use (by CAS, so
- * several readers may race); borrowed. */
-reg_shelf_t *reg_shelf_at(reg_shelf_t **at, size_t n);
-/* Bytes of the shelf and the bodies on it now (0 for NULL). */
+/* The shelf *at points to, allocated with n slots (counted in *total) on
+ * first use (by CAS, so several readers may race); borrowed. */
+reg_shelf_t *reg_shelf_at(reg_shelf_t **at, size_t n, uint64_t *total);
+/* Bytes of the shelf and the bodies on it now (0 for NULL), by a walk of its
+ * slots: what it counts in its total. */
 size_t reg_shelf_bytes(const reg_shelf_t *shelf);
 
 #endif

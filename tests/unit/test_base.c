@@ -130,6 +130,45 @@ static void test_hmap_string_keys_grow_and_delete(void **state)
     assert_null(hmap_gets(&m, "subject-1"));
 }
 
+/* hmap_bytes: the slots and the live keys' copies (klen + 1 each), counted
+ * as keys come and go, so the index's memory gauge needs no walk. */
+static size_t hmap_bytes_by_walk(const hmap_t *m)
+{
+    size_t bytes = m->cap * sizeof(hmap_entry_t);
+    for (size_t i = 0; i < m->cap; i++)
+        if (hmap_live(m, i))
+            bytes += m->slots[i].klen + 1;
+    return bytes;
+}
+
+static void test_hmap_bytes(void **state)
+{
+    hmap_t m = {0};
+    assert_int_equal(hmap_bytes(&m), 0);
+    char key[32];
+    for (int i = 0; i < 1000; i++) {
+        snprintf(key, sizeof key, "k%d", i);
+        hmap_puts(&m, key, "v");
+        hmap_puts(&m, key, "replaced"); /* a replaced value keeps its one key */
+    }
+    assert_int_equal(hmap_bytes(&m), hmap_bytes_by_walk(&m));
+    assert_int_equal(m.key_bytes, 10 * 3 + 90 * 4 + 900 * 5);
+    for (int i = 0; i < 1000; i += 3) {
+        snprintf(key, sizeof key, "k%d", i);
+        hmap_dels(&m, key);
+        hmap_dels(&m, key); /* gone already: nothing more to take off */
+    }
+    assert_int_equal(hmap_bytes(&m), hmap_bytes_by_walk(&m));
+    for (int i = 0; i < 5000; i++) { /* churn: rehashes that drop the tombstones */
+        snprintf(key, sizeof key, "t%d", i);
+        hmap_puts(&m, key, "t");
+        hmap_dels(&m, key);
+    }
+    assert_int_equal(hmap_bytes(&m), hmap_bytes_by_walk(&m));
+    hmap_clear(&m);
+    assert_int_equal(hmap_bytes(&m), 0);
+}
+
 /* Put-then-delete churn leaves tombstones; rehashing drops them, so the
  * table stays small and probes end. */
 static void test_hmap_tombstones_are_reclaimed(void **state)
@@ -359,6 +398,7 @@ int main(void)
         cmocka_unit_test(test_hmap_byte_keys),
         cmocka_unit_test(test_hmap_string_keys_grow_and_delete),
         cmocka_unit_test(test_hmap_tombstones_are_reclaimed),
+        cmocka_unit_test(test_hmap_bytes),
         cmocka_unit_test(test_hmap_pair_keys),
         cmocka_unit_test(test_hmap_insertion_order_does_not_matter),
         cmocka_unit_test(test_hmap_in_an_arena),

@@ -2,8 +2,9 @@
  * Unit tests of the registry pieces that need no database (the hash map is
  * tests/unit/test_base.c): version parsing (42202 rules), subject-name validation (42208),
  * qualified names (registry/context.h, after Confluent's QualifiedSubject and QualifiedSubjectTest),
- * schema metadata in canonical form and its merge (registry/metadata.c), and the
- * index's publishing of a node's own append (index_publish_append).
+ * schema metadata in canonical form and its merge (registry/metadata.c), the
+ * index's publishing of a node's own append (index_publish_append), and the
+ * counts it keeps for GET /metrics (index_stats against index_stats_walk).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "base/alloc.h"
 #include "registry/context.h"
 #include "registry/index.h"
 #include "registry/internal.h"
@@ -290,12 +292,133 @@ static void test_index_publish_append(void **state)
     index_free(idx);
 }
 
+/* A schema of the given type (the key from id, so rows never share one). */
+static reg_schema_t *unit_typed_schema(int id, schema_type_t type)
+{
+    reg_schema_t *s = unit_schema(id);
+    s->type = type;
+    return s;
+}
+
+/* The kept counts equal the walk's, field by field; returns the kept ones. */
+static index_stats_t unit_counts_agree(reg_index_t *idx)
+{
+    index_stats_t kept, walked;
+    index_stats(idx, &kept);
+    index_stats_walk(idx, &walked);
+    for (int t = 0; t < SCHEMA_TYPE_COUNT; t++) {
+        assert_int_equal(kept.schemas[t], walked.schemas[t]);
+        assert_int_equal(kept.subjects[t], walked.subjects[t]);
+    }
+    assert_int_equal(kept.versions_live, walked.versions_live);
+    assert_int_equal(kept.versions_deleted, walked.versions_deleted);
+    assert_int_equal(kept.bytes, walked.bytes);
+    return kept;
+}
+
+static reg_subject_t *unit_subject(const char *name, const int *ids, const int *deleted, size_t n)
+{
+    reg_subject_t *s = reg_subject_new(name);
+    for (size_t i = 0; i < n; i++)
+        reg_subject_add_version(s, (int)i + 1, ids[i], deleted ? deleted[i] : 0, 10 * (int64_t)(i + 1));
+    return s;
+}
+
+static void test_index_counts(void **state)
+{
+    (void)state;
+    reg_index_t *idx = index_new();
+    index_stats_t c = unit_counts_agree(idx);
+    assert_int_equal(c.versions_live, 0);
+
+    /* A snapshot: three rows, two subjects (one Avro, one Protobuf), a row nobody carries. */
+    store_snapshot_t snap = {.nschemas = 3, .nsubjects = 2};
+    snap.schemas = xcalloc(3, sizeof *snap.schemas);
+    snap.schemas[0] = unit_typed_schema(1, SCHEMA_AVRO);
+    snap.schemas[1] = unit_typed_schema(2, SCHEMA_PROTOBUF);
+    snap.schemas[2] = unit_typed_schema(3, SCHEMA_JSON);
+    snap.subjects = xcalloc(2, sizeof *snap.subjects);
+    snap.subjects[0] = unit_subject("a", (int[]){1, 1}, NULL, 2);
+    snap.subjects[1] = unit_subject("p", (int[]){2}, NULL, 1);
+    index_publish_snapshot(idx, &snap);
+    c = unit_counts_agree(idx);
+    assert_int_equal(c.schemas[SCHEMA_AVRO], 1);
+    assert_int_equal(c.schemas[SCHEMA_PROTOBUF], 1);
+    assert_int_equal(c.schemas[SCHEMA_JSON], 0);
+    assert_int_equal(c.subjects[SCHEMA_AVRO], 1);
+    assert_int_equal(c.subjects[SCHEMA_PROTOBUF], 1);
+    assert_int_equal(c.versions_live, 3);
+    uint64_t before = c.bytes;
+
+    /* An append carrying the JSON row: a third subject. */
+    reg_subject_t *none = reg_subject_new("j");
+    reg_version_t v1 = {1, 3, 0, 10};
+    assert_int_equal(index_publish_append(idx, none, NULL, &v1), 1);
+    reg_subject_free(none);
+    c = unit_counts_agree(idx);
+    assert_int_equal(c.schemas[SCHEMA_JSON], 1);
+    assert_int_equal(c.subjects[SCHEMA_JSON], 1);
+    assert_true(c.bytes > before);
+
+    /* "a" republished with its latest soft-deleted, then as JSON: its type follows its latest live one. */
+    index_publish_subject(idx, unit_subject("a", (int[]){1, 1}, (int[]){0, 1}, 2));
+    c = unit_counts_agree(idx);
+    assert_int_equal(c.versions_live, 3);
+    assert_int_equal(c.versions_deleted, 1);
+    assert_int_equal(c.subjects[SCHEMA_AVRO], 1);
+    index_publish_subject(idx, unit_subject("a", (int[]){1, 3}, (int[]){1, 0}, 2));
+    c = unit_counts_agree(idx);
+    assert_int_equal(c.subjects[SCHEMA_AVRO], 0);
+    assert_int_equal(c.subjects[SCHEMA_JSON], 2);
+    assert_int_equal(c.schemas[SCHEMA_AVRO], 1); /* v1, soft-deleted, still carries row 1 */
+
+    /* Prepared bodies count while their shelves hold them. */
+    before = c.bytes;
+    int known, deleted;
+    reg_body_t *b = index_schema_body(idx, ".", 2, 0, &known, &deleted);
+    assert_null(b);
+    assert_int_equal(known, 1);
+    reg_body_release(index_schema_body_put(idx, ".", 2, 0, 0, reg_body_new("{\"schema\":\"x\"}", 14)));
+    reg_view_t view;
+    assert_int_equal(index_version_body(idx, "p", 1, 0, 0, &b, &view), INDEX_FOUND);
+    assert_null(b);
+    reg_body_release(index_version_body_put(idx, &view, 0, reg_body_new("{\"version\":1}", 13)));
+    reg_view_clear(&view);
+    c = unit_counts_agree(idx);
+    assert_true(c.bytes > before);
+
+    /* "p" goes (no versions left): its row is no longer carried, its shelf and its body go. */
+    index_publish_subject(idx, reg_subject_new("p"));
+    c = unit_counts_agree(idx);
+    assert_int_equal(c.schemas[SCHEMA_PROTOBUF], 0);
+    assert_int_equal(c.subjects[SCHEMA_PROTOBUF], 0);
+    assert_int_equal(c.versions_live, 2); /* a's v2 and j's v1 */
+    assert_int_equal(c.versions_deleted, 1);
+
+    /* A snapshot replacing everything: the counts are the new state's alone. */
+    snap = (store_snapshot_t){.nschemas = 1, .nsubjects = 1};
+    snap.schemas = xcalloc(1, sizeof *snap.schemas);
+    snap.schemas[0] = unit_typed_schema(9, SCHEMA_AVRO);
+    snap.subjects = xcalloc(1, sizeof *snap.subjects);
+    snap.subjects[0] = unit_subject("z", (int[]){9}, NULL, 1);
+    index_replace_snapshot(idx, &snap);
+    c = unit_counts_agree(idx);
+    assert_int_equal(c.schemas[SCHEMA_AVRO], 1);
+    assert_int_equal(c.schemas[SCHEMA_JSON], 0);
+    assert_int_equal(c.subjects[SCHEMA_AVRO], 1);
+    assert_int_equal(c.subjects[SCHEMA_JSON], 0);
+    assert_int_equal(c.versions_live, 1);
+    assert_int_equal(c.versions_deleted, 0);
+    index_free(idx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_version_parse),      cmocka_unit_test(test_subject_names),
         cmocka_unit_test(test_metadata_canonical), cmocka_unit_test(test_metadata_merge),
         cmocka_unit_test(test_qualified_names),    cmocka_unit_test(test_index_publish_append),
+        cmocka_unit_test(test_index_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
