@@ -34,6 +34,9 @@ struct reg_index {
     hmap_t subjects; /* name -> reg_subject_t* (owned) */
     hmap_t max_ids;  /* context -> int* (owned): the highest id published there */
     hmap_t shelves;  /* reg_subject_t* -> index_beside_t* (owned; sections 6 and 7) */
+    /* The entries whose rows have references (borrowed from by_id), the only
+     * ones a referrer search (section 3) must look at: few rows have any. */
+    VEC(index_entry_t *) with_refs;
     json_t *global_config;
     char *global_mode;
     /* index_stats' figures, kept as entries and subjects come and go (section
@@ -133,6 +136,7 @@ static void index_empty_locked(reg_index_t *idx)
     hmap_clear(&idx->shelves);
     memset(&idx->counts, 0, sizeof idx->counts); /* body_bytes went to 0 with the shelves */
     hmap_clear(&idx->by_id);
+    VEC_FREE(&idx->with_refs);
     hmap_clear(&idx->by_key);
     hmap_clear(&idx->subjects);
     json_decref(idx->global_config);
@@ -200,6 +204,8 @@ static void add_schema_locked(reg_index_t *idx, reg_schema_t *s)
     index_entry_t *e = xcalloc(1, sizeof *e);
     e->schema = s;
     idx->counts.bytes += entry_bytes(e);
+    if (s->nrefs > 0)
+        VEC_PUSH(&idx->with_refs, e);
     ctx_key_t ik, kk;
     ctx_key_init(&ik, ctx, &s->id, sizeof s->id);
     hmap_put(&idx->by_id, ik.bytes, ik.len, e);
@@ -427,20 +433,17 @@ static int ref_names(const char *ctx, const char *ref_subject, const char *subje
     return same;
 }
 
-static int collect_referrer(void *value, void *arg)
+static void collect_referrer(const index_entry_t *e, referrers_t *r)
 {
-    const index_entry_t *e = value;
-    referrers_t *r = arg;
     if (r->deleted ? e->nversions == 0 : e->nlive == 0)
-        return 0;
+        return;
     const reg_schema_t *s = e->schema;
     for (size_t i = 0; i < s->nrefs; i++) {
         if (s->refs[i].version == r->version && ref_names(s->context, s->refs[i].subject, r->subject)) {
             VEC_PUSH(&r->found, s);
-            break;
+            return;
         }
     }
-    return 0;
 }
 
 /* Referrers sorted by (context, id), as Confluent's ContextId orders them. */
@@ -456,7 +459,8 @@ static size_t referrers_locked(reg_index_t *idx, const char *subject, int versio
 {
     referrers_t r = {subject, version, deleted, {0}};
     VEC_RESERVE(&r.found, 1);
-    map_each(&idx->by_id, collect_referrer, &r);
+    for (size_t i = 0; i < idx->with_refs.n; i++)
+        collect_referrer(idx->with_refs.items[i], &r);
     if (r.found.n > 1)
         qsort(r.found.items, r.found.n, sizeof *r.found.items, cmp_schema_ref);
     size_t n = r.found.n;
@@ -928,11 +932,13 @@ static void subject_leave_locked(reg_index_t *idx, reg_subject_t *subj)
         beside_free(b, NULL);
 }
 
-/* The maps' slots and keys, the maximum ids' ints and the index itself. */
+/* The maps' slots and keys, the maximum ids' ints, the list of rows with
+ * references and the index itself. */
 static uint64_t frame_bytes_locked(const reg_index_t *idx)
 {
     return sizeof *idx + hmap_bytes(&idx->by_id) + hmap_bytes(&idx->by_key) + hmap_bytes(&idx->subjects) +
-           hmap_bytes(&idx->max_ids) + hmap_bytes(&idx->shelves) + idx->max_ids.used * sizeof(int);
+           hmap_bytes(&idx->max_ids) + hmap_bytes(&idx->shelves) + idx->max_ids.used * sizeof(int) +
+           idx->with_refs.cap * sizeof *idx->with_refs.items;
 }
 
 void index_stats(reg_index_t *idx, index_stats_t *out)
