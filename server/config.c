@@ -39,19 +39,20 @@ extern char **environ;
 /* ---- 1. The key table ---------------------------------------------------- */
 
 typedef enum config_kind {
-    CFG_STRING,      /* char *, "" means unset */
-    CFG_LISTEN,      /* char *, HOST:PORT */
-    CFG_THREADS,     /* int, 0 = one per core */
-    CFG_COUNT,       /* int >= 1 */
-    CFG_MILLIS,      /* int >= 0 */
-    CFG_LIMIT,       /* int from 0 to CONFIG_MAX_LIMIT */
-    CFG_BYTES,       /* size_t >= 1 */
-    CFG_PROFILE,     /* int flag from classic|extended */
-    CFG_LEVEL,       /* char *, a compatibility level, stored upper-case */
-    CFG_CLIENT_AUTH, /* int from none|optional|required */
-    CFG_PRINCIPAL,   /* int from cn|san-dns|san-email|san-uri */
-    CFG_LOG_FORMAT,  /* int from text|json (log_format_t) */
-    CFG_FILE_ONLY,   /* repeatable lines of the config file that another module reads */
+    CFG_STRING,       /* char *, "" means unset */
+    CFG_LISTEN,       /* char *, HOST:PORT */
+    CFG_THREADS,      /* int, 0 = one per core */
+    CFG_COUNT,        /* int >= 1 */
+    CFG_MILLIS,       /* int >= 0 */
+    CFG_LIMIT,        /* int from 0 to CONFIG_MAX_LIMIT */
+    CFG_BYTES,        /* size_t >= 1 */
+    CFG_PROFILE,      /* int flag from classic|extended */
+    CFG_LEVEL,        /* char *, a compatibility level, stored upper-case */
+    CFG_CLIENT_AUTH,  /* int from none|optional|required */
+    CFG_PRINCIPAL,    /* int from cn|san-dns|san-email|san-uri */
+    CFG_LOG_FORMAT,   /* int from text|json (log_format_t) */
+    CFG_LOG_REQUESTS, /* int from all|errors|none (config_log_requests_t) */
+    CFG_FILE_ONLY,    /* repeatable lines of the config file that another module reads */
 } config_kind_t;
 
 /*
@@ -195,6 +196,10 @@ static const config_key_t config_keys[] = {
      "`text`: `TIME LEVEL message` lines. `json`: one JSON object per line, `time`, `level` and `msg`, "
      "and for a request also `method`, `target`, `status`, `duration_us`, `remote`, `principal` and "
      "`request_id`."},
+    {"log.requests", CFG_LOG_REQUESTS, FIELD(log_requests), "WHICH", "all",
+     "The requests that get a log line: `all`; `errors` (status 400 and above, and replies dropped "
+     "because the client went away); `none`. The other lines (start, stop, warnings) stay, and writes "
+     "are in the audit trail whatever this says."},
 };
 #define CONFIG_KEY_COUNT (sizeof config_keys / sizeof config_keys[0])
 
@@ -272,11 +277,11 @@ static const char *const config_profile_words[] = {"classic", "extended", NULL};
 static const char *const config_client_auth_words[] = {"none", "optional", "required", NULL};
 static const char *const config_principal_words[] = {"cn", "san-dns", "san-email", "san-uri", NULL};
 static const char *const config_log_format_words[] = {"text", "json", NULL};
+static const char *const config_log_requests_words[] = {"all", "errors", "none", NULL};
 static const char *const *const config_kind_words[] = {
-    [CFG_PROFILE] = config_profile_words,
-    [CFG_CLIENT_AUTH] = config_client_auth_words,
-    [CFG_PRINCIPAL] = config_principal_words,
-    [CFG_LOG_FORMAT] = config_log_format_words,
+    [CFG_PROFILE] = config_profile_words,           [CFG_CLIENT_AUTH] = config_client_auth_words,
+    [CFG_PRINCIPAL] = config_principal_words,       [CFG_LOG_FORMAT] = config_log_format_words,
+    [CFG_LOG_REQUESTS] = config_log_requests_words,
 };
 
 /* The index of value (any case) among words, or -1. */
@@ -333,6 +338,7 @@ static int config_apply(server_config_t *cfg, const config_key_t *key, const cha
     case CFG_CLIENT_AUTH:
     case CFG_PRINCIPAL:
     case CFG_LOG_FORMAT:
+    case CFG_LOG_REQUESTS:
         n = config_word(value, config_kind_words[key->kind]);
         if (n < 0)
             break;
@@ -355,6 +361,7 @@ static int config_apply(server_config_t *cfg, const config_key_t *key, const cha
         [CFG_CLIENT_AUTH] = "none, optional or required",
         [CFG_PRINCIPAL] = "cn, san-dns, san-email or san-uri",
         [CFG_LOG_FORMAT] = "text or json",
+        [CFG_LOG_REQUESTS] = "all, errors or none",
         [CFG_FILE_ONLY] = "lines of the config file",
     };
     snprintf(err, errcap, "invalid value '%s' (expected %s)", value, expected[key->kind]);

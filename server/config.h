@@ -64,7 +64,8 @@ typedef struct server_config {
     char *tls_client_crl;     /* PEM CRLs checked for every certificate of the chain */
     int tls_client_principal; /* config_principal_t: what of the certificate names the principal */
 
-    int log_format; /* log_format_t (base/log.h); main() hands it to log_set_format */
+    int log_format;   /* log_format_t (base/log.h); main() hands it to log_set_format */
+    int log_requests; /* config_log_requests_t: which requests get a log line */
 
     /* Basic passwords being verified (waiting or running) at once, server-wide:
      * 503 beyond; default 32; 0 = no cap (docs/security.md). */
@@ -83,6 +84,13 @@ typedef enum config_principal {
     CONFIG_PRINCIPAL_SAN_EMAIL, /* the first subjectAltName email (rfc822Name) entry */
     CONFIG_PRINCIPAL_SAN_URI,   /* the first subjectAltName URI entry (SPIFFE ids) */
 } config_principal_t;
+
+/* log.requests: the request lines written (docs/operations.md, "Logs"). */
+typedef enum config_log_requests {
+    CONFIG_LOG_REQUESTS_ALL = 0, /* every request */
+    CONFIG_LOG_REQUESTS_ERRORS,  /* status 400 and above, and replies the client went away from */
+    CONFIG_LOG_REQUESTS_NONE,    /* none (the other lines stay) */
+} config_log_requests_t;
 
 /* ---- 2. Loading ---------------------------------------------------------- */
 

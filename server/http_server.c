@@ -379,8 +379,20 @@ static size_t http_log_json(const http_job_t *job, const char *target, const cha
     return log_format_json(line, LOG_INFO, msg, msg_len, fields, nf);
 }
 
+/* log.requests (config.h): whether the request gets its line. A note is a
+ * reply that never reached the client: worth a line under errors too. */
+static int http_log_wanted(const http_job_t *job, const char *note)
+{
+    switch ((config_log_requests_t)job->owner->srv->cfg->log_requests) {
+    case CONFIG_LOG_REQUESTS_NONE: return 0;
+    case CONFIG_LOG_REQUESTS_ERRORS: return job->call.status >= 400 || note[0] != '\0';
+    case CONFIG_LOG_REQUESTS_ALL: break;
+    }
+    return 1;
+}
+
 /*
- * One line per request, as log_info would write it. A write(2) per request
+ * One line per request (those log.requests wants), as log_info would write it. A write(2) per request
  * costs more than the rest of a by-id read (docs/performance.md), so the
  * loop collects its lines and writes them together at the end of each turn
  * of the event loop (http_loop_main), or sooner when LOG_LINE_MAX bytes are
@@ -390,6 +402,8 @@ static void http_log_request(http_job_t *job, const char *target, const char *no
 {
     http_loop_t *loop = job->owner;
     char line[LOG_LINE_MAX];
+    if (!http_log_wanted(job, note))
+        return;
     if (!target)
         target = "-";
     size_t n = log_get_format() == LOG_FORMAT_JSON ? http_log_json(job, target, note, us, line)
