@@ -316,6 +316,19 @@ static index_stats_t unit_counts_agree(reg_index_t *idx)
     return kept;
 }
 
+/* c's rows and subjects per type (Avro, Protobuf, JSON Schema) and its versions. */
+static void unit_counts_are(const index_stats_t *c, const int schemas[3], const int subjects[3], int live,
+                            int deleted)
+{
+    const schema_type_t types[3] = {SCHEMA_AVRO, SCHEMA_PROTOBUF, SCHEMA_JSON};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(c->schemas[types[i]], schemas[i]);
+        assert_int_equal(c->subjects[types[i]], subjects[i]);
+    }
+    assert_int_equal(c->versions_live, live);
+    assert_int_equal(c->versions_deleted, deleted);
+}
+
 static reg_subject_t *unit_subject(const char *name, const int *ids, const int *deleted, size_t n)
 {
     reg_subject_t *s = reg_subject_new(name);
@@ -329,7 +342,7 @@ static void test_index_counts(void **state)
     (void)state;
     reg_index_t *idx = index_new();
     index_stats_t c = unit_counts_agree(idx);
-    assert_int_equal(c.versions_live, 0);
+    unit_counts_are(&c, (int[]){0, 0, 0}, (int[]){0, 0, 0}, 0, 0);
 
     /* A snapshot: three rows, two subjects (one Avro, one Protobuf), a row nobody carries. */
     store_snapshot_t snap = {.nschemas = 3, .nsubjects = 2};
@@ -342,12 +355,7 @@ static void test_index_counts(void **state)
     snap.subjects[1] = unit_subject("p", (int[]){2}, NULL, 1);
     index_publish_snapshot(idx, &snap);
     c = unit_counts_agree(idx);
-    assert_int_equal(c.schemas[SCHEMA_AVRO], 1);
-    assert_int_equal(c.schemas[SCHEMA_PROTOBUF], 1);
-    assert_int_equal(c.schemas[SCHEMA_JSON], 0);
-    assert_int_equal(c.subjects[SCHEMA_AVRO], 1);
-    assert_int_equal(c.subjects[SCHEMA_PROTOBUF], 1);
-    assert_int_equal(c.versions_live, 3);
+    unit_counts_are(&c, (int[]){1, 1, 0}, (int[]){1, 1, 0}, 3, 0);
     uint64_t before = c.bytes;
 
     /* An append carrying the JSON row: a third subject. */
@@ -356,21 +364,17 @@ static void test_index_counts(void **state)
     assert_int_equal(index_publish_append(idx, none, NULL, &v1), 1);
     reg_subject_free(none);
     c = unit_counts_agree(idx);
-    assert_int_equal(c.schemas[SCHEMA_JSON], 1);
-    assert_int_equal(c.subjects[SCHEMA_JSON], 1);
+    unit_counts_are(&c, (int[]){1, 1, 1}, (int[]){1, 1, 1}, 4, 0);
     assert_true(c.bytes > before);
 
     /* "a" republished with its latest soft-deleted, then as JSON: its type follows its latest live one. */
     index_publish_subject(idx, unit_subject("a", (int[]){1, 1}, (int[]){0, 1}, 2));
     c = unit_counts_agree(idx);
-    assert_int_equal(c.versions_live, 3);
-    assert_int_equal(c.versions_deleted, 1);
-    assert_int_equal(c.subjects[SCHEMA_AVRO], 1);
+    unit_counts_are(&c, (int[]){1, 1, 1}, (int[]){1, 1, 1}, 3, 1);
     index_publish_subject(idx, unit_subject("a", (int[]){1, 3}, (int[]){1, 0}, 2));
     c = unit_counts_agree(idx);
-    assert_int_equal(c.subjects[SCHEMA_AVRO], 0);
-    assert_int_equal(c.subjects[SCHEMA_JSON], 2);
-    assert_int_equal(c.schemas[SCHEMA_AVRO], 1); /* v1, soft-deleted, still carries row 1 */
+    /* v1, soft-deleted, still carries row 1 */
+    unit_counts_are(&c, (int[]){1, 1, 1}, (int[]){0, 1, 2}, 3, 1);
 
     /* Prepared bodies count while their shelves hold them. */
     before = c.bytes;
@@ -390,10 +394,7 @@ static void test_index_counts(void **state)
     /* "p" goes (no versions left): its row is no longer carried, its shelf and its body go. */
     index_publish_subject(idx, reg_subject_new("p"));
     c = unit_counts_agree(idx);
-    assert_int_equal(c.schemas[SCHEMA_PROTOBUF], 0);
-    assert_int_equal(c.subjects[SCHEMA_PROTOBUF], 0);
-    assert_int_equal(c.versions_live, 2); /* a's v2 and j's v1 */
-    assert_int_equal(c.versions_deleted, 1);
+    unit_counts_are(&c, (int[]){1, 0, 1}, (int[]){0, 0, 2}, 2, 1); /* a's v2 and j's v1 live */
 
     /* A snapshot replacing everything: the counts are the new state's alone. */
     snap = (store_snapshot_t){.nschemas = 1, .nsubjects = 1};
@@ -403,12 +404,7 @@ static void test_index_counts(void **state)
     snap.subjects[0] = unit_subject("z", (int[]){9}, NULL, 1);
     index_replace_snapshot(idx, &snap);
     c = unit_counts_agree(idx);
-    assert_int_equal(c.schemas[SCHEMA_AVRO], 1);
-    assert_int_equal(c.schemas[SCHEMA_JSON], 0);
-    assert_int_equal(c.subjects[SCHEMA_AVRO], 1);
-    assert_int_equal(c.subjects[SCHEMA_JSON], 0);
-    assert_int_equal(c.versions_live, 1);
-    assert_int_equal(c.versions_deleted, 0);
+    unit_counts_are(&c, (int[]){1, 0, 0}, (int[]){1, 0, 0}, 1, 0);
     index_free(idx);
 }
 
