@@ -604,7 +604,7 @@ static reg_code_t assoc_live_in_db_(store_t *db, const char *subject, reg_error_
 {
     reg_subject_t *fresh = NULL;
     reg_code_t rc = reg_store(err, db, store_load_subject(db, subject, &fresh));
-    if (rc == REG_OK && reg_subject_live_count(fresh) == 0)
+    if (rc == REG_OK && reg_subject_latest(fresh) == NULL)
         rc = reg_fail(err, REG_NO_ACTIVE_SUBJECT_VERSION,
                       "No active (non-deleted) version exists for subject '%s'", subject);
     reg_subject_free(fresh);

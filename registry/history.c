@@ -75,7 +75,7 @@ reg_code_t registry_subject_history(registry_t *reg, store_t *db, const char *su
         return reg_fail(err, REG_BAD_REQUEST, "limit must be 1..%d and offset not negative",
                         REG_HISTORY_LIMIT_MAX);
     reg_subject_t *subj = index_subject_copy(reg->idx, subject);
-    if (!subj || (deleted ? subj->n == 0 : reg_subject_live_count(subj) == 0)) {
+    if (!subj || (deleted ? subj->n == 0 : reg_subject_latest(subj) == NULL)) {
         reg_subject_free(subj);
         return reg_fail(err, REG_SUBJECT_NOT_FOUND, "Subject '%s' not found.", subject);
     }

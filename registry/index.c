@@ -187,7 +187,7 @@ static reg_subject_t *subject_locked(const reg_index_t *idx, const char *name)
 
 static int subject_has_versions(const reg_subject_t *subj, int deleted)
 {
-    return subj && (deleted ? subj->n > 0 : reg_subject_live_count(subj) > 0);
+    return subj && (deleted ? subj->n > 0 : reg_subject_latest(subj) != NULL);
 }
 
 /* ---- 2. Publishing ------------------------------------------------------- */

@@ -113,7 +113,7 @@ reg_code_t registry_list_versions(registry_t *reg, const char *subject, int dele
     *out = NULL;
     *n = 0;
     reg_subject_t *subj = index_subject_copy(reg->idx, subject);
-    int any = subj && (deleted || deleted_only ? subj->n > 0 : reg_subject_live_count(subj) > 0);
+    int any = subj && (deleted || deleted_only ? subj->n > 0 : reg_subject_latest(subj) != NULL);
     if (!any) {
         reg_subject_free(subj);
         return reg_fail(err, REG_SUBJECT_NOT_FOUND, "Subject '%s' not found.", subject);
@@ -472,7 +472,7 @@ reg_code_t registry_latest_with_metadata(registry_t *reg, const char *subject, c
                                          reg_error_t *err)
 {
     reg_subject_t *subj = index_subject_copy(reg->idx, subject);
-    int found = 0, exists = subj && (deleted ? subj->n > 0 : reg_subject_live_count(subj) > 0);
+    int found = 0, exists = subj && (deleted ? subj->n > 0 : reg_subject_latest(subj) != NULL);
     for (size_t i = subj ? subj->n : 0; i-- > 0 && !found;) {
         if (subj->v[i].deleted && !deleted)
             continue;

@@ -362,7 +362,7 @@ reg_code_t registry_mode_get(registry_t *reg, const char *subject, int default_t
 
 static int subject_is_live(const reg_subject_t *subj, void *arg)
 {
-    return reg_subject_live_count(subj) > 0 && (!arg || reg_prefix_match(arg, subj->name));
+    return reg_subject_latest(subj) != NULL && (!arg || reg_prefix_match(arg, subj->name));
 }
 
 /* 1 when the scope is a named context (":.ctx:") rather than a subject. */
@@ -378,7 +378,7 @@ static int scope_has_live_subjects(registry_t *reg, const char *subject)
     if (!subject || is_context_scope(subject))
         return index_each_subject(reg->idx, subject_is_live, (void *)subject);
     reg_subject_t *subj = index_subject_copy(reg->idx, subject);
-    int found = subj && reg_subject_live_count(subj) > 0;
+    int found = subj && reg_subject_latest(subj) != NULL;
     reg_subject_free(subj);
     return found;
 }

@@ -1318,7 +1318,7 @@ reg_code_t registry_lookup(registry_t *reg, store_t *db, const char *subject, co
             return REG_OK;
     }
     reg_subject_t *subj = index_subject_copy(reg->idx, subject);
-    int exists = subj && (deleted ? subj->n > 0 : reg_subject_live_count(subj) > 0);
+    int exists = subj && (deleted ? subj->n > 0 : reg_subject_latest(subj) != NULL);
     reg_subject_free(subj);
     if (!exists)
         return reg_fail(err, REG_SUBJECT_NOT_FOUND, "Subject '%s' not found.", subject);

@@ -83,13 +83,15 @@ typedef struct reg_subject {
 } reg_subject_t;
 
 reg_subject_t *reg_subject_new(const char *name);
+/* Appends a version: above every version s has (v stays ascending). */
 void reg_subject_add_version(reg_subject_t *s, int version, int schema_id, int deleted, int64_t ts);
 void reg_subject_free(reg_subject_t *s);
 /* 1 when the subject has no versions, no config and no mode (it can be forgotten). */
 int reg_subject_is_empty(const reg_subject_t *s);
-/* The highest live version, or NULL. Borrowed from s. */
+/* The highest live version, or NULL (also the test for "has a live version":
+ * it stops at the first live one from the top). Borrowed from s. */
 const reg_version_t *reg_subject_latest(const reg_subject_t *s);
-/* version -1 = the latest live one. Borrowed from s. */
+/* version -1 = the latest live one; else by bisection, O(log n). Borrowed from s. */
 const reg_version_t *reg_subject_find(const reg_subject_t *s, int version);
 int reg_subject_live_count(const reg_subject_t *s);
 

@@ -408,13 +408,34 @@ static void test_index_counts(void **state)
     index_free(idx);
 }
 
+static void test_subject_find(void **state)
+{
+    (void)state;
+    reg_subject_t *s = reg_subject_new("s");
+    assert_null(reg_subject_find(s, 1));
+    assert_null(reg_subject_latest(s));
+    const int versions[] = {1, 2, 5, 9, 12}, deleted[] = {0, 1, 0, 0, 1};
+    for (int i = 0; i < 5; i++)
+        reg_subject_add_version(s, versions[i], 100 + i, deleted[i], 0);
+    for (int i = 0; i < 5; i++) {
+        const reg_version_t *v = reg_subject_find(s, versions[i]);
+        assert_non_null(v);
+        assert_int_equal(v->schema_id, 100 + i);
+    }
+    const int absent[] = {0, 3, 4, 6, 10, 11, 13, 1000};
+    for (size_t i = 0; i < sizeof absent / sizeof *absent; i++)
+        assert_null(reg_subject_find(s, absent[i]));
+    assert_int_equal(reg_subject_find(s, -1)->version, 9); /* 12 is soft-deleted */
+    reg_subject_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_version_parse),      cmocka_unit_test(test_subject_names),
         cmocka_unit_test(test_metadata_canonical), cmocka_unit_test(test_metadata_merge),
         cmocka_unit_test(test_qualified_names),    cmocka_unit_test(test_index_publish_append),
-        cmocka_unit_test(test_index_counts),
+        cmocka_unit_test(test_index_counts),       cmocka_unit_test(test_subject_find),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
