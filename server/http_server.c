@@ -156,6 +156,10 @@ struct http_server {
 /* One accepted client connection: the socket's on_close data, freed with the socket. */
 typedef struct http_conn {
     http_loop_t *loop;
+    /* The TLS context it was accepted with (a reference, or NULL): h2o makes
+     * the connection's SSL object from it only once the first bytes arrive,
+     * so it must outlive a SIGHUP that lets every loop move on to a new one. */
+    SSL_CTX *ssl_ctx;
     http_abuse_conn_t abuse;
     /* The peer's address as text, "" until the first request takes it: every
      * request names it, and inet_ntop per request showed in by-id profiles. */
@@ -1311,6 +1315,7 @@ static void http_on_conn_close(void *data)
 {
     http_conn_t *hc = data;
     http_loop_t *loop = hc->loop;
+    SSL_CTX_free(hc->ssl_ctx);
     free(hc);
     loop->nconns--;
     atomic_fetch_sub(&loop->srv->connections, 1);
@@ -1348,6 +1353,9 @@ static void http_on_accept(h2o_socket_t *listener, const char *err)
         loop->nconns++;
         http_conn_t *hc = xmalloc(sizeof *hc);
         hc->loop = loop;
+        hc->ssl_ctx = loop->accept_ctx.ssl_ctx;
+        if (hc->ssl_ctx != NULL)
+            SSL_CTX_up_ref(hc->ssl_ctx);
         hc->remote[0] = '\0';
         http_abuse_conn_init(&hc->abuse, &srv->abuse);
         sock->on_close.cb = http_on_conn_close;

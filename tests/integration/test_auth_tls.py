@@ -363,6 +363,32 @@ class Rotation(harness.unittest.TestCase):
             time.sleep(0.05)
         self.assertEqual(self.server.log_text().count(text), before + 1)
 
+    def test_a_handshake_after_a_reload_has_the_context_it_was_accepted_with(self):
+        """A connection accepted before a SIGHUP whose ClientHello comes after it. h2o
+        makes a connection's SSL object from the context the connection was accepted
+        with only when its first bytes arrive, so that context must outlive the reload:
+        before each connection held a reference to it, both loops letting it go first
+        made this a heap-use-after-free (ASan). Named to run before the test below,
+        which leaves a certificate file that does not load."""
+        raw = socket.create_connection(("127.0.0.1", self.server.port), timeout=30)
+        try:
+            time.sleep(0.3)  # accepted by a loop; not a byte sent yet
+            self.sighup("SIGHUP: TLS certificate")
+            time.sleep(0.5)  # every loop has taken the new context and let the old one go
+            ctx = ssl.create_default_context(cafile=self.ca.cert)
+            ctx.check_hostname = False
+            ctx.load_cert_chain(*self.good)
+            with ctx.wrap_socket(raw) as tls:
+                tls.sendall(b"GET /schemas/types HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                reply = b""
+                while chunk := tls.recv(65536):
+                    reply += chunk
+            self.assertTrue(reply.startswith(b"HTTP/1.1 200 "), reply[:200])
+            self.assertTrue(reply.endswith(b'["AVRO","JSON","PROTOBUF"]'), reply[-200:])
+        finally:
+            raw.close()
+        self.server.assert_running()
+
     def test_certificate_ca_and_crl_replaced_under_load(self):
         first = self.der(self.cert)
         load = harness.BackgroundLoad(self.server.client(), "/schemas/types")
