@@ -68,6 +68,15 @@ struct registry {
     size_t group_active;                 /* the last group and what waited after it: the load */
     int group_filling;                   /* a leader waits for group_fill */
     pthread_cond_t group_fill;           /* signalled when group_queued reaches group_active */
+    /* The connection groups of two or more appends are written on (group.c,
+     * "The group's connection"): only a leader opens, uses or replaces it, one
+     * leader at a time; group_db_lock guards the pointer for the threads that
+     * cancel its statement or count it (registry_cancel_groups, registry_stats). */
+    pthread_mutex_t group_db_lock;
+    store_t *group_db;              /* NULL until a leader opens it, or after it broke */
+    uint64_t group_db_retry_ms;     /* no new attempt to open it before (monotonic ms; leader only) */
+    int group_db_down;              /* the last attempt failed (logged once per outage; leader only) */
+    uint64_t group_db_reconnects;   /* resets and replacements of it (under group_db_lock) */
 
     /* The change feed between nodes. */
     int64_t feed_start; /* last change seq seen before the initial load */
@@ -261,14 +270,18 @@ void md_digest(const json_t *md, void (*update)(void *ctx, const void *p, size_t
  * store_register_append for a worker's n appends (all of one fence), written
  * together with the appends other workers make at the same moment: the first
  * waiting worker leads, takes what is queued (up to GROUP_MAX_ITEMS appends)
- * and writes it in one statement on its own connection while the others wait;
- * a failed group is retried one append at a time, each worker on its own
- * connection, so one append's failure (a deadlock with a general write, say)
- * is never another's. rcs[i]: as store_register_append's for as[i] alone.
+ * and writes it in one statement while the others wait: on the group's own
+ * connection when the group holds two or more appends, on the leader's (db)
+ * when it is one alone. A failed group is retried one append at a time, each
+ * worker on its own connection, so one append's failure (a deadlock with a
+ * general write, say) is never another's. rcs[i]: as store_register_append's
+ * for as[i] alone.
  */
 void registry_group_append(registry_t *reg, store_t *db, store_append_t **as, size_t n, store_rc_t *rcs);
 void registry_group_init(registry_t *reg);
 void registry_group_destroy(registry_t *reg);
+/* The group's connection for registry_stats: open now, and its reconnects so far. */
+void registry_group_conn_stats(registry_t *reg, int *connected, uint64_t *reconnects);
 
 /* ---- 10. Counters ---------------------------------------------------------------------- */
 

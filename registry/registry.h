@@ -48,7 +48,7 @@ typedef struct store store_t; /* store/store.h: one PostgreSQL connection */
 typedef struct registry registry_t;
 
 typedef struct registry_options {
-    const char *conninfo;         /* for the change-feed thread's own connection */
+    const char *conninfo;         /* for the change feed's and the write groups' own connections */
     compat_level_t default_level; /* server default compatibility */
     size_t max_schema_bytes;      /* 42209 above this */
     int feed_interval_ms;         /* poll period of the change feed; 0 = no feed thread */
@@ -67,6 +67,11 @@ int registry_migrate(store_t *db, char **error);
 /* Loads the whole registry into memory and starts the change feed. */
 registry_t *registry_new(const registry_options_t *opts, store_t *db, char **error);
 void registry_free(registry_t *reg);
+/* Asks PostgreSQL to cancel the statement a write group runs now on the
+ * group's own connection (registry_group_append), as dbpool_cancel does for
+ * the workers' connections: for a shutdown that must not wait on a stuck
+ * query. Any thread; a no-op when no group is being written. */
+void registry_cancel_groups(registry_t *reg);
 /* A stable identifier of the backing database (borrowed). */
 const char *registry_cluster_id(const registry_t *reg);
 /*
@@ -404,8 +409,11 @@ typedef struct reg_stats {
     uint64_t subjects[SCHEMA_TYPE_COUNT]; /* subjects with a live version, by the latest one's type */
     uint64_t versions_live, versions_deleted;
     uint64_t index_bytes; /* records, keys, maps and prepared bodies; not parsed models */
-    /* Group commit (registry/group.c): statements written, registrations in them. */
+    /* Group commit (registry/group.c): statements written, registrations in them;
+     * the connection groups of two or more are written on: open now, reconnects. */
     uint64_t group_commits, group_items;
+    int group_connected;
+    uint64_t group_reconnects;
     /* The change feed. */
     int feed_running;     /* a feed thread polls (feed.interval.ms > 0) */
     int feed_connected;   /* it has a database connection */

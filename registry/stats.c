@@ -128,6 +128,7 @@ void registry_stats(registry_t *reg, reg_stats_t *out)
     out->group_commits = reg->group_commits;
     out->group_items = reg->group_items;
     pthread_mutex_unlock(&reg->group_lock);
+    registry_group_conn_stats(reg, &out->group_connected, &out->group_reconnects);
 
     out->feed_running = reg->feed_started && reg->opts.feed_interval_ms > 0;
     out->feed_connected = __atomic_load_n(&reg->feed_connected, __ATOMIC_RELAXED);

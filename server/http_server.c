@@ -1611,6 +1611,8 @@ static void http_stop_loops(http_server_t *srv)
                      HTTP_DRAIN_MS);
             if (srv->pool != NULL)
                 dbpool_cancel(srv->pool);
+            if (srv->reg != NULL)
+                registry_cancel_groups(srv->reg);
             deadline = http_now_ms() + HTTP_CANCEL_EVERY_MS;
         }
         loop->running = 0;

@@ -413,6 +413,12 @@ static void metrics_registry(strbuf_t *b, registry_t *reg)
     metrics_family(b, "schema_registry_group_registrations_total", "counter",
                    "Registrations written in those groups; divided by the groups, the mean group size.");
     metrics_u64(b, "schema_registry_group_registrations_total", NULL, st.group_items);
+    metrics_family(b, "schema_registry_group_connection_up", "gauge",
+                   "1 when the connection groups of two or more registrations are written on is open.");
+    metrics_u64(b, "schema_registry_group_connection_up", NULL, (uint64_t)st.group_connected);
+    metrics_family(b, "schema_registry_group_connection_reconnects_total", "counter",
+                   "That connection found dead and opened afresh (reset before a statement, or after a group).");
+    metrics_u64(b, "schema_registry_group_connection_reconnects_total", NULL, st.group_reconnects);
 
     metrics_family(b, "schema_registry_change_feed_running", "gauge",
                    "1 when a change-feed thread follows the database's change log (feed.interval.ms > 0).");

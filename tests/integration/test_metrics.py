@@ -67,6 +67,8 @@ FAMILIES = {
     "schema_registry_index_memory_bytes": "gauge",
     "schema_registry_group_commits_total": "counter",
     "schema_registry_group_registrations_total": "counter",
+    "schema_registry_group_connection_up": "gauge",
+    "schema_registry_group_connection_reconnects_total": "counter",
     "schema_registry_change_feed_running": "gauge",
     "schema_registry_change_feed_connected": "gauge",
     "schema_registry_change_feed_applied_sequence": "gauge",

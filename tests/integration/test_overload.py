@@ -230,6 +230,31 @@ class ShutdownDeadline(harness.unittest.TestCase):
         self.assertIn("cancelling their queries", server.log_text())
         self.assertEqual(db.count("subject_versions"), 0)
 
+    def test_sigterm_cancels_a_stuck_group(self):
+        """Two registrations sent in one write are one worker's batch, written as one group
+        on the registry's group connection (registry/group.c), not on the worker's: the
+        shutdown's cancel reaches that connection too. No statement timeout here, so only
+        the cancel ends the wait."""
+        pg = harness.cluster()
+        db = pg.new_database("deadline-group")
+        server = harness.Server(database_url=db.url, name="deadline-group", threads=1,
+                                args=["--database-timeout-ms", "0"]).start()
+        self.addCleanup(server.kill)
+        stuck = StuckSubject(pg, db, "stuck")
+        client = harness.H2Client(server.port)
+        sids = [client.post("/subjects/stuck/versions", registration(1), flush=False),
+                client.post("/subjects/free/versions", registration(2), flush=False)]
+        client.flush()
+        time.sleep(1)
+        self.assertEqual([s for s in sids if s in client.responses], [])
+        t0 = time.monotonic()
+        self.assertEqual(server.stop(), 0)
+        took = time.monotonic() - t0
+        stuck.release()
+        self.assertLess(took, 30, "shutdown waited for a stuck group")
+        self.assertIn("cancelling their queries", server.log_text())
+        self.assertEqual(db.count("subject_versions", "subject = 'stuck'"), 0)
+
 
 class SubjectLimit(harness.RegistryTestCase):
 

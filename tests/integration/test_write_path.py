@@ -391,6 +391,82 @@ class OnePass(harness.RegistryTestCase):
         self.assertEqual((commits - commits0, items - items0), (1, 5))
 
 
+class GroupConnection(harness.RegistryTestCase):
+    """A group of two or more appends is written on the registry's own group connection,
+    the same backend for every group, not on whichever worker leads it; a lone append on
+    its worker's connection (registry/group.c, docs/performance.md "New registrations: one
+    backend for every group"). The database logs every statement with its backend's pid."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.pg = harness.cluster()
+        cls.db = cls.pg.new_database()
+        cls.pg.sql(f"ALTER DATABASE {cls.db.name} SET log_min_duration_statement = 0")
+        cls.server = harness.Server(database_url=cls.db.url, name="group-connection").start()
+
+    GROUP_STATEMENT = re.compile(r"\[(\d+)\] LOG:  duration: [\d.]+ ms  execute [^:\n]*: "
+                                 r"SELECT o_timeline, o_ord.* FROM sr_register_append_fenced\(")
+
+    def group_pids(self, start):
+        """The backend pid of each group statement logged since offset start, in order."""
+        with open(self.pg.log, errors="replace") as f:
+            f.seek(start)
+            return [int(m.group(1)) for m in self.GROUP_STATEMENT.finditer(f.read())]
+
+    def metric(self, name):
+        return FeedSkipsOwnWrites.metric(self, name)
+
+    def passes(self, rounds, clients=3, per_client=4):
+        """Each round, clients HTTP/2 connections at once each send per_client new
+        registrations in one write (one worker's batch of per_client appends); all 200."""
+        for r in range(rounds):
+            conns = [harness.H2Client(self.server.port) for _ in range(clients)]
+            sent = []
+            for c in conns:
+                subjects = [self.sub("pass") for _ in range(per_client)]
+                sids = [c.post(f"/subjects/{quote(s)}/versions",
+                               {"schema": avro_record(f"P{r}x{i}", [(s.replace("-", "_"), "string")])}, flush=False)
+                        for i, s in enumerate(subjects)]
+                sent.append((c, subjects, sids))
+            for c in conns:
+                c.flush()
+            for c, subjects, sids in sent:
+                c.wait_responses(sids, 30)
+                for s, sid in zip(subjects, sids):
+                    self.assertEqual(c.responses.get(sid), 200, (s, c.bodies.get(sid)))
+                    self.assertEqual(versions_in(self.db, s),
+                                     [("1", str(json.loads(c.bodies[sid])["id"]), "f")])
+                c.close()
+
+    def test_groups_share_one_backend_and_lone_appends_keep_their_own(self):
+        start = os.path.getsize(self.pg.log)
+        self.passes(4)
+        groups = self.group_pids(start)
+        self.assertGreaterEqual(len(groups), 4, groups)
+        self.assertEqual(len(set(groups)), 1, groups)
+        self.assertEqual(self.metric("schema_registry_group_connection_up"), 1)
+        start = os.path.getsize(self.pg.log)
+        for i in range(3):
+            self.register_ok(self.sub("lone"), avro_record(f"Lone{i}", [("f", "string")]))
+        lone = self.group_pids(start)
+        self.assertEqual(len(lone), 3, lone)
+        self.assertNotIn(groups[0], lone)
+
+    def test_a_cut_group_connection_is_replaced_and_counted(self):
+        start = os.path.getsize(self.pg.log)
+        self.passes(1)
+        first = set(self.group_pids(start))
+        self.assertEqual(len(first), 1, first)
+        before = self.metric("schema_registry_group_connection_reconnects_total")
+        self.assertEqual(self.db.value(f"SELECT pg_terminate_backend({first.pop()}, 30000)"), "t")
+        start = os.path.getsize(self.pg.log)
+        self.passes(2)
+        after = self.group_pids(start)
+        self.assertEqual(len(set(after)), 1, after)
+        self.assertEqual(self.metric("schema_registry_group_connection_reconnects_total") - before, 1)
+        self.assertEqual(self.metric("schema_registry_group_connection_up"), 1)
+
+
 class FeedSkipsOwnWrites(harness.RegistryTestCase):
     """A one-statement registration is published by the node that wrote it, from what
     it wrote; its own change feed then does not read the subject back (registry_feed_own,
