@@ -985,48 +985,124 @@ char *store_versions_text(const reg_subject_t *subj)
     return text;
 }
 
-static json_t *audit_json(const store_actor_t *who, const store_audit_t *a);
+/*
+ * The group statement's argument, written as text directly: building it as
+ * jansson objects and dumping them was a quarter of the registry's
+ * instructions per registration, on the one thread every group waits for
+ * (docs/performance.md, "New registrations: a fixed number of statements per
+ * group"). The shape is migrations/0015's: one object per append,
+ * {"subject","expect","type","text","key","refs"[,"metadata"][,"audit"]},
+ * the audit object as audit_json writes it for sr_audit.
+ */
 
-static json_t *append_json(const store_append_t *a)
+/* A JSON string as jansson writes it (RFC 8259; no ASCII-only escaping):
+ * the quote, the backslash and control characters escaped, other bytes as
+ * they are. len bytes: a schema text may hold NUL (reg_request_t.schema_len). */
+static void json_put_string(strbuf_t *b, const char *s, size_t len)
 {
-    char hex[2 * REG_KEY_LEN + 1];
-    key_hex(a->row->key, hex);
-    char *refs = refs_json(a->row);
-    json_t *o = json_pack("{s:s, s:s, s:s, s:s%, s:s, s:o}", "subject", a->subject, "expect", a->expect,
-                          "type", schema_type_name(a->row->type), "text", a->row->text, a->row->text_len,
-                          "key", hex, "refs", json_loads(refs, 0, NULL));
-    free(refs);
-    if (!o)
-        base_oom(0);
-    /* Absent for none: sr_register_append_many reads it with ->>, hence an SQL NULL. */
-    char *metadata = metadata_text(a->row);
-    if (metadata)
-        json_object_set_new(o, "metadata", json_string(metadata));
-    free(metadata);
-    /* Built here, on the writing connection's thread, from plain strings: no
-     * json_t crosses threads (docs/architecture.md). The version and id are
-     * filled in by sr_register_append_many. */
-    if (a->audit_action) {
-        json_t *details = a->audit_details ? json_loads(a->audit_details, 0, NULL) : NULL;
-        store_audit_t row = {
-            .action = a->audit_action, .subject = a->subject, .permanent = -1, .details = details};
-        json_object_set_new(o, "audit", audit_json(a->actor, &row));
-        json_decref(details);
+    static const char hex[] = "0123456789abcdef";
+    strbuf_putc(b, '"');
+    size_t run = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        strbuf_put(b, s + run, i - run);
+        run = i + 1;
+        switch (c) {
+        case '"': strbuf_put(b, "\\\"", 2); break;
+        case '\\': strbuf_put(b, "\\\\", 2); break;
+        case '\b': strbuf_put(b, "\\b", 2); break;
+        case '\f': strbuf_put(b, "\\f", 2); break;
+        case '\n': strbuf_put(b, "\\n", 2); break;
+        case '\r': strbuf_put(b, "\\r", 2); break;
+        case '\t': strbuf_put(b, "\\t", 2); break;
+        default: {
+            char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            strbuf_put(b, u, sizeof u);
+        }
+        }
     }
-    return o;
+    strbuf_put(b, s + run, len - run);
+    strbuf_putc(b, '"');
+}
+
+/* ,"key":"value" (none when value is NULL, as json_set_text). */
+static void json_put_field(strbuf_t *b, const char *key, const char *value)
+{
+    if (!value)
+        return;
+    strbuf_printf(b, ",\"%s\":", key);
+    json_put_string(b, value, strlen(value));
+}
+
+/* A registration's audit object (audit_json's for an applied append: outcome
+ * ok, status 200, version and id filled in by the statement). details: JSON
+ * text or NULL; re-read, so text that is not JSON is left out as before. */
+static void append_audit_text(strbuf_t *b, const store_actor_t *who, const store_append_t *a)
+{
+    strbuf_puts(b, ",\"audit\":{\"outcome\":\"ok\",\"status\":200");
+    if (who) {
+        json_put_field(b, "principal", who->principal);
+        json_put_field(b, "remote", who->remote);
+        json_put_field(b, "request_id", who->request_id);
+    }
+    json_put_field(b, "action", a->audit_action);
+    json_put_field(b, "subject", a->subject);
+    json_t *details = a->audit_details ? json_loads(a->audit_details, 0, NULL) : NULL;
+    if (details) {
+        char *text = json_dumps(details, JSON_COMPACT);
+        json_decref(details);
+        if (!text)
+            base_oom(0);
+        strbuf_printf(b, ",\"details\":%s", text);
+        free(text);
+    }
+    strbuf_putc(b, '}');
+}
+
+static void append_text(strbuf_t *b, const store_append_t *a)
+{
+    const reg_schema_t *row = a->row;
+    char hex[2 * REG_KEY_LEN + 1];
+    key_hex(row->key, hex);
+    strbuf_puts(b, "{\"subject\":");
+    json_put_string(b, a->subject, strlen(a->subject));
+    json_put_field(b, "expect", a->expect);
+    json_put_field(b, "type", schema_type_name(row->type));
+    strbuf_puts(b, ",\"text\":");
+    json_put_string(b, row->text, row->text_len);
+    strbuf_printf(b, ",\"key\":\"%s\",\"refs\":[", hex);
+    for (size_t i = 0; i < row->nrefs; i++) {
+        strbuf_puts(b, i ? ",{\"name\":" : "{\"name\":");
+        json_put_string(b, row->refs[i].name, strlen(row->refs[i].name));
+        json_put_field(b, "subject", row->refs[i].subject);
+        strbuf_printf(b, ",\"version\":%d}", row->refs[i].version);
+    }
+    strbuf_putc(b, ']');
+    /* Absent for none: sr_register_append_many reads it with ->>, hence an SQL NULL. */
+    char *metadata = metadata_text(row);
+    json_put_field(b, "metadata", metadata);
+    free(metadata);
+    if (a->audit_action)
+        append_audit_text(b, a->actor, a);
+    strbuf_putc(b, '}');
 }
 
 store_rc_t store_register_append(store_t *db, store_append_t *items, size_t n)
 {
-    json_t *arr = json_array();
+    strbuf_t b = {0};
+    strbuf_putc(&b, '[');
     for (size_t i = 0; i < n; i++) {
         items[i].applied = 0;
-        json_array_append_new(arr, append_json(&items[i]));
+        if (i)
+            strbuf_putc(&b, ',');
+        append_text(&b, &items[i]);
     }
-    char *text = json_dumps(arr, JSON_COMPACT);
-    json_decref(arr);
+    strbuf_putc(&b, ']');
+    char *text = strbuf_take(&b);
     if (!text)
-        base_oom(0);
+        base_oom(0); /* the error contract: allocation failure aborts */
     char fence[24];
     snprintf(fence, sizeof fence, "%lld", (long long)(n ? items[0].fence : 0));
     const char *p[2] = {text, fence};
