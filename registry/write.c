@@ -5,6 +5,7 @@
  */
 #include <assert.h>
 #include <openssl/evp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,26 @@ static void candidate_clear(candidate_t *c)
     memset(c, 0, sizeof *c);
 }
 
+/* The two digests, each fetched from OpenSSL's providers once: given the
+ * legacy EVP_md5() or EVP_sha256(), OpenSSL 3 fetches the implementation
+ * again in every EVP_DigestInit_ex, a lookup that cost more than hashing a
+ * registration's text (docs/performance.md). NULL (a provider without one):
+ * the legacy object, fetched per use as before. */
+static const EVP_MD *digest_md5, *digest_sha256;
+static pthread_once_t digests_once = PTHREAD_ONCE_INIT;
+
+static void digests_fetch(void)
+{
+    digest_md5 = EVP_MD_fetch(NULL, "MD5", NULL);
+    digest_sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
+}
+
+static const EVP_MD *digest_of(const EVP_MD **fetched, const EVP_MD *legacy)
+{
+    pthread_once(&digests_once, digests_fetch);
+    return *fetched ? *fetched : legacy;
+}
+
 static void digest_add_be32(EVP_MD_CTX *ctx, int v)
 {
     unsigned char b[4] = {(unsigned char)((unsigned)v >> 24), (unsigned char)(v >> 16),
@@ -59,7 +80,7 @@ static void identity_key(const char *canonical, size_t len, const reg_ref_t *ref
                          const json_t *metadata, unsigned char out[REG_KEY_LEN])
 {
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    EVP_DigestInit_ex(ctx, EVP_md5(), NULL);
+    EVP_DigestInit_ex(ctx, digest_of(&digest_md5, EVP_md5()), NULL);
     EVP_DigestUpdate(ctx, canonical, len);
     for (size_t i = 0; i < n; i++) {
         EVP_DigestUpdate(ctx, refs[i].name, strlen(refs[i].name));
@@ -210,7 +231,7 @@ static int request_fingerprint(const reg_request_t *req, int normalize, unsigned
         if (req->refs[i].version < 0 || !req->refs[i].name || !req->refs[i].subject)
             return 0;
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+    EVP_DigestInit_ex(ctx, digest_of(&digest_sha256, EVP_sha256()), NULL);
     const char *type = req->schema_type ? req->schema_type : "AVRO";
     EVP_DigestUpdate(ctx, type, strlen(type) + 1);
     digest_add_be32(ctx, normalize);
