@@ -1,6 +1,8 @@
 /*
- * arena: a list of calloc'd blocks, newest first. Memory is never reused
- * inside an arena, so zeroed blocks give zeroed allocations for free.
+ * arena: a list of malloc'd blocks, newest first. Every allocation is zeroed
+ * as it is handed out, not the whole block when it is made: a small schema's
+ * model uses a tenth of its first 8 KB block, and calloc zeroing the rest was
+ * a sixteenth of a registration's instructions (docs/performance.md).
  */
 #include "base/arena.h"
 
@@ -56,9 +58,10 @@ static arena_block_t *block_new(size_t cap, arena_block_t *next)
 {
     if (cap > SIZE_MAX - sizeof(arena_block_t))
         return NULL;
-    arena_block_t *blk = calloc(1, sizeof *blk + cap);
+    arena_block_t *blk = malloc(sizeof *blk + cap);
     if (!blk)
         return NULL;
+    blk->used = 0;
     blk->cap = cap;
     blk->next = next;
     return blk;
@@ -74,7 +77,7 @@ void *arena_alloc(arena_t *a, size_t size)
     if (blk && blk->cap - blk->used >= need) {
         void *p = blk->data + blk->used;
         blk->used += need;
-        return p;
+        return memset(p, 0, need);
     }
     /* Oversized requests get a block of their own behind the current one,
      * so the current block keeps serving small requests. */
@@ -84,7 +87,7 @@ void *arena_alloc(arena_t *a, size_t size)
             return NULL;
         blk->next = big;
         big->used = need;
-        return big->data;
+        return memset(big->data, 0, need);
     }
     blk = block_new(need > a->next_cap ? need : a->next_cap, a->head);
     if (!blk)
@@ -93,7 +96,7 @@ void *arena_alloc(arena_t *a, size_t size)
         a->next_cap *= 2;
     a->head = blk;
     blk->used = need;
-    return blk->data;
+    return memset(blk->data, 0, need);
 }
 
 char *arena_strndup(arena_t *a, const char *s, size_t len)
