@@ -874,8 +874,12 @@ static char *metadata_text(const reg_schema_t *s)
 
 static void key_hex(const unsigned char key[REG_KEY_LEN], char out[2 * REG_KEY_LEN + 1])
 {
-    for (int i = 0; i < REG_KEY_LEN; i++)
-        sprintf(out + 2 * i, "%02x", key[i]);
+    static const char hex[] = "0123456789abcdef";
+    for (int i = 0; i < REG_KEY_LEN; i++) {
+        out[2 * i] = hex[key[i] >> 4];
+        out[2 * i + 1] = hex[key[i] & 15];
+    }
+    out[2 * REG_KEY_LEN] = '\0';
 }
 
 static store_rc_t store_insert_references(store_t *db, const reg_schema_t *s, int id)
