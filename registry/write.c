@@ -209,6 +209,32 @@ static reg_code_t candidate_parse(registry_t *reg, const char *subject, const re
     return REG_OK;
 }
 
+/*
+ * A registration's lookup parse (lookup flags, soft-deleted reference targets
+ * allowed), strict when it can be (*strict = 1): then the registration reuses
+ * it as its own parse "as new" instead of parsing the text again (a third of
+ * the registry's instructions for a new registration, docs/performance.md).
+ * Without references the two parses differ only in SCHEMA_PARSE_NEW, whose
+ * rules only refuse (strict Avro names and validated defaults, resolved
+ * Protobuf types and allowed field numbers): a text that passes them parses
+ * to the same model either way. A text they refuse is parsed again as the
+ * lookup always parsed it, so what a lookup finds and every error stay as
+ * they were.
+ */
+static reg_code_t lookup_parse(registry_t *reg, const char *subject, const reg_request_t *req, int flags,
+                               candidate_t *c, int *strict, reg_error_t *err)
+{
+    *strict = 0;
+    if (req->nrefs == 0) {
+        if (candidate_parse(reg, subject, req, flags | SCHEMA_PARSE_NEW, 1, c, err) == REG_OK) {
+            *strict = 1;
+            return REG_OK;
+        }
+        candidate_clear(c);
+    }
+    return candidate_parse(reg, subject, req, flags, 1, c, err);
+}
+
 /* The row a candidate is stored as (id 0 = not known yet). */
 static reg_schema_t *candidate_row(const candidate_t *c, int id)
 {
@@ -1175,10 +1201,9 @@ static reg_code_t register_begin(registry_t *reg, store_t *db, const char *subje
     if (rc != REG_OK)
         return rc;
     candidate_t c;
+    int lookup_flags = (normalize ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject), strict = 0;
     if (!request_is_empty(request)) {
-        rc = candidate_parse(reg, subject, request,
-                             (normalize ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject), 1, &c,
-                             err);
+        rc = lookup_parse(reg, subject, request, lookup_flags, &c, &strict, err);
         if (rc == REG_OK) {
             request_cache_put(reg, request, normalize, c.content_key);
             /* Confluent merges the metadata before it looks (KafkaSchemaRegistry.register). */
@@ -1191,7 +1216,8 @@ static reg_code_t register_begin(registry_t *reg, store_t *db, const char *subje
                      ? REG_OK
                      : REG_SCHEMA_NOT_FOUND;
         }
-        candidate_clear(&c);
+        if (rc != REG_SCHEMA_NOT_FOUND || !strict)
+            candidate_clear(&c);
         if (rc == REG_OK)
             goto done;
         if (rc != REG_SCHEMA_NOT_FOUND)
@@ -1200,8 +1226,11 @@ static reg_code_t register_begin(registry_t *reg, store_t *db, const char *subje
 
     int import;
     rc = check_mode_for_register(reg, subject, request, &import, err);
-    if (rc != REG_OK)
+    if (rc != REG_OK) {
+        if (strict)
+            candidate_clear(&c);
         return rc;
+    }
     reg_pending_t *p = xcalloc(1, sizeof *p);
     p->subject = subject;
     p->req = *request;
@@ -1214,7 +1243,17 @@ static reg_code_t register_begin(registry_t *reg, store_t *db, const char *subje
     }
     int flags =
         SCHEMA_PARSE_NEW | (normalize && !import ? SCHEMA_PARSE_NORMALIZE : 0) | validate_flag(reg, subject);
-    p->parsed = candidate_parse(reg, subject, &p->req, flags, 0, &p->c, err);
+    if (strict && flags == (lookup_flags | SCHEMA_PARSE_NEW)) {
+        /* The lookup's parse is this one (lookup_parse); its metadata, merged
+         * for the lookup, starts again from the request's own. */
+        p->c = c;
+        candidate_set_metadata(&p->c, request->metadata ? json_deep_copy(request->metadata) : NULL);
+        p->parsed = REG_OK;
+    } else {
+        if (strict)
+            candidate_clear(&c);
+        p->parsed = candidate_parse(reg, subject, &p->req, flags, 0, &p->c, err);
+    }
     p->tx = (register_tx_t){subject, &p->req, &p->c, import, 0, 0};
     *pending = p;
     return REG_OK;
