@@ -108,7 +108,12 @@ struct http_loop {
     http_job_t *staged;       /* for dbpool after this pass over the sockets, in order */
     http_job_t **staged_tail; /* where the next staged job goes */
     h2o_timeout_entry_t staged_flush; /* on ctx.zero_timeout while jobs are staged */
-    int nconns;                       /* open client connections this loop accepted; loop thread only */
+    /* Open client connections this loop serves, and those handed to it not yet
+     * adopted: what an accepting loop balances by (http_on_accept). Any loop adds. */
+    atomic_int nconns;
+    atomic_int incoming; /* handed to it (http_hand_over), not yet taken; any loop adds */
+    atomic_int refusing; /* no hand-overs to it: set until its receivers exist, and again when it stops */
+    int listen_fd;       /* its duplicate of the listening socket, which loop->listener wraps */
     hmap_t conn_jobs;                 /* h2o_conn_t * -> jobs out for it (as a uintptr_t); loop thread only */
     h2o_context_t ctx;
     h2o_accept_ctx_t accept_ctx;
@@ -119,7 +124,8 @@ struct http_loop {
     h2o_multithread_receiver_t done_recv; /* jobs back from dbpool */
     h2o_multithread_receiver_t stop_recv;
     h2o_multithread_message_t stop_msg;
-    h2o_multithread_receiver_t tls_recv; /* a new TLS context (SIGHUP) */
+    h2o_multithread_receiver_t handoff_recv; /* connections another loop accepted for this one */
+    h2o_multithread_receiver_t tls_recv;     /* a new TLS context (SIGHUP) */
     h2o_multithread_message_t tls_msg;
     SSL_CTX *tls_pending;         /* under srv->ready_lock; one reference */
     int tls_msg_queued;           /* under srv->ready_lock: tls_msg is on its way */
@@ -1317,8 +1323,88 @@ static void http_on_conn_close(void *data)
     http_loop_t *loop = hc->loop;
     SSL_CTX_free(hc->ssl_ctx);
     free(hc);
-    loop->nconns--;
+    atomic_fetch_sub(&loop->nconns, 1);
     atomic_fetch_sub(&loop->srv->connections, 1);
+}
+
+/* An accepted connection (fd) served from now on by this loop, on its own
+ * thread: h2o binds a socket's buffers to the thread that makes it. */
+static void http_adopt(http_loop_t *loop, int fd)
+{
+    if (loop->stopping) {
+        close(fd);
+        atomic_fetch_sub(&loop->nconns, 1);
+        atomic_fetch_sub(&loop->srv->connections, 1);
+        return;
+    }
+    h2o_socket_t *sock = h2o_evloop_socket_create(loop->ctx.loop, fd, H2O_SOCKET_FLAG_IS_ACCEPTED_CONNECTION);
+    http_conn_t *hc = xmalloc(sizeof *hc);
+    hc->loop = loop;
+    hc->ssl_ctx = loop->accept_ctx.ssl_ctx;
+    if (hc->ssl_ctx != NULL)
+        SSL_CTX_up_ref(hc->ssl_ctx);
+    hc->remote[0] = '\0';
+    http_abuse_conn_init(&hc->abuse, &loop->srv->abuse);
+    sock->on_close.cb = http_on_conn_close;
+    sock->on_close.data = hc;
+    h2o_accept(&loop->accept_ctx, sock);
+}
+
+/* A connection one loop accepted for another: the descriptor travels in the message. */
+typedef struct http_handoff {
+    h2o_multithread_message_t super;
+    int fd;
+} http_handoff_t;
+
+static void http_on_handoff(h2o_multithread_receiver_t *recv, h2o_linklist_t *messages)
+{
+    http_loop_t *loop = H2O_STRUCT_FROM_MEMBER(http_loop_t, handoff_recv, recv);
+    while (!h2o_linklist_is_empty(messages)) {
+        http_handoff_t *h = H2O_STRUCT_FROM_MEMBER(http_handoff_t, super.link, messages->next);
+        h2o_linklist_unlink(&h->super.link);
+        http_adopt(loop, h->fd);
+        free(h);
+        atomic_fetch_sub(&loop->incoming, 1);
+    }
+}
+
+/* The loop serving the fewest connections, from's own on a tie; none that stopped. */
+static http_loop_t *http_least_loaded(http_server_t *srv, http_loop_t *from)
+{
+    http_loop_t *best = from;
+    int least = atomic_load(&from->nconns);
+    for (size_t i = 0; i < srv->nloops; i++) {
+        http_loop_t *l = &srv->loops[i];
+        int n = atomic_load(&l->nconns);
+        if (l != from && n < least && !atomic_load(&l->refusing)) {
+            best = l;
+            least = n;
+        }
+    }
+    return best;
+}
+
+/* fd, accepted by from, to the loop with the fewest connections. The hand-over
+ * and a stop cannot cross (both sides sequentially consistent): either the
+ * stopping loop sees the hand-over coming (http_loop_idle waits for it) or
+ * the accepting one sees the stop and keeps the connection. */
+static void http_hand_over(http_loop_t *from, int fd)
+{
+    http_loop_t *to = http_least_loaded(from->srv, from);
+    if (to != from) {
+        atomic_fetch_add(&to->nconns, 1);
+        atomic_fetch_add(&to->incoming, 1);
+        if (!atomic_load(&to->refusing)) {
+            http_handoff_t *h = xcalloc(1, sizeof *h);
+            h->fd = fd;
+            h2o_multithread_send_message(&to->handoff_recv, &h->super);
+            return;
+        }
+        atomic_fetch_sub(&to->incoming, 1);
+        atomic_fetch_sub(&to->nconns, 1);
+    }
+    atomic_fetch_add(&from->nconns, 1);
+    http_adopt(from, fd);
 }
 
 static void http_on_accept(h2o_socket_t *listener, const char *err)
@@ -1328,39 +1414,26 @@ static void http_on_accept(h2o_socket_t *listener, const char *err)
     if (err != NULL)
         return;
     /*
-     * Every loop is woken for each connection on the shared socket, and the
-     * first awake would take a whole burst (100 connections opened at once
-     * all landed on one loop, leaving the other core's loop idle). So one per
-     * wake-up, and more only while this loop holds less than its share: a
-     * busy loop comes back to accept later than an idle one, which is how
-     * the connections spread.
+     * Every loop is woken for each connection on the shared socket and the
+     * first awake accepts it, so connections opened together landed on
+     * whichever loop woke first: the 16 connections of the write bench all on
+     * one loop in two runs of three, 13:3 of h2load's 16 in one, the other
+     * loop idle (docs/performance.md). The accepting loop hands each to the
+     * loop serving the fewest, which adopts it on its own thread.
      */
     for (int i = 0; i < 16; i++) {
-        int total = atomic_load(&srv->connections);
-        if (i > 0 && (size_t)loop->nconns * srv->nloops >= (size_t)total)
-            return;
-        if (total >= srv->max_connections) {
+        if (atomic_load(&srv->connections) >= srv->max_connections) {
             http_pause_accepting(loop, "max.connections reached");
             return;
         }
-        h2o_socket_t *sock = h2o_evloop_socket_accept(listener);
-        if (sock == NULL) {
+        int fd = accept4(loop->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
             if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
                 http_pause_accepting(loop, strerror(errno));
             return;
         }
         atomic_fetch_add(&srv->connections, 1);
-        loop->nconns++;
-        http_conn_t *hc = xmalloc(sizeof *hc);
-        hc->loop = loop;
-        hc->ssl_ctx = loop->accept_ctx.ssl_ctx;
-        if (hc->ssl_ctx != NULL)
-            SSL_CTX_up_ref(hc->ssl_ctx);
-        hc->remote[0] = '\0';
-        http_abuse_conn_init(&hc->abuse, &srv->abuse);
-        sock->on_close.cb = http_on_conn_close;
-        sock->on_close.data = hc;
-        h2o_accept(&loop->accept_ctx, sock);
+        http_hand_over(loop, fd);
     }
 }
 
@@ -1377,6 +1450,7 @@ static void http_on_stop(h2o_multithread_receiver_t *recv, h2o_linklist_t *messa
     if (loop->stopping)
         return;
     loop->stopping = 1;
+    atomic_store(&loop->refusing, 1);
     h2o_timeout_unlink(&loop->accept_resume);
     if (loop->listener != NULL) {
         h2o_socket_read_stop(loop->listener);
@@ -1396,7 +1470,7 @@ static void http_on_stop(h2o_multithread_receiver_t *recv, h2o_linklist_t *messa
 static int http_loop_idle(http_loop_t *loop)
 {
     h2o_context_t *ctx = &loop->ctx;
-    if (loop->jobs_out > 0 || !h2o_linklist_is_empty(&ctx->http1._conns) ||
+    if (loop->jobs_out > 0 || atomic_load(&loop->incoming) > 0 || !h2o_linklist_is_empty(&ctx->http1._conns) ||
         !h2o_linklist_is_empty(&ctx->http2._conns))
         return 0;
     /* With no HTTP/2 connection left the GOAWAY resend has nothing to do. */
@@ -1439,6 +1513,7 @@ static int http_loop_init(http_loop_t *loop, char **error)
     h2o_context_init(&loop->ctx, h2o_evloop_create(), &srv->config);
     h2o_multithread_register_receiver(loop->ctx.queue, &loop->done_recv, http_on_jobs_done);
     h2o_multithread_register_receiver(loop->ctx.queue, &loop->stop_recv, http_on_stop);
+    h2o_multithread_register_receiver(loop->ctx.queue, &loop->handoff_recv, http_on_handoff);
     h2o_multithread_register_receiver(loop->ctx.queue, &loop->tls_recv, http_on_tls_reload);
     h2o_timeout_init(loop->ctx.loop, &loop->accept_pause, HTTP_ACCEPT_PAUSE_MS);
     loop->accept_resume.cb = http_on_accept_resume;
@@ -1456,8 +1531,10 @@ static int http_loop_init(http_loop_t *loop, char **error)
         *error = http_error_new("cannot duplicate the listening socket: %s", strerror(errno));
         return -1;
     }
+    loop->listen_fd = fd;
     loop->listener = h2o_evloop_socket_create(loop->ctx.loop, fd, H2O_SOCKET_FLAG_DONT_READ);
     loop->listener->data = loop;
+    atomic_store(&loop->refusing, 0); /* set up: other loops may hand it connections from now on */
     h2o_socket_read_start(loop->listener, http_on_accept);
     return 0;
 }
@@ -1496,6 +1573,7 @@ static int http_loop_dispose(http_loop_t *loop)
         return -1;
     h2o_multithread_unregister_receiver(loop->ctx.queue, &loop->done_recv);
     h2o_multithread_unregister_receiver(loop->ctx.queue, &loop->stop_recv);
+    h2o_multithread_unregister_receiver(loop->ctx.queue, &loop->handoff_recv);
     h2o_multithread_unregister_receiver(loop->ctx.queue, &loop->tls_recv);
     SSL_CTX_free(loop->accept_ctx.ssl_ctx);
     SSL_CTX_free(loop->tls_pending);
@@ -1554,7 +1632,9 @@ static int http_spawn_loops(http_server_t *srv, char **error)
     for (size_t i = 0; i < srv->nloops; i++) {
         srv->loops[i].srv = srv;
         srv->loops[i].index = (int)i;
+        atomic_init(&srv->loops[i].refusing, 1); /* until it has registered its receivers */
         srv->loops[i].metrics = metrics_shard(srv->metrics, i);
+        metrics_use_thread_connections(srv->metrics, i, &srv->loops[i].nconns);
         int rc = pthread_create(&srv->loops[i].thread, &attr, http_loop_main, &srv->loops[i]);
         if (rc != 0) {
             *error = http_error_new("cannot start HTTP thread: %s", strerror(rc));

@@ -66,6 +66,7 @@ struct metrics_shard {
     metrics_counter_t *requests; /* [route][method][status slot] */
     metrics_counter_t *buckets;  /* [route][method][bucket], not cumulative */
     metrics_counter_t *sum_us;   /* [route][method] */
+    const atomic_int *connections; /* the loop's open connections (borrowed); NULL until set */
 };
 
 struct metrics {
@@ -161,6 +162,11 @@ void metrics_use_pool(metrics_t *m, struct dbpool *pool)
 void metrics_use_connections(metrics_t *m, const atomic_int *connections)
 {
     m->connections = connections;
+}
+
+void metrics_use_thread_connections(metrics_t *m, size_t i, const atomic_int *connections)
+{
+    m->shards[i].connections = connections;
 }
 
 /* ---- 2. Counting ------------------------------------------------------------- */
@@ -324,6 +330,15 @@ static void metrics_http(strbuf_t *b, const metrics_t *m)
     metrics_family(b, "schema_registry_http_connections", "gauge", "Open client connections.");
     metrics_i64(b, "schema_registry_http_connections", NULL,
                 m->connections ? atomic_load_explicit(m->connections, memory_order_relaxed) : 0);
+    metrics_family(b, "schema_registry_http_thread_connections", "gauge",
+                   "Open client connections by HTTP thread (each connection is served by one).");
+    for (size_t i = 0; i < m->nshards; i++) {
+        char thread[24];
+        snprintf(thread, sizeof thread, "%zu", i);
+        const atomic_int *c = m->shards[i].connections;
+        metrics_i64(b, "schema_registry_http_thread_connections", (const char *[]){"thread", thread, NULL},
+                    c ? atomic_load_explicit(c, memory_order_relaxed) : 0);
+    }
 }
 
 static void metrics_pool(strbuf_t *b, const metrics_t *m)

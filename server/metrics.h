@@ -41,6 +41,8 @@ metrics_shard_t *metrics_shard(metrics_t *m, size_t i);
 struct dbpool;
 void metrics_use_pool(metrics_t *m, struct dbpool *pool);
 void metrics_use_connections(metrics_t *m, const atomic_int *connections);
+/* Loop i's open connections (borrowed, as above): schema_registry_http_thread_connections. */
+void metrics_use_thread_connections(metrics_t *m, size_t i, const atomic_int *connections);
 
 /* ---- 2. Counting ------------------------------------------------------------ */
 

@@ -30,6 +30,7 @@ import json
 import math
 import os
 import re
+import socket
 import subprocess
 import threading
 import time
@@ -51,6 +52,7 @@ FAMILIES = {
     "schema_registry_http_requests_total": "counter",
     "schema_registry_http_request_duration_seconds": "histogram",
     "schema_registry_http_connections": "gauge",
+    "schema_registry_http_thread_connections": "gauge",
     "schema_registry_db_pool_workers": "gauge",
     "schema_registry_db_pool_connected_workers": "gauge",
     "schema_registry_db_pool_busy_workers": "gauge",
@@ -453,6 +455,44 @@ class Gauges(Scrapes, harness.RegistryTestCase):
         self.assertEqual(s.value("schema_registry_change_feed_lag_changes"), 0)
         self.assertLess(s.value("schema_registry_change_feed_lag_seconds"), 5)
         self.assertLess(abs(time.time() - s.value("schema_registry_change_feed_last_poll_timestamp_seconds")), 10)
+
+
+class ThreadConnections(Scrapes, harness.RegistryTestCase):
+    """Connections opened together are spread over the HTTP threads: the loop that
+    accepts one hands it to the loop serving the fewest (server/http_server.c,
+    http_hand_over). Before, the first loop awake kept what it accepted, and a burst of
+    16 connections often all landed on one of two loops (docs/performance.md)."""
+
+    def open_connections(self, n):
+        socks = []
+        for _ in range(n):
+            s = socket.create_connection(("127.0.0.1", self.server.port), timeout=10)
+            self.addCleanup(s.close)
+            socks.append(s)
+        for s in socks:                      # sent together, answered once each is adopted
+            s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        for s in socks:
+            self.assertTrue(s.recv(4096).startswith(b"HTTP/1.1 200"))
+        return socks
+
+    def per_thread(self, scrape):
+        return sorted(int(scrape.value("schema_registry_http_thread_connections", thread=str(i)))
+                      for i in range(self.server.threads))
+
+    def test_a_burst_of_connections_is_spread_evenly(self):
+        for burst in (16, 7):
+            with self.subTest(burst=burst):
+                socks = self.open_connections(burst)
+                s = self.scrape()                # its own connection is one more
+                counts = self.per_thread(s)
+                self.assertEqual(sum(counts), s.value("schema_registry_http_connections"))
+                self.assertGreaterEqual(sum(counts), burst + 1)
+                self.assertLessEqual(counts[-1] - counts[0], 1, counts)
+                for c in socks:
+                    c.close()
+                deadline = time.monotonic() + 10      # the closes reach the loops
+                while self.scrape().value("schema_registry_http_connections") > 1 and time.monotonic() < deadline:
+                    time.sleep(0.05)
 
 
 class FeedBehind(Scrapes, harness.RegistryTestCase):
