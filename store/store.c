@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/clock.h"
 #include "base/strbuf.h"
 #include "store/migrations.h"
 
@@ -136,13 +137,6 @@ static void store_note_timeline(store_t *db);
     "substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint END"
 #define STORE_TIMELINE_SQL "SELECT " STORE_TIMELINE_EXPR
 
-static uint64_t store_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /*
  * PQexecParams, bounded on a limited connection: past the timeout the query
  * is cancelled and its (prompt) answer awaited. Bounded here, not by the
@@ -160,9 +154,9 @@ static PGresult *store_exec_params(store_t *db, const char *sql, int n, const ch
     if (!(db->simple ? PQsendQuery(db->conn, sql)
                      : PQsendQueryParams(db->conn, sql, n, NULL, params, NULL, NULL, 0)))
         return NULL;
-    uint64_t deadline = store_now_ms() + (uint64_t)store_timeout_ms;
+    uint64_t deadline = clock_now_ms() + (uint64_t)store_timeout_ms;
     while (PQisBusy(db->conn)) {
-        uint64_t now = store_now_ms();
+        uint64_t now = clock_now_ms();
         if (!db->timed_out && now >= deadline) {
             db->timed_out = 1;
             store_cancel(db);
@@ -996,7 +990,8 @@ char *store_versions_text(const reg_subject_t *subj)
  * (docs/performance.md, "New registrations: a fixed number of statements per
  * group"). The shape is migrations/0015's: one object per append,
  * {"subject","expect","type","text","key","refs"[,"metadata"][,"audit"]},
- * the audit object as audit_json writes it for sr_audit.
+ * the audit object as sr_audit takes it (audit_text; the statement fills in
+ * the version and id).
  */
 
 /* A JSON string as jansson writes it (RFC 8259; no ASCII-only escaping):
@@ -1031,7 +1026,7 @@ static void json_put_string(strbuf_t *b, const char *s, size_t len)
     strbuf_putc(b, '"');
 }
 
-/* ,"key":"value" (none when value is NULL, as json_set_text). */
+/* ,"key":"value"; nothing when value is NULL. */
 static void json_put_field(strbuf_t *b, const char *key, const char *value)
 {
     if (!value)
@@ -1040,30 +1035,7 @@ static void json_put_field(strbuf_t *b, const char *key, const char *value)
     json_put_string(b, value, strlen(value));
 }
 
-/* A registration's audit object (audit_json's for an applied append: outcome
- * ok, status 200, version and id filled in by the statement). details: JSON
- * text or NULL; re-read, so text that is not JSON is left out as before. */
-static void append_audit_text(strbuf_t *b, const store_actor_t *who, const store_append_t *a)
-{
-    strbuf_puts(b, ",\"audit\":{\"outcome\":\"ok\",\"status\":200");
-    if (who) {
-        json_put_field(b, "principal", who->principal);
-        json_put_field(b, "remote", who->remote);
-        json_put_field(b, "request_id", who->request_id);
-    }
-    json_put_field(b, "action", a->audit_action);
-    json_put_field(b, "subject", a->subject);
-    json_t *details = a->audit_details ? json_loads(a->audit_details, 0, NULL) : NULL;
-    if (details) {
-        char *text = json_dumps(details, JSON_COMPACT);
-        json_decref(details);
-        if (!text)
-            base_oom(0);
-        strbuf_printf(b, ",\"details\":%s", text);
-        free(text);
-    }
-    strbuf_putc(b, '}');
-}
+static void audit_text(strbuf_t *b, const store_actor_t *who, const store_audit_t *a);
 
 static void append_text(strbuf_t *b, const store_append_t *a)
 {
@@ -1088,8 +1060,15 @@ static void append_text(strbuf_t *b, const store_append_t *a)
     char *metadata = metadata_text(row);
     json_put_field(b, "metadata", metadata);
     free(metadata);
-    if (a->audit_action)
-        append_audit_text(b, a->actor, a);
+    if (a->audit_action) {
+        /* The details are text here (no json_t crosses threads, docs/architecture.md),
+         * read back so that text that is not JSON is left out, as audit rows always did. */
+        json_t *details = a->audit_details ? json_loads(a->audit_details, 0, NULL) : NULL;
+        store_audit_t row = {.action = a->audit_action, .subject = a->subject, .permanent = -1, .details = details};
+        strbuf_puts(b, ",\"audit\":");
+        audit_text(b, a->actor, &row);
+        json_decref(details);
+    }
     strbuf_putc(b, '}');
 }
 
@@ -1386,51 +1365,53 @@ void store_actor_clear(store_actor_t *a)
     actor_field_set(&a->request_id, NULL);
 }
 
-static void json_set_text(json_t *o, const char *key, const char *value)
+/* ,"key":n; nothing when n is 0. */
+static void json_put_int(strbuf_t *b, const char *key, int n)
 {
-    if (value)
-        json_object_set_new(o, key, json_string(value));
+    if (n)
+        strbuf_printf(b, ",\"%s\":%d", key, n);
 }
 
-static void json_set_int(json_t *o, const char *key, int value)
+/* ,"key":<value as JSON>; nothing when value is NULL. */
+static void json_put_json(strbuf_t *b, const char *key, const json_t *value)
 {
-    if (value)
-        json_object_set_new(o, key, json_integer(value));
-}
-
-/* sr_audit's argument (migrations/0009). */
-static json_t *audit_json(const store_actor_t *who, const store_audit_t *a)
-{
-    json_t *o = json_object();
-    if (who) {
-        json_set_text(o, "principal", who->principal);
-        json_set_text(o, "remote", who->remote);
-        json_set_text(o, "request_id", who->request_id);
-    }
-    json_set_text(o, "action", a->action);
-    json_set_text(o, "subject", a->subject);
-    json_set_int(o, "version", a->version);
-    json_set_int(o, "id", a->schema_id);
-    if (a->permanent >= 0)
-        json_object_set_new(o, "permanent", json_boolean(a->permanent));
-    json_object_set_new(o, "outcome", json_string(a->refused ? "refused" : "ok"));
-    json_set_int(o, "status", a->refused ? a->status : 200);
-    json_set_int(o, "error_code", a->error_code);
-    json_set_text(o, "message", a->message);
-    if (a->messages)
-        json_object_set_new(o, "messages", json_deep_copy(a->messages));
-    if (a->details)
-        json_object_set_new(o, "details", json_deep_copy(a->details));
-    if (!o)
+    if (!value)
+        return;
+    char *text = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
+    if (!text)
         base_oom(0);
-    return o;
+    strbuf_printf(b, ",\"%s\":%s", key, text);
+    free(text);
+}
+
+/* sr_audit's argument (migrations/0009): one object of the fields it reads. */
+static void audit_text(strbuf_t *b, const store_actor_t *who, const store_audit_t *a)
+{
+    strbuf_printf(b, "{\"outcome\":\"%s\"", a->refused ? "refused" : "ok");
+    json_put_int(b, "status", a->refused ? a->status : 200);
+    if (who) {
+        json_put_field(b, "principal", who->principal);
+        json_put_field(b, "remote", who->remote);
+        json_put_field(b, "request_id", who->request_id);
+    }
+    json_put_field(b, "action", a->action);
+    json_put_field(b, "subject", a->subject);
+    json_put_int(b, "version", a->version);
+    json_put_int(b, "id", a->schema_id);
+    if (a->permanent >= 0)
+        strbuf_puts(b, a->permanent ? ",\"permanent\":true" : ",\"permanent\":false");
+    json_put_int(b, "error_code", a->error_code);
+    json_put_field(b, "message", a->message);
+    json_put_json(b, "messages", a->messages);
+    json_put_json(b, "details", a->details);
+    strbuf_putc(b, '}');
 }
 
 store_rc_t store_audit_insert(store_t *db, const store_audit_t *a)
 {
-    json_t *o = audit_json(&db->actor, a);
-    char *text = json_dumps(o, JSON_COMPACT);
-    json_decref(o);
+    strbuf_t b = {0};
+    audit_text(&b, &db->actor, a);
+    char *text = strbuf_take(&b);
     if (!text)
         base_oom(0);
     const char *p[1] = {text};
