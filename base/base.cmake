@@ -1,4 +1,4 @@
-# base: the ground floor. Containers, buffers, arenas, allocation and logging
+# base: the ground floor. Containers, buffers, arenas, allocation, the clock and logging
 # that every layer builds on; it knows no schema, SQL or HTTP, and links
 # nothing but libc and threads. arena and hmap_put_try report out-of-memory
 # (compat propagates it); alloc.h and hmap_put abort. hmap is the one hash
@@ -6,6 +6,7 @@
 add_library(base STATIC
   ${CMAKE_SOURCE_DIR}/base/alloc.c
   ${CMAKE_SOURCE_DIR}/base/arena.c
+  ${CMAKE_SOURCE_DIR}/base/clock.c
   ${CMAKE_SOURCE_DIR}/base/hmap.c
   ${CMAKE_SOURCE_DIR}/base/log.c
   ${CMAKE_SOURCE_DIR}/base/siphash.c

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "base/alloc.h"
+#include "base/clock.h"
 #include "base/log.h"
 
 /* A sequence number can commit after a higher one; a gap is waited for this
@@ -22,13 +23,6 @@
 /* Own changes remembered at most (registry_feed_own); beyond it (a feed that
  * cannot keep up or reach the database) they are simply reloaded. */
 #define FEED_OWN_MAX 65536
-
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* ---- Own changes: written and published here, not reloaded again ---------- */
 
@@ -305,8 +299,8 @@ static int feed_poll(registry_t *reg, store_t *db, store_t **replica, int64_t *s
             gap = 1;
     }
     if (gap && !*gap_since)
-        *gap_since = now_ms();
-    if (gap && now_ms() - *gap_since > FEED_GAP_WAIT_MS && n > 0) {
+        *gap_since = (int64_t)clock_now_ms();
+    if (gap && (int64_t)clock_now_ms() - *gap_since > FEED_GAP_WAIT_MS && n > 0) {
         settled = seqs[n - 1];
         gap = 0;
     }
@@ -358,9 +352,9 @@ static void *feed_main(void *arg)
         int rc = 0;
         if (db && reg->opts.feed_interval_ms > 0)
             rc = feed_poll(reg, db, &replica, &seq, &gap_since);
-        if (db && rc == 0 && reg->opts.changes_retention_s > 0 && now_ms() >= next_prune) {
+        if (db && rc == 0 && reg->opts.changes_retention_s > 0 && (int64_t)clock_now_ms() >= next_prune) {
             rc = store_changes_prune(db, reg->opts.changes_retention_s) == STORE_OK ? 0 : -1;
-            next_prune = now_ms() + feed_prune_every_ms(reg);
+            next_prune = (int64_t)clock_now_ms() + feed_prune_every_ms(reg);
         }
         if (db && rc != 0) {
             log_warn("feed: %s", store_error(db));

@@ -48,6 +48,7 @@
 #include <time.h>
 
 #include "base/alloc.h"
+#include "base/clock.h"
 #include "base/log.h"
 
 /* One group in flight: the next one forms (and fills, below) meanwhile. Two
@@ -102,19 +103,12 @@ void registry_group_destroy(registry_t *reg)
 
 /* ---- The group's connection ------------------------------------------------ */
 
-static uint64_t group_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* The group's connection, opened when there is none; NULL when it cannot be
  * opened (or the registry has no conninfo): the leader then writes on its own,
  * as before there was one. Leader only. */
 static store_t *group_conn(registry_t *reg)
 {
-    if (reg->group_db || !reg->conninfo[0] || group_now_ms() < reg->group_db_retry_ms)
+    if (reg->group_db || !reg->conninfo[0] || clock_now_ms() < reg->group_db_retry_ms)
         return reg->group_db;
     char *error = NULL;
     store_t *db = store_open(reg->conninfo, &error);
@@ -125,7 +119,7 @@ static store_t *group_conn(registry_t *reg)
                      GROUP_CONN_RETRY_MS, error ? error : "unknown error");
         free(error);
         reg->group_db_down = 1;
-        reg->group_db_retry_ms = group_now_ms() + GROUP_CONN_RETRY_MS;
+        reg->group_db_retry_ms = clock_now_ms() + GROUP_CONN_RETRY_MS;
         return NULL;
     }
     store_limit_statements(db); /* the group's clients wait on it */

@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/clock.h"
 #include "base/hmap.h"
 #include "base/log.h"
 
@@ -65,13 +66,6 @@
 /* Source addresses whose failures are counted: AUTH_LIMIT_SLOTS at most. */
 #define AUTH_LIMIT_SLOTS 4096
 #define AUTH_LIMIT_PROBE 8
-
-static uint64_t auth_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 /* ---- 1. Password hashes ------------------------------------------------------ */
 
@@ -497,7 +491,7 @@ static int auth_limited(auth_t *a, const char *addr)
     if (a->cfg->auth_max_failures <= 0)
         return 0;
     pthread_mutex_lock(&a->lock);
-    auth_bucket_t *b = auth_bucket(a, addr, 0, auth_now_ms());
+    auth_bucket_t *b = auth_bucket(a, addr, 0, clock_now_ms());
     int wait = 0;
     if (b != NULL && b->tokens < 1.0)
         wait = (int)((1.0 - b->tokens) * 60.0 / a->cfg->auth_max_failures) + 1;
@@ -509,7 +503,7 @@ static int auth_limited(auth_t *a, const char *addr)
  * 1 when addr is out of attempts now. */
 static int auth_charge_(auth_t *a, const char *addr)
 {
-    auth_bucket_t *b = auth_bucket(a, addr, 1, auth_now_ms());
+    auth_bucket_t *b = auth_bucket(a, addr, 1, clock_now_ms());
     b->tokens -= 1.0;
     return b->tokens < 1.0;
 }
@@ -585,7 +579,7 @@ void auth_check_run(auth_check_t *k)
         auth_cached_t *slot = auth_cache_slot(a, k->mac);
         memcpy(slot->mac, k->mac, sizeof k->mac);
         slot->generation = k->generation;
-        slot->expires_ms = auth_now_ms() + AUTH_CACHE_TTL_MS;
+        slot->expires_ms = clock_now_ms() + AUTH_CACHE_TTL_MS;
     }
     pthread_mutex_unlock(&a->lock);
 }
@@ -673,7 +667,7 @@ int auth_check_finish(auth_t *a, http_call_t *c, auth_check_t *k)
     pthread_mutex_lock(&a->lock);
     a->checks_out--;
     if (k->charged) {
-        auth_bucket_t *b = auth_bucket(a, k->remote, 0, auth_now_ms());
+        auth_bucket_t *b = auth_bucket(a, k->remote, 0, clock_now_ms());
         /* Not a failure: the right password, or a client gone before its turn. */
         if (b != NULL && (ok || !ran))
             b->tokens += 1.0;
@@ -723,7 +717,7 @@ static int auth_basic(auth_t *a, http_call_t *c, const auth_request_t *in, auth_
     }
     unsigned char mac[32];
     auth_mac(a, buf, password, plen, mac);
-    uint64_t now = auth_now_ms();
+    uint64_t now = clock_now_ms();
     pthread_mutex_lock(&a->lock);
     auth_cached_t *slot = auth_cache_slot(a, mac);
     int hit = slot->generation == a->generation && slot->expires_ms > now &&

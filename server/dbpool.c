@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "base/alloc.h"
+#include "base/clock.h"
 #include "base/log.h"
 
 #define DBPOOL_BACKOFF_MIN_MS 100
@@ -44,13 +45,6 @@ struct dbpool {
     uint64_t jobs, connect_errors, reconnects;
 };
 
-static uint64_t dbpool_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* ---- Connections ------------------------------------------------------ */
 
 /* Called without the lock held: store_open blocks. */
@@ -80,7 +74,7 @@ static void dbpool_connect(dbpool_worker_t *w)
         log_warn("dbpool: cannot connect to the database (retrying with backoff up to %d ms): %s",
                  DBPOOL_BACKOFF_MAX_MS, error ? error : "unknown error");
     free(error);
-    w->retry_at_ms = dbpool_now_ms() + w->backoff_ms;
+    w->retry_at_ms = clock_now_ms() + w->backoff_ms;
     w->backoff_ms = w->backoff_ms * 2 > DBPOOL_BACKOFF_MAX_MS ? DBPOOL_BACKOFF_MAX_MS : w->backoff_ms * 2;
 }
 
@@ -121,7 +115,7 @@ static void dbpool_wait(dbpool_worker_t *w)
         pthread_cond_wait(&pool->cond, &pool->mutex);
         return;
     }
-    uint64_t now = dbpool_now_ms();
+    uint64_t now = clock_now_ms();
     if (now >= w->retry_at_ms)
         return;
     struct timespec until;
@@ -139,7 +133,7 @@ static void *dbpool_worker_main(void *arg)
 
     pthread_mutex_lock(&pool->mutex);
     for (;;) {
-        if (w->db == NULL && pool->conninfo != NULL && !pool->stopping && dbpool_now_ms() >= w->retry_at_ms) {
+        if (w->db == NULL && pool->conninfo != NULL && !pool->stopping && clock_now_ms() >= w->retry_at_ms) {
             pthread_mutex_unlock(&pool->mutex);
             dbpool_connect(w);
             pthread_mutex_lock(&pool->mutex);

@@ -48,6 +48,7 @@
 #include <h2o.h>
 
 #include "base/alloc.h"
+#include "base/clock.h"
 #include "base/hmap.h"
 #include "base/log.h"
 #include "server/auth.h"
@@ -1483,13 +1484,6 @@ static int http_loop_idle(http_loop_t *loop)
     return 1;
 }
 
-static uint64_t http_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* Loop thread: new connections from now on use the new TLS context; open ones keep theirs. */
 static void http_on_tls_reload(h2o_multithread_receiver_t *recv, h2o_linklist_t *messages)
 {
@@ -1606,8 +1600,8 @@ static void *http_loop_main(void *arg)
             h2o_evloop_run(loop->ctx.loop, INT32_MAX);
             http_log_flush(loop);
         }
-        uint64_t deadline = http_now_ms() + HTTP_DRAIN_MS;
-        while (!http_loop_idle(loop) && http_now_ms() < deadline) {
+        uint64_t deadline = clock_now_ms() + HTTP_DRAIN_MS;
+        while (!http_loop_idle(loop) && clock_now_ms() < deadline) {
             h2o_evloop_run(loop->ctx.loop, 10);
             http_log_flush(loop);
         }
@@ -1662,7 +1656,7 @@ static int http_join_until(http_loop_t *loop, uint64_t deadline_ms)
 {
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until); /* pthread_timedjoin_np counts on CLOCK_REALTIME */
-    uint64_t now = http_now_ms(), wait = deadline_ms > now ? deadline_ms - now : 0;
+    uint64_t now = clock_now_ms(), wait = deadline_ms > now ? deadline_ms - now : 0;
     until.tv_sec += (time_t)(wait / 1000);
     until.tv_nsec += (long)(wait % 1000) * 1000000;
     if (until.tv_nsec >= 1000000000) {
@@ -1683,7 +1677,7 @@ static void http_stop_loops(http_server_t *srv)
     for (size_t i = 0; i < srv->nloops; i++)
         if (srv->loops[i].inited)
             h2o_multithread_send_message(&srv->loops[i].stop_recv, &srv->loops[i].stop_msg);
-    uint64_t deadline = http_now_ms() + HTTP_DRAIN_MS;
+    uint64_t deadline = clock_now_ms() + HTTP_DRAIN_MS;
     for (size_t i = 0; i < srv->nloops; i++) {
         http_loop_t *loop = &srv->loops[i];
         while (loop->running && !http_join_until(loop, deadline)) {
@@ -1693,7 +1687,7 @@ static void http_stop_loops(http_server_t *srv)
                 dbpool_cancel(srv->pool);
             if (srv->reg != NULL)
                 registry_cancel_groups(srv->reg);
-            deadline = http_now_ms() + HTTP_CANCEL_EVERY_MS;
+            deadline = clock_now_ms() + HTTP_CANCEL_EVERY_MS;
         }
         loop->running = 0;
     }
