@@ -847,15 +847,20 @@ def avro_record(name, fields, **extra):
 
 class RegistryTestCase(unittest.TestCase):
     """Each subclass gets its own database and its own server process.
-    server_args: extra command-line flags for that server."""
+    server_args: extra command-line flags for that server. database_settings:
+    "name = value" settings of that database (ALTER DATABASE ... SET), in force
+    for every connection the server opens."""
 
     server_args = ()
+    database_settings = ()
     _names = itertools.count(1)
 
     @classmethod
     def setUpClass(cls):
         cls.pg = cluster()
         cls.db = cls.pg.new_database()
+        for setting in cls.database_settings:
+            cls.pg.sql(f'ALTER DATABASE "{cls.db.name}" SET {setting}')
         cls.server = Server(database_url=cls.db.url, args=cls.server_args,
                             name=cls.__name__.lower())
         cls.server.start()

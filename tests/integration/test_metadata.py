@@ -466,12 +466,7 @@ class ConfigFields(harness.RegistryTestCase):
 class FastPath(harness.RegistryTestCase):
     """The one-statement registration (sr_register_append_many) stores the metadata too."""
 
-    @classmethod
-    def setUpClass(cls):
-        cls.pg = harness.cluster()
-        cls.db = cls.pg.new_database()
-        cls.pg.sql(f"ALTER DATABASE {cls.db.name} SET track_functions = 'pl'")
-        cls.server = harness.Server(database_url=cls.db.url, name="md-fast").start()
+    database_settings = ("track_functions = 'pl'",)
 
     def fast_calls(self):
         return int(self.db.value("SELECT coalesce(sum(calls), 0) FROM pg_stat_user_functions "

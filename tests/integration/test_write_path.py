@@ -129,14 +129,9 @@ class WritePath(harness.TwoNodeTestCase):
 class OneStatement(harness.RegistryTestCase):
     """Its own database, so the function's call count is this test's alone."""
 
-    @classmethod
-    def setUpClass(cls):
-        cls.pg = harness.cluster()
-        cls.db = cls.pg.new_database()
-        # track_functions makes the fast path visible in pg_stat_user_functions; one
-        # registration at a time is one call (a group of one).
-        cls.pg.sql(f"ALTER DATABASE {cls.db.name} SET track_functions = 'pl'")
-        cls.server = harness.Server(database_url=cls.db.url, name="one-statement").start()
+    # track_functions makes the fast path visible in pg_stat_user_functions; one
+    # registration at a time is one call (a group of one).
+    database_settings = ("track_functions = 'pl'",)
 
     def fast_calls(self):
         rows = self.db.sql("SELECT coalesce(sum(calls), 0) FROM pg_stat_user_functions "
@@ -163,15 +158,9 @@ class NoJit(harness.RegistryTestCase):
     Before 0014 the subject lookup inside was compiled on every call once
     subject_versions held about 170,000 rows without statistics (docs/performance.md)."""
 
-    @classmethod
-    def setUpClass(cls):
-        cls.pg = harness.cluster()
-        cls.db = cls.pg.new_database()
-        for setting in ("jit = on", "jit_above_cost = 0", "jit_optimize_above_cost = -1",
-                        "jit_inline_above_cost = -1", "session_preload_libraries = 'auto_explain'",
-                        "auto_explain.log_min_duration = 0", "auto_explain.log_nested_statements = on"):
-            cls.pg.sql(f"ALTER DATABASE {cls.db.name} SET {setting}")
-        cls.server = harness.Server(database_url=cls.db.url, name="no-jit").start()
+    database_settings = ("jit = on", "jit_above_cost = 0", "jit_optimize_above_cost = -1",
+                         "jit_inline_above_cost = -1", "session_preload_libraries = 'auto_explain'",
+                         "auto_explain.log_min_duration = 0", "auto_explain.log_nested_statements = on")
 
     def plans(self, start):
         """auto_explain's entries logged since offset start, each as one string."""
@@ -397,12 +386,7 @@ class GroupConnection(harness.RegistryTestCase):
     its worker's connection (registry/group.c, docs/performance.md "New registrations: one
     backend for every group"). The database logs every statement with its backend's pid."""
 
-    @classmethod
-    def setUpClass(cls):
-        cls.pg = harness.cluster()
-        cls.db = cls.pg.new_database()
-        cls.pg.sql(f"ALTER DATABASE {cls.db.name} SET log_min_duration_statement = 0")
-        cls.server = harness.Server(database_url=cls.db.url, name="group-connection").start()
+    database_settings = ("log_min_duration_statement = 0",)
 
     GROUP_STATEMENT = re.compile(r"\[(\d+)\] LOG:  duration: [\d.]+ ms  execute [^:\n]*: "
                                  r"SELECT o_timeline, o_ord.* FROM sr_register_append_fenced\(")
