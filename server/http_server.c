@@ -1623,14 +1623,16 @@ static int http_spawn_loops(http_server_t *srv, char **error)
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, HTTP_STACK_BYTES);
     size_t started = 0;
-    /* Before any loop runs: the first to accept looks at every other. */
-    for (size_t i = 0; i < srv->nloops; i++)
+    /* Before any loop runs: the first to accept looks at every other, and the
+     * first to answer a scrape reads every loop's connection count. */
+    for (size_t i = 0; i < srv->nloops; i++) {
         atomic_init(&srv->loops[i].refusing, 1); /* until it has registered its receivers */
+        metrics_use_thread_connections(srv->metrics, i, &srv->loops[i].nconns);
+    }
     for (size_t i = 0; i < srv->nloops; i++) {
         srv->loops[i].srv = srv;
         srv->loops[i].index = (int)i;
         srv->loops[i].metrics = metrics_shard(srv->metrics, i);
-        metrics_use_thread_connections(srv->metrics, i, &srv->loops[i].nconns);
         int rc = pthread_create(&srv->loops[i].thread, &attr, http_loop_main, &srv->loops[i]);
         if (rc != 0) {
             *error = http_error_new("cannot start HTTP thread: %s", strerror(rc));
