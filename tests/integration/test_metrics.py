@@ -480,6 +480,11 @@ class ThreadConnections(Scrapes, harness.RegistryTestCase):
                       for i in range(self.server.threads))
 
     def test_a_burst_of_connections_is_spread_evenly(self):
+        # Every loop set up (the server answers GET / as soon as one is): a loop still
+        # starting takes no hand-over, and the connections stay where they were accepted.
+        deadline = time.monotonic() + 30
+        while " listening on " not in self.server.log_text() and time.monotonic() < deadline:
+            time.sleep(0.05)
         for burst in (16, 7):
             with self.subTest(burst=burst):
                 socks = self.open_connections(burst)
