@@ -1,18 +1,15 @@
 /*
  * router: from (method, path segments) to a handler, over http_routes[].
  *
- * Patterns are read in place on every lookup: the table is a few dozen
- * short strings, and comparing them costs less than the HTTP parsing that
- * came before. Specificity is a bit mask with one bit per segment position,
- * set where the pattern has a parameter ("{name}" or "*"), most significant
- * first: the lower mask is the more specific pattern (a literal beats a
- * parameter at the first difference).
+ * Specificity is a bit mask with one bit per segment position, set where
+ * the pattern has a parameter ("{name}" or "*"), most significant first: the
+ * lower mask is the more specific pattern (a literal beats a parameter at the
+ * first difference).
  *
- * Only patterns with as many segments as the path can match, and walking
- * every pattern was the largest cost of a by-id read after the rendering
- * was gone (docs/performance.md): so each table's segment counts are
- * computed once, on its first lookup, and patterns of another length are
- * skipped with one byte compare.
+ * This runs for every request, and walking the patterns was the largest cost
+ * of a by-id read once the rendering was gone (docs/performance.md): so each
+ * table is compiled on its first lookup (router_table_t) and a lookup visits
+ * only the patterns with as many segments as the path.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -55,116 +52,145 @@ static int router_is_param(const char *p, size_t len)
 }
 
 /*
- * Matches one pattern against the segments. Returns 1 and its wildcard mask
- * in *mask, or 0. "/" (or "") is the pattern with no segments. A literal
- * segment is compared as the pattern is read, so most patterns are left at
- * their first character: this runs for every route on every request.
+ * A table compiled once, on its first lookup: every pattern split into its
+ * segments (literal text and length, or a parameter), and the routes listed
+ * by segment count, so a lookup visits only the patterns as long as the path
+ * and compares each literal segment by length first.
  */
-static int router_pattern_match(const char *pattern, char *const *seg, size_t nseg, uint64_t *mask)
+typedef struct router_seg {
+    const char *text; /* into the pattern, not NUL-terminated */
+    size_t len;
+    int param; /* "{name}" or "*": matches any segment */
+} router_seg_t;
+
+typedef struct router_table {
+    const http_route_t *routes;
+    size_t nroutes;
+    router_seg_t *segs;                    /* route i's at segs[first[i]] */
+    size_t *first;                         /* per route */
+    size_t *by_count;                      /* route indexes by segment count, table order within one */
+    size_t start[ROUTER_MAX_SEGMENTS + 2]; /* n segments: by_count[start[n] .. start[n + 1]) */
+} router_table_t;
+
+/* A pattern's segments: no leading '/', and a trailing one ends the last
+ * segment ("/a/" is "/a"); "/" and "" have none. Into out (NULL: count only). */
+static size_t router_split(const char *pattern, router_seg_t *out)
 {
-    const char *p = pattern;
-    uint64_t m = 0;
-    size_t k = 0;
-    if (*p == '/')
-        p++;
+    const char *p = *pattern == '/' ? pattern + 1 : pattern;
+    size_t n = 0;
     while (*p != '\0') {
-        if (k >= nseg)
-            return 0;
-        if (*p == '{' || *p == '*') {
-            const char *end = p;
-            while (*end != '\0' && *end != '/')
-                end++;
-            if (router_is_param(p, (size_t)(end - p)))
-                m |= UINT64_C(1) << (ROUTER_MAX_SEGMENTS - k);
-            else if (strlen(seg[k]) != (size_t)(end - p) || memcmp(seg[k], p, (size_t)(end - p)) != 0)
-                return 0;
-            p = end;
-        } else {
-            const char *s = seg[k];
-            while (*p != '\0' && *p != '/' && *p == *s)
-                p++, s++;
-            if ((*p != '\0' && *p != '/') || *s != '\0')
-                return 0;
-        }
-        k++;
+        const char *end = strchr(p, '/');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (out)
+            out[n] = (router_seg_t){p, len, router_is_param(p, len)};
+        n++;
+        p += len;
         if (*p == '/')
             p++;
     }
-    if (k != nseg)
-        return 0;
+    return n;
+}
+
+static void router_compile(const http_route_t *routes, size_t nroutes, router_table_t *t)
+{
+    memset(t, 0, sizeof *t);
+    t->routes = routes;
+    t->nroutes = nroutes;
+    t->first = xcalloc(nroutes + 1, sizeof *t->first);
+    t->by_count = xcalloc(nroutes + 1, sizeof *t->by_count);
+    size_t total = 0;
+    size_t *count = xcalloc(nroutes + 1, sizeof *count);
+    for (size_t i = 0; i < nroutes; i++) {
+        t->first[i] = total;
+        count[i] = router_split(routes[i].pattern, NULL);
+        total += count[i];
+    }
+    t->segs = xcalloc(total + 1, sizeof *t->segs);
+    for (size_t i = 0; i < nroutes; i++)
+        router_split(routes[i].pattern, t->segs + t->first[i]);
+    /* A pattern longer than any path that can match is never listed. */
+    size_t k = 0;
+    for (size_t n = 0; n <= ROUTER_MAX_SEGMENTS; n++) {
+        t->start[n] = k;
+        for (size_t i = 0; i < nroutes; i++)
+            if (count[i] == n)
+                t->by_count[k++] = i;
+    }
+    t->start[ROUTER_MAX_SEGMENTS + 1] = k;
+    free(count);
+}
+
+static void router_table_free(router_table_t *t)
+{
+    free(t->segs);
+    free(t->first);
+    free(t->by_count);
+}
+
+/*
+ * Route i of t against the segments (nseg of them, as long as the pattern).
+ * Returns 1 and its parameter mask in *mask, or 0.
+ */
+static int router_route_match(const router_table_t *t, size_t i, char *const *seg, const size_t *seglen,
+                              size_t nseg, uint64_t *mask)
+{
+    const router_seg_t *d = t->segs + t->first[i];
+    uint64_t m = 0;
+    for (size_t k = 0; k < nseg; k++) {
+        if (d[k].param)
+            m |= UINT64_C(1) << (ROUTER_MAX_SEGMENTS - k);
+        else if (seglen[k] != d[k].len || memcmp(seg[k], d[k].text, d[k].len) != 0)
+            return 0;
+    }
     *mask = m;
     return 1;
 }
 
-/* The segment count of every pattern of one table (set once, then read-only). */
-typedef struct router_counts {
-    const http_route_t *routes;
-    size_t nroutes;
-    unsigned char *nseg; /* per route; UCHAR_MAX: more than ROUTER_MAX_SEGMENTS */
-} router_counts_t;
-
 #define ROUTER_TABLES 8 /* the server's table, and the unit tests' own */
 
-static router_counts_t router_tables[ROUTER_TABLES];
+static router_table_t router_tables[ROUTER_TABLES];
 static size_t router_ntables; /* atomic: entries below it are complete */
 static pthread_mutex_t router_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static unsigned char router_pattern_segments(const char *pattern)
-{
-    const char *p = *pattern == '/' ? pattern + 1 : pattern;
-    size_t n = *p ? 1 : 0;
-    for (; *p; p++)
-        n += *p == '/' && p[1] != '\0';
-    return n > ROUTER_MAX_SEGMENTS ? (unsigned char)UINT8_MAX : (unsigned char)n;
-}
-
-/* The counts of a table, computed on its first lookup; NULL when the cache is full. */
-static const unsigned char *router_counts(const http_route_t *routes, size_t nroutes)
+/* The compiled form of a table, made on its first lookup; NULL when the cache is full. */
+static const router_table_t *router_table(const http_route_t *routes, size_t nroutes)
 {
     size_t n = __atomic_load_n(&router_ntables, __ATOMIC_ACQUIRE);
     for (size_t i = 0; i < n; i++)
         if (router_tables[i].routes == routes && router_tables[i].nroutes == nroutes)
-            return router_tables[i].nseg;
-    const unsigned char *found = NULL;
+            return &router_tables[i];
+    const router_table_t *found = NULL;
     pthread_mutex_lock(&router_lock);
     n = router_ntables;
     for (size_t i = 0; i < n && !found; i++)
         if (router_tables[i].routes == routes && router_tables[i].nroutes == nroutes)
-            found = router_tables[i].nseg;
+            found = &router_tables[i];
     if (!found && n < ROUTER_TABLES) {
-        unsigned char *nseg = xmalloc(nroutes + 1);
-        for (size_t i = 0; i < nroutes; i++)
-            nseg[i] = router_pattern_segments(routes[i].pattern);
-        router_tables[n] = (router_counts_t){routes, nroutes, nseg};
+        router_compile(routes, nroutes, &router_tables[n]);
         __atomic_store_n(&router_ntables, n + 1, __ATOMIC_RELEASE);
-        found = nseg;
+        found = &router_tables[n];
     }
     pthread_mutex_unlock(&router_lock);
     return found;
 }
 
-int http_route_lookup(const http_route_t *routes, size_t nroutes, http_method_t method, char *const *seg,
-                      size_t nseg, const http_route_t **route, const http_handler_t **handler)
+static int router_lookup_in(const router_table_t *t, http_method_t method, char *const *seg, size_t nseg,
+                            const http_route_t **route, const http_handler_t **handler)
 {
     int path_matched = 0;
     uint64_t best_mask = UINT64_MAX;
     const http_route_t *best = NULL;
-
-    *handler = NULL;
-    if (route)
-        *route = NULL;
-    if (nseg > ROUTER_MAX_SEGMENTS)
-        return 404;
-    const unsigned char *counts = router_counts(routes, nroutes);
-    for (size_t i = 0; i < nroutes; i++) {
+    size_t seglen[ROUTER_MAX_SEGMENTS];
+    for (size_t k = 0; k < nseg; k++)
+        seglen[k] = strlen(seg[k]);
+    for (size_t j = t->start[nseg]; j < t->start[nseg + 1]; j++) {
+        size_t i = t->by_count[j];
         uint64_t mask;
-        if (counts && counts[i] != nseg)
-            continue;
-        if (!router_pattern_match(routes[i].pattern, seg, nseg, &mask))
+        if (!router_route_match(t, i, seg, seglen, nseg, &mask))
             continue;
         path_matched = 1;
-        if (router_method_handler(&routes[i], method) != NULL && (best == NULL || mask < best_mask)) {
-            best = &routes[i];
+        if (router_method_handler(&t->routes[i], method) != NULL && (best == NULL || mask < best_mask)) {
+            best = &t->routes[i];
             best_mask = mask;
         }
     }
@@ -175,6 +201,24 @@ int http_route_lookup(const http_route_t *routes, size_t nroutes, http_method_t 
         return 200;
     }
     return path_matched ? 405 : 404;
+}
+
+int http_route_lookup(const http_route_t *routes, size_t nroutes, http_method_t method, char *const *seg,
+                      size_t nseg, const http_route_t **route, const http_handler_t **handler)
+{
+    *handler = NULL;
+    if (route)
+        *route = NULL;
+    if (nseg > ROUTER_MAX_SEGMENTS)
+        return 404;
+    const router_table_t *t = router_table(routes, nroutes);
+    if (t)
+        return router_lookup_in(t, method, seg, nseg, route, handler);
+    router_table_t once; /* more tables than the cache holds: unit tests only */
+    router_compile(routes, nroutes, &once);
+    int rc = router_lookup_in(&once, method, seg, nseg, route, handler);
+    router_table_free(&once);
+    return rc;
 }
 
 int http_route_match(const http_route_t *routes, size_t nroutes, http_method_t method, char *const *seg,

@@ -152,6 +152,43 @@ static void test_very_long_paths(void **state)
     assert_int_equal(http_route_match(routes, NROUTES, HTTP_GET, seg, 200, &fn), 404);
 }
 
+static void test_literals_compare_whole_segments(void **state)
+{
+    const http_handler_t *fn;
+    assert_int_equal(route(HTTP_GET, "/configs", &fn), 404);
+    assert_int_equal(route(HTTP_GET, "/conf", &fn), 404);
+    assert_int_equal(route(HTTP_GET, "/schemas/id/1", &fn), 404);
+    assert_int_equal(route(HTTP_GET, "/schemas/idsx/1", &fn), 404);
+}
+
+/* The router compiles a few tables once; more than it keeps are compiled per
+ * lookup, and must route exactly as a kept one does. Each prefix of routes[]
+ * is a table of its own (another nroutes). */
+static void test_more_tables_than_kept_route_alike(void **state)
+{
+    for (int round = 0; round < 2; round++) {
+        for (size_t n = NROUTES; n >= 1; n--) {
+            const http_handler_t *fn = NULL;
+            char *root[] = {NULL};
+            assert_int_equal(http_route_match(routes, n, HTTP_GET, root, 0, &fn), 200);
+            assert_ptr_equal(fn, h_a);
+            char *ax[] = {"a", "x"};
+            /* The last route is "a, then one star"; one shorter, "one star, then x" answers. */
+            int status = http_route_match(routes, n, HTTP_GET, ax, 2, &fn);
+            if (n == NROUTES) {
+                assert_int_equal(status, 200);
+                assert_ptr_equal(fn, h_c);
+            } else if (n == NROUTES - 1) {
+                assert_int_equal(status, 200);
+                assert_ptr_equal(fn, h_b);
+            } else {
+                assert_int_equal(status, 404);
+                assert_null(fn);
+            }
+        }
+    }
+}
+
 /* ---- The real table (server/routes.c) ---------------------------------------- */
 
 static void test_route_table_is_well_formed(void **state)
@@ -207,6 +244,8 @@ int main(void)
         cmocka_unit_test(test_head_uses_get),
         cmocka_unit_test(test_wildcard_matches_odd_segments),
         cmocka_unit_test(test_very_long_paths),
+        cmocka_unit_test(test_literals_compare_whole_segments),
+        cmocka_unit_test(test_more_tables_than_kept_route_alike),
         cmocka_unit_test(test_route_table_is_well_formed),
         cmocka_unit_test(test_route_table_has_root_and_associations),
     };
