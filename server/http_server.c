@@ -354,7 +354,9 @@ static size_t http_log_text(const http_job_t *job, const char *target, const cha
     n = http_log_append(line, n, job->call.principal ? job->call.principal : "-", HTTP_LOG_PRINCIPAL_MAX);
     memcpy(line + n, " rid=", 5);
     n += 5;
-    n = http_log_append(line, n, job->call.request_id, sizeof job->call.request_id);
+    size_t rlen = strnlen(job->call.request_id, sizeof job->call.request_id);
+    memcpy(line + n, job->call.request_id, rlen); /* sane by construction (request_id.h) */
+    n += rlen;
     memcpy(line + n, note, nlen);
     n += nlen;
     line[n++] = '\n';

@@ -83,7 +83,11 @@ void request_id_new(char out[33])
     if (!request_id_seeded)
         request_id_seed();
     uint64_t w[2] = {request_id_next(), request_id_next()};
-    for (int i = 0; i < 32; i++)
-        out[i] = hex[(w[i / 16] >> (60 - 4 * (i % 16))) & 0xf];
+    /* Two digits per byte: this runs for every request without an id of its own. */
+    for (int i = 0; i < 16; i++) {
+        unsigned b = (unsigned)(w[i / 8] >> (56 - 8 * (i % 8))) & 0xffu;
+        out[2 * i] = hex[b >> 4];
+        out[2 * i + 1] = hex[b & 0xfu];
+    }
     out[32] = '\0';
 }

@@ -51,11 +51,30 @@ static void test_generated_ids(void **state)
     assert_string_not_equal(a, b);
 }
 
+/* All 128 bits reach the digits: over 256 ids every position takes many values
+ * (fewer than 8 of 16 at one position has a chance below 1e-60 per position),
+ * and the halves are two draws, not one written twice. */
+static void test_every_digit_varies(void **state)
+{
+    (void)state;
+    unsigned seen[32] = {0};
+    for (int i = 0; i < 256; i++) {
+        char id[33];
+        request_id_new(id);
+        assert_memory_not_equal(id, id + 16, 16);
+        for (int k = 0; k < 32; k++)
+            seen[k] |= 1u << (id[k] <= '9' ? id[k] - '0' : id[k] - 'a' + 10);
+    }
+    for (int k = 0; k < 32; k++)
+        assert_true(__builtin_popcount(seen[k]) >= 8);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sane_ids),
         cmocka_unit_test(test_generated_ids),
+        cmocka_unit_test(test_every_digit_varies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
