@@ -981,9 +981,7 @@ struct reg_pending {
     /* The append (append_prepare), written by whichever worker leads its group. */
     reg_subject_t *seen;
     reg_schema_t *row;
-    char *expect;
-    char *details;
-    store_actor_t actor; /* a copy: db serves other requests before the group is written */
+    char *text; /* store_append_text's, rendered here: the leader only joins them */
     store_append_t a;
 };
 
@@ -1024,20 +1022,18 @@ static reg_code_t append_prepare(registry_t *reg, store_t *db, reg_pending_t *p)
     }
     p->seen = seen;
     p->row = candidate_row(c, 0);
-    p->expect = store_versions_text(seen);
-    /* The details as text: a group's leader may write them on another thread. */
-    json_t *details = register_details(reg, db, seen, c);
-    p->details = details ? json_dumps(details, JSON_COMPACT) : NULL;
-    json_decref(details);
-    store_actor_copy(db, &p->actor);
     /* The audit row goes into the same statement: it commits iff the version does. */
-    p->a = (store_append_t){.subject = p->subject,
-                            .expect = p->expect,
-                            .row = p->row,
-                            .audit_action = REG_AUDIT_REGISTER,
-                            .audit_details = p->details,
-                            .actor = &p->actor,
-                            .fence = store_fenced(db)};
+    char *expect = store_versions_text(seen);
+    json_t *details = register_details(reg, db, seen, c);
+    store_append_rows_t rows = {.subject = p->subject,
+                                .expect = expect,
+                                .row = p->row,
+                                .audit_action = REG_AUDIT_REGISTER,
+                                .audit_details = details};
+    p->text = store_append_text(db, &rows);
+    json_decref(details);
+    free(expect);
+    p->a = (store_append_t){.text = p->text, .fence = store_fenced(db)};
     return REG_OK;
 }
 
@@ -1153,9 +1149,7 @@ static void pending_free(reg_pending_t *p)
     reg_schema_release(p->inherited);
     reg_subject_free(p->seen);
     reg_schema_release(p->row);
-    free(p->expect);
-    free(p->details);
-    store_actor_clear(&p->actor);
+    free(p->text);
     if (p->out == &p->scratch) /* else the caller's */
         reg_view_clear(p->out);
     free(p);

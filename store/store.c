@@ -21,6 +21,13 @@
 #include "base/strbuf.h"
 #include "store/migrations.h"
 
+/* Who a connection works for (store_set_actor). */
+typedef struct store_actor {
+    char *principal;
+    char *remote;
+    char *request_id;
+} store_actor_t;
+
 struct store {
     PGconn *conn;
     char *error;             /* the last failure's message, malloc'd; NULL when none */
@@ -987,8 +994,10 @@ char *store_versions_text(const reg_subject_t *subj)
  * The group statement's argument, written as text directly: building it as
  * jansson objects and dumping them was a quarter of the registry's
  * instructions per registration, on the one thread every group waits for
- * (docs/performance.md, "New registrations: a fixed number of statements per
- * group"). The shape is migrations/0015's: one object per append,
+ * (docs/performance.md, "New registrations: one backend for every group, ...").
+ * Each append's object is rendered by its own registering thread
+ * (store_append_text), so the leader only joins them. The shape is
+ * migrations/0015's: one object per append,
  * {"subject","expect","type","text","key","refs"[,"metadata"][,"audit"]},
  * the audit object as sr_audit takes it (audit_text; the statement fills in
  * the version and id).
@@ -1035,41 +1044,86 @@ static void json_put_field(strbuf_t *b, const char *key, const char *value)
     json_put_string(b, value, strlen(value));
 }
 
-static void audit_text(strbuf_t *b, const store_actor_t *who, const store_audit_t *a);
-
-static void append_text(strbuf_t *b, const store_append_t *a)
+/* ,"key":n; nothing when n is 0. */
+static void json_put_int(strbuf_t *b, const char *key, int n)
 {
-    const reg_schema_t *row = a->row;
+    if (n)
+        strbuf_printf(b, ",\"%s\":%d", key, n);
+}
+
+/* ,"key":<value as JSON>; nothing when value is NULL. */
+static void json_put_json(strbuf_t *b, const char *key, const json_t *value)
+{
+    if (!value)
+        return;
+    char *text = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
+    if (!text)
+        base_oom(0);
+    strbuf_printf(b, ",\"%s\":%s", key, text);
+    free(text);
+}
+
+/* sr_audit's argument (migrations/0009): one object of the fields it reads. */
+static void audit_text(strbuf_t *b, const store_actor_t *who, const store_audit_t *a)
+{
+    strbuf_printf(b, "{\"outcome\":\"%s\"", a->refused ? "refused" : "ok");
+    json_put_int(b, "status", a->refused ? a->status : 200);
+    if (who) {
+        json_put_field(b, "principal", who->principal);
+        json_put_field(b, "remote", who->remote);
+        json_put_field(b, "request_id", who->request_id);
+    }
+    json_put_field(b, "action", a->action);
+    json_put_field(b, "subject", a->subject);
+    json_put_int(b, "version", a->version);
+    json_put_int(b, "id", a->schema_id);
+    if (a->permanent >= 0)
+        strbuf_puts(b, a->permanent ? ",\"permanent\":true" : ",\"permanent\":false");
+    json_put_int(b, "error_code", a->error_code);
+    json_put_field(b, "message", a->message);
+    json_put_json(b, "messages", a->messages);
+    json_put_json(b, "details", a->details);
+    strbuf_putc(b, '}');
+}
+
+char *store_append_text(const store_t *db, const store_append_rows_t *rows)
+{
+    const reg_schema_t *row = rows->row;
     char hex[2 * REG_KEY_LEN + 1];
     key_hex(row->key, hex);
-    strbuf_puts(b, "{\"subject\":");
-    json_put_string(b, a->subject, strlen(a->subject));
-    json_put_field(b, "expect", a->expect);
-    json_put_field(b, "type", schema_type_name(row->type));
-    strbuf_puts(b, ",\"text\":");
-    json_put_string(b, row->text, row->text_len);
-    strbuf_printf(b, ",\"key\":\"%s\",\"refs\":[", hex);
+    strbuf_t b = {0};
+    strbuf_puts(&b, "{\"subject\":");
+    json_put_string(&b, rows->subject, strlen(rows->subject));
+    json_put_field(&b, "expect", rows->expect);
+    json_put_field(&b, "type", schema_type_name(row->type));
+    strbuf_puts(&b, ",\"text\":");
+    json_put_string(&b, row->text, row->text_len);
+    strbuf_printf(&b, ",\"key\":\"%s\",\"refs\":[", hex);
     for (size_t i = 0; i < row->nrefs; i++) {
-        strbuf_puts(b, i ? ",{\"name\":" : "{\"name\":");
-        json_put_string(b, row->refs[i].name, strlen(row->refs[i].name));
-        json_put_field(b, "subject", row->refs[i].subject);
-        strbuf_printf(b, ",\"version\":%d}", row->refs[i].version);
+        strbuf_puts(&b, i ? ",{\"name\":" : "{\"name\":");
+        json_put_string(&b, row->refs[i].name, strlen(row->refs[i].name));
+        json_put_field(&b, "subject", row->refs[i].subject);
+        strbuf_printf(&b, ",\"version\":%d}", row->refs[i].version);
     }
-    strbuf_putc(b, ']');
-    /* Absent for none: sr_register_append_many reads it with ->>, hence an SQL NULL. */
+    strbuf_putc(&b, ']');
+    /* A string of the text as stored, absent for none: the statement reads it
+     * with ->> (hence an SQL NULL), which would render an object as jsonb does. */
     char *metadata = metadata_text(row);
-    json_put_field(b, "metadata", metadata);
+    json_put_field(&b, "metadata", metadata);
     free(metadata);
-    if (a->audit_action) {
-        /* The details are text here (no json_t crosses threads, docs/architecture.md),
-         * read back so that text that is not JSON is left out, as audit rows always did. */
-        json_t *details = a->audit_details ? json_loads(a->audit_details, 0, NULL) : NULL;
-        store_audit_t row = {.action = a->audit_action, .subject = a->subject, .permanent = -1, .details = details};
-        strbuf_puts(b, ",\"audit\":");
-        audit_text(b, a->actor, &row);
-        json_decref(details);
+    if (rows->audit_action) {
+        store_audit_t audit = {.action = rows->audit_action,
+                               .subject = rows->subject,
+                               .permanent = -1,
+                               .details = rows->audit_details};
+        strbuf_puts(&b, ",\"audit\":");
+        audit_text(&b, &db->actor, &audit);
     }
-    strbuf_putc(b, '}');
+    strbuf_putc(&b, '}');
+    char *text = strbuf_take(&b);
+    if (!text)
+        base_oom(0); /* the error contract: allocation failure aborts */
+    return text;
 }
 
 store_rc_t store_register_append(store_t *db, store_append_t *items, size_t n)
@@ -1080,7 +1134,7 @@ store_rc_t store_register_append(store_t *db, store_append_t *items, size_t n)
         items[i].applied = 0;
         if (i)
             strbuf_putc(&b, ',');
-        append_text(&b, &items[i]);
+        strbuf_puts(&b, items[i].text);
     }
     strbuf_putc(&b, ']');
     char *text = strbuf_take(&b);
@@ -1343,68 +1397,6 @@ void store_set_actor(store_t *db, const char *principal, const char *remote, con
     actor_field_set(&db->actor.principal, principal);
     actor_field_set(&db->actor.remote, remote);
     actor_field_set(&db->actor.request_id, request_id);
-}
-
-const store_actor_t *store_actor(const store_t *db)
-{
-    return &db->actor;
-}
-
-void store_actor_copy(const store_t *db, store_actor_t *out)
-{
-    memset(out, 0, sizeof *out);
-    actor_field_set(&out->principal, db->actor.principal);
-    actor_field_set(&out->remote, db->actor.remote);
-    actor_field_set(&out->request_id, db->actor.request_id);
-}
-
-void store_actor_clear(store_actor_t *a)
-{
-    actor_field_set(&a->principal, NULL);
-    actor_field_set(&a->remote, NULL);
-    actor_field_set(&a->request_id, NULL);
-}
-
-/* ,"key":n; nothing when n is 0. */
-static void json_put_int(strbuf_t *b, const char *key, int n)
-{
-    if (n)
-        strbuf_printf(b, ",\"%s\":%d", key, n);
-}
-
-/* ,"key":<value as JSON>; nothing when value is NULL. */
-static void json_put_json(strbuf_t *b, const char *key, const json_t *value)
-{
-    if (!value)
-        return;
-    char *text = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
-    if (!text)
-        base_oom(0);
-    strbuf_printf(b, ",\"%s\":%s", key, text);
-    free(text);
-}
-
-/* sr_audit's argument (migrations/0009): one object of the fields it reads. */
-static void audit_text(strbuf_t *b, const store_actor_t *who, const store_audit_t *a)
-{
-    strbuf_printf(b, "{\"outcome\":\"%s\"", a->refused ? "refused" : "ok");
-    json_put_int(b, "status", a->refused ? a->status : 200);
-    if (who) {
-        json_put_field(b, "principal", who->principal);
-        json_put_field(b, "remote", who->remote);
-        json_put_field(b, "request_id", who->request_id);
-    }
-    json_put_field(b, "action", a->action);
-    json_put_field(b, "subject", a->subject);
-    json_put_int(b, "version", a->version);
-    json_put_int(b, "id", a->schema_id);
-    if (a->permanent >= 0)
-        strbuf_puts(b, a->permanent ? ",\"permanent\":true" : ",\"permanent\":false");
-    json_put_int(b, "error_code", a->error_code);
-    json_put_field(b, "message", a->message);
-    json_put_json(b, "messages", a->messages);
-    json_put_json(b, "details", a->details);
-    strbuf_putc(b, '}');
 }
 
 store_rc_t store_audit_insert(store_t *db, const store_audit_t *a)

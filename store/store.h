@@ -165,10 +165,23 @@ store_rc_t store_schema_upsert(store_t *db, const reg_schema_t *s, int *id);
  * connection is safe: an append that committed changed the versions, so the
  * resend declines it.
  */
-typedef struct store_append {
+/* One registration's rows, as the group statement's argument holds them
+ * (store_append_text). */
+typedef struct store_append_rows {
     const char *subject;     /* borrowed */
-    const char *expect;      /* borrowed */
+    const char *expect;      /* borrowed: store_versions_text of what the caller saw */
     const reg_schema_t *row; /* borrowed */
+    /* The action of its audit row (section 6), written with the version when
+     * it applies, with db's actor; NULL = none. audit_details: borrowed, or NULL. */
+    const char *audit_action;
+    const json_t *audit_details;
+} store_append_rows_t;
+
+typedef struct store_append {
+    /* In: the rows as store_append_text rendered them (borrowed), and the
+     * caller's connection's store_fenced; the n items of one call share it. */
+    const char *text;
+    int64_t fence;
     /* Out, on STORE_OK: applied 0 = declined (the versions moved on; nothing
      * written). Else the id, the new version, its time and whether the call
      * created the schema row (then row's time too). */
@@ -178,18 +191,13 @@ typedef struct store_append {
     int inserted;
     int64_t ts_ms;
     int64_t change_seq; /* its row in changes (the feed's sequence number) */
-    /* In: the action of its audit row (section 6), written with the version
-     * when it applies; NULL = none. actor: who it is for (borrowed, the
-     * caller's connection's: store_actor), also when another connection
-     * writes the group. audit_details: the row's details as JSON text (a
-     * string, so nothing shared crosses to the writing thread), or NULL. */
-    const char *audit_action;
-    const char *audit_details;
-    const struct store_actor *actor;
-    /* In: the caller's connection's store_fenced; the n items of one call share it. */
-    int64_t fence;
 } store_append_t;
 
+/* rows as one item of store_register_append's statement, the audit row naming
+ * db's actor (malloc'd). Rendered by the registering thread, before the item
+ * joins a group: the group's leader, which the whole group waits for, only
+ * joins the items' texts, and no json_t crosses threads (docs/architecture.md). */
+char *store_append_text(const store_t *db, const store_append_rows_t *rows);
 /* Runs n appends; any failure writes none of them; STORE_FAILED_OVER when the
  * server is not on the items' fence. */
 store_rc_t store_register_append(store_t *db, store_append_t *items, size_t n);
@@ -251,22 +259,10 @@ store_rc_t store_scopes(store_t *db, strlist_t *out);
 
 /* ---- 6. The audit trail (migrations/0009, docs/security.md "Audit trail") ---- */
 
-/* Who a connection works for: set by its worker for each request. Fields
- * NULL when unknown; never a password. */
-typedef struct store_actor {
-    char *principal;
-    char *remote;
-    char *request_id;
-} store_actor_t;
-
-/* Copies who (NULL clears) onto db; every audit row db writes names it. */
+/* Who a connection works for, set by its worker for each request: who (NULL
+ * clears) is copied onto db, and every audit row db writes names it
+ * (store_audit_insert, store_append_text). Fields NULL when unknown; never a password. */
 void store_set_actor(store_t *db, const char *principal, const char *remote, const char *request_id);
-/* db's actor (borrowed: valid until the next store_set_actor on db). */
-const store_actor_t *store_actor(const store_t *db);
-/* A copy of db's actor into *out (zeroed first; the caller's: store_actor_clear),
- * for an append written after db has moved on to another request. */
-void store_actor_copy(const store_t *db, store_actor_t *out);
-void store_actor_clear(store_actor_t *a);
 
 /* One audit row, with db's actor. Absent fields: NULL, version/id 0, permanent -1. */
 typedef struct store_audit {

@@ -307,6 +307,13 @@ class GroupCommit(harness.RegistryTestCase):
         for s in blocked + fresh + shared + [pair]:
             self.assertEqual(self.db.count("audit_log", f"subject = {sql_literal(s)} AND action = 'register' AND outcome = 'ok'"), 1)
             self.assertEqual(self.db.count("changes", f"scope = {sql_literal(s)}"), 1)
+        # Each audit row names its own request, though one worker wrote the whole group
+        # (each append is rendered by its own worker: store_append_text).
+        for s in fresh + shared:
+            rid = out[s].headers.get("X-Request-Id")
+            self.assertTrue(rid, out[s].headers)
+            self.assertEqual(self.db.sql(f"SELECT request_id, remote FROM audit_log WHERE subject = {sql_literal(s)} "
+                                         "AND action = 'register'"), [(rid, "127.0.0.1")])
 
 
 class OnePass(harness.RegistryTestCase):
