@@ -154,17 +154,6 @@ store_rc_t store_schema_find(store_t *db, const char *context, schema_type_t typ
 /* Find-or-create by (type, identity key) in s->context: the canonical id, or
  * a new row that becomes canonical, numbered by the context's sequence. */
 store_rc_t store_schema_upsert(store_t *db, const reg_schema_t *s, int *id);
-/*
- * The common registration in one statement, its own transaction (never inside
- * store_begin): under each subject's lock, when the subject's versions still
- * read `expect` (store_versions_text of what the caller saw), finds the
- * content's canonical id or inserts row (row->id ignored) as its canonical
- * row, and appends version max+1 with its change row. Several appends go in
- * one statement, one transaction and one commit (group commit); a subject
- * appearing twice gets the second one declined. Resending after a lost
- * connection is safe: an append that committed changed the versions, so the
- * resend declines it.
- */
 /* One registration's rows, as the group statement's argument holds them
  * (store_append_text). */
 typedef struct store_append_rows {
@@ -198,8 +187,20 @@ typedef struct store_append {
  * joins a group: the group's leader, which the whole group waits for, only
  * joins the items' texts, and no json_t crosses threads (docs/architecture.md). */
 char *store_append_text(const store_t *db, const store_append_rows_t *rows);
-/* Runs n appends; any failure writes none of them; STORE_FAILED_OVER when the
- * server is not on the items' fence. */
+/*
+ * The common registration in one statement, its own transaction (never inside
+ * store_begin): under each subject's lock, when the subject's versions still
+ * read `expect` (store_versions_text of what the caller saw), finds the
+ * content's canonical id or inserts row (row->id ignored) as its canonical
+ * row, and appends version max+1 with its change row. Several appends go in
+ * one statement, one transaction and one commit (group commit); a subject
+ * appearing twice gets the second one declined. Resending after a lost
+ * connection is safe: an append that committed changed the versions, so the
+ * resend declines it.
+ *
+ * Runs n appends (each item's text from store_append_text); any failure
+ * writes none of them; STORE_FAILED_OVER when the server is not on the items' fence.
+ */
 store_rc_t store_register_append(store_t *db, store_append_t *items, size_t n);
 /* The versions of subj as store_register_append compares them (malloc'd). */
 char *store_versions_text(const reg_subject_t *subj);
