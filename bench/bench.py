@@ -68,6 +68,22 @@ def row(name, value, unit, baseline=None, base_value=None, p50=None, p99=None, n
     print(line, flush=True)
 
 
+def cpu_speeds(loops=3_000_000):
+    """One line: the same scalar loop pinned to each CPU, best of three, as speeds relative
+    to the fastest. Virtual CPUs need not be equal (docs/performance.md, "The two virtual
+    CPUs are not equal"): a single-threaded figure, or a serial phase, depends on the one it
+    ran on, and the line says how far apart they were in this run."""
+    code = f"import time\nt = time.perf_counter()\nx = 0\nfor i in range({loops}): x += i * i\n" \
+           "print(time.perf_counter() - t)"
+    secs = {}
+    for cpu in sorted(os.sched_getaffinity(0)):
+        runs = [subprocess.run(["taskset", "-c", str(cpu), sys.executable, "-c", code],
+                               capture_output=True, text=True, check=True).stdout for _ in range(3)]
+        secs[cpu] = min(float(r) for r in runs)
+    best = min(secs.values())
+    return ", ".join(f"cpu{cpu} {best / t:.2f}" for cpu, t in secs.items()) + f" (fastest {best * 1e3:.0f} ms)"
+
+
 # ---- load generators -------------------------------------------------------
 
 def wrk(url, seconds, connections, script=None):
@@ -391,6 +407,7 @@ def main():
     scale = 10 if args.quick else 1
     S = args.seconds
 
+    print(f"CPU speeds at the start (a scalar loop pinned to each CPU): {cpu_speeds()}", flush=True)
     pg = harness.Postgres(durable=True).start()
     print(f"{'workload':44} {'value':>12} {'unit':7} {'ratio'}  {'p50':>9} {'p99':>9}  "
           f"{'baseline':34} {'baseline':>12}  note")
@@ -403,6 +420,7 @@ def main():
         compat(pg, args, scale)
     if "decode" in only:
         decode(args.decode, 200000 // scale)
+    print(f"CPU speeds at the end: {cpu_speeds()}", flush=True)
 
 
 def reads_and_writes(pg, args, S, only):
