@@ -129,7 +129,8 @@ class PgbenchTurns:
         self.pg, self.dbname = pg, dbname
         pg.sql("CREATE TABLE IF NOT EXISTS bench_rows (id bigserial PRIMARY KEY, payload text NOT NULL)",
                dbname)
-        script = os.path.join(tempfile.mkdtemp(prefix="sr-bench-"), "insert.sql")
+        self.dir = tempfile.mkdtemp(prefix="sr-bench-")
+        script = os.path.join(self.dir, "insert.sql")
         with open(script, "w") as f:
             f.write("\\set r random(1, 1000000000)\nINSERT INTO bench_rows (payload) VALUES (:r);\n")
         self.first = self.rows()
@@ -164,6 +165,7 @@ class PgbenchTurns:
         self.proc.send_signal(signal.SIGCONT)
         self.proc.terminate()
         self.proc.wait(timeout=60)
+        shutil.rmtree(self.dir, ignore_errors=True)
         return used / max(self.rows() - self.first, 1)
 
 
