@@ -12,6 +12,7 @@ Nothing is asserted: benchmarks report, tests judge.
                                   --decode build-release/bench-decode
                                   [--seconds 10] [--quick]
                                   [--only reads,writes,startup,compat,decode] [--repeat N]
+                                  [--against OTHER_BINARY]
 
 Workloads and baselines
   by-id read, HTTP/1.1   wrk, 100 connections    nginx serving the identical bytes from a file
@@ -433,6 +434,10 @@ def main():
     ap.add_argument("--only", default="reads,writes,startup,compat,decode",
                     help="comma-separated sections to run (default: all)")
     ap.add_argument("--repeat", type=int, default=1, help="run the read and write rows this many times")
+    ap.add_argument("--against", metavar="BINARY",
+                    help="another build of the server: only the write row runs, for each build in "
+                         "turn, --repeat rounds, each on a new database; a last line per build "
+                         "gives its mean ratio")
     args = ap.parse_args()
     only = set(args.only.split(","))
     os.environ["SR_BINARY"] = os.path.abspath(args.binary)
@@ -444,6 +449,9 @@ def main():
     print(f"{'workload':44} {'value':>12} {'unit':7} {'ratio'}  {'p50':>9} {'p99':>9}  "
           f"{'baseline':34} {'baseline':>12}  note")
 
+    if args.against:
+        writes_against(pg, args, S)
+        only = set()
     if "reads" in only or "writes" in only:
         reads_and_writes(pg, args, S, only)
     if "startup" in only:
@@ -453,6 +461,24 @@ def main():
     if "decode" in only:
         decode(args.decode, 200000 // scale)
     print(f"CPU speeds at the end: {cpu_speeds()}", flush=True)
+
+
+def writes_against(pg, args, S):
+    """The write row of two builds in alternation, each round on new databases: an A/B
+    whose rounds meet the same machine (docs/performance.md, "How to run it")."""
+    builds = {"binary": os.path.abspath(args.binary), "against": os.path.abspath(args.against)}
+    extra = ["--db-threads", str(args.db_threads)] if args.db_threads else []
+    ratios = {name: [] for name in builds}
+    for _ in range(args.repeat):
+        for name, path in builds.items():
+            db = pg.new_database("ab")
+            server = harness.Server(database_url=db.url, name="ab", threads=args.threads, binary=path,
+                                    args=extra).start()
+            ratios[name].append(writes(pg, db, server, S, label=name))
+            server.stop()
+    for name, got in ratios.items():
+        print(f"{name} ({builds[name]}): ratio mean {sum(got) / len(got):.3f}, "
+              f"min {min(got):.3f}, max {max(got):.3f} over {len(got)} rounds", flush=True)
 
 
 def reads_and_writes(pg, args, S, only):
@@ -518,7 +544,7 @@ def group_counters(server):
     return found["schema_registry_group_commits_total"], found["schema_registry_group_registrations_total"]
 
 
-def writes(pg, db, server, S):
+def writes(pg, db, server, S, label=None):
     """New subject + new schema per request, against single-row INSERTs. Next to the
     rates, the CPU time per registration (the registry process, and PostgreSQL) and
     per insert: rates follow whatever else has the cores, CPU per operation much less.
@@ -568,7 +594,8 @@ def writes(pg, db, server, S):
     # All three parties share the cores, so the CPU of each operation, all parties counted,
     # bounds its rate whatever the overlap (docs/performance.md, "what two shared cores allow").
     reg_all, ins_all = pg_us + sr_us + wrk_us, ins_us + client_us
-    row("POST new registration (wrk c16)", rate, "req/s", "pgbench c16 single-row INSERT", tps,
+    name = "POST new registration (wrk c16)" + (f" [{label}]" if label else "")
+    row(name, rate, "req/s", "pgbench c16 single-row INSERT", tps,
         median_text(w["p50"]), max_latency(w["p99"]),
         f"{slices} turns; p50 the turns' median, p99 the worst turn's; pgbench mean {16e3 / max(tps, 1):.3f}ms "
         f"(16 clients over its rate); "
@@ -576,6 +603,7 @@ def writes(pg, db, server, S):
         f"registry {sr_us:.0f} us, wrk {wrk_us:.0f} us (all {reg_all:.0f} us: {cores_note(rate, reg_all)}); "
         f"PostgreSQL CPU/insert {ins_us:.0f} us, pgbench {client_us:.0f} us (all {ins_all:.0f} us: "
         f"{cores_note(tps, ins_all)}); mean group {group:.1f}")
+    return rate / max(tps, 1e-9)
 
 
 def latency_ms(text):
