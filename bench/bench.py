@@ -126,7 +126,10 @@ class PgbenchTurns:
     2 s read 6 - 19% fewer rows per second than one of 10 s on the same database, a bias
     against the baseline that turns of one run do not have."""
 
-    def __init__(self, pg, dbname, clients=16, warmup=1.0):
+    def __init__(self, pg, dbname, seconds, clients=16, warmup=1.0):
+        """seconds: the turns' sum; pgbench's own -T bounds it (stopped time counts) to that
+        twice over plus a minute, so a bench that dies between turns leaves nothing running
+        for long."""
         self.pg, self.dbname = pg, dbname
         pg.sql("CREATE TABLE IF NOT EXISTS bench_rows (id bigserial PRIMARY KEY, payload text NOT NULL)",
                dbname)
@@ -135,7 +138,7 @@ class PgbenchTurns:
         with open(script, "w") as f:
             f.write("\\set r random(1, 1000000000)\nINSERT INTO bench_rows (payload) VALUES (:r);\n")
         self.first = self.rows()
-        argv = [os.path.join(pg.bindir, "pgbench"), "-n", "-c", str(clients), "-j", "2", "-T", "100000",
+        argv = [os.path.join(pg.bindir, "pgbench"), "-n", "-c", str(clients), "-j", "2", "-T", str(int(warmup + 2 * seconds + 60)),
                 "-f", script, "-h", "127.0.0.1", "-p", str(pg.port), "-U", "postgres", dbname]
         self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(warmup)  # its clients connect and run, not counted: as wrk's first second
@@ -163,11 +166,15 @@ class PgbenchTurns:
         """pgbench's own CPU seconds per row over its whole run (its first second too),
         read from /proc while it still runs: other children are reaped meanwhile."""
         used = cpu_seconds([self.proc.pid])
-        self.proc.send_signal(signal.SIGCONT)
-        self.proc.terminate()
-        self.proc.wait(timeout=60)
-        shutil.rmtree(self.dir, ignore_errors=True)
+        self.close()
         return used / max(self.rows() - self.first, 1)
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGCONT)
+            self.proc.terminate()
+            self.proc.wait(timeout=60)
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 NEW_REGISTRATION_LUA = r'''
@@ -568,24 +575,18 @@ def writes(pg, db, server, S, label=None):
     wrk(f"{server.base_url}", 1, 16, script=scripts[0])
     w = {"done": 0, "secs": 0.0, "bad": 0, "pg": 0.0, "sr": 0.0, "wrk": 0.0, "p50": [], "p99": []}
     b = {"rows": 0, "secs": 0.0, "pg": 0.0}
-    inserts = PgbenchTurns(pg, db.name)
     commits0, items0 = group_counters(server)
-    for secs, script in zip(took, scripts[1:]):
-        pg0, sr0, wrk0 = pg_cpu_seconds(pg), cpu_seconds([server.proc.pid]), children_cpu_seconds()
-        rate, p50, p99, bad, done = wrk(f"{server.base_url}", secs, 16, script=script)
-        w["wrk"] += children_cpu_seconds() - wrk0
-        w["sr"] += cpu_seconds([server.proc.pid]) - sr0
-        w["pg"] += pg_cpu_since(pg, pg0)
-        w["done"] += done
-        w["secs"] += done / max(rate, 1e-9)
-        w["bad"] += bad
-        w["p50"].append(p50)
-        w["p99"].append(p99)
-        rows, took_s, pg_s = inserts.turn(secs)
-        b["rows"] += rows
-        b["secs"] += took_s
-        b["pg"] += pg_s
-    client_us = inserts.end() * 1e6
+    inserts = PgbenchTurns(pg, db.name, S)
+    try:
+        for secs, script in zip(took, scripts[1:]):
+            registration_turn(pg, server, secs, script, w)
+            rows, took_s, pg_s = inserts.turn(secs)
+            b["rows"] += rows
+            b["secs"] += took_s
+            b["pg"] += pg_s
+        client_us = inserts.end() * 1e6
+    finally:
+        inserts.close()
     commits1, items1 = group_counters(server)
     group = (items1 - items0) / (commits1 - commits0) if commits1 > commits0 else 0
     done, rate, tps = w["done"], w["done"] / max(w["secs"], 1e-9), b["rows"] / max(b["secs"], 1e-9)
@@ -604,6 +605,20 @@ def writes(pg, db, server, S, label=None):
         f"PostgreSQL CPU/insert {ins_us:.0f} us, pgbench {client_us:.0f} us (all {ins_all:.0f} us: "
         f"{cores_note(tps, ins_all)}); mean group {group:.1f}")
     return rate / max(tps, 1e-9)
+
+
+def registration_turn(pg, server, secs, script, w):
+    """One turn of wrk's new registrations, added into w (writes' sums)."""
+    pg0, sr0, wrk0 = pg_cpu_seconds(pg), cpu_seconds([server.proc.pid]), children_cpu_seconds()
+    rate, p50, p99, bad, done = wrk(f"{server.base_url}", secs, 16, script=script)
+    w["wrk"] += children_cpu_seconds() - wrk0
+    w["sr"] += cpu_seconds([server.proc.pid]) - sr0
+    w["pg"] += pg_cpu_since(pg, pg0)
+    w["done"] += done
+    w["secs"] += done / max(rate, 1e-9)
+    w["bad"] += bad
+    w["p50"].append(p50)
+    w["p99"].append(p99)
 
 
 def latency_ms(text):
