@@ -138,8 +138,10 @@ class PgbenchTurns:
         with open(script, "w") as f:
             f.write("\\set r random(1, 1000000000)\nINSERT INTO bench_rows (payload) VALUES (:r);\n")
         self.first = self.rows()
-        argv = [os.path.join(pg.bindir, "pgbench"), "-n", "-c", str(clients), "-j", "2", "-T", str(int(warmup + 2 * seconds + 60)),
-                "-f", script, "-h", "127.0.0.1", "-p", str(pg.port), "-U", "postgres", dbname]
+        self.clients = clients
+        argv = [os.path.join(pg.bindir, "pgbench"), "-n", "-c", str(clients), "-j", "2",
+                "-T", str(int(warmup + 2 * seconds + 60)), "-f", script,
+                "-h", "127.0.0.1", "-p", str(pg.port), "-U", "postgres", dbname]
         self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(warmup)  # its clients connect and run, not counted: as wrk's first second
         self.stop()
@@ -598,8 +600,8 @@ def writes(pg, db, server, S, label=None):
     name = "POST new registration (wrk c16)" + (f" [{label}]" if label else "")
     row(name, rate, "req/s", "pgbench c16 single-row INSERT", tps,
         median_text(w["p50"]), max_latency(w["p99"]),
-        f"{slices} turns; p50 the turns' median, p99 the worst turn's; pgbench mean {16e3 / max(tps, 1):.3f}ms "
-        f"(16 clients over its rate); "
+        f"{slices} turns; p50 the turns' median, p99 the worst turn's; pgbench mean {inserts.clients * 1e3 / max(tps, 1):.3f}ms "
+        f"({inserts.clients} clients over its rate); "
         f"non-2xx {w['bad']}; CPU/registration: PostgreSQL {pg_us:.0f} us, "
         f"registry {sr_us:.0f} us, wrk {wrk_us:.0f} us (all {reg_all:.0f} us: {cores_note(rate, reg_all)}); "
         f"PostgreSQL CPU/insert {ins_us:.0f} us, pgbench {client_us:.0f} us (all {ins_all:.0f} us: "
@@ -622,7 +624,7 @@ def registration_turn(pg, server, secs, script, w):
 
 
 def latency_ms(text):
-    """wrk's and pgbench's latency text ("812.00us", "2.93ms", "1.2s") in ms."""
+    """wrk's latency text ("812.00us", "2.93ms", "1.2s") in ms."""
     m = re.fullmatch(r"([\d.]+)(us|ms|s)", text or "")
     return float(m.group(1)) * {"us": 1e-3, "ms": 1.0, "s": 1e3}[m.group(2)] if m else None
 
