@@ -1,14 +1,25 @@
 /*
  * group: group commit of one-statement registrations (registry/internal.h,
- * section 8; docs/architecture.md, "The write path").
+ * section 9; docs/architecture.md, "The write path").
  *
- * Leader/follower, as in database log writers: every worker queues its append;
- * while fewer than GROUP_MAX_LEADERS groups are being written it leads at
- * once, else it waits. A leader takes itself and what waits in the queue,
- * writes it, wakes those items' workers and hands the lead to the next waiting
- * one. What arrives while a group is being written forms the next group, so
- * under load many registrations share one statement and one commit, and alone
- * a registration waits for nobody.
+ * A queue and one writer at a time, as database log writers do: a worker
+ * queues its appends with what to do once they are written (done) and goes
+ * on; when no group is being written it becomes the leader and writes groups
+ * until the queue is empty: it takes what is queued, writes it in one
+ * statement and one commit, and runs every item's done on its own thread with
+ * its own connection. What arrives while a group is being written forms the
+ * next group, so under load many registrations share one statement and one
+ * commit, and alone a registration waits for nobody.
+ *
+ * Why the queued worker does not wait for its group (docs/performance.md,
+ * "New registrations: nobody waits in the group"): with sixteen clients the
+ * whole group waits for its write, and each waiting worker was one more
+ * thread to wake for each registration, on whichever CPU, while the leader,
+ * already awake, finishes an item (publish, answer) in a few microseconds.
+ * A caller that needs the result on its own thread writes its appends alone,
+ * on its own connection (registry_append_alone): the leader writes until the
+ * queue is empty, and under a steady load that could be for as long as the
+ * load lasts.
  *
  * A leader may wait a little first (GROUP_FILL_WAIT_US), for as many items as
  * the last group had plus those that waited when it was done: the clients that
@@ -19,43 +30,25 @@
  * a smaller next target; one client alone (a group of one, nobody waiting
  * after it) never waits.
  *
- * Waking is the hot part (docs/performance.md): a follower sleeps on its own
- * semaphore, not on a condition variable of group_lock, so the leader wakes its
- * group after letting the lock go and a woken follower that is done returns
- * without taking the lock at all. (With condition variables every woken
- * follower first blocked on the lock the leader still held: a second sleep and
- * wake-up per registration.) That is safe because each item is posted once
- * per state it is given: DONE only by the leader that took it out of the
- * queue, LEADING only while it waits in the queue, and a LEADING item is
- * never taken into another leader's group, so no post can reach an item whose
- * worker has already returned.
- *
- * A group of two or more appends is written on the group's own connection,
- * not on its leader's (docs/performance.md, "New registrations: one backend
- * for every group"): the leader is whichever worker came first, so its
- * connection changed from one group to the next, and each of sixteen backends
- * in turn ran a statement it had not run for fifteen groups, at 2.6 - 4.4 ms
- * of the database's CPU for a group of 16 where one backend running every
- * group spends 1.5 ms. A lone append stays on its worker's connection: nothing
- * is saved there, and its failure is then its worker's own, as before.
+ * A group of two or more appends is written on the group's own connection
+ * (docs/performance.md, "New registrations: one backend for every group"):
+ * each of sixteen backends in turn running a statement it had not run for
+ * fifteen groups cost 2.6 - 4.4 ms of the database's CPU for a group of 16,
+ * where one backend running every group spends 1.5 ms. A lone append, and the
+ * appends of a failed group retried one by one, go on the leader's connection.
  */
 #include "registry/internal.h"
 
+#include <assert.h>
 #include <errno.h>
-#include <semaphore.h>
-#include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/log.h"
 
-/* One group in flight: the next one forms (and fills, below) meanwhile. Two
- * made the 16 clients of the bench two groups of 5 instead of one of 8 (the
- * database's work per group paid twice as often) once the lead was handed over
- * without loss; before, a lead handed twice to one item left a slot unused. */
-#define GROUP_MAX_LEADERS 1
 /* Bounds one statement's size and one commit's latency. */
 #define GROUP_MAX_ITEMS 64
 /* How long a leader waits for the group to fill: about one client round trip
@@ -65,21 +58,15 @@
  * on their leaders' connections this long before the next attempt. */
 #define GROUP_CONN_RETRY_MS 1000
 
-_Static_assert(GROUP_MAX_LEADERS == 1, "one group connection serves one leader at a time");
-
-typedef enum group_state { GROUP_WAITING, GROUP_LEADING, GROUP_DONE } group_state_t;
-
-/* On the waiting worker's stack; touched by others only under group_lock,
- * except the post that wakes it and (DONE) its result, published before.
- * One worker's appends (registry_group_append's n): they go into one group. */
+/* One caller's appends (registry_group_submit's n), written in one group.
+ * Owned by the queue while queued, then by the leader that took it, which
+ * frees it after its done. */
 typedef struct group_item {
-    store_append_t **as;
     size_t n;
-    store_rc_t rc;
-    size_t group_size; /* how many appends were written together (1 = alone) */
-    _Atomic group_state_t state;
-    sem_t wake; /* one per waiter: a finished group wakes only its own */
+    group_done_fn done;
+    void *arg;
     struct group_item *next;
+    store_append_t *as[]; /* n */
 } group_item_t;
 
 void registry_group_init(registry_t *reg)
@@ -192,26 +179,23 @@ static void group_fill_locked(registry_t *reg)
     reg->group_filling = 0;
 }
 
-/* me, then waiting items from the queue's head with my fence while their
- * appends fit in GROUP_MAX_ITEMS, unlinked; items another leader was handed,
- * or fenced to another timeline, stay queued (lock held). Why the fence: each
+/* The queue's head, then the queued items with its fence while their appends
+ * fit in GROUP_MAX_ITEMS, unlinked; items fenced to another timeline stay
+ * queued for the next group (lock held, queue not empty). Why the fence: each
  * item's worker checked this node's memory against the primary
  * (registry_check_primary), and what it decided holds only on that timeline,
  * whichever connection writes it (store_register_append). */
-static size_t group_take_locked(registry_t *reg, group_item_t *me, group_item_t **out)
+static size_t group_take_locked(registry_t *reg, group_item_t **out, size_t *appends)
 {
-    size_t n = 0, appends = me->n;
-    out[n++] = me;
+    int64_t fence = reg->group_pending->as[0]->fence;
+    size_t n = 0;
+    *appends = 0;
     group_item_t **link = &reg->group_pending, *last = NULL;
     while (*link) {
         group_item_t *it = *link;
-        int take = it == me || (atomic_load_explicit(&it->state, memory_order_relaxed) == GROUP_WAITING &&
-                                appends + it->n <= GROUP_MAX_ITEMS && it->as[0]->fence == me->as[0]->fence);
-        if (take) {
-            if (it != me) {
-                out[n++] = it;
-                appends += it->n;
-            }
+        if (it->as[0]->fence == fence && (n == 0 || *appends + it->n <= GROUP_MAX_ITEMS)) {
+            out[n++] = it;
+            *appends += it->n;
             *link = it->next;
             reg->group_queued -= it->n;
         } else {
@@ -223,110 +207,113 @@ static size_t group_take_locked(registry_t *reg, group_item_t *me, group_item_t 
     return n;
 }
 
-/* The first item still waiting to be taken, to hand the lead to (lock held). */
-static group_item_t *group_next_waiting_locked(registry_t *reg)
+/* store_register_append for as[0..n), which it updates (lock not held). */
+static store_rc_t appends_write(store_t *db, store_append_t **as, size_t n)
 {
-    for (group_item_t *it = reg->group_pending; it; it = it->next)
-        if (atomic_load_explicit(&it->state, memory_order_relaxed) == GROUP_WAITING)
-            return it;
-    return NULL;
+    store_append_t *batch = xcalloc(n, sizeof *batch);
+    for (size_t i = 0; i < n; i++)
+        batch[i] = *as[i];
+    store_rc_t rc = store_register_append(db, batch, n);
+    for (size_t i = 0; i < n; i++)
+        *as[i] = batch[i];
+    free(batch);
+    return rc;
+}
+
+/* rc: how the n appends written together went; rcs[i]: how as[i] went. A
+ * statement of several fails whole, so each of its appends is then decided
+ * alone: one append's failure (a deadlock with a general write, say) is never
+ * another's. */
+static void appends_settle(store_t *db, store_append_t **as, size_t n, store_rc_t rc, size_t together,
+                           store_rc_t *rcs)
+{
+    for (size_t i = 0; i < n; i++)
+        rcs[i] = rc != STORE_OK && together > 1 ? appends_write(db, &as[i], 1) : rc;
 }
 
 /* Writes one group (the appends of n items): two or more on the group's
  * connection, one on the leader's, db (lock not held). */
 static store_rc_t group_write(registry_t *reg, store_t *db, group_item_t **items, size_t n, size_t appends)
 {
-    store_append_t *batch = xcalloc(appends, sizeof *batch);
+    store_append_t *as[GROUP_MAX_ITEMS];
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < items[i]->n; j++)
-            batch[k++] = *items[i]->as[j];
+            as[k++] = items[i]->as[j];
     store_t *own = appends > 1 ? group_conn(reg) : NULL;
-    store_rc_t rc = store_register_append(own ? own : db, batch, appends);
+    store_rc_t rc = appends_write(own ? own : db, as, appends);
     if (own)
         group_conn_after(reg, own);
-    k = 0;
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < items[i]->n; j++)
-            *items[i]->as[j] = batch[k++];
-    free(batch);
     return rc;
 }
 
-/*
- * Writes a group led by me, wakes its items, then hands the lead to the next
- * waiting item (or gives it up). Entered with the lock held, left without it;
- * me is DONE on return.
- */
-static void group_lead_locked(registry_t *reg, store_t *db, group_item_t *me)
+/* Each item's done, on db, then the item freed. */
+static void group_complete(store_t *db, group_item_t **items, size_t n, store_rc_t rc, size_t appends)
+{
+    store_rc_t rcs[GROUP_MAX_ITEMS];
+    for (size_t i = 0; i < n; i++) {
+        group_item_t *it = items[i];
+        appends_settle(db, it->as, it->n, rc, appends, rcs);
+        it->done(it->arg, db, rcs);
+        free(it);
+    }
+}
+
+/* Writes groups until the queue is empty, then gives the lead up. Entered as
+ * the leader, lock not held. */
+static void group_lead(registry_t *reg, store_t *db)
 {
     group_item_t *items[GROUP_MAX_ITEMS];
-    group_fill_locked(reg);
-    size_t n = group_take_locked(reg, me, items), appends = 0;
-    for (size_t i = 0; i < n; i++)
-        appends += items[i]->n;
-    pthread_mutex_unlock(&reg->group_lock);
-    store_rc_t rc = group_write(reg, db, items, n, appends);
     pthread_mutex_lock(&reg->group_lock);
-    reg->group_commits++;
-    reg->group_items += appends;
-    reg->group_active = appends + reg->group_queued;
-    for (size_t i = 0; i < n; i++) {
-        items[i]->rc = rc;
-        items[i]->group_size = appends;
-        atomic_store_explicit(&items[i]->state, GROUP_DONE, memory_order_release);
+    while (reg->group_pending) {
+        group_fill_locked(reg);
+        size_t appends;
+        size_t n = group_take_locked(reg, items, &appends);
+        pthread_mutex_unlock(&reg->group_lock);
+        store_rc_t rc = group_write(reg, db, items, n, appends);
+        pthread_mutex_lock(&reg->group_lock);
+        reg->group_commits++;
+        reg->group_items += appends;
+        reg->group_active = appends + reg->group_queued;
+        pthread_mutex_unlock(&reg->group_lock);
+        group_complete(db, items, n, rc, appends);
+        pthread_mutex_lock(&reg->group_lock);
     }
-    group_item_t *next = group_next_waiting_locked(reg);
-    if (next) {
-        atomic_store_explicit(&next->state, GROUP_LEADING, memory_order_relaxed);
-        sem_post(&next->wake); /* it is still queued, so still waiting: alive */
-    } else {
-        reg->group_leaders--;
-    }
+    reg->group_leading = 0;
     pthread_mutex_unlock(&reg->group_lock);
-    /* Taken out of the queue by this leader alone: nobody else posts them, and
-     * each returns (its item gone) once posted, so each is touched once more. */
-    for (size_t i = 1; i < n; i++)
-        sem_post(&items[i]->wake);
 }
 
-static void group_sleep(group_item_t *me)
+void registry_group_submit(registry_t *reg, store_t *db, store_append_t **as, size_t n, group_done_fn done,
+                           void *arg)
 {
-    while (sem_wait(&me->wake) != 0 && errno == EINTR)
-        ;
-}
-
-void registry_group_append(registry_t *reg, store_t *db, store_append_t **as, size_t n, store_rc_t *rcs)
-{
-    group_item_t me = {.as = as, .n = n, .rc = STORE_OK, .state = GROUP_WAITING};
-    sem_init(&me.wake, 0, 0);
+    assert(n > 0 && n <= GROUP_MAX_ITEMS);
+    group_item_t *it = xmalloc(sizeof *it + n * sizeof *it->as);
+    *it = (group_item_t){.n = n, .done = done, .arg = arg};
+    memcpy(it->as, as, n * sizeof *as);
     pthread_mutex_lock(&reg->group_lock);
     if (reg->group_tail)
-        reg->group_tail->next = &me;
+        reg->group_tail->next = it;
     else
-        reg->group_pending = &me;
-    reg->group_tail = &me;
+        reg->group_pending = it;
+    reg->group_tail = it;
     reg->group_queued += n;
     if (reg->group_filling && reg->group_queued >= group_target_locked(reg))
         pthread_cond_signal(&reg->group_fill);
-    if (reg->group_leaders < GROUP_MAX_LEADERS) {
-        reg->group_leaders++;
-        atomic_store_explicit(&me.state, GROUP_LEADING, memory_order_relaxed);
-    }
-    for (;;) {
-        if (atomic_load_explicit(&me.state, memory_order_relaxed) == GROUP_LEADING) {
-            group_lead_locked(reg, db, &me); /* returns unlocked, me DONE */
-            break;
-        }
-        pthread_mutex_unlock(&reg->group_lock);
-        group_sleep(&me);
-        /* Posted DONE (by the leader that wrote it) or LEADING (handed the lead). */
-        if (atomic_load_explicit(&me.state, memory_order_acquire) == GROUP_DONE)
-            break;
-        pthread_mutex_lock(&reg->group_lock);
-    }
-    sem_destroy(&me.wake);
-    /* A group fails whole; each of its appends is then decided alone. */
-    for (size_t i = 0; i < n; i++)
-        rcs[i] = me.rc != STORE_OK && me.group_size > 1 ? store_register_append(db, as[i], 1) : me.rc;
+    int lead = !reg->group_leading;
+    reg->group_leading = 1;
+    pthread_mutex_unlock(&reg->group_lock);
+    if (lead)
+        group_lead(reg, db);
+}
+
+/* ---- Alone ------------------------------------------------------------------------ */
+
+void registry_append_alone(registry_t *reg, store_t *db, store_append_t **as, size_t n, store_rc_t *rcs)
+{
+    store_rc_t rc = appends_write(db, as, n);
+    pthread_mutex_lock(&reg->group_lock);
+    reg->group_commits++; /* a statement of its own is a group too, for the mean size */
+    reg->group_items += n;
+    pthread_mutex_unlock(&reg->group_lock);
+    appends_settle(db, as, n, rc, n, rcs);
 }

@@ -62,7 +62,7 @@ struct registry {
     pthread_mutex_t group_lock;
     struct group_item *group_pending; /* FIFO */
     struct group_item *group_tail;
-    int group_leaders;                   /* batches being written now */
+    int group_leading;                   /* a leader is writing groups (registry_group_submit) */
     uint64_t group_commits, group_items; /* written so far (under group_lock) */
     size_t group_queued;                 /* items in group_pending */
     size_t group_active;                 /* the last group and what waited after it: the load */
@@ -267,17 +267,26 @@ void md_digest(const json_t *md, void (*update)(void *ctx, const void *p, size_t
 /* ---- 9. Group commit ------------------------------------------------------------------- */
 
 /*
- * store_register_append for a worker's n appends (all of one fence), written
- * together with the appends other workers make at the same moment: the first
- * waiting worker leads, takes what is queued (up to GROUP_MAX_ITEMS appends)
- * and writes it in one statement while the others wait: on the group's own
- * connection when the group holds two or more appends, on the leader's (db)
- * when it is one alone. A failed group is retried one append at a time, each
- * worker on its own connection, so one append's failure (a deadlock with a
- * general write, say) is never another's. rcs[i]: as store_register_append's
- * for as[i] alone.
+ * store_register_append for a caller's n appends (all of one fence), written
+ * together with the appends others queue at the same moment, in one
+ * statement: on the group's own connection when the group holds two or more
+ * appends, on the leader's when it is one alone. The leader is the caller that
+ * found nobody writing; it writes groups until the queue is empty. Returns at
+ * once unless the caller leads; done(arg, db, rcs) runs once the appends are
+ * written, on the leader's thread with its connection db (maybe the caller's
+ * own, before submit returns): rcs[i] as store_register_append's for as[i]
+ * alone (a failed group is retried one append at a time, so one append's
+ * failure, a deadlock with a general write say, is never another's). as[i]
+ * are the caller's until then; done must not queue appends itself (the leader
+ * would wait for itself).
  */
-void registry_group_append(registry_t *reg, store_t *db, store_append_t **as, size_t n, store_rc_t *rcs);
+typedef void (*group_done_fn)(void *arg, store_t *db, const store_rc_t *rcs);
+void registry_group_submit(registry_t *reg, store_t *db, store_append_t **as, size_t n, group_done_fn done,
+                           void *arg);
+/* The same written now on db, outside the queue, for a caller that waits for
+ * the result: a leader writes until the queue is empty, which under a steady
+ * load a waiting caller's own request would wait for. */
+void registry_append_alone(registry_t *reg, store_t *db, store_append_t **as, size_t n, store_rc_t *rcs);
 void registry_group_init(registry_t *reg);
 void registry_group_destroy(registry_t *reg);
 /* The group's connection for registry_stats: open now, and its reconnects so far. */

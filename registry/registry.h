@@ -68,7 +68,7 @@ int registry_migrate(store_t *db, char **error);
 registry_t *registry_new(const registry_options_t *opts, store_t *db, char **error);
 void registry_free(registry_t *reg);
 /* Asks PostgreSQL to cancel the statement a write group runs now on the
- * group's own connection (registry_group_append), as dbpool_cancel does for
+ * group's own connection (registry_group_submit), as dbpool_cancel does for
  * the workers' connections: for a shutdown that must not wait on a stuck
  * query. Any thread; a no-op when no group is being written. */
 void registry_cancel_groups(registry_t *reg);
@@ -237,21 +237,29 @@ int registry_lookup_known(registry_t *reg, const char *subject, const reg_reques
 reg_code_t registry_register(registry_t *reg, store_t *db, const char *subject, const reg_request_t *req,
                              reg_view_t *out, reg_error_t *err);
 /*
- * registry_register in two halves, so that one worker can write the
- * registrations of several requests in one group (the database part of one
- * loop pass: server/http_server.c, docs/architecture.md "The write path").
+ * registry_register in two halves, so that the registrations of several
+ * requests are written in one group (the database part of one loop pass:
+ * server/http_server.c, docs/architecture.md "The write path").
  * start: decided (*pending NULL: the result, and *out on REG_OK, as
- * registry_register's), or *pending waits for its write. finish: writes the n
- * pending ones together and ends each: rcs[i] its result, with its out and err
- * as given to start (both, and the request and subject, the caller's until
- * then). Frees them.
+ * registry_register's), or *pending waits for its write.
+ * finish: writes the n pending ones together, now, on db, and ends each:
+ * rcs[i] its result, with its out and err as given to start (both, and the
+ * request and subject, the caller's until then). Frees them.
+ * queue: the same without waiting: written(arg, db) runs once they are
+ * written, on the thread that wrote their group (maybe this one, before queue
+ * returns) with that thread's connection db, and there the caller ends each
+ * with end (which frees it), acting on db for its request (registry_act_as).
  */
 typedef struct reg_pending reg_pending_t;
+typedef void (*reg_written_fn)(void *arg, store_t *db);
 reg_code_t registry_register_start(registry_t *reg, store_t *db, const char *subject,
                                    const reg_request_t *req, reg_view_t *out, reg_error_t *err,
                                    reg_pending_t **pending);
 void registry_register_finish(registry_t *reg, store_t *db, reg_pending_t **pending, size_t n,
                               reg_code_t *rcs);
+void registry_register_queue(registry_t *reg, store_t *db, reg_pending_t **pending, size_t n,
+                             reg_written_fn written, void *arg);
+reg_code_t registry_register_end(registry_t *reg, store_t *db, reg_pending_t *p);
 /* POST /subjects/{s}. */
 reg_code_t registry_lookup(registry_t *reg, store_t *db, const char *subject, const reg_request_t *req,
                            int deleted, reg_view_t *out, reg_error_t *err);

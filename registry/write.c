@@ -965,7 +965,7 @@ static int append_excluded(registry_t *reg, const reg_subject_t *subj, const can
 }
 
 /*
- * A registration between registry_register_start and registry_register_finish
+ * A registration between registry_register_start and its end (finish or end)
  * (registry.h): the request as decided so far, and the append that writes it.
  */
 struct reg_pending {
@@ -983,11 +983,12 @@ struct reg_pending {
     reg_schema_t *row;
     char *text; /* store_append_text's, rendered here: the leader only joins them */
     store_append_t a;
+    store_rc_t src; /* how the group wrote a */
 };
 
 /*
  * The common registration in one statement (store_register_append, group
- * committed with the others arriving at once: registry_group_append): checked
+ * committed with the others arriving at once: registry_group_submit): checked
  * against the versions this node holds, written only if the database still
  * holds the same, then published from what was written. It applies to a
  * READWRITE registration without explicit id or version that append_excluded
@@ -1276,16 +1277,57 @@ reg_code_t registry_register_start(registry_t *reg, store_t *db, const char *sub
     return REG_OK;
 }
 
+reg_code_t registry_register_end(registry_t *reg, store_t *db, reg_pending_t *p)
+{
+    return pending_end(reg, db, p, append_complete(reg, db, p, p->src));
+}
+
+/* Pending registrations queued together (registry_register_queue), until written. */
+typedef struct register_queued {
+    reg_written_fn written;
+    void *arg;
+    size_t n;
+    reg_pending_t *pending[];
+} register_queued_t;
+
+static void register_queued_done(void *arg, store_t *db, const store_rc_t *rcs)
+{
+    register_queued_t *q = arg;
+    for (size_t i = 0; i < q->n; i++)
+        q->pending[i]->src = rcs[i];
+    q->written(q->arg, db);
+    free(q);
+}
+
+static store_append_t **appends_of(reg_pending_t **pending, size_t n)
+{
+    store_append_t **as = xcalloc(n, sizeof *as);
+    for (size_t i = 0; i < n; i++)
+        as[i] = &pending[i]->a;
+    return as;
+}
+
+void registry_register_queue(registry_t *reg, store_t *db, reg_pending_t **pending, size_t n,
+                             reg_written_fn written, void *arg)
+{
+    register_queued_t *q = xmalloc(sizeof *q + n * sizeof *q->pending);
+    *q = (register_queued_t){.written = written, .arg = arg, .n = n};
+    memcpy(q->pending, pending, n * sizeof *pending);
+    store_append_t **as = appends_of(pending, n);
+    registry_group_submit(reg, db, as, n, register_queued_done, q); /* q may be gone on return */
+    free(as);
+}
+
 void registry_register_finish(registry_t *reg, store_t *db, reg_pending_t **pending, size_t n,
                               reg_code_t *rcs)
 {
-    store_append_t **as = xcalloc(n, sizeof *as);
+    store_append_t **as = appends_of(pending, n);
     store_rc_t *srcs = xcalloc(n, sizeof *srcs);
-    for (size_t i = 0; i < n; i++)
-        as[i] = &pending[i]->a;
-    registry_group_append(reg, db, as, n, srcs);
-    for (size_t i = 0; i < n; i++)
-        rcs[i] = pending_end(reg, db, pending[i], append_complete(reg, db, pending[i], srcs[i]));
+    registry_append_alone(reg, db, as, n, srcs);
+    for (size_t i = 0; i < n; i++) {
+        pending[i]->src = srcs[i];
+        rcs[i] = registry_register_end(reg, db, pending[i]);
+    }
     free(srcs);
     free(as);
 }

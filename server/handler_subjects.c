@@ -457,43 +457,73 @@ static void register_db(http_call_t *c, store_t *db)
     reg_view_clear(&view);
 }
 
-/* Registrations staged in one loop pass: each started, the pending ones
- * written as one group (registry_register_finish), then each answered. With
- * tag fields a registration runs alone, as register_db. */
+/* A registration of a db_batch from start to answer; its view and err are
+ * what registry_register_start was given. */
+typedef struct register_slot {
+    http_call_t *call;
+    reg_pending_t *pending;
+    reg_view_t view;
+    reg_error_t err;
+} register_slot_t;
+
+/* The registrations of one db_batch waiting for their group (register_written). */
+typedef struct register_batch {
+    registry_t *reg;
+    size_t n;
+    register_slot_t slots[];
+} register_batch_t;
+
+static void register_slot_answer(register_slot_t *s, store_t *db, reg_code_t rc)
+{
+    register_answer(s->call, &api_body_kept(s->call)->req, rc, &s->view, &s->err);
+    reg_view_clear(&s->view);
+    http_call_home(s->call, db);
+}
+
+/* On the thread that wrote the batch's group, with its connection. */
+static void register_written(void *arg, store_t *db)
+{
+    register_batch_t *b = arg;
+    for (size_t i = 0; i < b->n; i++) {
+        register_slot_t *s = &b->slots[i];
+        http_call_act_as(s->call, db);
+        register_slot_answer(s, db, registry_register_end(b->reg, db, s->pending));
+    }
+    free(b);
+}
+
+/* Registrations staged in one loop pass: each started; those decided go home
+ * at once, the pending ones are queued as one entry of the group
+ * (registry_register_queue) and answered once it is written, by whichever
+ * worker writes it. With tag fields a registration runs alone, as
+ * register_db. */
 static void register_db_batch(http_call_t **calls, size_t n, store_t *db)
 {
-    reg_view_t *views = xcalloc(n, sizeof *views);
-    reg_error_t *errs = xcalloc(n, sizeof *errs);
-    reg_code_t *rcs = xcalloc(n, sizeof *rcs), *written = xcalloc(n, sizeof *written);
-    reg_pending_t **pending = xcalloc(n, sizeof *pending), **waiting = xcalloc(n, sizeof *waiting);
-    size_t nwaiting = 0;
+    register_batch_t *b = xcalloc(1, sizeof *b + n * sizeof *b->slots);
+    b->reg = calls[0]->reg;
+    reg_pending_t **pending = xcalloc(n, sizeof *pending);
     for (size_t i = 0; i < n; i++) {
         http_call_t *c = calls[i];
         http_call_act_as(c, db);
         if (c->kept_free == register_tagged_free) {
             register_db(c, db);
+            http_call_home(c, db);
             continue;
         }
-        rcs[i] = registry_register_start(c->reg, db, subject(c), &api_body_kept(c)->req, &views[i], &errs[i],
-                                         &pending[i]);
-        if (pending[i])
-            waiting[nwaiting++] = pending[i];
+        register_slot_t *s = &b->slots[b->n];
+        *s = (register_slot_t){.call = c};
+        reg_code_t rc = registry_register_start(b->reg, db, subject(c), &api_body_kept(c)->req, &s->view,
+                                                &s->err, &s->pending);
+        if (s->pending)
+            pending[b->n++] = s->pending;
+        else
+            register_slot_answer(s, db, rc);
     }
-    if (nwaiting > 0)
-        registry_register_finish(calls[0]->reg, db, waiting, nwaiting, written);
-    for (size_t i = 0, w = 0; i < n; i++) {
-        http_call_t *c = calls[i];
-        if (c->kept_free == register_tagged_free)
-            continue;
-        register_answer(c, &api_body_kept(c)->req, pending[i] ? written[w++] : rcs[i], &views[i], &errs[i]);
-        reg_view_clear(&views[i]);
-    }
-    free(waiting);
+    if (b->n > 0)
+        registry_register_queue(b->reg, db, pending, b->n, register_written, b); /* b may be gone on return */
+    else
+        free(b);
     free(pending);
-    free(written);
-    free(rcs);
-    free(errs);
-    free(views);
 }
 
 const http_handler_t handle_register = {register_loop, register_db, NULL, register_db_batch};

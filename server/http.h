@@ -111,7 +111,9 @@ typedef http_outcome_t (*http_loop_fn)(http_call_t *c);
 typedef void (*http_db_fn)(http_call_t *c, store_t *db);
 /* The database parts of n calls of one handler staged in the same loop pass,
  * on one worker: what db does for each call (http_call_act_as first), as
- * http_db_fn would; replies to every call. */
+ * http_db_fn would; replies to every call and sends each home with
+ * http_call_home, maybe later and on another worker's thread (registry.h,
+ * registry_register_queue). The calls are its own from here on. */
 typedef void (*http_db_batch_fn)(http_call_t **calls, size_t n, store_t *db);
 
 /* loop NULL: straight to the database part. db NULL: the loop always answers.
@@ -129,6 +131,11 @@ typedef struct http_handler {
 /* Whom the changes db makes next are for: c's principal, address and request
  * id (their audit rows name it). The server does it before http_db_fn. */
 void http_call_act_as(http_call_t *c, store_t *db);
+
+/* A db_batch call, replied to, goes home to its loop; db: the connection of the
+ * thread it ends on (it writes a refusal's audit row there). The call is gone
+ * on return. */
+void http_call_home(http_call_t *c, store_t *db);
 
 /* Keeps a decoded request for the database part; the server frees it with
  * free_fn (NULL = free) when the call ends. */

@@ -207,6 +207,7 @@ struct http_job {
     char *log_target;        /* method and path, copied when the job leaves the loop */
     http_job_t *staged_next; /* in owner->staged until the pass ends */
     int batchable;           /* may go to a worker with others (HTTP_BATCH_BODY_MAX) */
+    int checked;             /* its worker's registry_check_primary let it through */
     struct timespec started;
 };
 
@@ -946,21 +947,32 @@ static void http_job_home(http_job_t *job, store_t *db, int checked)
         registry_act_as(db, NULL);
 }
 
+void http_call_home(http_call_t *c, store_t *db)
+{
+    http_job_t *job = (http_job_t *)((char *)c - offsetof(http_job_t, call));
+    http_job_home(job, db, job->checked);
+}
+
 /*
- * Worker thread: the handler's database part, then home to the owning loop.
- * A 5xx may mean the connection died, so the pool gets a fresh one; a
- * needless reconnect costs milliseconds, a dead connection every request.
+ * Worker thread: the handler's database part, then home to the owning loop
+ * (a db_batch handler sends it home itself, maybe later: http.h). A 5xx may
+ * mean the connection died, so the pool gets a fresh one; a needless
+ * reconnect costs milliseconds, a dead connection every request.
  */
 static void http_job_run_db(dbpool_job_t *pool_job, store_t *db)
 {
     http_job_t *job = (http_job_t *)pool_job;
-    int checked;
-    if (http_job_may_run(job, db, &checked)) {
+    if (!http_job_may_run(job, db, &job->checked)) {
+        http_job_home(job, db, job->checked);
+    } else if (job->batchable) {
+        http_call_t *c = &job->call;
+        job->handler->db_batch(&c, 1, db);
+    } else {
         /* Whom the changes on db are for: their audit rows name it (registry.h section 7). */
         http_call_act_as(&job->call, db);
         job->handler->db(&job->call, db);
+        http_job_home(job, db, job->checked);
     }
-    http_job_home(job, db, checked);
 }
 
 /* Jobs of one handler staged in one pass (http_on_staged_flush), for its db_batch. */
@@ -970,20 +982,22 @@ typedef struct http_batch {
     http_job_t *jobs[HTTP_BATCH_MAX];
 } http_batch_t;
 
-/* Worker thread: the batch's database parts in one call, then each job home. */
+/* Worker thread: the batch's database parts in one call; the jobs that may not
+ * run go home at once, the others as db_batch sends them. */
 static void http_batch_run_db(dbpool_job_t *pool_job, store_t *db)
 {
     http_batch_t *batch = (http_batch_t *)pool_job;
     http_call_t *calls[HTTP_BATCH_MAX];
-    int checked[HTTP_BATCH_MAX];
     size_t n = 0;
-    for (size_t i = 0; i < batch->n; i++)
-        if (http_job_may_run(batch->jobs[i], db, &checked[i]))
-            calls[n++] = &batch->jobs[i]->call;
+    for (size_t i = 0; i < batch->n; i++) {
+        http_job_t *job = batch->jobs[i];
+        if (http_job_may_run(job, db, &job->checked))
+            calls[n++] = &job->call;
+        else
+            http_job_home(job, db, job->checked);
+    }
     if (n > 0)
         batch->jobs[0]->handler->db_batch(calls, n, db);
-    for (size_t i = 0; i < batch->n; i++)
-        http_job_home(batch->jobs[i], db, checked[i]);
     free(batch);
 }
 
@@ -1065,7 +1079,7 @@ static void http_batch_submit(http_loop_t *loop, http_batch_t *batch)
  * (test_overload.py, RapidReset: handed over at once, 1741 of 20000 reset
  * registrations committed on a 2-core machine). Jobs whose handler has a
  * db_batch go to one worker together, so the registrations of one pass
- * wake one worker and wait for their group once (docs/performance.md).
+ * wake one worker once (docs/performance.md).
  */
 static void http_on_staged_flush(h2o_timeout_entry_t *entry)
 {

@@ -496,6 +496,47 @@ class WithAuth(AuditCase):
         self.assertEqual(r.status, 200, r)
         self.expect_row(rid, principal="root", action="delete_subject", subject=s, permanent=False)
 
+    def test_principals_in_shared_groups(self):
+        """alice and root register into the same subjects at once. Whichever worker
+        writes a group answers every registration in it, and the ones the group declines
+        (a subject's second in one group) go the general path on that worker's
+        connection: each row still names its own sender (registry/group.c)."""
+        shared = ["orders-" + self.sub(f"shared{k}") for k in range(3)]
+        sent, errors = [], []
+        lock = threading.Lock()
+
+        def worker(user, t):
+            client = self.as_user(user)
+            for i in range(12):
+                rid = f"{self._testMethodName}-{user}-{t}-{i}"
+                subject = shared[(t + i) % 3]
+                schema = avro_record("W", [("a", "int"), (f"{user}{t}_{i}", "int", 0)])
+                try:
+                    r = client.request("POST", f"/subjects/{quote(subject)}/versions", body={"schema": schema},
+                                       headers={"X-Request-Id": rid})
+                except Exception as e:  # noqa: BLE001 (reported below)
+                    errors.append(e)
+                    continue
+                with lock:
+                    sent.append((rid, user, subject, r))
+
+        threads = [threading.Thread(target=worker, args=(u, t)) for u in ("alice", "root") for t in range(4)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join(timeout=120)
+        self.assertEqual(errors, [])
+        self.assertEqual(len(sent), 96)
+        for rid, user, subject, r in sent:
+            self.assertEqual(r.status, 200, r)
+            row = fields(row_of(self.db, rid))
+            self.assertEqual((row["principal"], row["action"], row["subject"], row["schema_id"], row["outcome"]),
+                             (user, "register", subject, r.body["id"], "ok"), rid)
+        # 32 per subject, without gaps, each version once.
+        versions = self.db.sql("SELECT subject, version FROM subject_versions WHERE subject IN ("
+                               + ", ".join(sql_literal(s) for s in shared) + ") ORDER BY subject COLLATE \"C\", version")
+        self.assertEqual(versions, [(s, str(v)) for s in sorted(shared) for v in range(1, 33)])
+
     def test_401_and_403(self):
         s = "orders-" + self.sub()
         body = {"schema": avro_record("O", [("a", "int")])}

@@ -319,7 +319,7 @@ class GroupCommit(harness.RegistryTestCase):
 class OnePass(harness.RegistryTestCase):
     """Registrations that reach a loop in one read (HTTP/2 streams sent in one write)
     go to one worker together, which writes their appends as one group
-    (server/http_server.c, http_on_staged_flush; registry_register_finish)."""
+    (server/http_server.c, http_on_staged_flush; registry_register_queue)."""
 
     def send_together(self, jobs):
         """POSTs (key, subject, body) as streams of one connection in one write;
