@@ -15,7 +15,7 @@
  * "New registrations: nobody waits in the group"): with sixteen clients the
  * whole group waits for its write, and each waiting worker was one more
  * thread to wake for each registration, on whichever CPU, while the leader,
- * already awake, finishes an item (publish, answer) in a few microseconds.
+ * already awake, ends one (publish, answer) in about 20 us.
  * A caller that needs the result on its own thread writes its appends alone,
  * on its own connection (registry_append_alone): the leader writes until the
  * queue is empty, and under a steady load that could be for as long as the

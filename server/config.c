@@ -93,11 +93,14 @@ static const config_key_t config_keys[] = {
      "Where the embedded database lives. Unused with `database.url`."},
     {"threads", CFG_THREADS, FIELD(threads), "N", "0",
      "HTTP event-loop threads (0 to 1024); `0` = one per CPU core."},
-    /* Group commit (registry/group.c) gathers what the workers hold: 16 made groups
-     * of 7-8 under 16 writing clients where 8 made 5 (docs/performance.md). */
+    /* No worker waits in a group since registry/group.c's leader answers its
+     * registrations: 4, 8 and 16 workers all made groups of 16 under 16 writing
+     * clients (docs/performance.md, "New registrations: nobody waits in the group"). */
     {"db.threads", CFG_COUNT, FIELD(db_threads), "N", "16",
-     "Database worker threads, one PostgreSQL connection each (1 to 1024). Registrations the workers "
-     "hold at one moment are committed together, so more workers mean larger groups under load."},
+     "Database worker threads, one PostgreSQL connection each (1 to 1024). They run the database part "
+     "of requests; registrations queued at one moment are committed together whatever their number "
+     "(up to 64 per group), so this bounds how many requests query the database at once, not the "
+     "group size."},
     {"tls.cert", CFG_STRING, FIELD(tls_cert), "FILE", "",
      "PEM certificate chain. Set together with `tls.key`: the port then speaks HTTPS only (TLS 1.2 and "
      "1.3, ALPN `h2` and `http/1.1`); unset, plain HTTP/1.1 and h2c. Reloaded on SIGHUP."},

@@ -96,6 +96,10 @@ typedef struct http_call {
         char *value;
     } reply_headers[2];
     size_t nreply_headers;
+
+    /* The way home of a call a db_batch owns (http_call_home), set by the
+     * server: a callback, so that handlers never call the server's file. */
+    void (*home)(struct http_call *c, store_t *db);
 } http_call_t;
 
 /* ---- 2. Running a handler ---------------------------------------------- */

@@ -501,6 +501,11 @@ void http_call_act_as(http_call_t *c, store_t *db)
     registry_act_as(db, &who);
 }
 
+void http_call_home(http_call_t *c, store_t *db)
+{
+    c->home(c, db);
+}
+
 /* ---- 6. Reply helpers -------------------------------------------------------- */
 
 static void http_drop_reply(http_call_t *c)

@@ -213,6 +213,8 @@ struct http_job {
 
 /* ---- 2. Jobs --------------------------------------------------------------- */
 
+static void http_job_call_home(http_call_t *c, store_t *db);
+
 static http_job_t *http_job_new(http_loop_t *loop)
 {
     http_job_t *job = xcalloc(1, sizeof *job);
@@ -221,6 +223,7 @@ static http_job_t *http_job_new(http_loop_t *loop)
     job->call.reg = loop->srv->reg;
     job->call.cfg = loop->srv->cfg;
     job->call.metrics = loop->srv->metrics;
+    job->call.home = http_job_call_home;
     job->content_type = HTTP_MEDIA_V1;
     return job;
 }
@@ -947,7 +950,8 @@ static void http_job_home(http_job_t *job, store_t *db, int checked)
         registry_act_as(db, NULL);
 }
 
-void http_call_home(http_call_t *c, store_t *db)
+/* http_call_home's way: c is the call of a job. */
+static void http_job_call_home(http_call_t *c, store_t *db)
 {
     http_job_t *job = (http_job_t *)((char *)c - offsetof(http_job_t, call));
     http_job_home(job, db, job->checked);
