@@ -34,9 +34,29 @@ def group_counters(case):
                  for name in ("group_commits", "group_registrations"))
 
 
+def wait_for_first_poll(server, timeout=30):
+    """Until the node's change feed has polled once: a deaf node polls at start
+    and then not again within a test, so a first poll that comes late (a slow
+    start) would still read what the other node wrote meanwhile."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        text = server.client().get("/metrics").text
+        m = re.search(r"^schema_registry_change_feed_last_poll_timestamp_seconds (\S+)$", text, re.M)
+        if m and float(m.group(1)) > 0:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"no change feed poll within {timeout} s")
+
+
 class WritePath(harness.TwoNodeTestCase):
 
     server_args = node_b_args = DEAF
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        for node in (cls.server, cls.node_b):
+            wait_for_first_poll(node)
 
     @property
     def b(self):
