@@ -85,6 +85,7 @@ static void feed_note(registry_t *reg, int64_t seq, int64_t behind)
     __atomic_store_n(&reg->feed_poll_ms, now, __ATOMIC_RELAXED);
     if (behind == 0)
         __atomic_store_n(&reg->feed_current_ms, now, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&reg->feed_polls, 1, __ATOMIC_RELAXED);
 }
 
 static int feed_collect_name(const reg_subject_t *subj, void *arg)

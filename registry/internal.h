@@ -91,8 +91,10 @@ struct registry {
     /* What the feed thread last saw (atomic; written by it, read by registry_stats):
      * the sequence number applied, how many the database's log holds beyond
      * it, and the wall-clock times (ms) of its last poll and of the last poll
-     * that found this node current. */
+     * that found this node current (the start's load counts as such a poll for
+     * both); the polls it made (the load not counted). */
     int64_t feed_applied, feed_behind, feed_poll_ms, feed_current_ms;
+    uint64_t feed_polls;
     int feed_connected;
     /* Change seqs this node wrote and has already published (registry_feed_own),
      * which the feed then need not reload; unsorted, bounded, guarded by own_lock. */

@@ -428,7 +428,8 @@ typedef struct reg_stats {
     int64_t feed_applied; /* the last change sequence number applied */
     int64_t feed_behind;  /* sequence numbers in the log beyond it at the last poll */
     double feed_lag_s;    /* seconds since a poll last found this node current */
-    double feed_poll_s;   /* Unix time of the last poll (0: none yet) */
+    double feed_poll_s;   /* Unix time of the last poll (the start's load counts as one) */
+    uint64_t feed_polls;  /* polls the feed thread made (the start's load not counted) */
 } reg_stats_t;
 
 void registry_stats(registry_t *reg, reg_stats_t *out);

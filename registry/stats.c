@@ -134,6 +134,7 @@ void registry_stats(registry_t *reg, reg_stats_t *out)
     out->feed_connected = __atomic_load_n(&reg->feed_connected, __ATOMIC_RELAXED);
     out->feed_applied = __atomic_load_n(&reg->feed_applied, __ATOMIC_RELAXED);
     out->feed_behind = __atomic_load_n(&reg->feed_behind, __ATOMIC_RELAXED);
+    out->feed_polls = __atomic_load_n(&reg->feed_polls, __ATOMIC_RELAXED);
     int64_t poll = __atomic_load_n(&reg->feed_poll_ms, __ATOMIC_RELAXED);
     int64_t current = __atomic_load_n(&reg->feed_current_ms, __ATOMIC_RELAXED);
     int64_t now = reg_wall_ms();

@@ -455,6 +455,9 @@ static void metrics_registry(strbuf_t *b, registry_t *reg)
     metrics_family(b, "schema_registry_change_feed_last_poll_timestamp_seconds", "gauge",
                    "Unix time of the change feed's last poll.");
     metrics_f64(b, "schema_registry_change_feed_last_poll_timestamp_seconds", NULL, st.feed_poll_s);
+    metrics_family(b, "schema_registry_change_feed_polls_total", "counter",
+                   "Polls of the change log the feed thread made (the load at start is not one).");
+    metrics_u64(b, "schema_registry_change_feed_polls_total", NULL, st.feed_polls);
 }
 
 static uint64_t metrics_open_fds(void)
