@@ -279,8 +279,8 @@ void md_digest(const json_t *md, void (*update)(void *ctx, const void *p, size_t
  * own, before submit returns): rcs[i] as store_register_append's for as[i]
  * alone (a failed group is retried one append at a time, so one append's
  * failure, a deadlock with a general write say, is never another's). as[i]
- * are the caller's until then; done must not queue appends itself (the leader
- * would wait for itself).
+ * are the caller's until then. Appends a done queues join the queue and are
+ * written by the same leader's next pass.
  */
 typedef void (*group_done_fn)(void *arg, store_t *db, const store_rc_t *rcs);
 void registry_group_submit(registry_t *reg, store_t *db, store_append_t **as, size_t n, group_done_fn done,

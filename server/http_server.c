@@ -971,6 +971,7 @@ static void http_job_run_db(dbpool_job_t *pool_job, store_t *db)
     } else if (job->batchable) {
         http_call_t *c = &job->call;
         job->handler->db_batch(&c, 1, db);
+        registry_act_as(db, NULL); /* its calls may still be queued, acted for on another connection */
     } else {
         /* Whom the changes on db are for: their audit rows name it (registry.h section 7). */
         http_call_act_as(&job->call, db);
@@ -1000,8 +1001,10 @@ static void http_batch_run_db(dbpool_job_t *pool_job, store_t *db)
         else
             http_job_home(job, db, job->checked);
     }
-    if (n > 0)
+    if (n > 0) {
         batch->jobs[0]->handler->db_batch(calls, n, db);
+        registry_act_as(db, NULL); /* as http_job_run_db */
+    }
     free(batch);
 }
 
