@@ -223,12 +223,17 @@ static store_rc_t appends_write(store_t *db, store_append_t **as, size_t n)
 /* rc: how the n appends written together went; rcs[i]: how as[i] went. A
  * statement of several fails whole, so each of its appends is then decided
  * alone: one append's failure (a deadlock with a general write, say) is never
- * another's. */
-static void appends_settle(store_t *db, store_append_t **as, size_t n, store_rc_t rc, size_t together,
-                           store_rc_t *rcs)
+ * another's. Returns how many the statement declined (written, not applied:
+ * their subjects' versions had moved on). */
+static size_t appends_settle(store_t *db, store_append_t **as, size_t n, store_rc_t rc, size_t together,
+                             store_rc_t *rcs)
 {
-    for (size_t i = 0; i < n; i++)
+    size_t declined = 0;
+    for (size_t i = 0; i < n; i++) {
         rcs[i] = rc != STORE_OK && together > 1 ? appends_write(db, &as[i], 1) : rc;
+        declined += rcs[i] == STORE_OK && !as[i]->applied;
+    }
+    return declined;
 }
 
 /* Writes one group (the appends of n items): two or more on the group's
@@ -247,16 +252,18 @@ static store_rc_t group_write(registry_t *reg, store_t *db, group_item_t **items
     return rc;
 }
 
-/* Each item's done, on db, then the item freed. */
-static void group_complete(store_t *db, group_item_t **items, size_t n, store_rc_t rc, size_t appends)
+/* Each item's done, on db, then the item freed; returns the appends declined. */
+static size_t group_complete(store_t *db, group_item_t **items, size_t n, store_rc_t rc, size_t appends)
 {
     store_rc_t rcs[GROUP_MAX_ITEMS];
+    size_t declined = 0;
     for (size_t i = 0; i < n; i++) {
         group_item_t *it = items[i];
-        appends_settle(db, it->as, it->n, rc, appends, rcs);
+        declined += appends_settle(db, it->as, it->n, rc, appends, rcs);
         it->done(it->arg, db, rcs);
         free(it);
     }
+    return declined;
 }
 
 /* Writes groups until the queue is empty, then gives the lead up. Entered as
@@ -276,8 +283,9 @@ static void group_lead(registry_t *reg, store_t *db)
         reg->group_items += appends;
         reg->group_active = appends + reg->group_queued;
         pthread_mutex_unlock(&reg->group_lock);
-        group_complete(db, items, n, rc, appends);
+        size_t declined = group_complete(db, items, n, rc, appends);
         pthread_mutex_lock(&reg->group_lock);
+        reg->group_declined += declined;
     }
     reg->group_leading = 0;
     pthread_mutex_unlock(&reg->group_lock);
@@ -311,9 +319,10 @@ void registry_group_submit(registry_t *reg, store_t *db, store_append_t **as, si
 void registry_append_alone(registry_t *reg, store_t *db, store_append_t **as, size_t n, store_rc_t *rcs)
 {
     store_rc_t rc = appends_write(db, as, n);
+    size_t declined = appends_settle(db, as, n, rc, n, rcs);
     pthread_mutex_lock(&reg->group_lock);
     reg->group_commits++; /* a statement of its own is a group too, for the mean size */
     reg->group_items += n;
+    reg->group_declined += declined;
     pthread_mutex_unlock(&reg->group_lock);
-    appends_settle(db, as, n, rc, n, rcs);
 }

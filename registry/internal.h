@@ -64,6 +64,7 @@ struct registry {
     struct group_item *group_tail;
     int group_leading;                   /* a leader is writing groups (registry_group_submit) */
     uint64_t group_commits, group_items; /* written so far (under group_lock) */
+    uint64_t group_declined;             /* of those, appends not applied (under group_lock) */
     size_t group_queued;                 /* items in group_pending */
     size_t group_active;                 /* the last group and what waited after it: the load */
     int group_filling;                   /* a leader waits for group_fill */

@@ -417,9 +417,11 @@ typedef struct reg_stats {
     uint64_t subjects[SCHEMA_TYPE_COUNT]; /* subjects with a live version, by the latest one's type */
     uint64_t versions_live, versions_deleted;
     uint64_t index_bytes; /* records, keys, maps and prepared bodies; not parsed models */
-    /* Group commit (registry/group.c): statements written, registrations in them;
-     * the connection groups of two or more are written on: open now, reconnects. */
-    uint64_t group_commits, group_items;
+    /* Group commit (registry/group.c): statements written, registrations in them,
+     * of those the ones a statement declined (their subject's versions had moved
+     * on: decided on the general path); the connection groups of two or more are
+     * written on: open now, reconnects. */
+    uint64_t group_commits, group_items, group_declined;
     int group_connected;
     uint64_t group_reconnects;
     /* The change feed. */

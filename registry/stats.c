@@ -127,6 +127,7 @@ void registry_stats(registry_t *reg, reg_stats_t *out)
     pthread_mutex_lock(&reg->group_lock);
     out->group_commits = reg->group_commits;
     out->group_items = reg->group_items;
+    out->group_declined = reg->group_declined;
     pthread_mutex_unlock(&reg->group_lock);
     registry_group_conn_stats(reg, &out->group_connected, &out->group_reconnects);
 

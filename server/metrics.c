@@ -428,6 +428,11 @@ static void metrics_registry(strbuf_t *b, registry_t *reg)
     metrics_family(b, "schema_registry_group_registrations_total", "counter",
                    "Registrations written in those groups; divided by the groups, the mean group size.");
     metrics_u64(b, "schema_registry_group_registrations_total", NULL, st.group_items);
+    metrics_family(b, "schema_registry_group_declined_total", "counter",
+                   "Of those, registrations their group declined because the subject's versions had moved on "
+                   "(another registration of it in the same group, or one written since it was checked); each "
+                   "was then decided on the general path.");
+    metrics_u64(b, "schema_registry_group_declined_total", NULL, st.group_declined);
     metrics_family(b, "schema_registry_group_connection_up", "gauge",
                    "1 when the connection groups of two or more registrations are written on is open.");
     metrics_u64(b, "schema_registry_group_connection_up", NULL, (uint64_t)st.group_connected);

@@ -694,12 +694,13 @@ class H2Client:
         return [(":method", "POST"), (":scheme", "http"), (":authority", "localhost"),
                 (":path", path), ("content-type", SR_V1)]
 
-    def post(self, path, body, reset=False, flush=True):
-        """Sends one request; flush=False keeps its frames for the next flush(), so
-        that several requests reach the server in one write."""
+    def post(self, path, body, reset=False, flush=True, headers=()):
+        """Sends one request (headers: more (name, value) pairs, names in lower
+        case); flush=False keeps its frames for the next flush(), so that several
+        requests reach the server in one write."""
         sid = self.conn.get_next_available_stream_id()
         data = json.dumps(body).encode()
-        self.conn.send_headers(sid, self.headers(path) + [("content-length", str(len(data)))])
+        self.conn.send_headers(sid, self.headers(path) + [("content-length", str(len(data)))] + list(headers))
         while self.conn.local_flow_control_window(sid) < len(data):
             self.pump(0.5)
         self.conn.send_data(sid, data, end_stream=True)

@@ -537,6 +537,52 @@ class WithAuth(AuditCase):
                                + ", ".join(sql_literal(s) for s in shared) + ") ORDER BY subject COLLATE \"C\", version")
         self.assertEqual(versions, [(s, str(v)) for s in sorted(shared) for v in range(1, 33)])
 
+    def test_principals_of_one_pass(self):
+        """The same, made certain: alice's and root's registrations sent as streams of one
+        connection in one write reach one worker together and are written as one group.
+        Root's, the subject's second in the group, is declined, and the worker that
+        leads decides it on the general path on its own connection, acting for root
+        (server/handler_subjects.c, register_written); the last request it acted for
+        before is alice's."""
+        subject, fresh = "orders-" + self.sub("pass"), "orders-" + self.sub("pass-fresh")
+        jobs = [("alice", subject, avro_record("P", [("a", "int")])),
+                ("root", subject, avro_record("P", [("a", "int"), ("b", "int", 0)])),
+                ("alice", fresh, avro_record("Q", [("q", "int")]))]
+        # Both passwords verified before (auth.h keeps them), so that no stream waits
+        # for the slow hash while the others go on.
+        self.assertEqual(self.as_user("alice").request("GET", "/subjects").status, 200)
+        before = self.group_counters()
+        client = harness.H2Client(self.server.port)
+        self.addCleanup(client.close)
+        sent = []
+        for user, s, schema in jobs:
+            rid = self.rid()
+            auth = basic(user, USERS[user])["Authorization"]
+            sid = client.post(f"/subjects/{quote(s)}/versions", {"schema": schema}, flush=False,
+                              headers=[("authorization", auth), ("x-request-id", rid)])
+            sent.append((sid, rid, user, s))
+        client.flush()
+        client.wait_responses([sid for sid, *_ in sent], 30)
+        versions = {}
+        for sid, rid, user, s in sent:
+            self.assertEqual(client.responses.get(sid), 200, client.bodies.get(sid))
+            body = json.loads(client.bodies[sid])
+            row = fields(row_of(self.db, rid))
+            self.assertEqual((row["principal"], row["action"], row["subject"], row["schema_id"]),
+                             (user, "register", s, body["id"]), rid)
+            versions[rid] = row["version"]
+        self.assertEqual(sorted(versions.values()), [1, 1, 2])
+        self.assertEqual(versions[sent[1][1]], 2)  # root's: the declined one, written second
+        after = self.group_counters()
+        # One group of three, root's declined in it, then written by the general path.
+        self.assertEqual(tuple(a - b for a, b in zip(after, before)), (1, 3, 1))
+
+    def group_counters(self):
+        """(groups, registrations in them, of those declined) from /metrics, as root."""
+        text = self.as_user("root").request("GET", "/metrics").text
+        return tuple(int(float(re.search(rf"^schema_registry_group_{name}_total (\S+)$", text, re.M).group(1)))
+                     for name in ("commits", "registrations", "declined"))
+
     def test_401_and_403(self):
         s = "orders-" + self.sub()
         body = {"schema": avro_record("O", [("a", "int")])}

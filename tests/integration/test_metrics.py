@@ -69,6 +69,7 @@ FAMILIES = {
     "schema_registry_index_memory_bytes": "gauge",
     "schema_registry_group_commits_total": "counter",
     "schema_registry_group_registrations_total": "counter",
+    "schema_registry_group_declined_total": "counter",
     "schema_registry_group_connection_up": "gauge",
     "schema_registry_group_connection_reconnects_total": "counter",
     "schema_registry_change_feed_running": "gauge",

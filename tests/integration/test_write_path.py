@@ -28,10 +28,11 @@ def versions_in(db, subject):
 
 
 def group_counters(case):
-    """(group commits, registrations written in groups) from the server's /metrics."""
+    """(group commits, registrations written in groups, of those declined) from the
+    server's /metrics."""
     text = case.get("/metrics").text
     return tuple(int(float(re.search(rf"^schema_registry_{name}_total (\S+)$", text, re.M).group(1)))
-                 for name in ("group_commits", "group_registrations"))
+                 for name in ("group_commits", "group_registrations", "group_declined"))
 
 
 def wait_for_first_poll(server, timeout=30):
@@ -277,7 +278,7 @@ class GroupCommit(harness.RegistryTestCase):
         # The group writes one of the pair (migrations/0012 skips an item of a
         # subject the group already wrote); the other is decided by the general
         # path against the database: 409. Invalid schemas next to them: 422.
-        commits0, items0 = group_counters(self)
+        commits0, items0, declined0 = group_counters(self)
         blocked = [self.sub("blocked") for _ in range(2)]
         holders = [self.hold_subject_lock(s, 3) for s in blocked]
         time.sleep(0.5)
@@ -321,9 +322,10 @@ class GroupCommit(harness.RegistryTestCase):
             self.assertEqual((out[f"bad{i}"].status, out[f"bad{i}"].body["error_code"]), (422, 42201), out[f"bad{i}"])
         self.assertEqual(self.db.count("subject_versions", "subject LIKE '%bad%'"), 0)
         # The first blocked registration alone, then the 11 others (the pair's loser
-        # included) in one group: the refusal came from inside a group.
-        commits, items = group_counters(self)
-        self.assertEqual((commits - commits0, items - items0), (2, 12))
+        # included) in one group: the refusal came from inside a group, the loser's
+        # append the one the group declined.
+        commits, items, declined = group_counters(self)
+        self.assertEqual((commits - commits0, items - items0, declined - declined0), (2, 12, 1))
         # Every acknowledged version has its audit row and its change row.
         for s in blocked + fresh + shared + [pair]:
             self.assertEqual(self.db.count("audit_log", f"subject = {sql_literal(s)} AND action = 'register' AND outcome = 'ok'"), 1)
@@ -355,7 +357,7 @@ class OnePass(harness.RegistryTestCase):
                 for key, sid in sids.items()}
 
     def test_failures_next_to_successes_keep_each_answer(self):
-        commits0, items0 = group_counters(self)
+        commits0, items0, declined0 = group_counters(self)
         fresh = [self.sub("fresh") for _ in range(5)]
         shared = [self.sub("shared") for _ in range(2)]
         pair, tagged = self.sub("pair"), self.sub("tagged")
@@ -383,9 +385,10 @@ class OnePass(harness.RegistryTestCase):
             self.assertEqual((out[f"bad{i}"][0], out[f"bad{i}"][1]["error_code"]), (422, 42201), out[f"bad{i}"])
         self.assertEqual(self.db.count("subject_versions", "subject LIKE '%-bad-%'"), 0)
         # One group: the five fresh subjects, the shared content's two and the pair's
-        # two (its loser then took the general path); the tagged one was written alone.
-        commits, items = group_counters(self)
-        self.assertEqual((commits - commits0, items - items0), (2, 10))
+        # two (its loser declined, then decided on the general path); the tagged one
+        # was written alone.
+        commits, items, declined = group_counters(self)
+        self.assertEqual((commits - commits0, items - items0, declined - declined0), (2, 10, 1))
         for s in fresh + shared + [pair, tagged]:
             self.assertEqual(self.db.count("audit_log", f"subject = {sql_literal(s)} AND action = 'register' "
                                                         "AND outcome = 'ok'"), 1)
@@ -393,7 +396,7 @@ class OnePass(harness.RegistryTestCase):
 
     def test_a_failing_append_fails_alone(self):
         poison = poison_subject(self)
-        commits0, items0 = group_counters(self)
+        commits0, items0, declined0 = group_counters(self)
         others = [self.sub("ok") for _ in range(4)]
         out = self.send_together([(s, s, {"schema": avro_record(f"G{i}", [("f", "string")])})
                                   for i, s in enumerate(others + [poison])])
@@ -404,8 +407,8 @@ class OnePass(harness.RegistryTestCase):
         self.assertEqual(versions_in(self.db, poison), [])
         # In the group of five, then alone: the batch's appends were retried one by one.
         self.assertEqual(self.db.value("SELECT last_value FROM poison_attempts"), "2")
-        commits, items = group_counters(self)
-        self.assertEqual((commits - commits0, items - items0), (1, 5))
+        commits, items, declined = group_counters(self)
+        self.assertEqual((commits - commits0, items - items0, declined - declined0), (1, 5, 0))
 
 
 class GroupConnection(harness.RegistryTestCase):
