@@ -3,6 +3,7 @@
 #include "base/alloc.h"
 #include "base/siphash.h"
 
+#include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,34 +42,53 @@ static void hmap_release(const hmap_t *m, void *p)
         free(p);
 }
 
-/* Rehashes into a table of cap slots (a power of two that holds every live
- * entry below the load limit); -1 when out of memory (the map is then
- * unchanged). Tombstones are dropped. */
-static int hmap_rehash(hmap_t *m, size_t cap)
+/* A zeroed table of cap slots for m, or NULL when out of memory. */
+static hmap_entry_t *hmap_new_slots(const hmap_t *m, size_t cap)
 {
     if (cap > SIZE_MAX / sizeof(hmap_entry_t))
-        return -1;
-    hmap_entry_t *slots = hmap_alloc(m, cap * sizeof *slots);
-    if (!slots)
-        return -1;
+        return NULL;
+    return hmap_alloc(m, cap * sizeof(hmap_entry_t));
+}
+
+/* m's live entries placed in slots (cap of them, a power of two that holds
+ * them below the load limit); m itself is not changed, so readers may read
+ * it meanwhile. */
+static void hmap_place_live(const hmap_t *m, hmap_entry_t *slots, size_t cap)
+{
     size_t mask = cap - 1;
     for (size_t i = 0; i < m->cap; i++) {
-        hmap_entry_t *e = &m->slots[i];
-        if (!e->key)
+        const hmap_entry_t *e = &m->slots[i];
+        if (!e->key || e->tomb)
             continue;
-        if (e->tomb) {
-            hmap_release(m, e->key);
-            continue;
-        }
         size_t j = (size_t)e->hash & mask;
         while (slots[j].key)
             j = (j + 1) & mask;
         slots[j] = *e;
     }
+}
+
+/* m's table replaced by slots, which hmap_place_live filled from it: the
+ * tombstones' key copies and the old table are released. */
+static void hmap_take_slots(hmap_t *m, hmap_entry_t *slots, size_t cap)
+{
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->slots[i].key && m->slots[i].tomb)
+            hmap_release(m, m->slots[i].key);
     hmap_release(m, m->slots);
     m->slots = slots;
     m->cap = cap;
     m->filled = m->used;
+}
+
+/* Rehashes into a table of cap slots; -1 when out of memory (the map is then
+ * unchanged). Tombstones are dropped. */
+static int hmap_rehash(hmap_t *m, size_t cap)
+{
+    hmap_entry_t *slots = hmap_new_slots(m, cap);
+    if (!slots)
+        return -1;
+    hmap_place_live(m, slots, cap);
+    hmap_take_slots(m, slots, cap);
     return 0;
 }
 
@@ -76,6 +96,19 @@ static int hmap_rehash(hmap_t *m, size_t cap)
 static int hmap_fits(size_t filled, size_t cap)
 {
     return filled <= cap / 4 * 3;
+}
+
+/* 0 when m has room for extra more filled slots; else the capacity to rehash
+ * it into, maybe its own: rehashing drops tombstones, so it doubles only when
+ * live entries need it. */
+static size_t hmap_room_cap(const hmap_t *m, size_t extra)
+{
+    if (m->cap && hmap_fits(m->filled + extra, m->cap))
+        return 0;
+    size_t cap = m->cap ? m->cap : 16;
+    while (!hmap_fits(m->used + extra, cap) || (m->cap && cap == m->cap && (m->used + extra - 1) * 2 >= cap))
+        cap *= 2;
+    return cap;
 }
 
 int hmap_reserve_try(hmap_t *m, size_t n)
@@ -91,13 +124,32 @@ int hmap_reserve_try(hmap_t *m, size_t n)
 /* Room for one more filled slot. */
 static int hmap_make_room(hmap_t *m)
 {
-    if (m->cap && hmap_fits(m->filled + 1, m->cap))
+    size_t cap = hmap_room_cap(m, 1);
+    return cap ? hmap_rehash(m, cap) : 0;
+}
+
+int hmap_grown_copy(const hmap_t *m, size_t extra, hmap_t *out)
+{
+    assert(!m->arena);
+    *out = (hmap_t){0};
+    size_t cap = hmap_room_cap(m, extra);
+    if (!cap)
         return 0;
-    size_t cap = m->cap ? m->cap : 16;
-    /* Rehashing drops tombstones, so double only when live entries need it. */
-    while (!hmap_fits(m->used + 1, cap) || (m->cap && cap == m->cap && m->used * 2 >= cap))
-        cap *= 2;
-    return hmap_rehash(m, cap);
+    hmap_entry_t *slots = hmap_new_slots(m, cap);
+    if (!slots)
+        return -1;
+    hmap_place_live(m, slots, cap);
+    *out = (hmap_t){.slots = slots, .cap = cap, .used = m->used, .filled = m->used};
+    return 0;
+}
+
+void hmap_adopt(hmap_t *m, hmap_t *grown)
+{
+    if (grown->slots) {
+        assert(grown->used == m->used); /* m not changed since hmap_grown_copy */
+        hmap_take_slots(m, grown->slots, grown->cap);
+    }
+    *grown = (hmap_t){0};
 }
 
 /* ---- The map, continued ---------------------------------------------------- */

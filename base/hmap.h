@@ -77,6 +77,16 @@ static inline void hmap_init_arena(hmap_t *m, arena_t *a)
 /* Room for n live entries without growing: 0, or -1 when out of memory. */
 int hmap_reserve_try(hmap_t *m, size_t n);
 
+/* Growing a map that readers read meanwhile (registry/index.c). Its one
+ * writer builds a table of m's live entries with room for extra more filled
+ * slots without changing m (hmap_grown_copy: 0 and *out zeroed when m has
+ * that room already; -1 when out of memory), then, readers kept out, swaps it
+ * in (hmap_adopt; m must not have changed in between): a rehash's copy, tens
+ * of milliseconds for 100,000 entries, no longer holds the readers out, only
+ * the swap does. Keys and values move with the entries; not for arena maps. */
+int hmap_grown_copy(const hmap_t *m, size_t extra, hmap_t *out);
+void hmap_adopt(hmap_t *m, hmap_t *grown);
+
 /* Bytes of the slots and of the live entries' key copies, in O(1) (no
  * allocator overhead, no values). */
 static inline size_t hmap_bytes(const hmap_t *m)

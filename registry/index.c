@@ -29,6 +29,10 @@ typedef struct index_beside {
 
 struct reg_index {
     pthread_rwlock_t lock;
+    /* Held by every write around its write lock (index_write_begin), so that
+     * the maps change only under it: a writer may then read them with the
+     * readers to build a grown table before it takes the write lock. */
+    pthread_mutex_t write_lock;
     hmap_t by_id;    /* (context, id) -> index_entry_t* (owned) */
     hmap_t by_key;   /* (context, type byte, identity key) -> the canonical entry (borrowed from by_id) */
     hmap_t subjects; /* name -> reg_subject_t* (owned) */
@@ -93,6 +97,7 @@ reg_index_t *index_new(void)
 {
     reg_index_t *idx = xcalloc(1, sizeof *idx);
     pthread_rwlock_init(&idx->lock, NULL);
+    pthread_mutex_init(&idx->write_lock, NULL);
     return idx;
 }
 
@@ -150,6 +155,7 @@ void index_free(reg_index_t *idx)
     if (!idx)
         return;
     index_empty_locked(idx);
+    pthread_mutex_destroy(&idx->write_lock);
     pthread_rwlock_destroy(&idx->lock);
     free(idx);
 }
@@ -284,34 +290,65 @@ static void publish_snapshot_locked(reg_index_t *idx, store_snapshot_t *snap)
     store_snapshot_free(snap);
 }
 
+/*
+ * Every write: the write lock, the maps that grow with each new schema and
+ * subject given room first. A map's rehash copies every entry (tens of
+ * milliseconds at 100,000 entries, most of it the new table's page faults:
+ * docs/performance.md, "New registrations: the p99 spikes and the index's
+ * maps doubling"); done under the write lock it held every read that long.
+ * Here the writer builds the grown tables while readers go on reading the
+ * old ones, and swaps them in under the write lock. INDEX_ROOM is more than
+ * one write adds to a map, except a snapshot's, which grows in place.
+ */
+#define INDEX_ROOM 64
+
+static void index_write_begin(reg_index_t *idx)
+{
+    pthread_mutex_lock(&idx->write_lock);
+    hmap_t *maps[] = {&idx->by_id, &idx->by_key, &idx->subjects, &idx->shelves};
+    hmap_t grown[sizeof maps / sizeof *maps];
+    for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
+        if (hmap_grown_copy(maps[i], INDEX_ROOM, &grown[i]) != 0)
+            grown[i] = (hmap_t){0}; /* out of memory: the write's insertion grows it or aborts */
+    pthread_rwlock_wrlock(&idx->lock);
+    for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
+        hmap_adopt(maps[i], &grown[i]);
+}
+
+static void index_write_end(reg_index_t *idx)
+{
+    pthread_rwlock_unlock(&idx->lock);
+    pthread_mutex_unlock(&idx->write_lock);
+}
+
 void index_publish_snapshot(reg_index_t *idx, store_snapshot_t *snap)
 {
-    pthread_rwlock_wrlock(&idx->lock);
+    index_write_begin(idx);
     publish_snapshot_locked(idx, snap);
-    pthread_rwlock_unlock(&idx->lock);
+    index_write_end(idx);
 }
 
 /* One lock hold: a reader sees the old state or the new one, never an empty index. */
 void index_replace_snapshot(reg_index_t *idx, store_snapshot_t *snap)
 {
-    pthread_rwlock_wrlock(&idx->lock);
+    index_write_begin(idx);
     index_empty_locked(idx);
     publish_snapshot_locked(idx, snap);
-    pthread_rwlock_unlock(&idx->lock);
+    index_write_end(idx);
 }
 
 void index_publish_schema(reg_index_t *idx, reg_schema_t *s)
 {
-    pthread_rwlock_wrlock(&idx->lock);
+    index_write_begin(idx);
     add_schema_locked(idx, s);
-    pthread_rwlock_unlock(&idx->lock);
+    index_write_end(idx);
 }
 
 void index_publish_subject(reg_index_t *idx, reg_subject_t *fresh)
 {
-    pthread_rwlock_wrlock(&idx->lock);
+    index_write_begin(idx);
     publish_subject_locked(idx, fresh);
-    pthread_rwlock_unlock(&idx->lock);
+    index_write_end(idx);
 }
 
 static int versions_equal(const reg_subject_t *a, const reg_subject_t *b)
@@ -333,7 +370,7 @@ static reg_subject_t *subject_copy_locked(const reg_index_t *idx, const char *na
 int index_publish_append(reg_index_t *idx, const reg_subject_t *seen, reg_schema_t *row,
                          const reg_version_t *added)
 {
-    pthread_rwlock_wrlock(&idx->lock);
+    index_write_begin(idx);
     int fits = versions_equal(subject_locked(idx, seen->name), seen);
     if (fits && row) {
         add_schema_locked(idx, row);
@@ -347,16 +384,16 @@ int index_publish_append(reg_index_t *idx, const reg_subject_t *seen, reg_schema
         reg_subject_add_version(fresh, added->version, added->schema_id, added->deleted, added->ts_ms);
         publish_subject_locked(idx, fresh);
     }
-    pthread_rwlock_unlock(&idx->lock);
+    index_write_end(idx);
     reg_schema_release(row);
     return fits;
 }
 
 void index_publish_global(reg_index_t *idx, json_t *config, char *mode)
 {
-    pthread_rwlock_wrlock(&idx->lock);
+    index_write_begin(idx);
     publish_global_locked(idx, config, mode);
-    pthread_rwlock_unlock(&idx->lock);
+    index_write_end(idx);
 }
 
 /* ---- 3. Schemas ------------------------------------------------------------ */

@@ -189,6 +189,49 @@ static void test_hmap_tombstones_are_reclaimed(void **state)
     hmap_clear(&m);
 }
 
+/* hmap_grown_copy and hmap_adopt (registry/index.c grows its maps so): the
+ * copy leaves the map as it was, readable, until the swap; the swap keeps
+ * every live entry, drops the tombstones (their key copies freed: ASan) and
+ * leaves room for what was asked; a map with room gets no copy. */
+static void test_hmap_grown_copy_then_adopt(void **state)
+{
+    enum { N = 3000, ROOM = 64 };
+    hmap_t m = {0}, grown;
+    char key[32];
+    int copies = 0;
+    for (int i = 0; i < N; i++) {
+        size_t cap = m.cap, filled = m.filled;
+        assert_int_equal(hmap_grown_copy(&m, ROOM, &grown), 0);
+        assert_int_equal(m.cap, cap); /* untouched by the copy */
+        assert_int_equal(m.filled, filled);
+        if (grown.slots) {
+            copies++;
+            assert_true(grown.cap >= cap);
+            assert_true(grown.used + ROOM <= grown.cap / 4 * 3);
+            if (i > 0) { /* what readers look up still answers, in the old table */
+                snprintf(key, sizeof key, "k%d", i - 1);
+                assert_non_null(hmap_gets(&m, key));
+            }
+        }
+        hmap_adopt(&m, &grown);
+        assert_null(grown.slots);
+        assert_true(m.filled + ROOM <= m.cap / 4 * 3); /* room: the next puts do not rehash */
+        snprintf(key, sizeof key, "k%d", i);
+        assert_null(hmap_puts(&m, key, (void *)(intptr_t)(i + 1)));
+        if (i % 3 == 0) /* tombstones, which a copy leaves behind */
+            assert_int_equal((intptr_t)hmap_dels(&m, key), i + 1);
+    }
+    assert_true(copies >= 6 && copies < N / ROOM); /* grown now and then, not each time */
+    for (int i = 0; i < N; i++) {
+        snprintf(key, sizeof key, "k%d", i);
+        if (i % 3 == 0)
+            assert_null(hmap_gets(&m, key));
+        else
+            assert_int_equal((intptr_t)hmap_gets(&m, key), i + 1);
+    }
+    hmap_clear(&m);
+}
+
 /* ---- hmap: pointer-pair keys ------------------------------------------------------- */
 
 static void test_hmap_pair_keys(void **state)
@@ -398,6 +441,7 @@ int main(void)
         cmocka_unit_test(test_hmap_byte_keys),
         cmocka_unit_test(test_hmap_string_keys_grow_and_delete),
         cmocka_unit_test(test_hmap_tombstones_are_reclaimed),
+        cmocka_unit_test(test_hmap_grown_copy_then_adopt),
         cmocka_unit_test(test_hmap_bytes),
         cmocka_unit_test(test_hmap_pair_keys),
         cmocka_unit_test(test_hmap_insertion_order_does_not_matter),
