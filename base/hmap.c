@@ -106,7 +106,7 @@ static size_t hmap_room_cap(const hmap_t *m, size_t extra)
     if (m->cap && hmap_fits(m->filled + extra, m->cap))
         return 0;
     size_t cap = m->cap ? m->cap : 16;
-    while (!hmap_fits(m->used + extra, cap) || (m->cap && cap == m->cap && (m->used + extra - 1) * 2 >= cap))
+    while (!hmap_fits(m->used + extra, cap) || (m->cap && cap == m->cap && (m->used + extra) * 2 > cap))
         cap *= 2;
     return cap;
 }

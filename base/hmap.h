@@ -80,10 +80,11 @@ int hmap_reserve_try(hmap_t *m, size_t n);
 /* Growing a map that readers read meanwhile (registry/index.c). Its one
  * writer builds a table of m's live entries with room for extra more filled
  * slots without changing m (hmap_grown_copy: 0 and *out zeroed when m has
- * that room already; -1 when out of memory), then, readers kept out, swaps it
- * in (hmap_adopt; m must not have changed in between): a rehash's copy, tens
- * of milliseconds for 100,000 entries, no longer holds the readers out, only
- * the swap does. Keys and values move with the entries; not for arena maps. */
+ * that room already; -1 and *out zeroed when out of memory), then, readers
+ * kept out, swaps it in (hmap_adopt; m must not have changed in between): a
+ * rehash's copy, tens of milliseconds for 100,000 entries, no longer holds
+ * the readers out, only the swap does. Keys and values move with the entries;
+ * not for arena maps. */
 int hmap_grown_copy(const hmap_t *m, size_t extra, hmap_t *out);
 void hmap_adopt(hmap_t *m, hmap_t *grown);
 

@@ -307,9 +307,9 @@ static void index_write_begin(reg_index_t *idx)
     pthread_mutex_lock(&idx->write_lock);
     hmap_t *maps[] = {&idx->by_id, &idx->by_key, &idx->subjects, &idx->shelves};
     hmap_t grown[sizeof maps / sizeof *maps];
+    /* Out of memory, a copy stays empty: the write's insertion grows the map or aborts. */
     for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
-        if (hmap_grown_copy(maps[i], INDEX_ROOM, &grown[i]) != 0)
-            grown[i] = (hmap_t){0}; /* out of memory: the write's insertion grows it or aborts */
+        (void)hmap_grown_copy(maps[i], INDEX_ROOM, &grown[i]);
     pthread_rwlock_wrlock(&idx->lock);
     for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
         hmap_adopt(maps[i], &grown[i]);

@@ -199,6 +199,12 @@ static void test_hmap_grown_copy_then_adopt(void **state)
     hmap_t m = {0}, grown;
     char key[32];
     int copies = 0;
+    /* No room asked of an empty map: a first table all the same (it has no slot). */
+    assert_int_equal(hmap_grown_copy(&m, 0, &grown), 0);
+    assert_int_equal(grown.cap, 16);
+    hmap_adopt(&m, &grown);
+    assert_int_equal(hmap_grown_copy(&m, 0, &grown), 0);
+    assert_null(grown.slots); /* it has room for none more */
     for (int i = 0; i < N; i++) {
         size_t cap = m.cap, filled = m.filled;
         assert_int_equal(hmap_grown_copy(&m, ROOM, &grown), 0);
