@@ -47,6 +47,24 @@ struct dbpool {
 
 /* ---- Connections ------------------------------------------------------ */
 
+/* Under the mutex: a worker has a connection again, so the database is back
+ * for all. Workers still waiting out their backoff (up to 5 s) connect now:
+ * a job one of them took would fail for want of a connection while the
+ * database answers the others. Logged once per outage. */
+static void dbpool_outage_over(dbpool_t *pool)
+{
+    if (!pool->outage)
+        return;
+    pool->outage = 0;
+    for (int i = 0; i < pool->nworkers; i++)
+        if (pool->workers[i].db == NULL) {
+            pool->workers[i].retry_at_ms = 0;
+            pool->workers[i].backoff_ms = DBPOOL_BACKOFF_MIN_MS;
+        }
+    pthread_cond_broadcast(&pool->cond);
+    log_info("dbpool: connected to the database again");
+}
+
 /* Called without the lock held: store_open blocks. */
 static void dbpool_connect(dbpool_worker_t *w)
 {
@@ -56,26 +74,23 @@ static void dbpool_connect(dbpool_worker_t *w)
         store_limit_statements(db); /* a request's client waits on these */
     pthread_mutex_lock(&w->pool->mutex);
     w->db = db;
-    if (db == NULL)
-        w->pool->connect_errors++;
     /* One line per outage for the whole pool (a failover is one event, not
      * one per worker and attempt): the first failure, and the first success. */
     int was_out = w->pool->outage;
-    w->pool->outage = db == NULL;
-    pthread_mutex_unlock(&w->pool->mutex);
-    if (w->db != NULL) {
-        if (was_out)
-            log_info("dbpool: connected to the database again");
+    if (db != NULL) {
         w->backoff_ms = DBPOOL_BACKOFF_MIN_MS;
-        free(error);
-        return;
+        dbpool_outage_over(w->pool);
+    } else {
+        w->pool->connect_errors++;
+        w->pool->outage = 1;
+        w->retry_at_ms = clock_now_ms() + w->backoff_ms;
+        w->backoff_ms = w->backoff_ms * 2 > DBPOOL_BACKOFF_MAX_MS ? DBPOOL_BACKOFF_MAX_MS : w->backoff_ms * 2;
     }
-    if (!was_out)
+    pthread_mutex_unlock(&w->pool->mutex);
+    if (db == NULL && !was_out)
         log_warn("dbpool: cannot connect to the database (retrying with backoff up to %d ms): %s",
                  DBPOOL_BACKOFF_MAX_MS, error ? error : "unknown error");
     free(error);
-    w->retry_at_ms = clock_now_ms() + w->backoff_ms;
-    w->backoff_ms = w->backoff_ms * 2 > DBPOOL_BACKOFF_MAX_MS ? DBPOOL_BACKOFF_MAX_MS : w->backoff_ms * 2;
 }
 
 /* A connection that died under a job (a database restart): start over at once.
@@ -149,10 +164,14 @@ static void *dbpool_worker_main(void *arg)
             w->busy = 0;
             /* A connection the store reset under the job is a reconnect too:
              * after a database restart that is how most workers reconnect. */
-            if (w->db != NULL)
-                pool->reconnects += store_take_resets(w->db);
-            if (w->db != NULL && store_is_broken(w->db))
+            if (w->db != NULL && store_is_broken(w->db)) {
                 dbpool_disconnect(w);
+            } else if (w->db != NULL) {
+                unsigned resets = store_take_resets(w->db);
+                pool->reconnects += resets;
+                if (resets > 0)
+                    dbpool_outage_over(pool);
+            }
             continue;
         }
         if (pool->stopping)

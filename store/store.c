@@ -121,7 +121,7 @@ static void store_notice_quiet(void *arg, const char *message)
     (void)message; /* NOTICEs ("already exists, skipping") are not events */
 }
 
-static void store_note_timeline(store_t *db);
+static int store_note_timeline(store_t *db);
 
 /*
  * The database a statement runs on, as 31 bits: the cluster's system
@@ -195,7 +195,8 @@ static int store_reset(store_t *db)
         return -1;
     PQsetNoticeProcessor(db->conn, store_notice_quiet, NULL);
     store_renew_cancel(db);
-    store_note_timeline(db);
+    if (store_note_timeline(db) != 0)
+        return -1;
     atomic_fetch_add(&db->resets, 1);
     return 0;
 }
@@ -318,7 +319,12 @@ store_t *store_open(const char *conninfo, char **error)
     db->conn = conn;
     pthread_mutex_init(&db->cancel_lock, NULL);
     store_renew_cancel(db);
-    store_note_timeline(db);
+    if (store_note_timeline(db) != 0) {
+        if (error)
+            *error = xstrdup(PQerrorMessage(conn));
+        store_close(db);
+        return NULL;
+    }
     return db;
 }
 
@@ -1328,13 +1334,19 @@ store_rc_t store_timeline(store_t *db, int64_t *out)
 
 /* Straight on the connection: store_query would reset a broken one, and a
  * reset notes the timeline itself. */
-static void store_note_timeline(store_t *db)
+/* -1 when the connection died under the query: a server shutting down
+ * accepts a connection and ends it at once ("terminating connection due to
+ * administrator command"). Such a connection must not count as open: its
+ * timeline, unknown, would make the first reset after the restart look like
+ * a failover (store_exec_retrying). */
+static int store_note_timeline(store_t *db)
 {
     PGresult *res = PQexec(db->conn, STORE_TIMELINE_SQL);
     db->timeline = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1
                        ? strtoll(PQgetvalue(res, 0, 0), NULL, 10)
                        : -1;
     PQclear(res);
+    return PQstatus(db->conn) == CONNECTION_OK ? 0 : -1;
 }
 
 int64_t store_connected_timeline(const store_t *db)
