@@ -220,20 +220,28 @@ static store_rc_t appends_write(store_t *db, store_append_t **as, size_t n)
     return rc;
 }
 
-/* rc: how the n appends written together went; rcs[i]: how as[i] went. A
- * statement of several fails whole, so each of its appends is then decided
- * alone: one append's failure (a deadlock with a general write, say) is never
- * another's. Returns how many the statement declined (written, not applied:
- * their subjects' versions had moved on). */
+/* rc: how the n appends written together went; rcs[i]: how as[i] went, and
+ * errors[i] (malloc'd) db's message when it failed. A statement of several
+ * fails whole, so each of its appends is then decided alone: one append's
+ * failure (a deadlock with a general write, say) is never another's. Returns
+ * how many the statement declined (written, not applied: their subjects'
+ * versions had moved on). */
 static size_t appends_settle(store_t *db, store_append_t **as, size_t n, store_rc_t rc, size_t together,
-                             store_rc_t *rcs)
+                             store_rc_t *rcs, char **errors)
 {
     size_t declined = 0;
     for (size_t i = 0; i < n; i++) {
         rcs[i] = rc != STORE_OK && together > 1 ? appends_write(db, &as[i], 1) : rc;
+        errors[i] = rcs[i] != STORE_OK ? xstrdup(store_error(db)) : NULL;
         declined += rcs[i] == STORE_OK && !as[i]->applied;
     }
     return declined;
+}
+
+static void errors_free(char **errors, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(errors[i]);
 }
 
 /* Writes one group (the appends of n items): two or more on the group's
@@ -256,11 +264,13 @@ static store_rc_t group_write(registry_t *reg, store_t *db, group_item_t **items
 static size_t group_complete(store_t *db, group_item_t **items, size_t n, store_rc_t rc, size_t appends)
 {
     store_rc_t rcs[GROUP_MAX_ITEMS];
+    char *errors[GROUP_MAX_ITEMS];
     size_t declined = 0;
     for (size_t i = 0; i < n; i++) {
         group_item_t *it = items[i];
-        declined += appends_settle(db, it->as, it->n, rc, appends, rcs);
-        it->done(it->arg, db, rcs);
+        declined += appends_settle(db, it->as, it->n, rc, appends, rcs, errors);
+        it->done(it->arg, db, rcs, errors);
+        errors_free(errors, it->n);
         free(it);
     }
     return declined;
@@ -316,10 +326,11 @@ void registry_group_submit(registry_t *reg, store_t *db, store_append_t **as, si
 
 /* ---- Alone ------------------------------------------------------------------------ */
 
-void registry_append_alone(registry_t *reg, store_t *db, store_append_t **as, size_t n, store_rc_t *rcs)
+void registry_append_alone(registry_t *reg, store_t *db, store_append_t **as, size_t n, store_rc_t *rcs,
+                           char **errors)
 {
     store_rc_t rc = appends_write(db, as, n);
-    size_t declined = appends_settle(db, as, n, rc, n, rcs);
+    size_t declined = appends_settle(db, as, n, rc, n, rcs, errors);
     pthread_mutex_lock(&reg->group_lock);
     reg->group_commits++; /* a statement of its own is a group too, for the mean size */
     reg->group_items += n;

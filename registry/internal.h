@@ -113,8 +113,11 @@ struct registry {
 /* ---- 2. Store results -------------------------------------------------------- */
 
 /* REG_OK for STORE_OK; otherwise the failure as the client sees it (50002 for
- * a timeout, 50001 else) with the store's message. The one translation. */
+ * a timeout, 50001 else) with the store's message: db's last error, or
+ * message (reg_store_as) for a statement another statement on db followed
+ * (an append of a group's retries, group.c). The one translation. */
 reg_code_t reg_store(reg_error_t *err, store_t *db, store_rc_t rc);
+reg_code_t reg_store_as(reg_error_t *err, store_rc_t rc, const char *message);
 
 /* ---- 3. Reloading and writing -------------------------------------------------- */
 
@@ -279,17 +282,21 @@ void md_digest(const json_t *md, void (*update)(void *ctx, const void *p, size_t
  * written, on the leader's thread with its connection db (maybe the caller's
  * own, before submit returns): rcs[i] as store_register_append's for as[i]
  * alone (a failed group is retried one append at a time, so one append's
- * failure, a deadlock with a general write say, is never another's). as[i]
- * are the caller's until then. Appends a done queues join the queue and are
- * written by the same leader's next pass.
+ * failure, a deadlock with a general write say, is never another's), and
+ * errors[i] its store message when it failed, else NULL (the group's, valid
+ * during done: the appends' retries follow one another on db, so db's last
+ * error is only the last one's). as[i] are the caller's until then. Appends
+ * a done queues join the queue and are written by the same leader's next pass.
  */
-typedef void (*group_done_fn)(void *arg, store_t *db, const store_rc_t *rcs);
+typedef void (*group_done_fn)(void *arg, store_t *db, const store_rc_t *rcs, char *const *errors);
 void registry_group_submit(registry_t *reg, store_t *db, store_append_t **as, size_t n, group_done_fn done,
                            void *arg);
 /* The same written now on db, outside the queue, for a caller that waits for
  * the result: a leader writes until the queue is empty, which under a steady
- * load a waiting caller's own request would wait for. */
-void registry_append_alone(registry_t *reg, store_t *db, store_append_t **as, size_t n, store_rc_t *rcs);
+ * load a waiting caller's own request would wait for. errors[i]: as done's,
+ * malloc'd, the caller's to free. */
+void registry_append_alone(registry_t *reg, store_t *db, store_append_t **as, size_t n, store_rc_t *rcs,
+                           char **errors);
 void registry_group_init(registry_t *reg);
 void registry_group_destroy(registry_t *reg);
 /* The group's connection for registry_stats: open now, and its reconnects so far. */

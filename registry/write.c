@@ -983,7 +983,8 @@ struct reg_pending {
     reg_schema_t *row;
     char *text; /* store_append_text's, rendered here: the leader only joins them */
     store_append_t a;
-    store_rc_t src; /* how the group wrote a */
+    store_rc_t src;  /* how the group wrote a */
+    char *src_error; /* and its store message when it failed (owned) */
 };
 
 /*
@@ -1060,7 +1061,8 @@ static reg_code_t append_complete(registry_t *reg, store_t *db, reg_pending_t *p
             registry_feed_own(reg, a->change_seq); /* published: the feed need not read it back */
     } else {
         reg_schema_release(row);
-        rc = src == STORE_OK ? REG_SCHEMA_NOT_FOUND : reg_store(p->err, db, src);
+        rc = src == STORE_OK ? REG_SCHEMA_NOT_FOUND
+                             : reg_store_as(p->err, src, p->src_error ? p->src_error : store_error(db));
     }
     return rc;
 }
@@ -1151,6 +1153,7 @@ static void pending_free(reg_pending_t *p)
     reg_subject_free(p->seen);
     reg_schema_release(p->row);
     free(p->text);
+    free(p->src_error);
     if (p->out == &p->scratch) /* else the caller's */
         reg_view_clear(p->out);
     free(p);
@@ -1290,11 +1293,13 @@ typedef struct register_queued {
     reg_pending_t *pending[];
 } register_queued_t;
 
-static void register_queued_done(void *arg, store_t *db, const store_rc_t *rcs)
+static void register_queued_done(void *arg, store_t *db, const store_rc_t *rcs, char *const *errors)
 {
     register_queued_t *q = arg;
-    for (size_t i = 0; i < q->n; i++)
+    for (size_t i = 0; i < q->n; i++) {
         q->pending[i]->src = rcs[i];
+        q->pending[i]->src_error = errors[i] ? xstrdup(errors[i]) : NULL;
+    }
     q->written(q->arg, db);
     free(q);
 }
@@ -1323,11 +1328,14 @@ void registry_register_finish(registry_t *reg, store_t *db, reg_pending_t **pend
 {
     store_append_t **as = appends_of(pending, n);
     store_rc_t *srcs = xcalloc(n, sizeof *srcs);
-    registry_append_alone(reg, db, as, n, srcs);
+    char **errors = xcalloc(n, sizeof *errors);
+    registry_append_alone(reg, db, as, n, srcs, errors);
     for (size_t i = 0; i < n; i++) {
         pending[i]->src = srcs[i];
+        pending[i]->src_error = errors[i]; /* the pending's now */
         rcs[i] = registry_register_end(reg, db, pending[i]);
     }
+    free(errors);
     free(srcs);
     free(as);
 }

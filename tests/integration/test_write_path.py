@@ -411,6 +411,26 @@ class OnePass(harness.RegistryTestCase):
         self.assertEqual((commits - commits0, items - items0, declined - declined0), (1, 5, 0))
 
 
+    def test_failing_appends_keep_their_own_errors(self):
+        """A failed group's appends are retried one after another on one connection:
+        each failing registration answers with its own error, not the last one's."""
+        victims = [self.sub("victim") for _ in range(2)]
+        self.db.sql("CREATE FUNCTION named_poison() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                    f"IF NEW.subject IN ({sql_literal(victims[0])}, {sql_literal(victims[1])}) THEN "
+                    "RAISE EXCEPTION 'poisoned %', NEW.subject; END IF; RETURN NEW; END $$")
+        self.db.sql("CREATE TRIGGER named_poison BEFORE INSERT ON subject_versions "
+                    "FOR EACH ROW EXECUTE FUNCTION named_poison()")
+        others = [self.sub("ok") for _ in range(3)]
+        subjects = [others[0], victims[0], others[1], victims[1], others[2]]
+        out = self.send_together([(s, s, {"schema": avro_record(f"E{i}", [("f", "string")])})
+                                  for i, s in enumerate(subjects)])
+        for s in others:
+            self.assertEqual(out[s][0], 200, out[s])
+        for s in victims:
+            self.assertEqual((out[s][0], out[s][1]["error_code"]), (500, 50001), out[s])
+            self.assertIn(f"poisoned {s}", out[s][1]["message"])
+            self.assertEqual(versions_in(self.db, s), [])
+
 class GroupConnection(harness.RegistryTestCase):
     """A group of two or more appends is written on the registry's own group connection,
     the same backend for every group, not on whichever worker leads it; a lone append on
