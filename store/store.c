@@ -123,6 +123,17 @@ static void store_notice_quiet(void *arg, const char *message)
 
 static int store_note_timeline(store_t *db);
 
+/* What a connection, new or reset, is set up with on this side. An error's
+ * message reaches the client (and the log) as it is: without the CONTEXT
+ * lines, which for an error inside a function quote the SQL of every
+ * statement it was called from, kilobytes of this project's own statements.
+ * The primary message, DETAIL and HINT stay. */
+static void store_conn_settings(PGconn *conn)
+{
+    PQsetNoticeProcessor(conn, store_notice_quiet, NULL);
+    PQsetErrorContextVisibility(conn, PQSHOW_CONTEXT_NEVER);
+}
+
 /*
  * The database a statement runs on, as 31 bits: the cluster's system
  * identifier (initdb draws it; a streaming standby shares its primary's, a
@@ -193,7 +204,7 @@ static int store_reset(store_t *db)
     PQreset(db->conn);
     if (PQstatus(db->conn) != CONNECTION_OK)
         return -1;
-    PQsetNoticeProcessor(db->conn, store_notice_quiet, NULL);
+    store_conn_settings(db->conn);
     store_renew_cancel(db);
     if (store_note_timeline(db) != 0)
         return -1;
@@ -314,7 +325,7 @@ store_t *store_open(const char *conninfo, char **error)
         PQfinish(conn);
         return NULL;
     }
-    PQsetNoticeProcessor(conn, store_notice_quiet, NULL);
+    store_conn_settings(conn);
     store_t *db = xcalloc(1, sizeof *db);
     db->conn = conn;
     pthread_mutex_init(&db->cancel_lock, NULL);
