@@ -573,7 +573,7 @@ static int dec_int(dec_t *d, int64_t *out)
 /* A length, checked against the bytes left before anything is read. */
 static int dec_len(dec_t *d, size_t *out)
 {
-    int64_t n;
+    int64_t n = 0; /* set by dec_long on success; gcc -O2 cannot tell */
     if (dec_long(d, &n) != 0)
         return -1;
     if (n < 0)

@@ -382,8 +382,9 @@ static const char *parse_clock(const char *s, int64_t per_second, int digits, in
 
 int cl_parse_logical(avro_logical_t l, const char *s, int64_t *out)
 {
-    int64_t per_second, secs = 0, frac = 0;
-    int digits, zulu, is_time;
+    /* A date sets none of the units (logical_units is not called for it). */
+    int64_t per_second = 1, secs = 0, frac = 0;
+    int digits = 0, zulu = 0, is_time = 0;
     if (l == AVRO_LOGICAL_DATE || logical_units(l, &per_second, &digits, &zulu, &is_time)) {
         int64_t days = 0;
         if (l == AVRO_LOGICAL_DATE || !is_time) {

@@ -160,7 +160,7 @@ static int pe_unsigned(pe_ctx_t *c, const char *field, const json_t *v, uint64_t
         *out = (uint64_t)d;
         return 0;
     }
-    int64_t x;
+    int64_t x = 0; /* set by pe_signed on success; gcc -O2 cannot tell */
     if (pe_signed(c, field, v, 0, INT64_MAX, &x) != 0)
         return -1;
     if ((uint64_t)x > max)
