@@ -72,8 +72,8 @@ static void pgembed_notice(const pgembed_t *pg, const char *fmt, ...)
 static int pgembed_is_executable(const char *dir, const char *name)
 {
     char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    return access(path, X_OK) == 0;
+    int n = snprintf(path, sizeof path, "%s/%s", dir, name);
+    return n > 0 && (size_t)n < sizeof path && access(path, X_OK) == 0; /* a cut path names another file */
 }
 
 static void pgembed_free(pgembed_t *pg)
