@@ -49,48 +49,51 @@ class Health(harness.unittest.TestCase):
                              capture_output=True, text=True, timeout=120)
         self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
 
-    def test_live_and_ready(self):
+    def serve(self, name, db_threads):
+        """A cluster of its own and a server on it with db_threads workers: (pg, server, client)."""
         pg = harness.Postgres().start()
-        db = pg.new_database("health")
+        db = pg.new_database(name)
+        server = harness.Server(database_url=db.url, name=name, args=["--db-threads", str(db_threads)],
+                                env={"PGCONNECT_TIMEOUT": "2"}).start()
+        self.addCleanup(server.kill)
+        return pg, server, server.client()
+
+    def start_again(self, pg):
+        opts = f"-k {pg.sock} -p {pg.port} -c listen_addresses=127.0.0.1 -c fsync=off"
+        self.pg_ctl(pg, "-l", pg.log, "-o", opts, "-w", "start")
+
+    def assert_ready_within(self, c, server, seconds):
+        deadline = time.monotonic() + seconds
+        ready = c.get("/health/ready")
+        while ready.status != 200 and time.monotonic() < deadline:
+            time.sleep(0.05)
+            ready = c.get("/health/ready")
+        self.assertEqual(ready.status, 200, f"{ready.body}\n--- server log ---\n{harness.tail(server.log, 3000)}")
+
+    def test_live_and_ready(self):
         # Many workers, still connecting when the database stops below: a
         # connection the stopping server accepts and ends at once must not
         # count as open (store_note_timeline).
-        server = harness.Server(database_url=db.url, name="health", args=["--db-threads", "48"],
-                                env={"PGCONNECT_TIMEOUT": "2"}).start()
-        self.addCleanup(server.kill)
-        c = server.client()
+        pg, server, c = self.serve("health", 48)
         self.assertEqual((c.get("/health/live").status, c.get("/health/live").body), (200, {"status": "live"}))
         self.assertEqual((c.get("/health/ready").status, c.get("/health/ready").body), (200, {"status": "ready"}))
 
-        port = pg.port
         self.pg_ctl(pg, "-m", "fast", "-w", "stop")
         ready = c.get("/health/ready")
         self.assertIn(ready.status, (500, 503), ready)
         self.assertEqual(set(ready.body), {"error_code", "message"})
         self.assertEqual(c.get("/health/live").status, 200)
-        opts = f"-k {pg.sock} -p {port} -c listen_addresses=127.0.0.1 -c fsync=off"
-        self.pg_ctl(pg, "-l", pg.log, "-o", opts, "-w", "start")
-        deadline = time.monotonic() + 20
-        ready = c.get("/health/ready")
-        while ready.status != 200 and time.monotonic() < deadline:
-            time.sleep(0.2)
-            ready = c.get("/health/ready")
-        self.assertEqual(ready.status, 200, f"{ready.body}\n--- server log ---\n{harness.tail(server.log, 3000)}")
+        self.start_again(pg)
+        self.assert_ready_within(c, server, 20)
         # Ready once is ready for good: the first connection back ends the
         # outage for every worker, none answers from its backoff.
         for _ in range(40):
-            ready = c.get("/health/ready")
-            self.assertEqual(ready.status, 200, f"{ready.body}\n--- server log ---\n{harness.tail(server.log, 3000)}")
+            self.assert_ready_within(c, server, 0)
             time.sleep(0.05)
         server.stop()
 
     def test_workers_come_back_together(self):
-        pg = harness.Postgres().start()
-        db = pg.new_database("comeback")
-        server = harness.Server(database_url=db.url, name="comeback", args=["--db-threads", "8"],
-                                env={"PGCONNECT_TIMEOUT": "2"}).start()
-        self.addCleanup(server.kill)
-        c = server.client()
+        pg, server, c = self.serve("comeback", 8)
 
         def connected():
             text = c.get("/metrics", headers={"Accept": "text/plain"}).text
@@ -100,7 +103,6 @@ class Health(harness.unittest.TestCase):
         while connected() != 8 and time.monotonic() < deadline:
             time.sleep(0.05)
         self.assertEqual(connected(), 8)
-        port = pg.port
         self.pg_ctl(pg, "-m", "fast", "-w", "stop")
         # One worker finds the outage two seconds before the others, who find
         # it in probes side by side: backoffs out of step (each doubles from
@@ -114,11 +116,8 @@ class Health(harness.unittest.TestCase):
                 self.assertLessEqual(statuses, {500, 503})
         self.assertEqual(connected(), 0)
 
-        opts = f"-k {pg.sock} -p {port} -c listen_addresses=127.0.0.1 -c fsync=off"
-        self.pg_ctl(pg, "-l", pg.log, "-o", opts, "-w", "start")
-        deadline = time.monotonic() + 20
-        while c.get("/health/ready").status != 200 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        self.start_again(pg)
+        self.assert_ready_within(c, server, 20)
         # The first worker back wakes the others: all connect within a
         # connection's time, not each at the end of its backoff.
         back = time.monotonic()
