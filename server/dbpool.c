@@ -39,6 +39,7 @@ struct dbpool {
     int cancelling; /* dbpool_cancel: queued jobs run without a connection */
     int outage;     /* a worker lost or could not open its connection: logged once until one is back */
     int nworkers;
+    int connected; /* workers holding a connection */
     dbpool_worker_t *workers;
     /* Counted under the mutex for dbpool_stats (it is taken for each job anyway). */
     size_t queued;
@@ -74,6 +75,7 @@ static void dbpool_connect(dbpool_worker_t *w)
         store_limit_statements(db); /* a request's client waits on these */
     pthread_mutex_lock(&w->pool->mutex);
     w->db = db;
+    w->pool->connected += db != NULL;
     /* One line per outage for the whole pool (a failover is one event, not
      * one per worker and attempt): the first failure, and the first success. */
     int was_out = w->pool->outage;
@@ -104,6 +106,19 @@ static void dbpool_disconnect(dbpool_worker_t *w)
     if (!w->pool->outage)
         log_warn("dbpool: worker %d lost its database connection; reconnecting", w->index);
     w->pool->outage = 1;
+    if (--w->pool->connected == 0)
+        pthread_cond_broadcast(&w->pool->cond); /* the queued jobs are the others' now (dbpool_may_take) */
+}
+
+/* Whether w takes a job now. A worker without a connection fails the job it
+ * takes (500, error 50001), which is right only while no worker has one: a
+ * database that refuses some connections (max_connections, a connection
+ * limit) still answers the others, and the job waits for one of them. */
+static int dbpool_may_take(const dbpool_worker_t *w)
+{
+    const dbpool_t *pool = w->pool;
+    return w->db != NULL || pool->connected == 0 || pool->conninfo == NULL || pool->stopping ||
+           pool->cancelling;
 }
 
 /* ---- The queue ------------------------------------------------------------- */
@@ -154,7 +169,7 @@ static void *dbpool_worker_main(void *arg)
             pthread_mutex_lock(&pool->mutex);
             continue;
         }
-        dbpool_job_t *job = dbpool_pop(pool);
+        dbpool_job_t *job = dbpool_may_take(w) ? dbpool_pop(pool) : NULL;
         if (job != NULL) {
             store_t *db = pool->cancelling ? NULL : w->db;
             w->busy = 1;
@@ -181,6 +196,7 @@ static void *dbpool_worker_main(void *arg)
     /* Off the worker under the mutex: dbpool_stats reads a worker's db. */
     store_t *db = w->db;
     w->db = NULL;
+    pool->connected -= db != NULL;
     pthread_mutex_unlock(&pool->mutex);
 
     if (db != NULL)
@@ -246,10 +262,16 @@ void dbpool_submit(dbpool_t *pool, dbpool_job_t *job)
         pool->head = job;
     pool->tail = job;
     pool->queued++;
+    /* One waiter woken may be one without a connection, which leaves the job
+     * (dbpool_may_take): then all are, until every worker has one again. */
+    int all = pool->connected < pool->nworkers;
     pthread_mutex_unlock(&pool->mutex);
     /* After the unlock: a worker woken under it would only block on it again.
      * The condition variable lives as long as the pool. */
-    pthread_cond_signal(&pool->cond);
+    if (all)
+        pthread_cond_broadcast(&pool->cond);
+    else
+        pthread_cond_signal(&pool->cond);
 }
 
 void dbpool_cancel(dbpool_t *pool)

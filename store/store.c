@@ -1344,12 +1344,11 @@ store_rc_t store_timeline(store_t *db, int64_t *out)
 }
 
 /* Straight on the connection: store_query would reset a broken one, and a
- * reset notes the timeline itself. */
-/* -1 when the connection died under the query: a server shutting down
- * accepts a connection and ends it at once ("terminating connection due to
- * administrator command"). Such a connection must not count as open: its
- * timeline, unknown, would make the first reset after the restart look like
- * a failover (store_exec_retrying). */
+ * reset notes the timeline itself. -1 when the connection died under the
+ * query: a server shutting down accepts a connection and ends it at once
+ * ("terminating connection due to administrator command"). Such a connection
+ * must not count as open: its timeline, unknown, would make the first reset
+ * after the restart look like a failover (store_exec_retrying). */
 static int store_note_timeline(store_t *db)
 {
     PGresult *res = PQexec(db->conn, STORE_TIMELINE_SQL);

@@ -5,6 +5,8 @@
   is down, and 200 again once it is back, for every probe from the first: a
   connection opened as the database stopped does not pass for a failover
   later, and the first worker back wakes the others out of their backoffs.
+  While the database refuses some workers' connections, the others answer
+  every request: a worker without a connection takes none.
   It is 503 while the change feed is further behind than
   health.ready.max.feed.lag.ms, though the database answers.
 - SIGHUP reloads the TLS certificate and key: new connections see the new
@@ -62,6 +64,11 @@ class Health(harness.unittest.TestCase):
         opts = f"-k {pg.sock} -p {pg.port} -c listen_addresses=127.0.0.1 -c fsync=off"
         self.pg_ctl(pg, "-l", pg.log, "-o", opts, "-w", "start")
 
+    @staticmethod
+    def connected_workers(c):
+        text = c.get("/metrics", headers={"Accept": "text/plain"}).text
+        return int(re.search(r"^schema_registry_db_pool_connected_workers (\d+)$", text, re.M).group(1))
+
     def assert_ready_within(self, c, server, seconds):
         deadline = time.monotonic() + seconds
         ready = c.get("/health/ready")
@@ -96,8 +103,7 @@ class Health(harness.unittest.TestCase):
         pg, server, c = self.serve("comeback", 8)
 
         def connected():
-            text = c.get("/metrics", headers={"Accept": "text/plain"}).text
-            return int(re.search(r"^schema_registry_db_pool_connected_workers (\d+)$", text, re.M).group(1))
+            return self.connected_workers(c)
 
         deadline = time.monotonic() + 10
         while connected() != 8 and time.monotonic() < deadline:
@@ -124,6 +130,38 @@ class Health(harness.unittest.TestCase):
         while connected() != 8 and time.monotonic() < back + 0.5:
             time.sleep(0.02)
         self.assertEqual(connected(), 8, harness.tail(server.log, 3000))
+        server.stop()
+
+    def test_workers_without_a_connection_take_no_request(self):
+        # The database refuses some of the workers' connections (a connection
+        # limit, as max_connections would): the workers that have one answer
+        # every request; the others take none while they wait to retry.
+        pg = harness.Postgres().start()
+        db = pg.new_database("scarce")
+        pg.sql("CREATE ROLE scarce LOGIN")  # limits do not bind superusers
+        pg.sql(f'ALTER DATABASE "{db.name}" OWNER TO scarce')
+        server = harness.Server(database_url=f"postgresql://scarce@127.0.0.1:{pg.port}/{db.name}", name="scarce",
+                                args=["--db-threads", "8"]).start()
+        self.addCleanup(server.kill)
+        c = server.client()
+
+        def probes(n):
+            with concurrent.futures.ThreadPoolExecutor(8) as pool:
+                return list(pool.map(lambda _: server.client().get("/health/ready"), range(n)))
+
+        pg.sql(f'ALTER DATABASE "{db.name}" CONNECTION LIMIT 5')
+        pg.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'scarce'")
+        # Every worker finds its connection gone; at most five connect again
+        # (the change feed's among them), the rest back off.
+        deadline = time.monotonic() + 2
+        while time.monotonic() < deadline:
+            probes(16)
+        connected = self.connected_workers(c)
+        self.assertTrue(0 < connected < 8, connected)
+        for _ in range(10):
+            answers = probes(16)
+            self.assertEqual([r.status for r in answers], [200] * 16,
+                             [r.body for r in answers if r.status != 200][:1])
         server.stop()
 
     def test_ready_follows_the_change_feed(self):
