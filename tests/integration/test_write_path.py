@@ -410,7 +410,6 @@ class OnePass(harness.RegistryTestCase):
         commits, items, declined = group_counters(self)
         self.assertEqual((commits - commits0, items - items0, declined - declined0), (1, 5, 0))
 
-
     def test_failing_appends_keep_their_own_errors(self):
         """A failed group's appends are retried one after another on one connection:
         each failing registration answers with its own error, not the last one's."""
@@ -429,8 +428,9 @@ class OnePass(harness.RegistryTestCase):
         for s in victims:
             self.assertEqual((out[s][0], out[s][1]["error_code"]), (500, 50001), out[s])
             self.assertIn(f"poisoned {s}", out[s][1]["message"])
-            self.assertNotIn("SQL statement", out[s][1]["message"])  # no CONTEXT: our statements are ours
+            self.assertNotIn("SQL statement", out[s][1]["message"])  # no CONTEXT lines quoting our SQL
             self.assertEqual(versions_in(self.db, s), [])
+
 
 class GroupConnection(harness.RegistryTestCase):
     """A group of two or more appends is written on the registry's own group connection,
