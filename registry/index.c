@@ -25,6 +25,10 @@ typedef struct index_entry {
 typedef struct index_beside {
     reg_shelf_t *bodies; /* its versions' prepared bodies (section 6) */
     int type;            /* the schema type it is counted under (section 7), or -1 */
+    /* counted[i]: version i was counted in its entry's nversions (the entry
+     * existed when the subject entered); only those are taken off when it
+     * leaves, whatever entries were published meanwhile. */
+    unsigned char *counted;
 } index_beside_t;
 
 struct reg_index {
@@ -114,6 +118,7 @@ static int beside_free(void *value, void *arg)
 {
     index_beside_t *b = value;
     reg_shelf_free(b->bodies);
+    free(b->counted);
     free(b);
     return 0;
 }
@@ -233,13 +238,16 @@ static void add_schema_locked(reg_index_t *idx, reg_schema_t *s)
         *max = s->id;
 }
 
-/* The entries subj's versions name count them (sign +1) or stop (-1); a row
- * is counted in schemas[] while some version carries it. */
-static void count_versions(reg_index_t *idx, const reg_subject_t *subj, int sign)
+/* The entries subj's versions name count them (sign +1, noting in counted
+ * which did) or stop (-1, those counted noted); a row is counted in
+ * schemas[] while some version carries it. */
+static void count_versions(reg_index_t *idx, const reg_subject_t *subj, int sign, unsigned char *counted)
 {
     for (size_t i = 0; i < subj->n; i++) {
         index_entry_t *e = version_entry_locked(idx, subj, &subj->v[i]);
-        if (!e)
+        if (sign > 0)
+            counted[i] = e != NULL;
+        if (!e || !counted[i])
             continue;
         int carried = e->nversions > 0;
         e->nversions += sign;
@@ -923,7 +931,7 @@ static uint64_t entry_bytes(const index_entry_t *e)
 static uint64_t subject_bytes(const reg_subject_t *subj)
 {
     return sizeof *subj + strlen(subj->name) + 1 + subj->n * sizeof *subj->v +
-           (subj->mode ? strlen(subj->mode) + 1 : 0) + sizeof(index_beside_t);
+           (subj->mode ? strlen(subj->mode) + 1 : 0) + sizeof(index_beside_t) + (subj->n ? subj->n : 1);
 }
 
 /* The type of subj's latest live version, or -1 (none, or its row unknown). */
@@ -951,8 +959,9 @@ static void count_subject_locked(reg_index_t *idx, const reg_subject_t *subj, in
 /* subj (in idx->subjects now) is counted, and gets its shelf of version bodies. */
 static void subject_enter_locked(reg_index_t *idx, reg_subject_t *subj)
 {
-    count_versions(idx, subj, +1);
     index_beside_t *b = xmalloc(sizeof *b);
+    b->counted = xcalloc(subj->n ? subj->n : 1, 1);
+    count_versions(idx, subj, +1, b->counted);
     b->bodies = reg_shelf_new(subj->n * REG_BODY_VARIANTS, &idx->body_bytes);
     b->type = subject_type_locked(idx, subj);
     hmap_put(&idx->shelves, &subj, sizeof subj, b);
@@ -964,9 +973,10 @@ static void subject_leave_locked(reg_index_t *idx, reg_subject_t *subj)
 {
     index_beside_t *b = hmap_del(&idx->shelves, &subj, sizeof subj);
     count_subject_locked(idx, subj, b ? b->type : -1, -1);
-    count_versions(idx, subj, -1);
-    if (b)
+    if (b) {
+        count_versions(idx, subj, -1, b->counted);
         beside_free(b, NULL);
+    }
 }
 
 /* The maps' slots and keys, the maximum ids' ints, the list of rows with
