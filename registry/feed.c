@@ -15,9 +15,6 @@
 #include "base/clock.h"
 #include "base/log.h"
 
-/* A sequence number can commit after a higher one; a gap is waited for this
- * long before it is taken to be a rolled-back transaction. */
-#define FEED_GAP_WAIT_MS 5000
 /* Changes read per poll. */
 #define FEED_BATCH 1000
 /* Own changes remembered at most (registry_feed_own); beyond it (a feed that
@@ -113,15 +110,16 @@ static void feed_add_index_scopes(registry_t *reg, strlist_t *scopes)
  * Every scope again, one by one through registry_reload_scope (each under its
  * reload lock, so no older state overwrites a newer local write), plus the
  * scopes only this node still has (gone from the database). *seq moves to
- * the end of the log as it was before the reload began: what lands during
- * it is replayed, never missed.
+ * where the log was settled before the reload began (store_settled_change):
+ * what lands during it, or was drawn before it and commits after, is
+ * replayed, never missed.
  */
 static int feed_reload_all(registry_t *reg, store_t *db, int64_t *seq)
 {
     reg_error_t err;
-    int64_t end;
+    int64_t from;
     strlist_t scopes = {0};
-    if (store_last_change(db, &end) != STORE_OK || store_scopes(db, &scopes) != STORE_OK) {
+    if (store_settled_change(db, REG_FEED_GAP_WAIT_MS, &from) != STORE_OK || store_scopes(db, &scopes) != STORE_OK) {
         strlist_clear(&scopes);
         return -1;
     }
@@ -132,8 +130,8 @@ static int feed_reload_all(registry_t *reg, store_t *db, int64_t *seq)
     strlist_clear(&scopes);
     if (rc == 0) {
         log_warn("feed: this node was behind the pruned change log; reloaded every subject");
-        *seq = end;
-        feed_note(reg, end, 0);
+        *seq = from;
+        feed_note(reg, from, 0);
     }
     return rc;
 }
@@ -141,12 +139,13 @@ static int feed_reload_all(registry_t *reg, store_t *db, int64_t *seq)
 /*
  * Everything from db, in one step replacing the index; then the timeline it
  * is from (after the index: a write let through by registry_check_primary, or
- * fenced to it, sees the new state).
+ * fenced to it, sees the new state). *from is where a feed goes on from:
+ * read before the load (store_settled_change).
  */
-static int feed_replace_all(registry_t *reg, store_t *db, int64_t timeline)
+static int feed_replace_all(registry_t *reg, store_t *db, int64_t timeline, int64_t *from)
 {
     store_snapshot_t snap;
-    if (store_load_all(db, &snap) != STORE_OK)
+    if (store_settled_change(db, REG_FEED_GAP_WAIT_MS, from) != STORE_OK || store_load_all(db, &snap) != STORE_OK)
         return -1;
     index_replace_snapshot(reg->idx, &snap);
     __atomic_store_n(&reg->timeline, timeline, __ATOMIC_RELEASE);
@@ -160,18 +159,18 @@ static int feed_replace_all(registry_t *reg, store_t *db, int64_t timeline)
  * feed cannot prove that replaying from *seq gives the database's state: what
  * this node holds may name ids the new primary never stored, or will hand out
  * again for other content. Everything is loaded again and replaces the index
- * in one step; *seq moves to the log's end as it was before the load.
+ * in one step; *seq moves to where the log was settled before the load.
  * Returns 1 when continuity holds, 0 after a reload, -1 on a database error.
  */
 static int feed_check_continuity(registry_t *reg, store_t *db, int64_t *seq)
 {
-    int64_t timeline, end;
+    int64_t timeline, end, from;
     if (store_timeline(db, &timeline) != STORE_OK || store_last_change(db, &end) != STORE_OK)
         return -1;
     int64_t loaded = __atomic_load_n(&reg->timeline, __ATOMIC_ACQUIRE);
     if (timeline == loaded && end >= *seq)
         return 1;
-    if (feed_replace_all(reg, db, timeline) != 0)
+    if (feed_replace_all(reg, db, timeline, &from) != 0)
         return -1;
     log_warn(
         "feed: the database changed under this node (timeline %lld of database %llx -> timeline %lld of "
@@ -184,7 +183,7 @@ static int feed_check_continuity(registry_t *reg, store_t *db, int64_t *seq)
      * primary, and the new one hands them out again to other nodes' changes:
      * none of them may be skipped as this node's own (registry_feed_own). */
     own_forget(reg, INT64_MAX);
-    *seq = end;
+    *seq = from;
     return 0;
 }
 
@@ -204,8 +203,9 @@ int registry_failover_reload(registry_t *reg, store_t *db)
     pthread_mutex_lock(&reg->failover_lock);
     int64_t timeline, loaded = __atomic_load_n(&reg->timeline, __ATOMIC_ACQUIRE);
     int rc = store_timeline(db, &timeline) == STORE_OK && timeline > 0 ? 1 : -1;
+    int64_t from; /* no feed goes on from it */
     if (rc == 1 && timeline != loaded) {
-        rc = feed_replace_all(reg, db, timeline) == 0 ? 1 : -1;
+        rc = feed_replace_all(reg, db, timeline, &from) == 0 ? 1 : -1;
         if (rc == 1)
             log_warn("registry: the database failed over (timeline %lld of database %llx -> timeline %lld of "
                      "database %llx: found by a write); reloaded everything from the new primary",
@@ -286,14 +286,21 @@ static int feed_poll(registry_t *reg, store_t *db, store_t **replica, int64_t *s
     store_t *src = n > 0 ? registry_read_source(reg, db, replica) : db;
     char *own = xcalloc(n ? (size_t)n : 1, 1);
     own_mark(reg, seqs, n, own);
+    /* A scope is reloaded once per batch: a reload reads its state as of now,
+     * after every change of the batch (read before it). */
+    hmap_t reloaded = {0};
     for (int i = 0; i < n; i++) {
-        if (!own[i] && registry_reload_scope(reg, src, scopes.items[i], &err) != REG_OK) {
+        const char *scope = scopes.items[i];
+        int skip = own[i] || hmap_contains(&reloaded, scope, strlen(scope));
+        if (!skip && registry_reload_scope(reg, src, scope, &err) != REG_OK) {
             if (src != db && store_is_broken(src)) {
                 store_close(src);
                 *replica = NULL;
             }
             break;
         }
+        if (!skip)
+            hmap_puts(&reloaded, scope, NULL);
         if (!gap && seqs[i] == settled + 1)
             settled = seqs[i];
         else
@@ -301,7 +308,7 @@ static int feed_poll(registry_t *reg, store_t *db, store_t **replica, int64_t *s
     }
     if (gap && !*gap_since)
         *gap_since = (int64_t)clock_now_ms();
-    if (gap && (int64_t)clock_now_ms() - *gap_since > FEED_GAP_WAIT_MS && n > 0) {
+    if (gap && (int64_t)clock_now_ms() - *gap_since > REG_FEED_GAP_WAIT_MS && n > 0) {
         settled = seqs[n - 1];
         gap = 0;
     }
@@ -314,6 +321,7 @@ static int feed_poll(registry_t *reg, store_t *db, store_t **replica, int64_t *s
     if (n == FEED_BATCH && store_last_change(db, &head) != STORE_OK)
         head = seqs[n - 1];
     feed_note(reg, settled, head > settled ? head - settled : 0);
+    hmap_clear(&reloaded);
     free(own);
     free(seqs);
     strlist_clear(&scopes);

@@ -80,7 +80,7 @@ struct registry {
     uint64_t group_db_reconnects;   /* resets and replacements of it (under group_db_lock) */
 
     /* The change feed between nodes. */
-    int64_t feed_start; /* last change seq seen before the initial load */
+    int64_t feed_start; /* where the feed starts: the log settled before the initial load */
     int64_t timeline;   /* the server's timeline the index was loaded from (feed thread after start) */
     pthread_t feed_thread;
     int feed_started;
@@ -162,6 +162,11 @@ reg_code_t registry_write_tx_assoc_guarded(registry_t *reg, store_t *db, const c
                                            registry_tx_fn body, void *arg, reg_error_t *err);
 
 /* ---- 4. The change feed ---------------------------------------------------------- */
+
+/* A change number is taken to be rolled back when it has not committed this
+ * long after the feed first missed it, or after it was drawn when a load
+ * positions the feed (store_settled_change). */
+#define REG_FEED_GAP_WAIT_MS 5000
 
 void registry_feed_start(registry_t *reg);
 void registry_feed_stop(registry_t *reg);

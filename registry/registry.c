@@ -37,10 +37,11 @@ registry_t *registry_new(const registry_options_t *opts, store_t *db, char **err
     pthread_mutex_init(&reg->own_lock, NULL);
     registry_group_init(reg);
 
-    /* The feed starts from the change log's end as it was BEFORE the load:
-     * a write landing during the load is then replayed, never missed. */
+    /* The feed starts where the change log was settled BEFORE the load
+     * (store_settled_change): a write landing during the load, or drawing its
+     * number before it and committing after, is then replayed, never missed. */
     store_snapshot_t snap;
-    store_rc_t rc = store_last_change(db, &reg->feed_start);
+    store_rc_t rc = store_settled_change(db, REG_FEED_GAP_WAIT_MS, &reg->feed_start);
     if (rc == STORE_OK)
         rc = store_timeline(db, &reg->timeline);
     if (rc == STORE_OK)

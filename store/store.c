@@ -720,16 +720,31 @@ static store_rc_t store_load_subjects(store_t *db, store_snapshot_t *out)
     return STORE_OK;
 }
 
+/*
+ * One REPEATABLE READ transaction: read apart, a registration committing
+ * between the rows and the versions would load a version whose row is not
+ * loaded (GET /schemas/ids then 404s for a stored id until the subject is
+ * reloaded), or a permanent delete a row no version names.
+ */
 store_rc_t store_load_all(store_t *db, store_snapshot_t *out)
 {
     memset(out, 0, sizeof *out);
-    store_rc_t rc = store_load_schemas(db, out);
+    store_rc_t rc = store_query(db, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", 0, NULL, NULL,
+                                "starting the load");
+    db->in_tx = rc == STORE_OK;
+    if (rc == STORE_OK)
+        rc = store_load_schemas(db, out);
     if (rc == STORE_OK)
         rc = store_load_subjects(db, out);
     if (rc == STORE_OK)
         rc = store_load_global(db, &out->global_config, &out->global_mode);
-    if (rc != STORE_OK)
+    if (rc == STORE_OK)
+        rc = store_commit(db);
+    if (rc != STORE_OK) {
+        if (db->in_tx)
+            store_rollback(db);
         store_snapshot_free(out);
+    }
     return rc;
 }
 
@@ -1318,6 +1333,26 @@ static store_rc_t store_query_int64(store_t *db, const char *sql, const char *wh
 store_rc_t store_last_change(store_t *db, int64_t *seq)
 {
     return store_query_int64(db, "SELECT coalesce(max(seq), 0) FROM changes", "reading the change feed", seq);
+}
+
+store_rc_t store_settled_change(store_t *db, int settle_ms, int64_t *seq)
+{
+    char ms[16];
+    snprintf(ms, sizeof ms, "%d", settle_ms);
+    const char *p[1] = {ms};
+    PGresult *res = NULL;
+    /* max(seq) under a condition: a backward scan of the key from the end,
+     * through the last settle_ms of changes only. */
+    store_rc_t rc = store_query(db,
+                                "SELECT greatest((SELECT pruned_upto FROM changes_horizon),"
+                                " (SELECT coalesce(max(seq), 0) FROM changes"
+                                "  WHERE at <= clock_timestamp() - make_interval(secs => $1::float8 / 1000)))",
+                                1, p, &res, "reading the change feed");
+    if (rc != STORE_OK)
+        return rc;
+    *seq = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+    PQclear(res);
+    return STORE_OK;
 }
 
 store_rc_t store_wal_position(store_t *db, int64_t *timeline, int64_t *out)

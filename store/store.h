@@ -110,7 +110,8 @@ store_rc_t store_migrate(store_t *db);
 
 /* ---- 3. Loading ------------------------------------------------------------ */
 
-/* Everything stored, as records (the caller owns the snapshot: store_snapshot_free). */
+/* Everything stored, as records, read in one snapshot (the caller owns it:
+ * store_snapshot_free). */
 typedef struct store_snapshot {
     reg_schema_t **schemas;
     size_t nschemas;
@@ -222,6 +223,12 @@ store_rc_t store_mode_set(store_t *db, const char *scope, const char *mode);
 store_rc_t store_change(store_t *db, const char *scope);
 /* Highest change sequence number (0 when empty). */
 store_rc_t store_last_change(store_t *db, int64_t *seq);
+/* Where a feed starts after loading everything: the last change drawn more
+ * than settle_ms ago (migrations/0016), or the pruning horizon if later (0
+ * when neither). A change at or below it that ever commits has, if no write
+ * takes longer than settle_ms from drawing its number to committing; a
+ * higher one may still commit after the load, and the feed reads it. */
+store_rc_t store_settled_change(store_t *db, int settle_ms, int64_t *seq);
 /* Changes with seq > after, ascending, at most limit; seqs[i] and scopes items pair up. */
 store_rc_t store_changes_since(store_t *db, int64_t after, int limit, int64_t **seqs, strlist_t *scopes);
 /* Deletes the changes older than retention_s seconds (always keeping the
