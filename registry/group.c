@@ -238,12 +238,6 @@ static size_t appends_settle(store_t *db, store_append_t **as, size_t n, store_r
     return declined;
 }
 
-static void errors_free(char **errors, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(errors[i]);
-}
-
 /* Writes one group (the appends of n items): two or more on the group's
  * connection, one on the leader's, db (lock not held). */
 static store_rc_t group_write(registry_t *reg, store_t *db, group_item_t **items, size_t n, size_t appends)
@@ -269,8 +263,7 @@ static size_t group_complete(store_t *db, group_item_t **items, size_t n, store_
     for (size_t i = 0; i < n; i++) {
         group_item_t *it = items[i];
         declined += appends_settle(db, it->as, it->n, rc, appends, rcs, errors);
-        it->done(it->arg, db, rcs, errors);
-        errors_free(errors, it->n);
+        it->done(it->arg, db, rcs, errors); /* takes errors[] */
         free(it);
     }
     return declined;

@@ -288,18 +288,19 @@ void md_digest(const json_t *md, void (*update)(void *ctx, const void *p, size_t
  * own, before submit returns): rcs[i] as store_register_append's for as[i]
  * alone (a failed group is retried one append at a time, so one append's
  * failure, a deadlock with a general write say, is never another's), and
- * errors[i] its store message when it failed, else NULL (the group's, valid
- * during done: the appends' retries follow one another on db, so db's last
- * error is only the last one's). as[i] are the caller's until then. Appends
- * a done queues join the queue and are written by the same leader's next pass.
+ * errors[i] its store message when it failed, else NULL (malloc'd and done's
+ * to keep or free: the appends' retries follow one another on db, so db's
+ * last error is only the last one's). as[i] are the caller's until then.
+ * Appends a done queues join the queue and are written by the same leader's
+ * next pass.
  */
-typedef void (*group_done_fn)(void *arg, store_t *db, const store_rc_t *rcs, char *const *errors);
+typedef void (*group_done_fn)(void *arg, store_t *db, const store_rc_t *rcs, char **errors);
 void registry_group_submit(registry_t *reg, store_t *db, store_append_t **as, size_t n, group_done_fn done,
                            void *arg);
 /* The same written now on db, outside the queue, for a caller that waits for
  * the result: a leader writes until the queue is empty, which under a steady
  * load a waiting caller's own request would wait for. errors[i]: as done's,
- * malloc'd, the caller's to free. */
+ * the caller's to keep or free. */
 void registry_append_alone(registry_t *reg, store_t *db, store_append_t **as, size_t n, store_rc_t *rcs,
                            char **errors);
 void registry_group_init(registry_t *reg);

@@ -1293,12 +1293,12 @@ typedef struct register_queued {
     reg_pending_t *pending[];
 } register_queued_t;
 
-static void register_queued_done(void *arg, store_t *db, const store_rc_t *rcs, char *const *errors)
+static void register_queued_done(void *arg, store_t *db, const store_rc_t *rcs, char **errors)
 {
     register_queued_t *q = arg;
     for (size_t i = 0; i < q->n; i++) {
         q->pending[i]->src = rcs[i];
-        q->pending[i]->src_error = errors[i] ? xstrdup(errors[i]) : NULL;
+        q->pending[i]->src_error = errors[i]; /* the pending's now */
     }
     q->written(q->arg, db);
     free(q);

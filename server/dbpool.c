@@ -290,9 +290,9 @@ void dbpool_stats(dbpool_t *pool, dbpool_stats_t *out)
     memset(out, 0, sizeof *out);
     pthread_mutex_lock(&pool->mutex);
     out->workers = pool->nworkers;
+    out->connected = pool->connected;
     for (int i = 0; i < pool->nworkers; i++) {
         dbpool_worker_t *w = &pool->workers[i];
-        out->connected += w->db != NULL;
         out->busy += w->busy;
         /* A reset under a job that is still running (its reply may have left
          * already, before the worker takes it): a scrape after the reply sees it. */
