@@ -1319,10 +1319,11 @@ store_rc_t store_change(store_t *db, const char *scope)
 }
 
 /* The first column of a one-value query as an integer; 0 when it returns no row. */
-static store_rc_t store_query_int64(store_t *db, const char *sql, const char *what, int64_t *out)
+static store_rc_t store_query_int64(store_t *db, const char *sql, int n, const char *const *params,
+                                    const char *what, int64_t *out)
 {
     PGresult *res = NULL;
-    store_rc_t rc = store_query(db, sql, 0, NULL, &res, what);
+    store_rc_t rc = store_query(db, sql, n, params, &res, what);
     if (rc != STORE_OK)
         return rc;
     *out = PQntuples(res) > 0 ? strtoll(PQgetvalue(res, 0, 0), NULL, 10) : 0;
@@ -1332,7 +1333,8 @@ static store_rc_t store_query_int64(store_t *db, const char *sql, const char *wh
 
 store_rc_t store_last_change(store_t *db, int64_t *seq)
 {
-    return store_query_int64(db, "SELECT coalesce(max(seq), 0) FROM changes", "reading the change feed", seq);
+    return store_query_int64(db, "SELECT coalesce(max(seq), 0) FROM changes", 0, NULL, "reading the change feed",
+                             seq);
 }
 
 store_rc_t store_settled_change(store_t *db, int settle_ms, int64_t *seq)
@@ -1340,19 +1342,13 @@ store_rc_t store_settled_change(store_t *db, int settle_ms, int64_t *seq)
     char ms[16];
     snprintf(ms, sizeof ms, "%d", settle_ms);
     const char *p[1] = {ms};
-    PGresult *res = NULL;
     /* max(seq) under a condition: a backward scan of the key from the end,
      * through the last settle_ms of changes only. */
-    store_rc_t rc = store_query(db,
-                                "SELECT greatest((SELECT pruned_upto FROM changes_horizon),"
-                                " (SELECT coalesce(max(seq), 0) FROM changes"
-                                "  WHERE at <= clock_timestamp() - make_interval(secs => $1::float8 / 1000)))",
-                                1, p, &res, "reading the change feed");
-    if (rc != STORE_OK)
-        return rc;
-    *seq = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
-    PQclear(res);
-    return STORE_OK;
+    return store_query_int64(db,
+                             "SELECT greatest((SELECT pruned_upto FROM changes_horizon),"
+                             " (SELECT coalesce(max(seq), 0) FROM changes"
+                             "  WHERE at <= clock_timestamp() - make_interval(secs => $1::float8 / 1000)))",
+                             1, p, "reading the change feed", seq);
 }
 
 store_rc_t store_wal_position(store_t *db, int64_t *timeline, int64_t *out)
@@ -1375,7 +1371,7 @@ store_rc_t store_wal_position(store_t *db, int64_t *timeline, int64_t *out)
 
 store_rc_t store_timeline(store_t *db, int64_t *out)
 {
-    return store_query_int64(db, STORE_TIMELINE_SQL, "reading the server's timeline", out);
+    return store_query_int64(db, STORE_TIMELINE_SQL, 0, NULL, "reading the server's timeline", out);
 }
 
 /* Straight on the connection: store_query would reset a broken one, and a
@@ -1437,7 +1433,7 @@ store_rc_t store_changes_prune(store_t *db, int retention_s)
 
 store_rc_t store_changes_pruned_upto(store_t *db, int64_t *seq)
 {
-    return store_query_int64(db, "SELECT pruned_upto FROM changes_horizon",
+    return store_query_int64(db, "SELECT pruned_upto FROM changes_horizon", 0, NULL,
                              "reading the change feed's horizon", seq);
 }
 
