@@ -33,7 +33,13 @@ typedef struct dbpool_worker {
 struct dbpool {
     char *conninfo; /* NULL: a pool without connections (dbpool.h) */
     pthread_mutex_t mutex;
-    pthread_cond_t cond; /* a job arrived, or stop */
+    /* Workers wait on one of two: a job arrived, or stop, for those that can
+     * take it (a connection, or none needed); for those in their backoff
+     * without one, the same while no worker has a connection, or the outage
+     * ended. A submit while some lack a connection wakes one that takes it,
+     * not every worker to find out which. */
+    pthread_cond_t cond;
+    pthread_cond_t cond_unconnected;
     dbpool_job_t *head, *tail;
     int stopping;
     int cancelling; /* dbpool_cancel: queued jobs run without a connection */
@@ -62,7 +68,7 @@ static void dbpool_outage_over(dbpool_t *pool)
             pool->workers[i].retry_at_ms = 0;
             pool->workers[i].backoff_ms = DBPOOL_BACKOFF_MIN_MS;
         }
-    pthread_cond_broadcast(&pool->cond);
+    pthread_cond_broadcast(&pool->cond_unconnected);
     log_info("dbpool: connected to the database again");
 }
 
@@ -106,8 +112,8 @@ static void dbpool_disconnect(dbpool_worker_t *w)
     if (!w->pool->outage)
         log_warn("dbpool: worker %d lost its database connection; reconnecting", w->index);
     w->pool->outage = 1;
-    if (--w->pool->connected == 0)
-        pthread_cond_broadcast(&w->pool->cond); /* the queued jobs are the others' now (dbpool_may_take) */
+    if (--w->pool->connected == 0) /* the queued jobs are the others' now (dbpool_may_take) */
+        pthread_cond_broadcast(&w->pool->cond_unconnected);
 }
 
 /* Whether w takes a job now. A worker without a connection fails the job it
@@ -153,7 +159,7 @@ static void dbpool_wait(dbpool_worker_t *w)
     uint64_t ns = (uint64_t)until.tv_nsec + (w->retry_at_ms - now) * 1000000;
     until.tv_sec += (time_t)(ns / 1000000000);
     until.tv_nsec = (long)(ns % 1000000000);
-    pthread_cond_timedwait(&pool->cond, &pool->mutex, &until);
+    pthread_cond_timedwait(&pool->cond_unconnected, &pool->mutex, &until);
 }
 
 static void *dbpool_worker_main(void *arg)
@@ -245,6 +251,7 @@ dbpool_t *dbpool_new(const char *conninfo, int nthreads, char **error)
     pool->workers = xcalloc((size_t)nthreads, sizeof *pool->workers);
     pthread_mutex_init(&pool->mutex, NULL);
     dbpool_cond_init(&pool->cond);
+    dbpool_cond_init(&pool->cond_unconnected);
     if (dbpool_spawn(pool, nthreads, error) != 0) {
         dbpool_free(pool);
         return NULL;
@@ -262,16 +269,13 @@ void dbpool_submit(dbpool_t *pool, dbpool_job_t *job)
         pool->head = job;
     pool->tail = job;
     pool->queued++;
-    /* One waiter woken may be one without a connection, which leaves the job
-     * (dbpool_may_take): then all are, until every worker has one again. */
-    int all = pool->connected < pool->nworkers;
+    /* The workers that may take it (dbpool_may_take): those connected, or,
+     * while none is, those without a connection. */
+    pthread_cond_t *takers = pool->connected > 0 || pool->conninfo == NULL ? &pool->cond : &pool->cond_unconnected;
     pthread_mutex_unlock(&pool->mutex);
     /* After the unlock: a worker woken under it would only block on it again.
-     * The condition variable lives as long as the pool. */
-    if (all)
-        pthread_cond_broadcast(&pool->cond);
-    else
-        pthread_cond_signal(&pool->cond);
+     * The condition variables live as long as the pool. */
+    pthread_cond_signal(takers);
 }
 
 void dbpool_cancel(dbpool_t *pool)
@@ -282,6 +286,7 @@ void dbpool_cancel(dbpool_t *pool)
         if (pool->workers[i].busy && pool->workers[i].db != NULL)
             store_cancel(pool->workers[i].db);
     pthread_cond_broadcast(&pool->cond);
+    pthread_cond_broadcast(&pool->cond_unconnected);
     pthread_mutex_unlock(&pool->mutex);
 }
 
@@ -313,6 +318,7 @@ void dbpool_free(dbpool_t *pool)
     pthread_mutex_lock(&pool->mutex);
     pool->stopping = 1;
     pthread_cond_broadcast(&pool->cond);
+    pthread_cond_broadcast(&pool->cond_unconnected);
     pthread_mutex_unlock(&pool->mutex);
     for (int i = 0; i < pool->nworkers; i++)
         pthread_join(pool->workers[i].thread, NULL);
@@ -323,6 +329,7 @@ void dbpool_free(dbpool_t *pool)
         job->run(job, NULL);
 
     pthread_cond_destroy(&pool->cond);
+    pthread_cond_destroy(&pool->cond_unconnected);
     pthread_mutex_destroy(&pool->mutex);
     free(pool->workers);
     free(pool->conninfo);
