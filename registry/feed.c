@@ -20,6 +20,23 @@
 /* Own changes remembered at most (registry_feed_own); beyond it (a feed that
  * cannot keep up or reach the database) they are simply reloaded. */
 #define FEED_OWN_MAX 65536
+/* Numbers moved past unread, looked for this long, at most this many (the
+ * oldest go first): "Holes" below. */
+#define FEED_HOLE_KEEP_MS (10 * 60 * 1000)
+#define FEED_HOLES_MAX    1024
+
+typedef struct feed_hole {
+    int64_t seq;
+    int64_t until_ms; /* looked for until then (clock_now_ms) */
+} feed_hole_t;
+
+/* The feed thread's position in the log. */
+typedef struct feed_state {
+    int64_t seq;       /* every change up to it applied, or waited out (a hole) */
+    int64_t gap_since; /* when the feed began waiting at a gap, or 0 */
+    size_t nholes;
+    feed_hole_t holes[FEED_HOLES_MAX]; /* ascending */
+} feed_state_t;
 
 /* ---- Own changes: written and published here, not reloaded again ---------- */
 
@@ -119,7 +136,8 @@ static int feed_reload_all(registry_t *reg, store_t *db, int64_t *seq)
     reg_error_t err;
     int64_t from;
     strlist_t scopes = {0};
-    if (store_settled_change(db, REG_FEED_GAP_WAIT_MS, &from) != STORE_OK || store_scopes(db, &scopes) != STORE_OK) {
+    if (store_settled_change(db, REG_FEED_GAP_WAIT_MS, &from) != STORE_OK ||
+        store_scopes(db, &scopes) != STORE_OK) {
         strlist_clear(&scopes);
         return -1;
     }
@@ -145,7 +163,8 @@ static int feed_reload_all(registry_t *reg, store_t *db, int64_t *seq)
 static int feed_replace_all(registry_t *reg, store_t *db, int64_t timeline, int64_t *from)
 {
     store_snapshot_t snap;
-    if (store_settled_change(db, REG_FEED_GAP_WAIT_MS, from) != STORE_OK || store_load_all(db, &snap) != STORE_OK)
+    if (store_settled_change(db, REG_FEED_GAP_WAIT_MS, from) != STORE_OK ||
+        store_load_all(db, &snap) != STORE_OK)
         return -1;
     index_replace_snapshot(reg->idx, &snap);
     __atomic_store_n(&reg->timeline, timeline, __ATOMIC_RELEASE);
@@ -262,70 +281,161 @@ store_t *registry_read_source(registry_t *reg, store_t *primary, store_t **repli
     return behind ? primary : *replica;
 }
 
-/* Reloads the scopes changed after *seq; advances *seq past what is settled.
- * Returns -1 when the database could not be read (the caller reconnects). */
-static int feed_poll(registry_t *reg, store_t *db, store_t **replica, int64_t *seq, int64_t *gap_since)
+/* ---- Applying changes ------------------------------------------------------- */
+
+/*
+ * The scopes of the changes (seqs[i], scopes->items[i]) other nodes made,
+ * each reloaded once (a reload reads its state as of now, after every change
+ * read before it), from the read replica when it is current. Returns how many
+ * changes, in order, are applied: all but from the first reload that failed.
+ */
+static int feed_apply(registry_t *reg, store_t *db, store_t **replica, const int64_t *seqs,
+                      const strlist_t *scopes)
 {
-    reg_error_t err;
-    int64_t pruned;
-    int continuous = feed_check_continuity(reg, db, seq);
-    if (continuous <= 0)
-        return continuous;
-    if (store_changes_pruned_upto(db, &pruned) != STORE_OK)
-        return -1;
-    if (pruned > *seq)
-        return feed_reload_all(reg, db, seq);
-    int64_t *seqs = NULL;
-    strlist_t scopes = {0};
-    if (store_changes_since(db, *seq, FEED_BATCH, &seqs, &scopes) != STORE_OK)
-        return -1;
-    int n = (int)scopes.n;
-    int64_t settled = *seq;
-    int gap = 0;
+    int n = (int)scopes->n, i;
+    if (n == 0)
+        return 0;
     /* After reading the changes: a replica past the primary's position now has them. */
-    store_t *src = n > 0 ? registry_read_source(reg, db, replica) : db;
-    char *own = xcalloc(n ? (size_t)n : 1, 1);
+    store_t *src = registry_read_source(reg, db, replica);
+    char *own = xcalloc((size_t)n, 1);
     own_mark(reg, seqs, n, own);
-    /* A scope is reloaded once per batch: a reload reads its state as of now,
-     * after every change of the batch (read before it). */
     hmap_t reloaded = {0};
-    for (int i = 0; i < n; i++) {
-        const char *scope = scopes.items[i];
-        int skip = own[i] || hmap_contains(&reloaded, scope, strlen(scope));
-        if (!skip && registry_reload_scope(reg, src, scope, &err) != REG_OK) {
+    reg_error_t err;
+    for (i = 0; i < n; i++) {
+        const char *scope = scopes->items[i];
+        if (own[i] || hmap_contains(&reloaded, scope, strlen(scope)))
+            continue;
+        if (registry_reload_scope(reg, src, scope, &err) != REG_OK) {
             if (src != db && store_is_broken(src)) {
                 store_close(src);
                 *replica = NULL;
             }
             break;
         }
-        if (!skip)
-            hmap_puts(&reloaded, scope, NULL);
+        hmap_puts(&reloaded, scope, NULL);
+    }
+    hmap_clear(&reloaded);
+    free(own);
+    return i;
+}
+
+/* ---- Holes ------------------------------------------------------------------ */
+
+/*
+ * The feed moves past a gap it waited REG_FEED_GAP_WAIT_MS for, taking it to
+ * be a rolled-back transaction. One that was only slow lands later: a commit
+ * waiting for a synchronous standby, say, that database.timeout.ms cancels is
+ * committed all the same. The numbers moved past are kept as holes and looked
+ * for at each poll for FEED_HOLE_KEEP_MS (while the log still has them).
+ */
+static void hole_add(feed_state_t *st, int64_t seq, int64_t until_ms)
+{
+    if (st->nholes == FEED_HOLES_MAX) {
+        memmove(st->holes, st->holes + 1, (FEED_HOLES_MAX - 1) * sizeof *st->holes);
+        st->nholes--;
+    }
+    st->holes[st->nholes++] = (feed_hole_t){seq, until_ms};
+}
+
+/* The numbers after st->seq that the done changes seqs[] skip. */
+static void holes_add_skipped(feed_state_t *st, const int64_t *seqs, int done)
+{
+    int64_t until = (int64_t)clock_now_ms() + FEED_HOLE_KEEP_MS, prev = st->seq;
+    for (int i = 0; i < done; prev = seqs[i++]) {
+        int64_t from = prev + 1, to = seqs[i] - 1;
+        if (to - from >= FEED_HOLES_MAX)
+            from = to - FEED_HOLES_MAX + 1;
+        for (int64_t x = from; x <= to; x++)
+            hole_add(st, x, until);
+    }
+}
+
+/* Drops the holes expired, pruned (at or below pruned), or found (in seqs[0..n)). */
+static void holes_drop(feed_state_t *st, int64_t pruned, const int64_t *seqs, int n)
+{
+    int64_t now = (int64_t)clock_now_ms();
+    size_t k = 0;
+    for (size_t i = 0; i < st->nholes; i++) {
+        feed_hole_t h = st->holes[i];
+        int found = 0;
+        for (int j = 0; j < n && !found; j++)
+            found = seqs[j] == h.seq;
+        if (!found && h.seq > pruned && h.until_ms >= now)
+            st->holes[k++] = h;
+    }
+    st->nholes = k;
+}
+
+/* Applies the holes that are in the log now. */
+static int feed_fill_holes(registry_t *reg, store_t *db, store_t **replica, feed_state_t *st, int64_t pruned)
+{
+    holes_drop(st, pruned, NULL, 0);
+    if (st->nholes == 0)
+        return 0;
+    int64_t wanted[FEED_HOLES_MAX], *seqs = NULL;
+    for (size_t i = 0; i < st->nholes; i++)
+        wanted[i] = st->holes[i].seq;
+    strlist_t scopes = {0};
+    if (store_changes_among(db, wanted, st->nholes, &seqs, &scopes) != STORE_OK)
+        return -1;
+    int done = feed_apply(reg, db, replica, seqs, &scopes);
+    if (done > 0)
+        log_info("feed: %d change(s) committed after the feed had waited %d ms for them; applied now", done,
+                 REG_FEED_GAP_WAIT_MS);
+    holes_drop(st, pruned, seqs, done);
+    free(seqs);
+    strlist_clear(&scopes);
+    return 0;
+}
+
+/* ---- Polling ---------------------------------------------------------------- */
+
+/* Reloads the scopes changed after st->seq; advances it past what is settled.
+ * Returns -1 when the database could not be read (the caller reconnects). */
+static int feed_poll(registry_t *reg, store_t *db, store_t **replica, feed_state_t *st)
+{
+    int64_t pruned;
+    int continuous = feed_check_continuity(reg, db, &st->seq);
+    if (continuous == 0)
+        st->nholes = 0; /* the old primary's numbers: the new one hands them out again */
+    if (continuous <= 0)
+        return continuous;
+    if (store_changes_pruned_upto(db, &pruned) != STORE_OK)
+        return -1;
+    if (pruned > st->seq)
+        return feed_reload_all(reg, db, &st->seq);
+    int64_t *seqs = NULL;
+    strlist_t scopes = {0};
+    if (store_changes_since(db, st->seq, FEED_BATCH, &seqs, &scopes) != STORE_OK)
+        return -1;
+    int n = (int)scopes.n, done = feed_apply(reg, db, replica, seqs, &scopes);
+    int64_t settled = st->seq;
+    int gap = 0;
+    for (int i = 0; i < done; i++) {
         if (!gap && seqs[i] == settled + 1)
             settled = seqs[i];
         else
             gap = 1;
     }
-    if (gap && !*gap_since)
-        *gap_since = (int64_t)clock_now_ms();
-    if (gap && (int64_t)clock_now_ms() - *gap_since > REG_FEED_GAP_WAIT_MS && n > 0) {
-        settled = seqs[n - 1];
+    if (gap && !st->gap_since)
+        st->gap_since = (int64_t)clock_now_ms();
+    if (gap && (int64_t)clock_now_ms() - st->gap_since > REG_FEED_GAP_WAIT_MS) {
+        holes_add_skipped(st, seqs, done);
+        settled = seqs[done - 1];
         gap = 0;
     }
     if (!gap)
-        *gap_since = 0;
-    *seq = settled;
+        st->gap_since = 0;
+    st->seq = settled;
     /* How far the log goes beyond what is applied: its last row, read here
      * unless the batch was cut at the limit (then one more query asks). */
     int64_t head = n > 0 ? seqs[n - 1] : settled;
     if (n == FEED_BATCH && store_last_change(db, &head) != STORE_OK)
         head = seqs[n - 1];
     feed_note(reg, settled, head > settled ? head - settled : 0);
-    hmap_clear(&reloaded);
-    free(own);
     free(seqs);
     strlist_clear(&scopes);
-    return 0;
+    return feed_fill_holes(reg, db, replica, st, pruned);
 }
 
 /* How often this node prunes the log: often enough for short retentions. */
@@ -352,7 +462,9 @@ static void *feed_main(void *arg)
 {
     registry_t *reg = arg;
     store_t *db = NULL, *replica = NULL;
-    int64_t seq = reg->feed_start, gap_since = 0, next_prune = 0;
+    feed_state_t *st = xcalloc(1, sizeof *st);
+    st->seq = reg->feed_start;
+    int64_t next_prune = 0;
     int failing = 0;
     while (!__atomic_load_n(&reg->feed_stop, __ATOMIC_ACQUIRE)) {
         if (!db)
@@ -360,7 +472,7 @@ static void *feed_main(void *arg)
         __atomic_store_n(&reg->feed_connected, db != NULL, __ATOMIC_RELAXED);
         int rc = 0;
         if (db && reg->opts.feed_interval_ms > 0)
-            rc = feed_poll(reg, db, &replica, &seq, &gap_since);
+            rc = feed_poll(reg, db, &replica, st);
         if (db && rc == 0 && reg->opts.changes_retention_s > 0 && (int64_t)clock_now_ms() >= next_prune) {
             rc = store_changes_prune(db, reg->opts.changes_retention_s) == STORE_OK ? 0 : -1;
             next_prune = (int64_t)clock_now_ms() + feed_prune_every_ms(reg);
@@ -385,6 +497,7 @@ static void *feed_main(void *arg)
     }
     store_close(db);
     store_close(replica);
+    free(st);
     return NULL;
 }
 

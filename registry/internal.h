@@ -74,10 +74,10 @@ struct registry {
      * leader at a time; group_db_lock guards the pointer for the threads that
      * cancel its statement or count it (registry_cancel_groups, registry_stats). */
     pthread_mutex_t group_db_lock;
-    store_t *group_db;              /* NULL until a leader opens it, or after it broke */
-    uint64_t group_db_retry_ms;     /* no new attempt to open it before (monotonic ms; leader only) */
-    int group_db_down;              /* the last attempt failed (logged once per outage; leader only) */
-    uint64_t group_db_reconnects;   /* resets and replacements of it (under group_db_lock) */
+    store_t *group_db;            /* NULL until a leader opens it, or after it broke */
+    uint64_t group_db_retry_ms;   /* no new attempt to open it before (monotonic ms; leader only) */
+    int group_db_down;            /* the last attempt failed (logged once per outage; leader only) */
+    uint64_t group_db_reconnects; /* resets and replacements of it (under group_db_lock) */
 
     /* The change feed between nodes. */
     int64_t feed_start; /* where the feed starts: the log settled before the initial load */

@@ -271,7 +271,8 @@ void dbpool_submit(dbpool_t *pool, dbpool_job_t *job)
     pool->queued++;
     /* The workers that may take it (dbpool_may_take): those connected, or,
      * while none is, those without a connection. */
-    pthread_cond_t *takers = pool->connected > 0 || pool->conninfo == NULL ? &pool->cond : &pool->cond_unconnected;
+    pthread_cond_t *takers =
+        pool->connected > 0 || pool->conninfo == NULL ? &pool->cond : &pool->cond_unconnected;
     pthread_mutex_unlock(&pool->mutex);
     /* After the unlock: a worker woken under it would only block on it again.
      * The condition variables live as long as the pool. */

@@ -1333,8 +1333,8 @@ static store_rc_t store_query_int64(store_t *db, const char *sql, int n, const c
 
 store_rc_t store_last_change(store_t *db, int64_t *seq)
 {
-    return store_query_int64(db, "SELECT coalesce(max(seq), 0) FROM changes", 0, NULL, "reading the change feed",
-                             seq);
+    return store_query_int64(db, "SELECT coalesce(max(seq), 0) FROM changes", 0, NULL,
+                             "reading the change feed", seq);
 }
 
 store_rc_t store_settled_change(store_t *db, int settle_ms, int64_t *seq)
@@ -1395,26 +1395,49 @@ int64_t store_connected_timeline(const store_t *db)
     return db->timeline;
 }
 
+/* Rows (seq, scope) of a changes query into *seqs (malloc'd) and scopes. */
+static store_rc_t changes_rows(store_t *db, const char *sql, int n, const char *const *params, int64_t **seqs,
+                               strlist_t *scopes)
+{
+    PGresult *res = NULL;
+    *seqs = NULL;
+    store_rc_t rc = store_query(db, sql, n, params, &res, "reading the change feed");
+    if (rc != STORE_OK)
+        return rc;
+    int rows = PQntuples(res);
+    *seqs = xcalloc((size_t)rows + 1, sizeof **seqs);
+    for (int i = 0; i < rows; i++) {
+        (*seqs)[i] = strtoll(PQgetvalue(res, i, 0), NULL, 10);
+        strlist_push(scopes, PQgetvalue(res, i, 1));
+    }
+    PQclear(res);
+    return STORE_OK;
+}
+
 store_rc_t store_changes_since(store_t *db, int64_t after, int limit, int64_t **seqs, strlist_t *scopes)
 {
     char a[32], l[16];
     snprintf(a, sizeof a, "%lld", (long long)after);
     snprintf(l, sizeof l, "%d", limit);
     const char *p[2] = {a, l};
-    PGresult *res = NULL;
-    *seqs = NULL;
-    store_rc_t rc = store_query(db, "SELECT seq, scope FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2", 2,
-                                p, &res, "reading the change feed");
-    if (rc != STORE_OK)
-        return rc;
-    int n = PQntuples(res);
-    *seqs = xcalloc((size_t)n + 1, sizeof **seqs);
-    for (int i = 0; i < n; i++) {
-        (*seqs)[i] = strtoll(PQgetvalue(res, i, 0), NULL, 10);
-        strlist_push(scopes, PQgetvalue(res, i, 1));
-    }
-    PQclear(res);
-    return STORE_OK;
+    return changes_rows(db, "SELECT seq, scope FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2", 2, p, seqs,
+                        scopes);
+}
+
+store_rc_t store_changes_among(store_t *db, const int64_t *wanted, size_t n, int64_t **seqs,
+                               strlist_t *scopes)
+{
+    /* One array parameter, "{1,2,3}": 21 bytes per number at most. */
+    char *list = xmalloc(n * 21 + 3), *at = list;
+    *at++ = '{';
+    for (size_t i = 0; i < n; i++)
+        at += sprintf(at, "%s%lld", i ? "," : "", (long long)wanted[i]);
+    strcpy(at, "}");
+    const char *p[1] = {list};
+    store_rc_t rc = changes_rows(
+        db, "SELECT seq, scope FROM changes WHERE seq = ANY ($1::bigint[]) ORDER BY seq", 1, p, seqs, scopes);
+    free(list);
+    return rc;
 }
 
 store_rc_t store_changes_prune(store_t *db, int retention_s)

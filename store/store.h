@@ -231,6 +231,9 @@ store_rc_t store_last_change(store_t *db, int64_t *seq);
 store_rc_t store_settled_change(store_t *db, int settle_ms, int64_t *seq);
 /* Changes with seq > after, ascending, at most limit; seqs[i] and scopes items pair up. */
 store_rc_t store_changes_since(store_t *db, int64_t after, int limit, int64_t **seqs, strlist_t *scopes);
+/* The changes among the n numbers wanted that are in the log, ascending, as store_changes_since. */
+store_rc_t store_changes_among(store_t *db, const int64_t *wanted, size_t n, int64_t **seqs,
+                               strlist_t *scopes);
 /* Deletes the changes older than retention_s seconds (always keeping the
  * newest) and raises changes_horizon.pruned_upto to the last seq deleted. */
 store_rc_t store_changes_prune(store_t *db, int retention_s);
