@@ -1396,8 +1396,8 @@ int64_t store_connected_timeline(const store_t *db)
 }
 
 /* Rows (seq, scope) of a changes query into *seqs (malloc'd) and scopes. */
-static store_rc_t changes_rows(store_t *db, const char *sql, int n, const char *const *params, int64_t **seqs,
-                               strlist_t *scopes)
+static store_rc_t store_changes_rows(store_t *db, const char *sql, int n, const char *const *params,
+                                     int64_t **seqs, strlist_t *scopes)
 {
     PGresult *res = NULL;
     *seqs = NULL;
@@ -1420,8 +1420,8 @@ store_rc_t store_changes_since(store_t *db, int64_t after, int limit, int64_t **
     snprintf(a, sizeof a, "%lld", (long long)after);
     snprintf(l, sizeof l, "%d", limit);
     const char *p[2] = {a, l};
-    return changes_rows(db, "SELECT seq, scope FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2", 2, p, seqs,
-                        scopes);
+    return store_changes_rows(db, "SELECT seq, scope FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2", 2, p,
+                              seqs, scopes);
 }
 
 store_rc_t store_changes_among(store_t *db, const int64_t *wanted, size_t n, int64_t **seqs,
@@ -1434,7 +1434,7 @@ store_rc_t store_changes_among(store_t *db, const int64_t *wanted, size_t n, int
         at += sprintf(at, "%s%lld", i ? "," : "", (long long)wanted[i]);
     strcpy(at, "}");
     const char *p[1] = {list};
-    store_rc_t rc = changes_rows(
+    store_rc_t rc = store_changes_rows(
         db, "SELECT seq, scope FROM changes WHERE seq = ANY ($1::bigint[]) ORDER BY seq", 1, p, seqs, scopes);
     free(list);
     return rc;

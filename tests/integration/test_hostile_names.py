@@ -124,10 +124,10 @@ class HostileNames(harness.RegistryTestCase):
         self.assertGreater(len(calls), 20)
         # A fixed NAME_SQL macro (literals only, as above) stands for a literal.
         calls = ['"' if re.fullmatch(r"[A-Z_]+_SQL", c) and fixed_statement(c) else c for c in calls]
-        # Three helpers (store_query_json among them) forward the literal their callers gave
+        # Four helpers (store_query_json among them) forward the literal their callers gave
         # them (`sql`) to store_query; their own callers are checked below.
-        self.assertEqual(len(re.findall(r"store_query\(\s*db\s*,\s*sql\s*,", text)), 3)
-        self.assertEqual([c for c in calls if c != '"'], ["sql", "sql", "sql"], calls)
+        self.assertEqual(len(re.findall(r"store_query\(\s*db\s*,\s*sql\s*,", text)), 4)
+        self.assertEqual([c for c in calls if c != '"'], ["sql", "sql", "sql", "sql"], calls)
         helpers = set(re.findall(r"static store_rc_t (store_\w+)\(store_t \*db, const char \*sql", text))
         self.assertIn("store_query_int64", helpers)
         for helper in helpers - {"store_query", "store_exec_script"}:    # both checked above
